@@ -1,0 +1,1 @@
+"""Reference implementations of random-feature schemes (installed as ``rfverify.implementations``)."""

@@ -1,0 +1,1 @@
+"""Property checks, one module per property family (installed as ``rfverify.properties``)."""

@@ -1,0 +1,39 @@
+"""The one home for rfverify's exceptions.
+
+Hypothesis-style separation: :class:`UsageError` means *the command or the
+configuration is wrong*; :class:`PluginError` means *the implementation under
+test misbehaved in a way that stops a check from running* (it raised, returned
+NaN, a wrong shape, ...).  Neither is a verdict: a failed property is a
+``CheckResult`` with status ``"fail"``, never an exception.
+"""
+
+from __future__ import annotations
+
+__all__ = ["RfverifyError", "UsageError", "PluginError"]
+
+
+class RfverifyError(Exception):
+    """Base class of every exception rfverify raises on purpose."""
+
+
+class UsageError(RfverifyError, ValueError):
+    """The caller's input is wrong: unknown kernel, bad parameter, malformed spec.
+
+    The message is one line that says what is wrong and how to fix it.
+    """
+
+
+class PluginError(RfverifyError):
+    """The implementation under test could not be exercised.
+
+    ``implementation`` names the plug-in; ``hint`` says how to fix it.
+    """
+
+    def __init__(self, implementation: str, problem: str, hint: str = "") -> None:
+        self.implementation = implementation
+        self.problem = problem
+        self.hint = hint
+        msg = f"{implementation}: {problem}"
+        if hint:
+            msg += f" — {hint}"
+        super().__init__(msg)
