@@ -1,2 +1,32 @@
-"""rfverify: statistical conformance testing for random-feature implementations."""
+"""rfverify: statistical conformance testing for random-feature implementations.
+
+The public facade.  ``verify`` checks a feature map against a kernel and
+returns a :class:`Report`; everything else is importable from its module.
+Importing rfverify has no side effects beyond defining the kernel registry.
+"""
+
 __version__ = "0.1.0"
+
+from .errors import PluginError, RfverifyError, UsageError  # noqa: E402
+from .kernels import Kernel, get_kernel, kernel_names, register_kernel  # noqa: E402
+from .results import CheckResult, Effect, Report  # noqa: E402
+from .runner import check_names, verify  # noqa: E402
+from .seeding import DEFAULT_SEED, SeedSource  # noqa: E402
+
+__all__ = [
+    "__version__",
+    "verify",
+    "check_names",
+    "Report",
+    "CheckResult",
+    "Effect",
+    "Kernel",
+    "get_kernel",
+    "kernel_names",
+    "register_kernel",
+    "SeedSource",
+    "DEFAULT_SEED",
+    "RfverifyError",
+    "UsageError",
+    "PluginError",
+]

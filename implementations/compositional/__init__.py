@@ -1,0 +1,32 @@
+"""Compositional kernels and their random feature schemes (Daniely, Frostig, Gupta, Singer 2017).
+
+* :mod:`.activations` – normalised conjugate activations, mpmath coefficients, degree samplers;
+* :mod:`.base`        – base spaces/kernels/RFSs of Examples 1–6;
+* :mod:`.skeleton`    – computation skeletons, exact kernel (§5), complexity C(S) (eq. 11);
+* :mod:`.features`    – Algorithm 1 (RFSS) as a sparse feature map, Comment 1, de-duplication.
+
+The verdicts on the paper's printed claims are in
+:mod:`rfverify.implementations.compositional_claims`.
+"""
+
+from .activations import (ConjugateActivation, ExpActivation, PolynomialActivation, ReLUActivation,
+                          StepActivation, exponential, polynomial, relu, step)
+from .base import (BaseRFS, BinaryRFS, CategoricalRFS, CircleRFS, GaussianRFS, PrintedCategoricalRFS,
+                   SphereCoordinateRFS, SphereExample5RFS, SphereExample6RFS)
+from .features import (CompositionalFeatures, SampledFeatures, comment1_printed, comment1_real,
+                       leaf_count_pgf, rfss_recursive, sample_features)
+from .skeleton import (InputNode, InternalNode, Skeleton, complexity, conv1d_skeleton, conv2d_skeleton,
+                       deep_1d_skeleton, deep_image_skeleton, expected_total_calls, shallow_skeleton,
+                       skeleton_kernel, skeleton_kernel_direct)
+
+__all__ = [
+    "ConjugateActivation", "ExpActivation", "PolynomialActivation", "ReLUActivation", "StepActivation",
+    "exponential", "polynomial", "relu", "step",
+    "BaseRFS", "BinaryRFS", "CategoricalRFS", "CircleRFS", "GaussianRFS", "PrintedCategoricalRFS",
+    "SphereCoordinateRFS", "SphereExample5RFS", "SphereExample6RFS",
+    "CompositionalFeatures", "SampledFeatures", "comment1_printed", "comment1_real", "leaf_count_pgf",
+    "rfss_recursive", "sample_features",
+    "InputNode", "InternalNode", "Skeleton", "complexity", "conv1d_skeleton", "conv2d_skeleton",
+    "deep_1d_skeleton", "deep_image_skeleton", "expected_total_calls", "shallow_skeleton",
+    "skeleton_kernel", "skeleton_kernel_direct",
+]

@@ -1,0 +1,87 @@
+"""Concentration: Hoeffding's bound for C-bounded feature maps (daniely2017, Theorem 3)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rfverify.registry import CheckContext, effect, register_check
+from rfverify.results import CheckResult
+from rfverify.stats import binomial_upper_test, clopper_pearson, hoeffding_bound, hoeffding_epsilon
+
+#: Relative slack on the declared sup-norm for round-off: features computed in
+#: float32 carry a few ulps (u = 6e-8) of relative error; 16 ulps covers the
+#: product of a scale and a bounded nonlinearity.
+SUP_ROUNDOFF = 16 * float(np.finfo(np.float32).eps)
+
+
+def _applies(ctx: CheckContext) -> str | None:
+    if ctx.declarations.bound is None:
+        return "no bound C declared (|feature| * sqrt(m) <= C); declare it (--bound C) to enable the Hoeffding check"
+    return None
+
+
+@register_check("feature-map", "concentration", statistical=True, applies=_applies,
+                cost="conc_trials fits at m = conc_m (default 200 at m = 1024)")
+def check_concentration(ctx: CheckContext) -> CheckResult:
+    """Observed sup |feature| * sqrt(m) <= C and tail frequencies under 2 exp(-m eps^2 / (2 C^4)).
+
+    Property: with every feature bounded by C / sqrt(m), each term
+    m psi_i(x) psi_i(y) lies in [-C^2, C^2], and Hoeffding's inequality gives
+    P(|k_hat - k| >= eps) <= 2 exp(-m eps^2 / (2 C^4)) (daniely2017 Thm. 3;
+    for random Fourier features C = sqrt(2), the cs4787 lecture's
+    2 exp(-D a^2 / 8)).
+    Test: (a) the sup-norm over all features of all seeds, against C with a
+    relative round-off slack of 16 float32 ulps (deterministic); (b) at each eps
+    where the bound equals one of the profile's values (0.2, 0.05, 0.01 at the
+    default), the count of seeds with |k_hat - k| >= eps at each pair is
+    Binomial(R, p) with p <= bound under H0; exact one-sided binomial tests,
+    Bonferroni over eps values and pairs, at this check's alpha.
+    Applies to: maps that declare C.  Catches: a false bound, features that
+    share randomness (no concentration in m), heavy-tailed estimates.
+    """
+    prof = ctx.profile
+    C = float(ctx.declarations.bound)  # type: ignore[arg-type]
+    pairs = ctx.pairs
+    m = prof.conc_m
+    R = prof.conc_trials
+    est = ctx.estimates(m, range(R), "concentration")
+    m_out = est.m_out
+    sup = float(np.max(est.sup))
+    err = np.abs(est.values - pairs.exact)
+    details: dict[str, object] = {"m": m, "m_out": m_out, "trials": R, "bound_C": C, "observed_sup": sup}
+    if sup > C * (1.0 + SUP_ROUNDOFF):
+        return ctx.result("fail", f"declared bound C = {C:g} is violated: observed max |feature| * sqrt(m) = "
+                          f"{sup:.6g} (m = {m_out}) — the features are larger than declared (a scale error?)",
+                          statistic=sup, threshold=C, details=details)
+    rows = []
+    p_all = []
+    for b in prof.conc_bounds:
+        eps = hoeffding_epsilon(m_out, b, C)
+        counts = np.sum(err >= eps, axis=0)
+        bound = hoeffding_bound(m_out, eps, C)
+        ps = [binomial_upper_test(int(c), R, bound) for c in counts]
+        j = int(np.argmax(counts))
+        rows.append({"eps": eps, "bound": bound, "max_frequency": counts[j] / R, "pair": j,
+                     "frequencies": counts / R})
+        p_all.extend(ps)
+    n_tests = len(p_all)
+    p_adj = min(1.0, min(p_all) * n_tests)
+    worst = max(rows, key=lambda r: r["max_frequency"] / r["bound"])
+    k_worst = int(worst["max_frequency"] * R)
+    lo, hi = clopper_pearson(k_worst, R, 1 - ctx.alpha)
+    details["tails"] = rows
+    eff = effect(f"tail frequency at eps={worst['eps']:.3g}", worst["max_frequency"], lo, hi, 1 - ctx.alpha)
+    if p_adj < ctx.alpha:
+        j = worst["pair"]
+        return ctx.result(
+            "fail",
+            f"P(|k_hat - k| >= {worst['eps']:.3g}) observed {worst['max_frequency']:.3g} "
+            f"[{lo:.3g}, {hi:.3g}] at pair {j} ({pairs.labels[j]}) over {R} seeds, above the Hoeffding bound "
+            f"{worst['bound']:.3g} for C = {C:g}, m = {m_out}: the estimate does not concentrate like an "
+            f"average of {m_out} independent bounded terms",
+            statistic=worst["max_frequency"], p_value=p_adj, threshold=ctx.alpha, effect=eff, details=details)
+    return ctx.result(
+        "pass",
+        f"sup |feature| sqrt(m) = {sup:.4g} <= C = {C:g}; tail frequencies within the Hoeffding bound at "
+        f"{len(rows)} eps values over {R} seeds (m = {m_out})",
+        statistic=worst["max_frequency"], p_value=p_adj, threshold=ctx.alpha, effect=eff, details=details)

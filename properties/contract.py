@@ -1,0 +1,105 @@
+"""Contract: the feature map behaves like a fitted, deterministic transform.
+
+Deterministic checks (no false alarms beyond round-off): they use no
+statistical test and have no alpha.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rfverify.registry import CheckContext, register_check
+from rfverify.results import CheckResult
+from rfverify.stats import roundoff_inner_product
+
+#: Margin over Higham's gamma_{d+2} for a nonlinearity applied to an inner
+#: product whose argument may reach ~256 in magnitude (|cos'| <= 1, so the
+#: absolute error of cos(w.x + b) is at most |arg| * gamma_{d+2}).
+ROUNDOFF_MARGIN = 256.0
+CONTRACT_M = 64
+SINGLE_ROWS = 4
+
+
+def roundoff_tolerance(d: int, F: np.ndarray) -> float:
+    """Absolute tolerance for recomputing features: margin * gamma_{d+2}(dtype) * max |F|."""
+    dtype = F.real.dtype if np.iscomplexobj(F) else F.dtype
+    if dtype.kind != "f":
+        dtype = np.dtype(np.float64)
+    return ROUNDOFF_MARGIN * roundoff_inner_product(d + 2, dtype) * max(float(np.max(np.abs(F))), 1e-300)
+
+
+@register_check("feature-map", "contract", statistical=False, cost="3 fits, ~10 transforms")
+def check_contract(ctx: CheckContext) -> CheckResult:
+    """Output shape (n, m) with m fixed after fit; finite real or complex values; fit-once semantics.
+
+    Property: after ``fit``, ``transform`` is a deterministic function of its
+    input row by row — calling it twice gives the same features, row i of
+    ``transform(X)`` equals ``transform(X[i:i+1])``, and the number of columns
+    does not depend on the batch — and ``fit`` leaves the constructor
+    parameters as given (scikit-learn's rule).
+    Test: exact recomputation, compared with a round-off tolerance
+    ``256 * gamma_{d+2} * max|Phi|`` (Higham's inner-product bound with a
+    margin for the nonlinearity); no randomness is judged, so no alpha.
+    Applies to: every feature map.  Catches: a fresh random draw on every
+    ``transform`` call (which also makes Re(Phi(X) Phi(Y)*) biased), state
+    mutated by ``transform``, batch-dependent features.
+    Reference: the plug-in contract (README, "Plug-in contract").
+    """
+    Z = ctx.stacked_inputs()
+    rs = ctx.random_state("contract", trial=0)
+    plugin = ctx.plugin
+    problems: list[str] = []
+    details: dict[str, object] = {}
+    before_user = plugin.params_of(plugin.obj) if plugin.form == "instance" else None
+    obj = plugin.build(CONTRACT_M, rs)
+    before = plugin.params_of(obj)
+    fitted = plugin.fit_built(obj, CONTRACT_M, rs, Z)
+    if before is not None:
+        after = plugin.params_of(obj) or {}
+        changed = sorted(k for k in before if repr(before[k]) != repr(after.get(k)))
+        if changed:
+            problems.append("fit changed constructor parameter(s) " + ", ".join(
+                f"{k}: {before[k]!r} -> {after.get(k)!r}" for k in changed))
+    F1 = fitted.transform(Z)
+    n, m_out = F1.shape
+    details["m_out"] = m_out
+    details["dtype"] = str(F1.dtype)
+    details["n_components"] = CONTRACT_M
+    tol = roundoff_tolerance(ctx.dim, F1)
+    details["tolerance"] = tol
+    F2 = fitted.transform(Z)
+    diff_repeat = float(np.max(np.abs(F1 - F2)))
+    details["repeat_max_abs_diff"] = diff_repeat
+    if diff_repeat > tol:
+        problems.append(f"transform is not deterministic after fit: two calls on the same {n} rows differ "
+                        f"by up to {diff_repeat:.3g} (tolerance {tol:.3g}) — draw the randomness in fit, not in transform")
+    rows = np.unique(np.linspace(0, n - 1, SINGLE_ROWS).astype(int))
+    worst = 0.0
+    fitted.n_out = None  # column count is judged here, not raised
+    for i in rows:
+        Fi = fitted.transform(Z[i : i + 1])
+        if Fi.shape[1] != m_out:
+            problems.append(f"transform of 1 row returned {Fi.shape[1]} columns but {m_out} for {n} rows")
+            break
+        fitted.n_out = None
+        worst = max(worst, float(np.max(np.abs(Fi[0] - F1[i]))))
+    details["single_row_max_abs_diff"] = worst
+    if worst > tol and diff_repeat <= tol:
+        problems.append(f"row i of transform(X) differs from transform(X[i:i+1]) by up to {worst:.3g} "
+                        f"(tolerance {tol:.3g}) — features must not depend on the rest of the batch")
+    if F1.dtype.kind not in "fc":
+        problems.append(f"features have dtype {F1.dtype}; expected a real or complex floating type")
+    if before_user is not None:
+        after_user = plugin.params_of(plugin.obj)
+        changed = sorted(k for k in before_user if repr(before_user[k]) != repr((after_user or {}).get(k)))
+        if changed:
+            problems.append("the estimator instance passed in was modified: " + ", ".join(changed))
+    if m_out != CONTRACT_M:
+        details["note"] = (f"n_components={CONTRACT_M} gave {m_out} output columns; checks use the "
+                           f"output width m={m_out} for bounds")
+    if problems:
+        return ctx.result("fail", "; ".join(problems), statistic=max(diff_repeat, worst), threshold=tol,
+                          details=details)
+    return ctx.result("pass", f"shape ({n}, {m_out}) fixed after fit, {F1.dtype} finite, deterministic "
+                      f"to {max(diff_repeat, worst):.2g} (tolerance {tol:.2g})",
+                      statistic=max(diff_repeat, worst), threshold=tol, details=details)

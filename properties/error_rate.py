@@ -1,0 +1,91 @@
+"""Error rate: the mean squared error of k_hat falls like 1/m."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats as st
+
+from rfverify.registry import CheckContext, effect, register_check
+from rfverify.results import CheckResult
+from rfverify.stats import log_slope
+
+#: Below this MSE at every m the map is exact (deterministic and equal to the kernel).
+EXACT_MSE = 1e-24
+
+
+@register_check("feature-map", "error-rate", statistical=True,
+                cost="rate_trials fits at each m in rate_ms (default 100 x 7, m = 16..1024)")
+def check_error_rate(ctx: CheckContext) -> CheckResult:
+    """The mean squared error E(k_hat - k)^2 decays like 1/m: log-log slope not above -1.
+
+    Property: for m independent features the estimate is an average of m
+    i.i.d. terms, so MSE(m) = Var(term)/m exactly when unbiased: slope -1 on a
+    log-log plot.  Shared randomness between features (all features from one
+    draw, a reused frequency) flattens it; a bias b gives MSE = b^2 + v/m,
+    which flattens too.
+    Test: at each m in the profile's grid, R seeds on disjoint streams; per
+    seed the MSE over the designed pairs (for a map declared biased, the
+    variance about the per-pair mean instead).  Weighted least squares of log
+    mean-MSE on log m with delta-method variances Var(e)/(R mean^2) gives the
+    slope and its standard error; one-sided z-test of H0: slope <= -1 against
+    slope > -1 at this check's alpha.  A slope significantly *below* -1
+    (faster than Monte Carlo, as quasi-Monte Carlo may achieve) passes and is
+    reported.  The slope excess detectable with the profile's power is
+    reported and should be below ``rate_slope_effect``.
+    Applies to: every feature map.  Reference: cs4787 lecture 16 (variance of
+    the Monte Carlo average); daniely2017 Thm. 3.
+    """
+    prof = ctx.profile
+    pairs = ctx.pairs
+    unbiased = ctx.declarations.unbiased
+    per_seed = []
+    mses = []
+    for m in prof.rate_ms:
+        est = ctx.estimates(m, range(prof.rate_trials), "rate")
+        if unbiased:
+            e = np.mean((est.values - pairs.exact) ** 2, axis=1)
+        else:
+            e = np.mean((est.values - est.values.mean(axis=0)) ** 2, axis=1)
+        per_seed.append(e)
+        mses.append(float(np.mean(e)))
+    quantity = "MSE" if unbiased else "variance"
+    details: dict[str, object] = {"m": list(prof.rate_ms), "trials": prof.rate_trials, quantity.lower(): mses,
+                                  "quantity": quantity}
+    if max(mses) < EXACT_MSE:
+        return ctx.result("pass", f"{quantity} below {EXACT_MSE:g} at every m: the map is exact", details=details)
+    per_seed = [np.maximum(e, EXACT_MSE) for e in per_seed]
+    fit = log_slope(np.array(prof.rate_ms, dtype=float), per_seed)
+    z = (fit.slope + 1.0) / fit.se
+    p = float(st.norm.sf(z))
+    za = float(st.norm.isf(ctx.alpha / 2))
+    detectable = (float(st.norm.isf(ctx.alpha)) + float(st.norm.isf(1 - prof.power))) * fit.se
+    details.update({"slope": fit.slope, "slope_se": fit.se, "intercept": fit.intercept,
+                    "mse_se_log": fit.y_se, "detectable_slope_excess": detectable})
+    eff = effect("log-log slope", fit.slope, fit.slope - za * fit.se, fit.slope + za * fit.se, 1 - ctx.alpha,
+                 detectable, prof.power)
+    lo_m, hi_m = prof.rate_ms[0], prof.rate_ms[-1]
+    if p < ctx.alpha:
+        ratio = mses[0] / mses[-1]
+        hint = ""
+        if fit.slope > -0.25:
+            hint = (" — the error does not shrink with m: the features share their randomness "
+                    "(one draw reused for every feature?)")
+        elif unbiased:
+            floor = mses[-1] - mses[0] * lo_m / hi_m
+            if floor > 0:
+                hint = (f" — the MSE levels off near {floor:.3g}, as a bias of about {math.sqrt(floor):.3g} "
+                        "would make it")
+        return ctx.result(
+            "fail",
+            f"{quantity} falls like m^{fit.slope:.3f} [{fit.slope - za * fit.se:.3f}, {fit.slope + za * fit.se:.3f}], "
+            f"slower than 1/m: from m = {lo_m} to {hi_m} it shrank {ratio:.3g}x, not {hi_m // lo_m}x{hint}",
+            statistic=fit.slope, p_value=p, threshold=ctx.alpha, effect=eff, details=details)
+    faster = fit.slope + za * fit.se < -1
+    return ctx.result(
+        "pass",
+        f"{quantity} falls like m^{fit.slope:.3f} ± {za * fit.se:.3f} over m = {lo_m}..{hi_m}"
+        + (" (faster than Monte Carlo's 1/m)" if faster else "")
+        + f"; a slope excess of {detectable:.3g} would be caught",
+        statistic=fit.slope, p_value=p, threshold=ctx.alpha, effect=eff, details=details)

@@ -1,0 +1,70 @@
+"""Reproducibility: features are a function of ``random_state`` and nothing else random."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rfverify.registry import CheckContext, register_check
+from rfverify.results import CheckResult
+
+from .contract import roundoff_tolerance
+
+REPRO_M = 64
+
+
+@register_check("feature-map", "reproducibility", statistical=False, cost="5 fits")
+def check_reproducibility(ctx: CheckContext) -> CheckResult:
+    """Same random_state gives identical features; different random_state differs; no global RNG.
+
+    Property: (a) two maps built with the same ``random_state`` give identical
+    features; (b) two different ``random_state`` values give different
+    features (beyond round-off); (c) the features do not depend on numpy's
+    global random state (``np.random.seed`` set to two different values), and
+    the map neither consumes nor reseeds the global state.
+    Test: exact comparison (a, c) and a round-off tolerance (b), no alpha.
+    The caller's global random state is saved and restored.
+    Applies to: every feature map.  Catches: ``random_state`` ignored (fresh
+    entropy, a hard-coded seed, or the global RNG).
+    Reference: scikit-learn's ``random_state`` convention; SPEC 7.
+    """
+    Z = ctx.stacked_inputs()
+    rs_a = ctx.random_state("repro", trial=0)
+    rs_b = ctx.random_state("repro", trial=1)
+    saved = np.random.get_state()
+    problems: list[str] = []
+    details: dict[str, object] = {"random_state_a": rs_a, "random_state_b": rs_b}
+    try:
+        np.random.seed(12345)
+        F1 = ctx.fit(REPRO_M, rs_a).transform(Z)
+        probe = np.random.get_state()
+        consumed = not (probe[0] == "MT19937" and np.array_equal(probe[1], _state_after_seed(12345)) and probe[2] == 624)
+        np.random.seed(54321)
+        F2 = ctx.fit(REPRO_M, rs_a).transform(Z)
+        F3 = ctx.fit(REPRO_M, rs_b).transform(Z)
+    finally:
+        np.random.set_state(saved)
+    tol = roundoff_tolerance(ctx.dim, F1)
+    same = F1.shape == F2.shape and float(np.max(np.abs(F1 - F2))) if F1.shape == F2.shape else np.inf
+    details["same_seed_max_abs_diff"] = same
+    if F1.shape != F2.shape or same != 0.0:
+        problems.append(f"random_state={rs_a} twice (global numpy seed 12345, then 54321) gave features differing "
+                        f"by up to {same:.3g} — draw every random number from random_state "
+                        "(np.random.default_rng(random_state)), not from fresh entropy or np.random.*")
+    diff = float(np.max(np.abs(F1 - F3))) if F1.shape == F3.shape else np.inf
+    details["different_seed_max_abs_diff"] = diff
+    if diff <= tol:
+        problems.append(f"random_state={rs_a} and {rs_b} gave the same features (max difference {diff:.3g}) — "
+                        "random_state is ignored (a hard-coded seed?)")
+    if consumed:
+        problems.append("the map consumed or reseeded numpy's global random state (np.random.*); "
+                        "use a Generator built from random_state")
+    details["global_state_touched"] = consumed
+    if problems:
+        return ctx.result("fail", "; ".join(problems), details=details)
+    return ctx.result("pass", "identical for equal random_state, different otherwise, global RNG untouched",
+                      details=details)
+
+
+def _state_after_seed(seed: int) -> np.ndarray:
+    rs = np.random.RandomState(seed)
+    return rs.get_state()[1]

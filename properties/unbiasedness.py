@@ -1,0 +1,126 @@
+"""Unbiasedness: the mean kernel estimate over independent draws equals the exact kernel."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from rfverify.registry import CheckContext, effect, register_check
+from rfverify.results import CheckResult
+from rfverify.stats import detectable_effect, mean_test, required_trials
+
+
+def _diagnose(mean: np.ndarray, exact: np.ndarray) -> str:
+    """A hint at the bug behind a bias: a constant factor, or a power of the kernel."""
+    hints = []
+    mask = np.abs(exact) > 1e-3
+    if mask.sum() >= 3:
+        c = float(np.sum(mean[mask] * exact[mask]) / np.sum(exact[mask] ** 2))
+        resid = float(np.max(np.abs(mean[mask] - c * exact[mask])))
+        if abs(c - 1) > 0.05 and resid < 0.1 * max(abs(c), 1e-12):
+            hints.append(f"the estimate is about {c:.3g} x the kernel everywhere: a scale error in the "
+                         f"features (a factor {math.sqrt(abs(c)):.3g} in each feature)")
+    pos = (exact > 1e-3) & (exact < 0.999) & (mean > 1e-3)
+    if not hints and pos.sum() >= 3:
+        a = float(np.sum(np.log(mean[pos]) * np.log(exact[pos])) / np.sum(np.log(exact[pos]) ** 2))
+        resid = float(np.max(np.abs(np.log(mean[pos]) - a * np.log(exact[pos]))))
+        if abs(a - 1) > 0.05 and resid < 0.2:
+            hints.append(f"the estimate behaves like k^{a:.3g}: for exp(-gamma r^2) this is gamma scaled by "
+                         f"{a:.3g} (wrong frequency variance, or a bandwidth read as gamma?)")
+    return ("; " + "; ".join(hints)) if hints else ""
+
+
+@register_check("feature-map", "unbiasedness", statistical=True,
+                cost="pilot + R fits at m = profile.unbiased_m (R from the target bias, default <= 3000)")
+def check_unbiasedness(ctx: CheckContext) -> CheckResult:
+    """The mean of k_hat(x, y) over independent seeds equals k(x, y) at every designed pair.
+
+    Property: E[k_hat(x, y)] = k(x, y) for equal, antipodal, near and far pairs.
+    Test: R independent seeds (each a fresh ``random_state``) at m features;
+    per pair a two-sided one-sample t-test (R - 1 d.o.f.; valid by the CLT
+    since k_hat is an average of m bounded terms), Bonferroni over the P pairs,
+    at this check's share alpha of the family-wise rate.  Sample size: a pilot
+    of ``pilot_trials`` seeds estimates the largest per-pair standard deviation
+    sigma; then R = ((z_{alpha/2P} + z_{power}) sigma / delta)^2 with
+    delta = ``bias_fraction`` x the kernel's scale (capped at ``max_trials``;
+    the bias actually detectable at the final R is reported).
+    Applies to: feature maps claimed unbiased.  A map declared biased with a
+    bias bound B is tested for |bias| <= B instead (fails when a simultaneous
+    interval lies wholly outside [-B, B]); with no bound the bias is measured
+    and reported, not judged.
+    Catches: scale errors (sqrt(1/m) for sqrt(2/m)), a wrong frequency law
+    (variance gamma for 2 gamma, gamma read as a bandwidth), wrong kernels.
+    Reference: Rahimi & Recht 2007; cs4787 lecture 16 (E[2 cos(w.x+b)
+    cos(w.y+b)] = k(x, y) with w ~ N(0, 2 gamma I), b ~ U[0, 2 pi]).
+    """
+    prof = ctx.profile
+    pairs = ctx.pairs
+    m = prof.unbiased_m
+    P = pairs.n
+    delta = prof.bias_fraction * pairs.kernel_range()
+    pilot = ctx.estimates(m, range(prof.pilot_trials), "unbiased")
+    sigma = float(np.max(np.std(pilot.values, axis=0, ddof=1)))
+    alpha_pair = ctx.alpha / P
+    R = min(max(required_trials(sigma, delta, alpha_pair, prof.power), prof.pilot_trials), prof.max_trials)
+    if R > prof.pilot_trials:
+        more = ctx.estimates(m, range(prof.pilot_trials, R), "unbiased")
+        values = np.vstack([pilot.values, more.values])
+    else:
+        values = pilot.values
+    test = mean_test(values, pairs.exact, ctx.alpha)
+    bias = test.mean - pairs.exact
+    worst = int(np.argmax(np.abs(test.t)))
+    detectable = detectable_effect(sigma, R, alpha_pair, prof.power)
+    conf = 1.0 - ctx.alpha
+    details = {
+        "m": m,
+        "m_out": pilot.m_out,
+        "trials": R,
+        "labels": list(pairs.labels),
+        "exact": pairs.exact,
+        "mean": test.mean,
+        "half_width": test.half_width,
+        "sd": test.sd,
+        "target_bias": delta,
+        "detectable_bias": detectable,
+        "p_adjusted": test.p_adjusted,
+    }
+    where = (f"pair {worst} ({pairs.labels[worst]}, k = {pairs.exact[worst]:.4g})")
+    eff = effect(f"bias at {pairs.labels[worst]} pair", bias[worst], bias[worst] - test.half_width[worst],
+                 bias[worst] + test.half_width[worst], conf, detectable, prof.power)
+    cap_note = "" if detectable <= delta * 1.0001 else (
+        f" (max_trials={prof.max_trials} caps R: detectable bias {detectable:.3g} > target {delta:.3g})")
+    common = dict(statistic=float(np.max(np.abs(test.t))), effect=eff, details=details)
+
+    if not ctx.declarations.unbiased:
+        B = ctx.declarations.bias_bound
+        lo = bias - test.half_width
+        hi = bias + test.half_width
+        if B is None:
+            return ctx.result("skip", f"declared biased with no bias bound: measured bias at {where} "
+                              f"{bias[worst]:+.4g} ± {test.half_width[worst]:.2g}; max |bias| over pairs "
+                              f"{np.max(np.abs(bias)):.4g} (declare --bias-bound to test it)", **common)
+        outside = (lo > B) | (hi < -B)
+        if np.any(outside):
+            j = int(np.argmax(np.where(outside, np.abs(bias), -1)))
+            return ctx.result("fail", f"declared |bias| <= {B:g} but at pair {j} ({pairs.labels[j]}, k = "
+                              f"{pairs.exact[j]:.4g}) the bias is {bias[j]:+.4g} [{lo[j]:+.4g}, {hi[j]:+.4g}] "
+                              f"over {R} seeds at m = {m}", threshold=B, **common)
+        return ctx.result("pass", f"bias within the declared ±{B:g} at all {P} pairs (max |bias| "
+                          f"{np.max(np.abs(bias)):.3g}, {R} seeds, m = {m})", threshold=B, **common)
+
+    p_min = float(np.min(test.p_adjusted))
+    if p_min < ctx.alpha:
+        return ctx.result(
+            "fail",
+            f"biased: at {where} the mean estimate over {R} seeds (m = {m}) is {test.mean[worst]:.4g} "
+            f"± {test.half_width[worst]:.2g}, exact {pairs.exact[worst]:.4g}; "
+            f"{int(np.sum(test.p_adjusted < ctx.alpha))} of {P} pairs reject"
+            + _diagnose(test.mean, pairs.exact),
+            p_value=p_min, threshold=ctx.alpha, **common)
+    return ctx.result(
+        "pass",
+        f"no bias at {P} pairs over {R} seeds at m = {m}; max |bias| {np.max(np.abs(bias)):.2g}; "
+        f"a bias of {detectable:.3g} would be caught with power {prof.power:g}" + cap_note,
+        p_value=p_min, threshold=ctx.alpha, **common)

@@ -1,0 +1,275 @@
+"""Plug-in adapters: take third-party feature maps as they are, without wrappers.
+
+A feature map is accepted in any of four forms (detected, never declared):
+
+* a **factory** ``make(n_components, random_state)`` returning an object with
+  ``fit(X) -> self`` and ``transform(X) -> (n, m) array``;
+* a **function** ``features(X, n_components, random_state) -> (n, m) array``
+  (three required positional parameters), deterministic given its arguments;
+* an **estimator class** in the scikit-learn style, constructed as
+  ``Cls(n_components=..., random_state=...)`` (scikit-learn is never imported);
+* an **estimator instance**: its ``get_params()`` are kept and only
+  ``n_components`` / ``random_state`` are replaced, on a new instance each time.
+
+Kernel parameters whose names the constructor or factory accepts (``gamma``
+for ``RBFSampler``) are passed through, and reported.  Outputs go through
+``numpy.asarray`` (CPU torch tensors are detached first); the kernel estimate
+is ``Re(Phi(X) conj(Phi(Y))^T)``, so complex features work.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from .errors import PluginError, UsageError
+
+__all__ = ["FeatureMapPlugin", "FittedMap", "load_object", "as_feature_map", "to_numpy"]
+
+_X_NAMES = {"x", "X", "data", "inputs", "points"}
+
+
+def load_object(spec: str) -> Any:
+    """Import ``MODULE:ATTR`` (ATTR may be dotted); the working directory is importable."""
+    if not isinstance(spec, str) or spec.count(":") != 1 or spec.startswith(":") or spec.endswith(":"):
+        raise UsageError(f"expected MODULE:ATTR (e.g. sklearn.kernel_approximation:RBFSampler), got {spec!r}")
+    mod_name, attr = spec.split(":")
+    if "" not in sys.path and "." not in sys.path:
+        sys.path.insert(0, "")
+    try:
+        module = importlib.import_module(mod_name)
+    except ImportError as exc:
+        raise UsageError(
+            f"cannot import module {mod_name!r} ({exc}); run from the directory that contains it "
+            f"or install it"
+        ) from None
+    except Exception as exc:  # the module itself is broken
+        raise PluginError(spec, f"importing {mod_name} raised {type(exc).__name__}: {exc}",
+                          "fix the module so that it imports") from exc
+    obj: Any = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise UsageError(f"module {mod_name!r} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    return obj
+
+
+def to_numpy(out: Any) -> np.ndarray:
+    """``numpy.asarray`` that also accepts CPU torch tensors that require grad."""
+    if hasattr(out, "detach") and callable(out.detach):
+        out = out.detach()
+        if hasattr(out, "cpu"):
+            out = out.cpu()
+    return np.asarray(out)
+
+
+def _spec_of(obj: Any) -> str | None:
+    """``module:qualname`` if importing it gives back ``obj``, else None."""
+    mod = getattr(obj, "__module__", None)
+    qual = getattr(obj, "__qualname__", None)
+    if not mod or not qual or "<" in qual:
+        return None
+    try:
+        target: Any = importlib.import_module(mod)
+        for part in qual.split("."):
+            target = getattr(target, part)
+    except Exception:
+        return None
+    return f"{mod}:{qual}" if target is obj else None
+
+
+def _accepted_names(fn: Any) -> tuple[set[str], bool]:
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return set(), True
+    names = {p.name for p in sig.parameters.values() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+    var_kw = any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
+    return names, var_kw
+
+
+def _required_positional(fn: Any) -> list[str]:
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return []
+    return [
+        p.name
+        for p in sig.parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+    ]
+
+
+@dataclass
+class FittedMap:
+    """One fitted draw of a feature map; ``transform`` validates every output."""
+
+    plugin: "FeatureMapPlugin"
+    obj: Any
+    n_components: int
+    random_state: int
+    n_out: int | None = None
+
+    def transform(self, X: np.ndarray) -> np.ndarray:
+        name = self.plugin.name
+        try:
+            if self.plugin.form == "function":
+                out = self.obj(X, self.n_components, self.random_state)
+            else:
+                out = self.obj.transform(X)
+        except Exception as exc:
+            raise PluginError(name, f"transform raised {type(exc).__name__}: {exc}",
+                              f"transform(X) must accept a float64 array of shape {X.shape}") from exc
+        try:
+            A = to_numpy(out)
+        except Exception as exc:
+            raise PluginError(name, f"transform returned {type(out).__name__} that numpy.asarray cannot convert ({exc})",
+                              "return a numpy array (or a CPU torch/jax array)") from exc
+        if A.dtype.kind not in "fciub":
+            raise PluginError(name, f"transform returned dtype {A.dtype}",
+                              "features must be real or complex numbers")
+        if A.ndim != 2 or A.shape[0] != X.shape[0]:
+            raise PluginError(name, f"transform returned shape {A.shape} for {X.shape[0]} input rows",
+                              f"return an array of shape ({X.shape[0]}, m)")
+        if A.dtype.kind in "iub":
+            A = A.astype(np.float64)
+        if not np.all(np.isfinite(A)):
+            bad = int(np.size(A) - np.count_nonzero(np.isfinite(A)))
+            raise PluginError(name, f"transform returned {bad} non-finite value(s) (NaN or inf) "
+                              f"with n_components={self.n_components}, random_state={self.random_state}",
+                              "features must be finite")
+        if self.n_out is None:
+            self.n_out = A.shape[1]
+        elif A.shape[1] != self.n_out:
+            raise PluginError(name, f"transform returned {A.shape[1]} columns after returning {self.n_out}",
+                              "the number of features must be fixed by fit")
+        return A
+
+
+@dataclass
+class FeatureMapPlugin:
+    """A feature-map implementation under test, in whatever form it came."""
+
+    obj: Any
+    form: str
+    name: str
+    spec: str | None
+    passthrough: Mapping[str, Any] = field(default_factory=dict)
+
+    def build(self, n_components: int, random_state: int) -> Any:
+        """A fresh, unfitted object (or the function itself)."""
+        try:
+            if self.form == "function":
+                return self.obj
+            if self.form == "factory":
+                return self.obj(n_components, random_state, **self.passthrough)
+            if self.form == "class":
+                return self.obj(n_components=n_components, random_state=random_state, **self.passthrough)
+            params = dict(self.obj.get_params(deep=False))
+            params.update(n_components=n_components, random_state=random_state, **self.passthrough)
+            return type(self.obj)(**params)
+        except PluginError:
+            raise
+        except Exception as exc:
+            raise PluginError(self.name, f"constructing with n_components={n_components}, "
+                              f"random_state={random_state} raised {type(exc).__name__}: {exc}",
+                              self._construct_hint()) from exc
+
+    def _construct_hint(self) -> str:
+        return {
+            "factory": "a factory must accept make(n_components, random_state)",
+            "class": "the class must accept n_components= and random_state= keywords",
+            "instance": "the estimator must accept n_components= and random_state= in its constructor",
+        }.get(self.form, "")
+
+    def fit(self, n_components: int, random_state: int, X: np.ndarray) -> FittedMap:
+        """Build and fit one draw."""
+        return self.fit_built(self.build(n_components, random_state), n_components, random_state, X)
+
+    def fit_built(self, obj: Any, n_components: int, random_state: int, X: np.ndarray) -> FittedMap:
+        """Fit an object made by :meth:`build`; ``fit`` may return the estimator or None."""
+        if self.form != "function":
+            if not hasattr(obj, "fit") or not hasattr(obj, "transform"):
+                raise PluginError(self.name, f"{type(obj).__name__} has no fit/transform methods",
+                                  "the factory must return an object with fit(X) and transform(X)")
+            try:
+                ret = obj.fit(X)
+            except Exception as exc:
+                raise PluginError(self.name, f"fit raised {type(exc).__name__}: {exc}",
+                                  f"fit(X) must accept a float64 array of shape {X.shape}") from exc
+            if ret is not None and ret is not obj and hasattr(ret, "transform"):
+                obj = ret
+        return FittedMap(self, obj, n_components, random_state)
+
+    def params_of(self, obj: Any) -> dict[str, Any] | None:
+        """Constructor parameters of a built object (estimator forms only)."""
+        if self.form in ("class", "instance") and hasattr(obj, "get_params"):
+            try:
+                return dict(obj.get_params(deep=False))
+            except Exception:
+                return None
+        return None
+
+    def describe(self) -> str:
+        return f"{self.name} [{self.form}]"
+
+
+def as_feature_map(obj: Any, *, kernel_params: Mapping[str, Any] | None = None,
+                   name: str | None = None, spec: str | None = None) -> FeatureMapPlugin:
+    """Detect the form of ``obj`` (or load ``MODULE:ATTR``) and wrap it for the harness."""
+    if isinstance(obj, FeatureMapPlugin):
+        return obj
+    if isinstance(obj, str):
+        spec = obj
+        obj = load_object(obj)
+    kernel_params = dict(kernel_params or {})
+    reserved = {"n_components", "random_state"}
+    if isinstance(obj, type):
+        if not (hasattr(obj, "fit") and hasattr(obj, "transform")):
+            raise UsageError(f"class {obj.__qualname__} has no fit/transform methods; "
+                             "pass an estimator class, an instance, a factory or a function")
+        form = "class"
+        accepted, var_kw = _accepted_names(obj)
+        missing = reserved - accepted
+        if missing and not var_kw:
+            raise UsageError(f"class {obj.__qualname__} does not accept {', '.join(sorted(missing))}; "
+                             "the contract needs Cls(n_components=..., random_state=...)")
+        passthrough = {k: v for k, v in kernel_params.items() if k in accepted and k not in reserved}
+        label = name or obj.__qualname__
+    elif hasattr(obj, "fit") and hasattr(obj, "transform") and hasattr(obj, "get_params"):
+        form = "instance"
+        params = dict(obj.get_params(deep=False))
+        for key in reserved:
+            if key not in params:
+                raise UsageError(f"{type(obj).__qualname__} has no parameter {key!r}; the contract needs "
+                                 "n_components and random_state")
+        passthrough = {}
+        for k, v in kernel_params.items():
+            if k in params and k not in reserved:
+                if params[k] != v:
+                    raise UsageError(f"{type(obj).__qualname__}({k}={params[k]!r}) disagrees with the kernel "
+                                     f"parameter {k}={v!r}; make them agree")
+        label = name or type(obj).__qualname__
+        spec = spec  # an instance has no import path of its own
+    elif callable(obj):
+        req = _required_positional(obj)
+        accepted, var_kw = _accepted_names(obj)
+        if len(req) >= 3 or (req and req[0] in _X_NAMES):
+            form = "function"
+            passthrough = {}
+        else:
+            form = "factory"
+            passthrough = {k: v for k, v in kernel_params.items() if k in accepted and k not in reserved}
+        label = name or getattr(obj, "__qualname__", type(obj).__name__)
+    else:
+        raise UsageError(f"cannot use {type(obj).__name__} as a feature map: pass a factory "
+                         "make(n_components, random_state), a function f(X, n_components, random_state), "
+                         "or an sklearn-style estimator class or instance")
+    if spec is None and form != "instance":
+        spec = _spec_of(obj)
+    return FeatureMapPlugin(obj, form, label, spec, passthrough)

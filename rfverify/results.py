@@ -1,0 +1,232 @@
+"""The one frozen result type of every check, and the report that collects them.
+
+JSON, the CLI table, Markdown, HTML and the pytest layer only *render* these.
+Nothing timing-dependent is serialised, so the same seed and profile give
+byte-identical JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+__all__ = ["Effect", "CheckResult", "Report", "STATUSES", "SCHEMA_VERSION"]
+
+STATUSES = ("pass", "fail", "error", "skip", "xfail")
+#: Version of the JSON layout written by :meth:`Report.to_json`.
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Effect:
+    """An estimated effect with its confidence interval.
+
+    ``detectable``: the smallest effect of this kind that the check detects
+    with the stated power at its sample size (None where not meaningful).
+    """
+
+    name: str
+    estimate: float
+    low: float
+    high: float
+    confidence: float
+    detectable: float | None = None
+    power: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "estimate": _num(self.estimate),
+            "interval": [_num(self.low), _num(self.high)],
+            "confidence": _num(self.confidence),
+            "detectable": _num(self.detectable),
+            "power": _num(self.power),
+        }
+
+    def __str__(self) -> str:
+        return f"{self.name} {_fmt(self.estimate)} [{_fmt(self.low)}, {_fmt(self.high)}]"
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The outcome of one check on one implementation."""
+
+    check: str
+    implementation: str
+    status: str
+    message: str
+    statistic: float | None = None
+    p_value: float | None = None
+    threshold: float | None = None
+    effect: Effect | None = None
+    alpha: float | None = None
+    seed: int | None = None
+    reproduce: str = ""
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"status must be one of {STATUSES}, got {self.status!r}")
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("pass", "skip", "xfail")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.check,
+            "status": self.status,
+            "statistic": _num(self.statistic),
+            "p_value": _num(self.p_value),
+            "threshold": _num(self.threshold),
+            "alpha": _num(self.alpha),
+            "effect": self.effect.to_dict() if self.effect else None,
+            "message": self.message,
+            "seed": self.seed,
+            "reproduce": self.reproduce,
+            "details": _jsonable(self.details),
+        }
+
+    def explain(self) -> str:
+        """The failure message: implementation, property, observed vs expected, reproduce command."""
+        lines = [f"{self.implementation} [{self.check}]: {self.status.upper()} — {self.message}"]
+        if self.effect is not None:
+            lines.append(f"  {self.effect} ({self.effect.confidence:.4g} confidence)")
+        if self.p_value is not None and self.threshold is not None:
+            lines.append(f"  p = {_fmt(self.p_value)} against alpha = {_fmt(self.threshold)}")
+        if self.reproduce:
+            lines.append(f"  reproduce: {self.reproduce}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Report:
+    """Every check's result for one implementation, with the configuration that produced them."""
+
+    implementation: str
+    kind: str
+    kernel: Mapping[str, Any]
+    seed: int
+    profile: str
+    config: Mapping[str, Any]
+    results: tuple[CheckResult, ...]
+    version: str
+
+    @property
+    def passed(self) -> bool:
+        return all(r.ok for r in self.results)
+
+    @property
+    def exit_code(self) -> int:
+        """0 all pass, 1 a check failed, 2 the plug-in could not be exercised."""
+        if any(r.status == "error" for r in self.results):
+            return 2
+        if any(r.status == "fail" for r in self.results):
+            return 1
+        return 0
+
+    def __getitem__(self, check: str) -> CheckResult:
+        for r in self.results:
+            if r.check == check:
+                return r
+        raise KeyError(check)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "rfverify_version": self.version,
+            "implementation": self.implementation,
+            "kind": self.kind,
+            "kernel": _jsonable(self.kernel),
+            "seed": self.seed,
+            "profile": self.profile,
+            "config": _jsonable(self.config),
+            "passed": self.passed,
+            "checks": [r.to_dict() for r in self.results],
+        }
+
+    def to_json(self, **kw: Any) -> str:
+        return json.dumps(self.to_dict(), indent=2, sort_keys=False, allow_nan=False, **kw) + "\n"
+
+    def table(self) -> str:
+        """A readable fixed-width table of the results."""
+        head = (f"rfverify {self.version} — {self.kind} {self.implementation} | kernel "
+                f"{_kernel_str(self.kernel)} | seed {self.seed} | profile {self.profile}")
+        rows = [("check", "status", "statistic", "p-value", "alpha", "effect [interval]")]
+        for r in self.results:
+            rows.append((
+                r.check,
+                r.status.upper(),
+                _fmt(r.statistic),
+                _fmt(r.p_value),
+                _fmt(r.threshold),
+                str(r.effect) if r.effect else "",
+            ))
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+        out = [head, ""]
+        for i, row in enumerate(rows):
+            out.append("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+            if i == 0:
+                out.append("  ".join("-" * w for w in widths))
+        out.append("")
+        for r in self.results:
+            if r.status in ("fail", "error"):
+                out.append(r.explain())
+        verdict = "PASSED" if self.passed else ("ERROR" if self.exit_code == 2 else "FAILED")
+        n_fail = sum(r.status == "fail" for r in self.results)
+        n_err = sum(r.status == "error" for r in self.results)
+        out.append(f"{verdict}: {len(self.results)} checks, {n_fail} failed, {n_err} errors")
+        return "\n".join(out)
+
+
+def _kernel_str(k: Mapping[str, Any]) -> str:
+    params = k.get("params") or {}
+    if not params:
+        return str(k.get("name"))
+    return f"{k.get('name')}(" + ", ".join(f"{a}={b!r}" for a, b in params.items()) + ")"
+
+
+def _num(v: Any) -> Any:
+    if v is None:
+        return None
+    v = float(v)
+    if math.isnan(v):
+        return None
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return v
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, str):
+        return v
+    v = float(v)
+    if v == 0:
+        return "0"
+    if math.isinf(v) or math.isnan(v):
+        return str(v)
+    if 1e-3 <= abs(v) < 1e4:
+        return f"{v:.4g}"
+    return f"{v:.3g}"
+
+
+def _jsonable(obj: Any) -> Any:
+    if isinstance(obj, Mapping):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return [_jsonable(v) for v in obj.tolist()]
+    if isinstance(obj, (np.bool_, bool)):
+        return bool(obj)
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        return _num(obj)
+    return obj

@@ -1,0 +1,211 @@
+"""Run the registered checks on one implementation and collect a :class:`Report`."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any, Callable, Iterable, Mapping
+
+import numpy as np
+
+from . import __version__
+from .adapters import FeatureMapPlugin, as_feature_map
+from .domains import DOMAINS
+from .errors import PluginError, UsageError
+from .kernels import Kernel, as_kernel
+from .profiles import Profile, get_profile
+from .registry import CheckContext, CheckSpec, Declarations, checks_for, statistical_count
+from .results import CheckResult, Report
+from .seeding import DEFAULT_SEED, SeedSource
+
+__all__ = ["verify", "check_names", "run_check", "FeatureMapConfig", "build_context_config"]
+
+PREFLIGHT_M = 16
+MAX_DIM = 65536
+
+
+def check_names(kind: str = "feature-map") -> list[str]:
+    """Names of the registered checks of ``kind``."""
+    return [s.name for s in checks_for(kind)]
+
+
+def _validate_dim(dim: Any) -> int:
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or not (1 <= int(dim) <= MAX_DIM):
+        raise UsageError(f"dim must be an integer in [1, {MAX_DIM}], got {dim!r}")
+    return int(dim)
+
+
+def _validate_bound(bound: Any) -> float | None:
+    if bound is None:
+        return None
+    try:
+        b = float(bound)
+    except (TypeError, ValueError):
+        raise UsageError(f"bound must be a positive number, got {bound!r}") from None
+    if not np.isfinite(b) or b <= 0:
+        raise UsageError(f"bound must be a positive finite number, got {bound!r}")
+    return b
+
+
+class FeatureMapConfig:
+    """A validated configuration for verifying one feature map."""
+
+    def __init__(self, implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "rbf",
+                 kernel_params: Mapping[str, Any] | None = None, dim: int = 16,
+                 domain: str | Callable[..., Any] = "gaussian", bound: float | None = None,
+                 unbiased: bool = True, bias_bound: float | None = None, seed: int = DEFAULT_SEED,
+                 profile: str | Profile = "default", name: str | None = None,
+                 kernel_spec: str | None = None, domain_spec: str | None = None) -> None:
+        self.kernel = as_kernel(kernel, kernel_params)
+        self.kernel_spec = kernel_spec if kernel_spec is not None else (kernel if isinstance(kernel, str) else None)
+        if self.kernel_spec is None and self.kernel.name and ":" in self.kernel.name:
+            self.kernel_spec = self.kernel.name
+        self.dim = _validate_dim(dim)
+        if isinstance(domain, str):
+            if domain not in DOMAINS:
+                raise UsageError(f"unknown domain {domain!r}; use one of {', '.join(DOMAINS)} or a callable "
+                                 "domain(n, d, rng) -> (n, d) array")
+            self.domain_spec = domain
+        elif callable(domain):
+            self.domain_spec = domain_spec
+        else:
+            raise UsageError(f"domain must be a name or a callable, got {type(domain).__name__}")
+        self.domain = domain
+        self.declarations = Declarations(_validate_bound(bound), bool(unbiased), _validate_bound(bias_bound))
+        self.seeds = SeedSource(seed)
+        self.profile = get_profile(profile)
+        self.plugin: FeatureMapPlugin = as_feature_map(
+            implementation, kernel_params=dict(self.kernel.params), name=name)
+
+    def reproduce(self, check: str) -> str:
+        """The one command that reproduces ``check`` under this configuration."""
+        impl = self.plugin.spec
+        parts = ["rfverify", "check", "feature-map", impl or "<MODULE:ATTR>"]
+        parts += ["--kernel", self.kernel_spec or "<MODULE:ATTR>"]
+        if isinstance(self.kernel_spec, str) and ":" not in self.kernel_spec:
+            for k in sorted(self.kernel.params):
+                parts += ["--param", f"{k}={self.kernel.params[k]!r}"]
+        parts += ["--dim", str(self.dim), "--domain", self.domain_spec or "<MODULE:ATTR>"]
+        d = self.declarations
+        if d.bound is not None:
+            parts += ["--bound", repr(d.bound)]
+        if not d.unbiased:
+            parts += ["--biased"]
+        if d.bias_bound is not None:
+            parts += ["--bias-bound", repr(d.bias_bound)]
+        parts += ["--seed", str(self.seeds.root), "--profile", self.profile.name, "--check", check]
+        return " ".join(shlex.quote(p) if not p.startswith("<") else p for p in parts)
+
+    def context(self, spec: CheckSpec) -> CheckContext:
+        alpha = self.profile.family_alpha / max(1, statistical_count(spec.kind))
+        return CheckContext(spec.name, self.plugin, self.kernel, self.domain, self.dim, self.declarations,
+                            self.profile, self.seeds, alpha, self.reproduce(spec.name))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "dim": self.dim,
+            "domain": self.domain_spec,
+            "declarations": self.declarations.to_dict(),
+            "form": self.plugin.form,
+            "spec": self.plugin.spec,
+            "passthrough": dict(self.plugin.passthrough),
+        }
+
+    def preflight(self) -> str | None:
+        """Build, fit and transform once (a health check); the problem, or None."""
+        spec = checks_for("feature-map")[0]
+        ctx = self.context(spec)
+        try:
+            ctx.estimate_once(PREFLIGHT_M, self.seeds.random_state("preflight"))
+        except PluginError as exc:
+            return str(exc)
+        except UsageError:
+            raise
+        return None
+
+
+def build_context_config(implementation: Any, **kw: Any) -> FeatureMapConfig:
+    return FeatureMapConfig(implementation, **kw)
+
+
+def _apply_xfail(result: CheckResult, reason: str | None) -> CheckResult:
+    from dataclasses import replace
+
+    if reason is None:
+        return result
+    if result.status == "fail":
+        return replace(result, status="xfail", message=f"expected failure ({reason}): {result.message}")
+    if result.status == "pass":
+        return replace(result, status="fail", message=(
+            f"expected to fail ({reason}) but passed — remove {result.check!r} from the expected failures"))
+    return result
+
+
+def run_check(config: FeatureMapConfig, spec: CheckSpec, preflight_error: str | None = None) -> CheckResult:
+    """Run one check, turning plug-in misbehaviour into status ``error`` (never an exception)."""
+    ctx = config.context(spec)
+    if preflight_error is not None:
+        return ctx.result("error", preflight_error)
+    if spec.applies is not None:
+        reason = spec.applies(ctx)
+        if reason:
+            return ctx.result("skip", reason)
+    try:
+        return spec.func(ctx)
+    except PluginError as exc:
+        return ctx.result("error", str(exc))
+    except UsageError as exc:
+        return ctx.result("error", f"configuration: {exc}")
+    except Exception as exc:  # a bug of ours must still leave a report behind
+        return ctx.result("error", f"rfverify internal error in check {spec.name}: {type(exc).__name__}: {exc} "
+                          "(please report it with the reproduce command)")
+
+
+def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "rbf",
+           kernel_params: Mapping[str, Any] | None = None, dim: int = 16,
+           domain: str | Callable[..., Any] = "gaussian", bound: float | None = None, unbiased: bool = True,
+           bias_bound: float | None = None, seed: int = DEFAULT_SEED, profile: str | Profile = "default",
+           checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
+           name: str | None = None) -> Report:
+    """Verify a feature map against a kernel; returns a :class:`~rfverify.results.Report`.
+
+    ``implementation`` is a factory, a function, an sklearn-style class or
+    instance, or a ``"MODULE:ATTR"`` string (see :mod:`rfverify.adapters`).
+    ``checks`` selects checks by name; ``xfail`` maps check names to the reason
+    they are expected to fail.  Raises :class:`~rfverify.errors.UsageError`
+    for bad arguments; a misbehaving implementation yields status ``error``.
+    """
+    config = FeatureMapConfig(implementation, kernel=kernel, kernel_params=kernel_params, dim=dim,
+                              domain=domain, bound=bound, unbiased=unbiased, bias_bound=bias_bound,
+                              seed=seed, profile=profile, name=name)
+    return run(config, checks=checks, xfail=xfail)
+
+
+def select(kind: str, checks: Iterable[str] | None, xfail: Mapping[str, str] | None) -> list[CheckSpec]:
+    specs = checks_for(kind)
+    known = {s.name for s in specs}
+    for label, names in (("check", checks or ()), ("expected failure", (xfail or {}).keys())):
+        unknown = sorted(set(names) - known)
+        if unknown:
+            raise UsageError(f"unknown {label} name(s) {', '.join(unknown)}; {kind} checks are: "
+                             f"{', '.join(s.name for s in specs)}")
+    if checks is not None:
+        wanted = set(checks)
+        specs = [s for s in specs if s.name in wanted]
+    return specs
+
+
+def run(config: FeatureMapConfig, *, checks: Iterable[str] | None = None,
+        xfail: Mapping[str, str] | None = None) -> Report:
+    specs = select("feature-map", checks, xfail)
+    problem = config.preflight()
+    results = tuple(_apply_xfail(run_check(config, s, problem), (xfail or {}).get(s.name)) for s in specs)
+    return Report(
+        implementation=config.plugin.spec or config.plugin.name,
+        kind="feature-map",
+        kernel=config.kernel.to_dict(),
+        seed=config.seeds.root,
+        profile=config.profile.name,
+        config=config.as_dict(),
+        results=results,
+        version=__version__,
+    )

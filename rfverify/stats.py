@@ -1,0 +1,182 @@
+"""Statistical machinery shared by the checks.
+
+Every function here states the inequality or the null distribution it relies
+on.  Conventions follow SciPy: tests return p-values, intervals are
+``(low, high)`` tuples, Monte Carlo p-values are ``(b + 1) / (m + 1)``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as _st
+
+__all__ = [
+    "MeanTest",
+    "mean_test",
+    "required_trials",
+    "detectable_effect",
+    "binomial_upper_test",
+    "clopper_pearson",
+    "SlopeFit",
+    "log_slope",
+    "hoeffding_bound",
+    "hoeffding_epsilon",
+    "roundoff_inner_product",
+]
+
+
+def _z(p: float) -> float:
+    """Upper ``p`` quantile of the standard normal."""
+    return float(_st.norm.isf(p))
+
+
+@dataclass(frozen=True)
+class MeanTest:
+    """Per-coordinate two-sided tests of ``E[sample] == expected`` with Bonferroni control.
+
+    ``t``: Student statistics; ``p``: raw two-sided p-values; ``p_adjusted``:
+    Bonferroni-adjusted (``min(1, P * p)``); ``half_width``: half-widths of
+    *simultaneous* confidence intervals at level ``1 - alpha`` (Bonferroni);
+    ``mean``/``sd``: sample mean and standard deviation per coordinate.
+    """
+
+    mean: np.ndarray
+    sd: np.ndarray
+    t: np.ndarray
+    p: np.ndarray
+    p_adjusted: np.ndarray
+    half_width: np.ndarray
+    n: int
+    alpha: float
+
+
+def mean_test(samples: np.ndarray, expected: np.ndarray, alpha: float) -> MeanTest:
+    """Two-sided one-sample t-tests, one per column, Bonferroni over columns.
+
+    ``samples`` has shape ``(R, P)``: R independent replicates of P (possibly
+    dependent) estimates.  Under H0 each column mean equals ``expected``.  The
+    t statistic with ``R - 1`` degrees of freedom is exact for Gaussian
+    replicates and asymptotically valid (CLT) for any finite-variance ones;
+    Bonferroni is valid under arbitrary dependence between columns, so the
+    family-wise error over the P columns is at most ``alpha``.
+    A column with zero sample variance is tested exactly: it rejects iff its
+    mean differs from ``expected`` beyond round-off (``roundoff``-free compare
+    is done by the caller's tolerance; here a zero-variance column has p = 1
+    when equal to ``expected`` to 1e-12 relative, else p = 0).
+    """
+    samples = np.asarray(samples, dtype=float)
+    expected = np.asarray(expected, dtype=float)
+    r, npairs = samples.shape
+    mean = samples.mean(axis=0)
+    sd = samples.std(axis=0, ddof=1) if r > 1 else np.zeros(npairs)
+    se = sd / math.sqrt(r)
+    diff = mean - expected
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(se > 0, diff / np.where(se > 0, se, 1.0), 0.0)
+    p = 2.0 * _st.t.sf(np.abs(t), df=max(r - 1, 1))
+    degenerate = se == 0
+    if np.any(degenerate):
+        close = np.abs(diff) <= 1e-12 * np.maximum(1.0, np.abs(expected))
+        p = np.where(degenerate, np.where(close, 1.0, 0.0), p)
+        t = np.where(degenerate & ~close, np.sign(diff) * np.inf, t)
+    p_adj = np.minimum(1.0, p * npairs)
+    crit = float(_st.t.isf(alpha / (2 * npairs), df=max(r - 1, 1)))
+    return MeanTest(mean, sd, t, p, p_adj, crit * se, r, alpha)
+
+
+def required_trials(sigma: float, delta: float, alpha_two_sided: float, power: float) -> int:
+    """Replicates needed to detect a mean shift ``delta`` with the given power.
+
+    Normal approximation to the two-sided test at level ``alpha_two_sided``:
+    ``R >= ((z_{alpha/2} + z_{1-power}) * sigma / delta) ** 2``.
+    """
+    if delta <= 0:
+        raise ValueError("delta must be positive")
+    if sigma <= 0:
+        return 2
+    n = ((_z(alpha_two_sided / 2) + _z(1.0 - power)) * sigma / delta) ** 2
+    return max(2, math.ceil(n))
+
+
+def detectable_effect(sigma: float, n: int, alpha_two_sided: float, power: float) -> float:
+    """The shift detectable with ``power`` from ``n`` replicates (inverse of :func:`required_trials`)."""
+    return (_z(alpha_two_sided / 2) + _z(1.0 - power)) * sigma / math.sqrt(max(n, 1))
+
+
+def binomial_upper_test(k: int, n: int, p0: float) -> float:
+    """One-sided exact binomial p-value for H0: p <= p0 against p > p0: P(Bin(n, p0) >= k)."""
+    if k <= 0:
+        return 1.0
+    return float(_st.binom.sf(k - 1, n, min(max(p0, 0.0), 1.0)))
+
+
+def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Exact (Clopper–Pearson) two-sided interval for a binomial proportion."""
+    a = 1.0 - confidence
+    lo = 0.0 if k == 0 else float(_st.beta.ppf(a / 2, k, n - k + 1))
+    hi = 1.0 if k == n else float(_st.beta.isf(a / 2, k + 1, n - k))
+    return lo, hi
+
+
+@dataclass(frozen=True)
+class SlopeFit:
+    """Weighted least-squares fit of ``log y = a + slope * log x``."""
+
+    slope: float
+    se: float
+    intercept: float
+    x: np.ndarray
+    y: np.ndarray
+    y_se: np.ndarray
+
+
+def log_slope(m: np.ndarray, per_replicate: list[np.ndarray]) -> SlopeFit:
+    """Fit the log-log slope of mean(per_replicate[j]) against m[j].
+
+    Each ``per_replicate[j]`` holds independent replicates whose mean is the
+    quantity at ``m[j]`` (e.g. per-seed mean squared errors).  By the delta
+    method ``Var(log mean) ~= Var(replicate) / (R * mean**2)``; the points are
+    independent (disjoint seed streams), so weighted least squares with weights
+    ``1 / Var`` gives the slope and its standard error.
+    """
+    x = np.log(np.asarray(m, dtype=float))
+    means = np.array([np.mean(v) for v in per_replicate])
+    var = np.array([np.var(v, ddof=1) / (len(v) * np.mean(v) ** 2) for v in per_replicate])
+    y = np.log(means)
+    w = 1.0 / np.maximum(var, 1e-300)
+    xw = np.sum(w * x) / np.sum(w)
+    sxx = np.sum(w * (x - xw) ** 2)
+    slope = float(np.sum(w * (x - xw) * (y - np.sum(w * y) / np.sum(w))) / sxx)
+    se = float(math.sqrt(1.0 / sxx))
+    intercept = float(np.sum(w * y) / np.sum(w) - slope * xw)
+    return SlopeFit(slope, se, intercept, np.exp(x), means, np.sqrt(var))
+
+
+def hoeffding_bound(m: int, eps: float, c: float) -> float:
+    """Theorem 3 of daniely2017 (Hoeffding): P(|k_hat - k| >= eps) <= 2 exp(-m eps^2 / (2 C^4)).
+
+    Each of the m terms psi_i(x) psi_i(y) lies in [-C^2, C^2] (range 2 C^2), so
+    Hoeffding's inequality gives 2 exp(-2 m eps^2 / (2 C^2)^2).  For random
+    Fourier features C = sqrt(2) and this is the cs4787 lecture's
+    2 exp(-D a^2 / 8).
+    """
+    return min(1.0, 2.0 * math.exp(-m * eps * eps / (2.0 * c**4)))
+
+
+def hoeffding_epsilon(m: int, bound: float, c: float) -> float:
+    """The eps at which :func:`hoeffding_bound` equals ``bound``: C^2 sqrt(2 ln(2/bound) / m)."""
+    return c * c * math.sqrt(2.0 * math.log(2.0 / bound) / m)
+
+
+def roundoff_inner_product(n: int, dtype: np.dtype | type = np.float64) -> float:
+    """Higham's gamma_n = n u / (1 - n u): relative error bound of an n-term inner product.
+
+    ``|fl(x.y) - x.y| <= gamma_n * sum |x_i y_i|`` (Higham, *Accuracy and
+    Stability of Numerical Algorithms*, 2nd ed., eq. 3.5).
+    """
+    u = float(np.finfo(np.dtype(dtype)).eps) / 2.0
+    nu = n * u
+    return nu / (1.0 - nu) if nu < 1 else math.inf
