@@ -103,6 +103,31 @@ class ConjugateActivation:
         """σ̂'(1) = Σ i a_i = E[l], the expected fan-out of Algorithm 1 at this node (may be ∞)."""
         return self._derivative_at_one()
 
+    def taylor_at(self, c0: float, n_terms: int) -> np.ndarray:
+        """Taylor coefficients ``σ̂^{(j)}(c0)/j! = Σ_{i ≥ j} a_i C(i, j) c0^{i-j}``, j < n_terms, for 0 ≤ c0 < 1 (float64).
+
+        Used to compose power series whose inner series has a non-zero constant term
+        (``σ̂(c0 + r(s))`` with r(0) = 0 needs only j < n_terms).  The sum over i runs to
+        ``I = n + (60 + 2n)/(1 - c0)``, beyond which the summands are below e^{-60} relative.
+        """
+        if not 0 <= c0 < 1:
+            raise UsageError(f"taylor_at needs 0 ≤ c0 < 1, got {c0}")
+        return self._taylor_at(float(c0), int(n_terms))
+
+    def _taylor_at(self, c0: float, n: int) -> np.ndarray:
+        if c0 == 0.0:
+            return self.coefficients(n)
+        I = int(min(n + (60 + 2 * n) / (1 - c0), 400_000))
+        i = np.arange(I)
+        a = self._coef_float(i)
+        nz = a > 0
+        i, a = i[nz], a[nz]
+        j = np.arange(n)[:, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logt = (special.gammaln(i + 1.0) - special.gammaln(j + 1.0) - special.gammaln(np.maximum(i - j, 0) + 1.0)
+                    + (i - j) * math.log(c0) + np.log(a))
+        return np.where(i[None, :] >= j, np.exp(logt), 0.0).sum(1)
+
     @property
     def truncation_error(self) -> float:
         """Total-variation distance between the sampled and the exact law of the degree l."""
@@ -280,6 +305,10 @@ class ExpActivation(ConjugateActivation):
     @property
     def truncation_error(self) -> float:
         return 0.0
+
+    def _taylor_at(self, c0: float, n: int) -> np.ndarray:
+        j = np.arange(n, dtype=float)
+        return np.exp(self.gamma * (c0 - 1) + j * math.log(self.gamma) - special.gammaln(j + 1))
 
     def _derivative_at_one(self) -> float:
         return float(self.gamma)

@@ -152,7 +152,8 @@ def leaf_count_pgf(skeleton: Skeleton, n_terms: int, *, total_calls: bool = Fals
     The probability generating function obeys the kernel recurrence with the base
     kernels replaced by s: ``G_v(s) = σ̂_v(mean_u G_u(s))`` (``s·σ̂_v(...)`` when counting
     all calls), ``G_input(s) = s``; so ``E N = G'(1) = C(S)`` is eq. 11 by the chain rule.
-    Power series are composed in float64, truncated at degree n_terms-1.
+    Power series are composed in float64 by re-expanding σ̂_v at c0 = P(N_u = 0 averaged) so
+    that truncation at degree n_terms-1 is exact up to round-off.
     """
     T = int(n_terms)
     s = np.zeros(T)
@@ -168,10 +169,13 @@ def leaf_count_pgf(skeleton: Skeleton, n_terms: int, *, total_calls: bool = Fals
             G[v] = cache[key]
             continue
         inner = np.mean([G[u] for u in node.children], axis=0)
-        a = node.activation.coefficients(T)
+        c0 = float(inner[0])
+        t = node.activation.taylor_at(c0, T)  # σ̂(c0 + r(s)) = Σ_j t_j r(s)^j, r(0) = 0
+        r = inner.copy()
+        r[0] = 0.0
         out = np.zeros(T)
-        for coef in a[::-1]:  # Horner: out = out*inner + coef, truncated
-            out = np.convolve(out, inner)[:T]
+        for coef in t[::-1]:  # Horner, truncated at degree T-1 (exact: r^j has no terms below degree j)
+            out = np.convolve(out, r)[:T]
             out[0] += coef
         if total_calls:
             out = np.concatenate([[0.0], out[:-1]])
