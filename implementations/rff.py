@@ -16,7 +16,7 @@ Both follow the plug-in contract: ``Cls(n_components, random_state, gamma)``,
 >>> import numpy as np
 >>> X = np.zeros((1, 3)); Y = np.full((1, 3), 0.1)
 >>> f = RandomFourierFeaturesCosSin(4096, random_state=0, gamma=1.0).fit(X)
->>> abs(float(f.transform(X) @ f.transform(Y).T) - np.exp(-0.03)) < 0.05
+>>> bool(abs((f.transform(X) @ f.transform(Y).T)[0, 0] - np.exp(-0.03)) < 0.05)
 True
 """
 

@@ -81,7 +81,7 @@ def mean_test(samples: np.ndarray, expected: np.ndarray, alpha: float) -> MeanTe
     if np.any(degenerate):
         close = np.abs(diff) <= 1e-12 * np.maximum(1.0, np.abs(expected))
         p = np.where(degenerate, np.where(close, 1.0, 0.0), p)
-        t = np.where(degenerate & ~close, np.sign(diff) * np.inf, t)
+        t = np.where(degenerate & ~close, np.copysign(np.inf, diff), t)
     p_adj = np.minimum(1.0, p * npairs)
     crit = float(_st.t.isf(alpha / (2 * npairs), df=max(r - 1, 1)))
     return MeanTest(mean, sd, t, p, p_adj, crit * se, r, alpha)

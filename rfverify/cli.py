@@ -1,0 +1,165 @@
+"""The ``rfverify`` command line.
+
+Exit codes: 0 every check passed; 1 a check failed; 2 the plug-in or the
+command is broken (a one-line message says what and how to fix it; add
+``--debug`` for the traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from typing import Any, Sequence
+
+from . import __version__
+from .adapters import load_object
+from .errors import PluginError, RfverifyError, UsageError
+from .options import SHARED_OPTIONS, parse_param, parse_seed
+
+__all__ = ["main", "build_parser"]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seed", default=SHARED_OPTIONS["seed"][0], help=SHARED_OPTIONS["seed"][1])
+    p.add_argument("--profile", default=SHARED_OPTIONS["profile"][0], help=SHARED_OPTIONS["profile"][1])
+    p.add_argument("--json", metavar="FILE", help="write the JSON report to FILE ('-' for stdout)")
+    p.add_argument("--check", action="append", metavar="NAME", help="run only this check (repeatable)")
+    p.add_argument("--debug", action="store_true", help="show tracebacks")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="rfverify", description="Verify random-feature implementations, with numbers.")
+    parser.add_argument("--version", action="version", version=f"rfverify {__version__}")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    check = sub.add_parser("check", help="verify one implementation")
+    kinds = check.add_subparsers(dest="kind", parser_class=_Parser)
+    fm = kinds.add_parser("feature-map", help="a feature map: factory, function, or sklearn-style estimator",
+                          description="Verify a feature map MODULE:ATTR against a kernel.")
+    fm.add_argument("target", metavar="MODULE:ATTR")
+    fm.add_argument("--kernel", default="rbf", help="registry name, or MODULE:ATTR of k(X, Y) -> Gram (default rbf)")
+    fm.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="kernel parameter (repeatable)")
+    fm.add_argument("--dim", default="16", help="input dimension d (default 16)")
+    fm.add_argument("--domain", default="gaussian",
+                    help="gaussian | sphere | positive | MODULE:ATTR of domain(n, d, rng) (default gaussian)")
+    fm.add_argument("--bound", help="declared C with |feature| * sqrt(m) <= C (enables the Hoeffding check)")
+    fm.add_argument("--biased", action="store_true", help="the estimate is not claimed unbiased")
+    fm.add_argument("--bias-bound", help="with --biased: the claimed bound on |E k_hat - k|")
+    _add_common(fm)
+    lst = sub.add_parser("list", help="list kernels and checks")
+    lst.add_argument("what", choices=["kernels", "checks"])
+    return parser
+
+
+def _parse_int(text: str, what: str) -> int:
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        raise UsageError(f"{what} must be an integer, got {text!r}") from None
+
+
+def _cmd_check_feature_map(args: argparse.Namespace) -> int:
+    from .runner import FeatureMapConfig, run
+
+    params = dict(parse_param(p) for p in args.param)
+    kernel: Any = args.kernel
+    kernel_spec = args.kernel
+    if ":" in kernel:
+        kernel = load_object(kernel)
+    domain: Any = args.domain
+    domain_spec = args.domain
+    if ":" in domain:
+        domain = load_object(domain)
+    config = FeatureMapConfig(
+        args.target,
+        kernel=kernel,
+        kernel_params=params,
+        dim=_parse_int(args.dim, "--dim"),
+        domain=domain,
+        bound=args.bound,
+        unbiased=not args.biased,
+        bias_bound=args.bias_bound,
+        seed=parse_seed(args.seed),
+        profile=args.profile,
+        kernel_spec=kernel_spec,
+        domain_spec=domain_spec,
+    )
+    config.plugin.spec = args.target
+    report = run(config, checks=args.check)
+    return _emit(report, args)
+
+
+def _emit(report: Any, args: argparse.Namespace) -> int:
+    if args.json:
+        text = report.to_json()
+        if args.json == "-":
+            sys.stdout.write(text)
+        else:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                fh.write(text)
+    if args.json != "-":
+        print(report.table())
+    if report.exit_code == 2:
+        first = next(r for r in report.results if r.status == "error")
+        print(f"rfverify: error: {first.message}", file=sys.stderr)
+    return report.exit_code
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    if args.what == "kernels":
+        from .kernels import _REGISTRY
+
+        for name in sorted(_REGISTRY):
+            spec = _REGISTRY[name]
+            params = ", ".join(f"{k}={p.default!r}" for k, p in spec.params.items())
+            print(f"{name}({params})  {spec.doc}")
+    else:
+        from .registry import KINDS, checks_for
+
+        for kind in KINDS:
+            for s in checks_for(kind):
+                print(f"{kind}/{s.name}{' [statistical]' if s.statistical else ''}  {s.summary}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command == "check":
+            if args.kind == "feature-map":
+                return _cmd_check_feature_map(args)
+            raise UsageError("say what to check: rfverify check feature-map MODULE:ATTR ...")
+        if args.command == "list":
+            return _cmd_list(args)
+        parser.print_help()
+        return 2
+    except UsageError as exc:
+        if debug:
+            traceback.print_exc()
+        print(f"rfverify: error: {exc}", file=sys.stderr)
+        return 2
+    except PluginError as exc:
+        if debug:
+            traceback.print_exc()
+        print(f"rfverify: error: {exc}", file=sys.stderr)
+        return 2
+    except RfverifyError as exc:
+        if debug:
+            traceback.print_exc()
+        print(f"rfverify: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("rfverify: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
