@@ -1,0 +1,124 @@
+"""Random maxout features and the maxout locality-sensitive hash.
+
+Mroueh, Rennie & Goel, *Random Maxout Features*, Definition 1 and Remark 1.
+
+* :class:`MaxoutFeatures`: ``h_l(x) = max_{j<=q} <w_j^l, x>`` with
+  ``w_j^l ~ N(0, I_d)`` iid, ``Phi(x) = (h_1(x), ..., h_m(x)) / sqrt(m)``.
+  ``E <Phi(x), Phi(z)> = K(x, z) = E[h(x) h(z)]`` exactly (average of ``m``
+  iid unit products).  The *true* ``K`` is
+  :func:`rfverify.highprec.maxout.maxout_kernel`; it is **not** the paper's
+  Theorem 1 formula ``sigma2(q) <x, z> kappa_q(x, z)`` (see
+  :mod:`rfverify.highprec.maxout_claims`).
+* :class:`MaxoutHash`: codes ``C_l(x) = argmax_j <w_j^l, x>``; the Hamming
+  fraction of two codes is an unbiased estimate of ``1 - kappa_q(x, z)``
+  (Remark 1), ``kappa_q`` being
+  :func:`rfverify.highprec.maxout.maxout_collision_kernel`.
+
+Both follow the plug-in contract: ``Cls(n_components, random_state, q)``;
+``fit`` draws once from ``np.random.default_rng(random_state)`` (no global
+RNG).  Features are bounded on the unit sphere only with high probability
+(``|h| <= max_j |w_j|``), so no almost-sure bound ``C`` is declared.
+
+>>> import numpy as np
+>>> X = np.eye(3)
+>>> f = MaxoutFeatures(4, random_state=0, q=2).fit(X)
+>>> f.transform(X).shape
+(3, 4)
+>>> codes = MaxoutHash(8, random_state=0, q=3).fit(X).transform(X)
+>>> codes.shape, int(codes.min()) >= 0, int(codes.max()) < 3
+((3, 8), True, True)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rfverify.errors import UsageError
+
+__all__ = ["MaxoutFeatures", "MaxoutHash"]
+
+
+class _MaxoutBase:
+    def __init__(self, n_components: int = 100, random_state: Any = None, q: int = 2) -> None:
+        self.n_components = n_components
+        self.random_state = random_state
+        self.q = q
+
+    def get_params(self, deep: bool = False) -> dict[str, Any]:
+        return {"n_components": self.n_components, "random_state": self.random_state, "q": self.q}
+
+    def _validate(self, X: Any) -> np.ndarray:
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2:
+            raise UsageError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}")
+        for name in ("n_components", "q"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise UsageError(f"{name} must be a positive integer, got {v!r}")
+        return X
+
+    def fit(self, X: Any, y: Any = None) -> Any:
+        """Draw ``W_`` of shape ``(d, m * q)``: column ``l * q + j`` is ``w_j^l``."""
+        X = self._validate(X)
+        rng = np.random.default_rng(self.random_state)
+        self.W_ = rng.standard_normal((X.shape[1], self.n_components * self.q))
+        return self
+
+    def _projections(self, X: Any) -> np.ndarray:
+        """``<w_j^l, x>`` as an ``(n, m, q)`` array."""
+        X = self._validate(X)
+        if not hasattr(self, "W_"):
+            raise UsageError(f"{type(self).__name__} is not fitted; call fit(X) first")
+        if X.shape[1] != self.W_.shape[0]:
+            raise UsageError(f"X has {X.shape[1]} features, but fit saw {self.W_.shape[0]}")
+        return (X @ self.W_).reshape(X.shape[0], self.n_components, self.q)
+
+
+class MaxoutFeatures(_MaxoutBase):
+    """Random maxout features ``Phi(x) = (max_j <w_j^l, x>)_l / sqrt(m)`` (Definition 1)."""
+
+    def transform(self, X: Any) -> np.ndarray:
+        """``(n, m)`` feature matrix; ``Phi(X) @ Phi(Z).T`` estimates the maxout kernel."""
+        return self._projections(X).max(axis=2) / np.sqrt(self.n_components)
+
+
+class MaxoutHash(_MaxoutBase):
+    """Maxout LSH codes ``C_l(x) = argmax_j <w_j^l, x>`` (Remark 1), values in ``0..q-1``.
+
+    Ties (probability 0 for nonzero inputs) go to the lowest index; the zero
+    vector ties everywhere and is rejected.
+    """
+
+    def transform(self, X: Any) -> np.ndarray:
+        """``(n, m)`` integer codes."""
+        proj = self._projections(X)
+        if np.any(np.all(np.asarray(X, dtype=float) == 0, axis=1)):
+            raise UsageError("MaxoutHash codes are undefined for the zero vector (all projections tie)")
+        return proj.argmax(axis=2)
+
+    @staticmethod
+    def hamming_estimate(codes_x: Any, codes_z: Any) -> np.ndarray:
+        """Fraction of differing code positions, an unbiased estimate of ``1 - kappa_q``.
+
+        ``codes_x`` of shape ``(m,)`` or ``(n, m)``, ``codes_z`` of shape
+        ``(m,)`` or ``(p, m)``; returns a scalar array, ``(n,)``/``(p,)`` or an
+        ``(n, p)`` matrix.  Each position differs with probability
+        ``1 - kappa_q(x, z)`` independently, so the fraction is a binomial
+        proportion with variance ``kappa (1 - kappa) / m``.
+        """
+        cx = np.asarray(codes_x)
+        cz = np.asarray(codes_z)
+        if cx.ndim not in (1, 2) or cz.ndim not in (1, 2) or cx.shape[-1] != cz.shape[-1]:
+            raise UsageError(f"code arrays must be (m,) or (n, m) with equal m, got {cx.shape} and {cz.shape}")
+        a = cx if cx.ndim == 2 else cx[None, :]
+        b = cz if cz.ndim == 2 else cz[None, :]
+        out = (a[:, None, :] != b[None, :, :]).mean(axis=2)
+        if cx.ndim == 1 and cz.ndim == 1:
+            return out[0, 0]
+        if cx.ndim == 1:
+            return out[0]
+        if cz.ndim == 1:
+            return out[:, 0]
+        return out
