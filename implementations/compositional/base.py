@@ -194,6 +194,10 @@ class PrintedCategoricalRFS(CategoricalRFS):
 
     label = "categorical-printed"
 
+    def _validate(self, x: np.ndarray) -> None:
+        if not (np.isin(x, np.arange(1, self.n + 1))).all():
+            raise UsageError(f"categorical-printed: inputs must be integers in [n] = 1..{self.n}")
+
     def _sample_omega(self, size: int, rng: np.random.Generator) -> np.ndarray:
         return rng.integers(1, self.n + 1, size).astype(float)
 
