@@ -51,8 +51,17 @@ def build_parser() -> argparse.ArgumentParser:
     fm.add_argument("--biased", action="store_true", help="the estimate is not claimed unbiased")
     fm.add_argument("--bias-bound", help="with --biased: the claimed bound on |E k_hat - k|")
     _add_common(fm)
-    lst = sub.add_parser("list", help="list kernels and checks")
-    lst.add_argument("what", choices=["kernels", "checks"])
+    rep = sub.add_parser("report", help="verify implementations and write reports (JSON, Markdown)",
+                         description="Verify every reference implementation (--all) and write one JSON "
+                         "report per implementation and SUMMARY.md into --out.")
+    rep.add_argument("--all", action="store_true", help="every implementation of the reference zoo")
+    rep.add_argument("--only", action="append", metavar="NAME", help="only this zoo entry (repeatable)")
+    rep.add_argument("--out", default="reports", help="output directory (default reports/)")
+    rep.add_argument("--seed", default=SHARED_OPTIONS["seed"][0], help=SHARED_OPTIONS["seed"][1])
+    rep.add_argument("--profile", default=SHARED_OPTIONS["profile"][0], help=SHARED_OPTIONS["profile"][1])
+    rep.add_argument("--debug", action="store_true", help="show tracebacks")
+    lst = sub.add_parser("list", help="list kernels, checks and zoo entries")
+    lst.add_argument("what", choices=["kernels", "checks", "zoo"])
     return parser
 
 
@@ -110,7 +119,44 @@ def _emit(report: Any, args: argparse.Namespace) -> int:
     return report.exit_code
 
 
+def _progress(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    import time
+    from pathlib import Path
+
+    from .reporting import write_reports
+    from .runner import verify
+    from .zoo import zoo_entries
+
+    if not args.all and not args.only:
+        raise UsageError("say what to report on: --all, or --only NAME (see 'rfverify list zoo')")
+    seed = parse_seed(args.seed)
+    entries = zoo_entries(args.only)
+    reports = []
+    for i, entry in enumerate(entries, 1):
+        t0 = time.perf_counter()
+        report = verify(entry.implementation, seed=seed, profile=args.profile, xfail=dict(entry.xfail) or None,
+                        **entry.options)
+        reports.append((entry.name, report))
+        verdict = "passed" if report.passed else "FAILED"
+        _progress(f"[{i}/{len(entries)}] {entry.name}: {verdict} ({time.perf_counter() - t0:.1f} s)")
+        print(report.table())
+        print()
+    paths = write_reports(Path(args.out), reports, seed=seed, profile=args.profile)
+    _progress(f"wrote {len(paths)} files to {args.out}")
+    return max((r.exit_code for _, r in reports), default=0)
+
+
 def _cmd_list(args: argparse.Namespace) -> int:
+    if args.what == "zoo":
+        from .zoo import ZOO
+
+        for e in ZOO:
+            print(f"{e.name}  {e.implementation}  {e.doc}")
+        return 0
     if args.what == "kernels":
         from .kernels import _REGISTRY
 
@@ -137,6 +183,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.kind == "feature-map":
                 return _cmd_check_feature_map(args)
             raise UsageError("say what to check: rfverify check feature-map MODULE:ATTR ...")
+        if args.command == "report":
+            return _cmd_report(args)
         if args.command == "list":
             return _cmd_list(args)
         parser.print_help()

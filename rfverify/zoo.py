@@ -1,0 +1,53 @@
+"""The reference zoo: every reference implementation (and the real third-party
+samplers we verify), each with the configuration it is verified under.
+
+Scheme issues add their entries here; ``rfverify report --all`` verifies them all.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+__all__ = ["ZooEntry", "ZOO", "zoo_entries"]
+
+
+@dataclass(frozen=True)
+class ZooEntry:
+    """One implementation in the zoo and the options of :func:`rfverify.verify` it is checked with."""
+
+    name: str
+    implementation: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    kind: str = "feature-map"
+    third_party: bool = False
+    doc: str = ""
+    #: Checks expected to fail, with the reason (a documented, real limitation).
+    xfail: Mapping[str, str] = field(default_factory=dict)
+
+
+_SQRT2 = math.sqrt(2.0)
+_RBF = {"kernel": "rbf", "kernel_params": {"gamma": 0.5}, "dim": 16}
+
+ZOO: list[ZooEntry] = [
+    ZooEntry("rff-phase", "rfverify.implementations.rff:RandomFourierFeatures", {**_RBF, "bound": _SQRT2},
+             doc="sqrt(2/m) cos(Wx + b), W ~ N(0, 2 gamma I), b ~ U[0, 2 pi]"),
+    ZooEntry("rff-cossin", "rfverify.implementations.rff:RandomFourierFeaturesCosSin", {**_RBF, "bound": _SQRT2},
+             doc="sqrt(1/m) [cos Wx, sin Wx], W ~ N(0, 2 gamma I)"),
+    ZooEntry("sklearn-RBFSampler", "sklearn.kernel_approximation:RBFSampler", {**_RBF, "bound": _SQRT2},
+             third_party=True, doc="scikit-learn's random Fourier features (phase form)"),
+]
+
+
+def zoo_entries(names: list[str] | None = None) -> list[ZooEntry]:
+    if not names:
+        return list(ZOO)
+    by = {e.name: e for e in ZOO}
+    from .errors import UsageError
+
+    unknown = [n for n in names if n not in by]
+    if unknown:
+        raise UsageError(f"unknown zoo entr{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)}; "
+                         f"known: {', '.join(by)}")
+    return [by[n] for n in names]
