@@ -1,0 +1,199 @@
+"""Micro-benchmarks of the structured transforms, all measured in the same run.
+
+``run_structured_benchmarks(quick=False)`` returns one dict per measurement:
+
+``name, d, dtype, n, seconds, gops, baseline, ratio`` where ``gops`` is
+giga butterfly-ops per second (``n · d · log2 d / seconds / 1e9``),
+``baseline`` names the row it is compared with and ``ratio`` is
+``baseline_seconds / seconds`` (> 1: faster than the baseline).
+
+Timing: ``time.perf_counter``, one warm-up call (also triggers numba
+compilation), then the median of ``repeats`` calls.  All variants of one
+``(d, dtype)`` are measured back to back on the same input so ratios are
+like for like.  Results depend on machine load: on a shared machine report
+the numbers as measured, never tune to them.
+
+Extension point: other modules (SORF / Fastfood feature maps) add
+benchmarks with :func:`register_benchmark`; each registered function takes
+``quick: bool`` and returns a list of rows in the same format.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from typing import Any, Callable
+
+import numpy as np
+
+__all__ = [
+    "run_structured_benchmarks",
+    "format_table",
+    "register_benchmark",
+    "time_call",
+    "naive_fwht",
+]
+
+_EXTRA_BENCHMARKS: dict[str, Callable[[bool], list[dict]]] = {}
+
+
+def register_benchmark(name: str, fn: Callable[[bool], list[dict]]) -> None:
+    """Add a benchmark group run after the built-in ones (e.g. SORF feature maps)."""
+    _EXTRA_BENCHMARKS[name] = fn
+
+
+def time_call(fn: Callable[[], Any], repeats: int) -> float:
+    """Median wall time of ``fn()`` over ``repeats`` calls after one warm-up call."""
+    fn()
+    ts = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
+def naive_fwht(X: np.ndarray) -> np.ndarray:
+    """Baseline: textbook radix-2 stage-by-stage FWHT in numpy (one pass per stage)."""
+    Y = np.array(X, dtype=np.result_type(X.dtype, np.float32), copy=True)
+    d = Y.shape[-1]
+    h = 1
+    while h < d:
+        v = Y.reshape(-1, d // (2 * h), 2, h)
+        a = v[:, :, 0, :].copy()
+        b = v[:, :, 1, :]
+        v[:, :, 0, :] += b
+        np.subtract(a, b, out=b)
+        h *= 2
+    return Y
+
+
+def _row(name: str, d: int, dtype: Any, n: int, seconds: float, ops: float,
+         baseline: str | None = None, base_seconds: float | None = None, **extra: Any) -> dict:
+    return {
+        "name": name,
+        "d": d,
+        "dtype": np.dtype(dtype).name,
+        "n": n,
+        "seconds": seconds,
+        "gops": ops / seconds / 1e9 if ops else float("nan"),
+        "baseline": baseline,
+        "ratio": (base_seconds / seconds) if base_seconds else float("nan"),
+        **extra,
+    }
+
+
+def _fwht_rows(quick: bool) -> list[dict]:
+    from scipy.linalg import hadamard
+
+    from rfverify.implementations.structured import fwht, numba_available
+
+    total = 2 ** (18 if quick else 22)
+    dims = [256, 1024, 4096] if quick else [64, 256, 1024, 4096, 16384]
+    repeats = 3 if quick else 7
+    have_numba = numba_available()
+    rows: list[dict] = []
+    rng = np.random.default_rng(0)
+    for dtype in (np.float32, np.float64):
+        for d in dims:
+            n = total // d
+            X = rng.standard_normal((n, d)).astype(dtype)
+            out = np.empty_like(X)
+            ops = n * d * math.log2(d)
+            t: dict[str, float] = {}
+            t["naive numpy stages"] = time_call(lambda: naive_fwht(X), max(1, repeats // 2))
+            t["fwht numpy"] = time_call(lambda: fwht(X, backend="numpy"), repeats)
+            t["fwht numpy out="] = time_call(lambda: fwht(X, backend="numpy", out=out), repeats)
+            if have_numba:
+                t["fwht numba"] = time_call(lambda: fwht(X, backend="numba"), repeats)
+                t["fwht numba out="] = time_call(lambda: fwht(X, backend="numba", out=out), repeats)
+            if d <= 4096:
+                H = hadamard(d).astype(dtype)
+                t["dense X @ H (BLAS)"] = time_call(lambda: X @ H, max(1, repeats // 2))
+                del H
+            base = "dense X @ H (BLAS)" if "dense X @ H (BLAS)" in t else "naive numpy stages"
+            for name, sec in t.items():
+                rows.append(_row(name, d, dtype, n, sec, ops, base, t[base],
+                                 vs_naive=t["naive numpy stages"] / sec))
+    return rows
+
+
+def _latency_rows(quick: bool) -> list[dict]:
+    from rfverify.implementations.structured import fwht, numba_available
+
+    backends = ["numpy"] + (["numba"] if numba_available() else [])
+    rows = []
+    rng = np.random.default_rng(1)
+    for d in (1024, 16384):
+        x = rng.standard_normal(d)
+        ops = d * math.log2(d)
+        base = time_call(lambda: naive_fwht(x), 20 if quick else 100)
+        rows.append(_row("latency naive numpy stages", d, np.float64, 1, base, ops, "latency naive numpy stages", base))
+        for be in backends:
+            sec = time_call(lambda: fwht(x, backend=be), 50 if quick else 300)
+            rows.append(_row(f"latency fwht {be}", d, np.float64, 1, sec, ops, "latency naive numpy stages", base))
+    return rows
+
+
+def _butterfly_rows(quick: bool) -> list[dict]:
+    from rfverify.implementations.structured import Butterfly, numba_available
+
+    d = 1024
+    n = 256 if quick else 4096
+    repeats = 3 if quick else 5
+    X = np.random.default_rng(2).standard_normal((n, d))
+    bf = Butterfly(d, rng=3)
+    Bt = np.ascontiguousarray(bf.matrix().T)
+    ops = n * d * math.log2(d)
+    t = {"butterfly dense X @ B.T": time_call(lambda: X @ Bt, repeats),
+         "butterfly apply numpy": time_call(lambda: bf.apply(X, backend="numpy"), repeats)}
+    if numba_available():
+        t["butterfly apply numba"] = time_call(lambda: bf.apply(X, backend="numba"), repeats)
+    base = t["butterfly dense X @ B.T"]
+    return [_row(k, d, np.float64, n, v, ops, "butterfly dense X @ B.T", base) for k, v in t.items()]
+
+
+def run_structured_benchmarks(quick: bool = False) -> list[dict]:
+    """Measure FWHT backends and baselines, single-vector latency and butterflies.
+
+    ``quick=True`` shrinks sizes and repeats (seconds instead of about a minute).
+    Registered extra benchmark groups (:func:`register_benchmark`) run last.
+    """
+    try:  # single-threaded BLAS: like-for-like with the single-threaded kernels,
+        # and multithreaded OpenBLAS on small GEMMs stalls badly on a loaded machine
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover
+        threadpool_limits = None
+    if threadpool_limits is not None:
+        with threadpool_limits(limits=1, user_api="blas"):
+            rows = _run_all(quick)
+        blas = "1"
+    else:  # pragma: no cover
+        rows = _run_all(quick)
+        blas = "default"
+    for r in rows:
+        r.setdefault("blas_threads", blas)
+    return rows
+
+
+def _run_all(quick: bool) -> list[dict]:
+    rows = _fwht_rows(quick) + _latency_rows(quick) + _butterfly_rows(quick)
+    for fn in _EXTRA_BENCHMARKS.values():
+        rows.extend(fn(quick))
+    return rows
+
+
+def format_table(rows: list[dict]) -> str:
+    """Plain-text table: name, d, dtype, n, time, G butterfly-ops/s, ratio vs baseline."""
+    header = f"{'name':28} {'d':>6} {'dtype':>8} {'n':>6} {'time':>11} {'G bf-op/s':>10} {'x baseline':>10}  baseline"
+    lines = [header, "-" * len(header)]
+    for r in rows:
+        sec = r["seconds"]
+        tstr = f"{sec * 1e3:.3f} ms" if sec >= 1e-3 else f"{sec * 1e6:.2f} us"
+        ratio = r.get("ratio", float("nan"))
+        lines.append(
+            f"{r['name']:28} {r['d']:>6} {r['dtype']:>8} {r['n']:>6} {tstr:>11} "
+            f"{r['gops']:>10.2f} {ratio:>10.2f}  {r.get('baseline') or ''}"
+        )
+    return "\n".join(lines)
