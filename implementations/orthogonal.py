@@ -105,9 +105,11 @@ def haar_householder(d: int, rng: Any = None, *, group: str = "O") -> np.ndarray
     touch coordinate ``k``).  ``P_k`` depends on ``u`` only through ``±u``,
     while ``-sign(u_1)`` given ``±u`` is a fair coin, so ``D`` is independent
     of the reflectors: this is munkhoeva2018 §2.4's ``H_1 ... H_{n-1} D``.
-    (With the cancellation-prone ``v = u - e_1`` the first ``d - 1`` signs
-    would have to be ``+1`` instead: both conventions are Haar, mixing them
-    is not.)
+    (With the cancellation-prone ``v = u - e_1`` Mezzadri's signs are
+    ``diag(1, ..., 1, ±1)``; extra independent signs do no harm either, since
+    right-multiplying a Haar matrix by an independent orthogonal matrix keeps
+    it Haar.  The one sign that cannot be dropped for O(d) is a random one
+    somewhere: the reflector product alone has fixed ``det = (-1)^{d-1}``.)
 
     SO(d): each ``P_k`` has determinant ``-1``, so ``det Q = (-1)^{d-1}
     prod(D)``; choose the last sign to make it ``+1``.  Because ``D`` is
