@@ -60,6 +60,11 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--seed", default=SHARED_OPTIONS["seed"][0], help=SHARED_OPTIONS["seed"][1])
     rep.add_argument("--profile", default=SHARED_OPTIONS["profile"][0], help=SHARED_OPTIONS["profile"][1])
     rep.add_argument("--debug", action="store_true", help="show tracebacks")
+    cl = sub.add_parser("claims", help="evaluate and print the published-claims table",
+                        description="Every statement from the source papers that rfverify checks, with its verdict.")
+    cl.add_argument("--source", action="append", help="only claims from this paper (repeatable)")
+    cl.add_argument("--json", metavar="FILE", help="also write the claims as JSON")
+    cl.add_argument("--debug", action="store_true", help="show tracebacks")
     lst = sub.add_parser("list", help="list kernels, checks and zoo entries")
     lst.add_argument("what", choices=["kernels", "checks", "zoo"])
     return parser
@@ -128,8 +133,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .reporting import write_reports
-    from .runner import verify
-    from .zoo import zoo_entries
+    from .zoo import verify_entry, zoo_entries
 
     if not args.all and not args.only:
         raise UsageError("say what to report on: --all, or --only NAME (see 'rfverify list zoo')")
@@ -138,8 +142,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     reports = []
     for i, entry in enumerate(entries, 1):
         t0 = time.perf_counter()
-        report = verify(entry.implementation, seed=seed, profile=args.profile, xfail=dict(entry.xfail) or None,
-                        **entry.options)
+        report = verify_entry(entry, seed=seed, profile=args.profile)
         reports.append((entry.name, report))
         verdict = "passed" if report.passed else "FAILED"
         _progress(f"[{i}/{len(entries)}] {entry.name}: {verdict} ({time.perf_counter() - t0:.1f} s)")
@@ -148,6 +151,22 @@ def _cmd_report(args: argparse.Namespace) -> int:
     paths = write_reports(Path(args.out), reports, seed=seed, profile=args.profile)
     _progress(f"wrote {len(paths)} files to {args.out}")
     return max((r.exit_code for _, r in reports), default=0)
+
+
+def _cmd_claims(args: argparse.Namespace) -> int:
+    import json
+
+    from .claims import claims_markdown, evaluate_claims
+
+    claims = evaluate_claims(args.source)
+    print(claims_markdown(claims), end="")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump([c.to_dict() for c in claims], fh, indent=2)
+            fh.write("\n")
+    counts = {v: sum(c.verdict == v for c in claims) for v in ("holds", "holds with a correction", "fails")}
+    print(f"\n{len(claims)} claims: " + ", ".join(f"{n} {v}" for v, n in counts.items()))
+    return 0
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
@@ -185,6 +204,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise UsageError("say what to check: rfverify check feature-map MODULE:ATTR ...")
         if args.command == "report":
             return _cmd_report(args)
+        if args.command == "claims":
+            return _cmd_claims(args)
         if args.command == "list":
             return _cmd_list(args)
         parser.print_help()

@@ -47,7 +47,15 @@ def _validate_bound(bound: Any) -> float | None:
 
 
 class FeatureMapConfig:
-    """A validated configuration for verifying one feature map."""
+    """A validated configuration for verifying one feature map.
+
+    Every plug-in kind has a config class with this interface: ``kind``,
+    ``seeds``, ``profile``, ``label``, ``target()``, ``as_dict()``,
+    ``context(spec)``, ``preflight()`` and ``reproduce(check)``; :func:`run`
+    needs nothing else.
+    """
+
+    kind = "feature-map"
 
     def __init__(self, implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "rbf",
                  kernel_params: Mapping[str, Any] | None = None, dim: int = 16,
@@ -97,8 +105,17 @@ class FeatureMapConfig:
 
     def context(self, spec: CheckSpec) -> CheckContext:
         alpha = self.profile.family_alpha / max(1, statistical_count(spec.kind))
-        return CheckContext(spec.name, self.plugin, self.kernel, self.domain, self.dim, self.declarations,
-                            self.profile, self.seeds, alpha, self.reproduce(spec.name))
+        return CheckContext(spec.name, self.profile, self.seeds, alpha, self.reproduce(spec.name),
+                            plugin=self.plugin, kernel=self.kernel, domain=self.domain, dim=self.dim,
+                            declarations=self.declarations)
+
+    @property
+    def label(self) -> str:
+        return self.plugin.spec or self.plugin.name
+
+    def target(self) -> dict[str, Any]:
+        """What the implementation is held to (here: the kernel)."""
+        return self.kernel.to_dict()
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -112,7 +129,7 @@ class FeatureMapConfig:
 
     def preflight(self) -> str | None:
         """Build, fit and transform once (a health check); the problem, or None."""
-        spec = checks_for("feature-map")[0]
+        spec = checks_for(self.kind)[0]
         ctx = self.context(spec)
         try:
             ctx.estimate_once(PREFLIGHT_M, self.seeds.random_state("preflight"))
@@ -140,7 +157,7 @@ def _apply_xfail(result: CheckResult, reason: str | None) -> CheckResult:
     return result
 
 
-def run_check(config: FeatureMapConfig, spec: CheckSpec, preflight_error: str | None = None) -> CheckResult:
+def run_check(config: Any, spec: CheckSpec, preflight_error: str | None = None) -> CheckResult:
     """Run one check, turning plug-in misbehaviour into status ``error`` (never an exception)."""
     ctx = config.context(spec)
     if preflight_error is not None:
@@ -194,15 +211,16 @@ def select(kind: str, checks: Iterable[str] | None, xfail: Mapping[str, str] | N
     return specs
 
 
-def run(config: FeatureMapConfig, *, checks: Iterable[str] | None = None,
+def run(config: Any, *, checks: Iterable[str] | None = None,
         xfail: Mapping[str, str] | None = None) -> Report:
-    specs = select("feature-map", checks, xfail)
+    """Run the selected checks of ``config.kind`` (any kind's config, see :class:`FeatureMapConfig`)."""
+    specs = select(config.kind, checks, xfail)
     problem = config.preflight()
     results = tuple(_apply_xfail(run_check(config, s, problem), (xfail or {}).get(s.name)) for s in specs)
     return Report(
-        implementation=config.plugin.spec or config.plugin.name,
-        kind="feature-map",
-        kernel=config.kernel.to_dict(),
+        implementation=config.label,
+        kind=config.kind,
+        kernel=config.target(),
         seed=config.seeds.root,
         profile=config.profile.name,
         config=config.as_dict(),

@@ -10,7 +10,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-__all__ = ["ZooEntry", "ZOO", "zoo_entries"]
+__all__ = ["ZooEntry", "ZOO", "zoo_entries", "VERIFIERS", "verify_entry"]
+
+#: kind -> "module:function" verifying one implementation of that kind; called as
+#: ``fn(implementation, seed=..., profile=..., xfail=..., **entry.options)`` -> Report.
+VERIFIERS: dict[str, str] = {"feature-map": "rfverify.runner:verify"}
 
 
 @dataclass(frozen=True)
@@ -51,3 +55,13 @@ def zoo_entries(names: list[str] | None = None) -> list[ZooEntry]:
         raise UsageError(f"unknown zoo entr{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)}; "
                          f"known: {', '.join(by)}")
     return [by[n] for n in names]
+
+
+def verify_entry(entry: ZooEntry, *, seed: int, profile: str) -> Any:
+    """Verify one zoo entry with the verifier of its kind."""
+    import importlib
+
+    mod, fn = VERIFIERS[entry.kind].split(":")
+    verify = getattr(importlib.import_module(mod), fn)
+    return verify(entry.implementation, seed=seed, profile=profile, xfail=dict(entry.xfail) or None,
+                  **entry.options)
