@@ -123,6 +123,10 @@ class FittedMap:
             else:
                 out = self.obj.transform(X)
         except Exception as exc:
+            if self.plugin.form == "function":
+                raise PluginError(name, f"calling {name}(X, {self.n_components}, {self.random_state}) raised "
+                                  f"{type(exc).__name__}: {exc}",
+                                  "a feature function must accept (X, n_components, random_state)") from exc
             raise PluginError(name, f"transform raised {type(exc).__name__}: {exc}",
                               f"transform(X) must accept a float64 array of shape {X.shape}") from exc
         try:

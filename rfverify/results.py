@@ -173,9 +173,18 @@ class Report:
             if i == 0:
                 out.append("  ".join("-" * w for w in widths))
         out.append("")
+        seen: dict[str, int] = {}
         for r in self.results:
+            if r.status == "error" and r.message in seen:
+                seen[r.message] += 1
+                continue
             if r.status in ("fail", "error"):
                 out.append(r.explain())
+                if r.status == "error":
+                    seen[r.message] = 0
+        for msg, n in seen.items():
+            if n:
+                out.append(f"  (the same error stopped {n} more check{'s' if n > 1 else ''})")
         verdict = "PASSED" if self.passed else ("ERROR" if self.exit_code == 2 else "FAILED")
         n_fail = sum(r.status == "fail" for r in self.results)
         n_err = sum(r.status == "error" for r in self.results)

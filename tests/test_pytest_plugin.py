@@ -30,9 +30,9 @@ def test_rbf_sampler_items_pass_and_ids(make_test):
 def test_rbf(rfverify_case):
     rfverify_case()
 """)
-    result = p.runpytest("-v", "--rfverify-profile", "quick", "-p", "no:cacheprovider")
+    result = p.runpytest_subprocess("-v", "-p", "no:cacheprovider")  # the whole default-profile suite
     result.assert_outcomes(passed=5)
-    result.stdout.fnmatch_lines(["rfverify 0.1.0: seed=*, profile=quick*", "*test_rbf?RBFSampler?unbiasedness?? PASSED*"])
+    result.stdout.fnmatch_lines(["rfverify 0.1.0: seed=*, profile=default*", "*test_rbf?RBFSampler?unbiasedness?? PASSED*"])
 
 
 def test_failure_message_and_rerun_command(make_test):
@@ -41,7 +41,7 @@ def test_failure_message_and_rerun_command(make_test):
 def test_half(rfverify_case):
     rfverify_case()
 """)
-    result = p.runpytest("--rfverify-seed", "7", "-p", "no:cacheprovider")
+    result = p.runpytest_subprocess("--rfverify-seed", "7", "-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*HalfScale [[]unbiasedness[]]: FAIL*", "*rerun: pytest *--rfverify-seed 7*"])
 
@@ -53,7 +53,7 @@ def test_xfail_mapping_and_stale_entry(make_test):
 def test_half(rfverify_case):
     rfverify_case()
 """)
-    result = p.runpytest("-p", "no:cacheprovider", "--rfverify-profile", "quick")
+    result = p.runpytest_subprocess("-p", "no:cacheprovider", "--rfverify-profile", "quick")
     result.assert_outcomes(xfailed=1, failed=1)
     result.stdout.fnmatch_lines(["*expected to fail (stale entry) but passed*remove*"])
 
@@ -64,7 +64,7 @@ def test_unknown_xfail_name_is_a_collection_error(make_test):
 def test_x(rfverify_case):
     rfverify_case()
 """)
-    result = p.runpytest("-p", "no:cacheprovider")
+    result = p.runpytest_subprocess("-p", "no:cacheprovider")
     assert result.ret != 0
     result.stdout.fnmatch_lines(["*unknown expected failure name(s) no-such-check*"])
 
@@ -74,6 +74,34 @@ def test_bad_profile_option_is_rejected(make_test):
 def test_nothing():
     pass
 """)
-    result = p.runpytest("--rfverify-profile", "fast", "-p", "no:cacheprovider")
+    result = p.runpytest_subprocess("--rfverify-profile", "fast", "-p", "no:cacheprovider")
     assert result.ret != 0
     result.stderr.fnmatch_lines(["*unknown profile 'fast'*"])
+
+
+XDIST_BODY = """
+import json, os
+from pathlib import Path
+from rfverify.implementations.rff import RandomFourierFeatures
+
+@parametrize_with_checks([RandomFourierFeatures, HalfScale], kernel_params={"gamma": 0.5}, bound=2 ** 0.5)
+def test_x(rfverify_case):
+    res = rfverify_case.case.run(rfverify_case.seed, rfverify_case.profile)
+    name = rfverify_case.case.label + "-" + rfverify_case.case.check
+    (Path(os.environ["RFV_OUT"]) / (name + ".json")).write_text(json.dumps(res.to_dict(), sort_keys=True))
+"""
+
+
+def test_verdicts_identical_for_0_2_and_4_xdist_workers(make_test, tmp_path, monkeypatch):
+    p = make_test(XDIST_BODY)
+    outs = {}
+    for workers in ("0", "2", "4"):
+        out = tmp_path / f"w{workers}"
+        out.mkdir()
+        monkeypatch.setenv("RFV_OUT", str(out))
+        result = p.runpytest_subprocess("-n", workers, "-p", "no:cacheprovider", "--rfverify-profile", "quick")
+        result.assert_outcomes(passed=10)
+        outs[workers] = {f.name: f.read_text() for f in sorted(out.iterdir())}
+    assert len(outs["0"]) == 10
+    assert outs["0"] == outs["2"] == outs["4"]
+    assert '"status": "fail"' in outs["0"]["HalfScale-unbiasedness.json"]
