@@ -248,6 +248,7 @@ def hermite_moments(q: int, imax: int = I_MAX, dps: int = REFERENCE_DPS) -> tupl
         for i in range(imax + 1):
             tot = mp.fsum(q * nd[1] * nd[2] ** (q - 1) * nd[3][i] for nd in nodes)
             vals.append(step * tot / mp.sqrt(mp.factorial(i)))
+        vals = _zero_floor(vals, dps)  # e.g. h_2(2) = 0 exactly (sigma2(2) = 1)
     return _rounded(vals, dps)
 
 
