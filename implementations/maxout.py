@@ -37,7 +37,7 @@ import numpy as np
 
 from rfverify.errors import UsageError
 
-__all__ = ["MaxoutFeatures", "MaxoutHash"]
+__all__ = ["MaxoutFeatures", "MaxoutHash", "MaxoutHashFeatures"]
 
 
 class _MaxoutBase:
@@ -122,3 +122,21 @@ class MaxoutHash(_MaxoutBase):
         if cz.ndim == 1:
             return out[:, 0]
         return out
+
+
+class MaxoutHashFeatures(_MaxoutBase):
+    """The maxout hash as a feature map: one-hot argmax codes scaled by 1/sqrt(m).
+
+    ``Phi(x) . Phi(z) = (1/m) sum_l 1{C_l(x) = C_l(z)}``, the fraction of
+    agreeing code positions: an unbiased estimate of the collision kernel
+    ``kappa_q(x, z)`` (Remark 1), so the maxout LSH is verified by the ordinary
+    feature-map harness against ``maxout_collision(q)``.  Output ``(n, m q)``;
+    ``|feature| sqrt(m q) = sqrt(q)``, so ``C = sqrt(q)`` is a valid bound.
+    """
+
+    def transform(self, X: Any) -> np.ndarray:
+        codes = MaxoutHash.transform(self, X)  # type: ignore[arg-type]
+        n, m = codes.shape
+        out = np.zeros((n, m, self.q))
+        np.put_along_axis(out, codes[:, :, None], 1.0, axis=2)
+        return out.reshape(n, m * self.q) / np.sqrt(m)
