@@ -25,7 +25,8 @@ import numpy as np
 
 from rfverify.errors import UsageError
 
-__all__ = ["GROUPS", "haar_qr", "haar_householder", "ScipyOrthoAdapter", "scipy_sampler"]
+__all__ = ["GROUPS", "haar_qr", "haar_qr_so", "haar_householder", "haar_householder_so", "ScipyOrthoAdapter",
+           "scipy_sampler"]
 
 GROUPS = ("O", "SO")
 
@@ -81,6 +82,11 @@ def haar_qr(d: int, rng: Any = None, *, group: str = "O", dtype: Any = np.float6
     if group == "SO" and np.linalg.det(Q) < 0:
         Q[:, 0] = -Q[:, 0]
     return Q
+
+
+def haar_qr_so(d: int, rng: Any = None) -> np.ndarray:
+    """``haar_qr(d, rng, group="SO")``: the ``sample(d, rng)`` form of the SO(d) sampler."""
+    return haar_qr(d, rng, group="SO")
 
 
 def haar_householder(d: int, rng: Any = None, *, group: str = "O") -> np.ndarray:
@@ -183,3 +189,8 @@ class ScipyOrthoAdapter:
 def scipy_sampler(dist: Any, *, group: str = "O") -> Callable[..., np.ndarray]:
     """Function form of :class:`ScipyOrthoAdapter`: returns ``sample(d, rng=None)``."""
     return ScipyOrthoAdapter(dist, group=group).sample
+
+
+def haar_householder_so(d: int, rng: Any = None) -> np.ndarray:
+    """``haar_householder(d, rng, group="SO")``: the ``sample(d, rng)`` form of the SO(d) sampler."""
+    return haar_householder(d, rng, group="SO")

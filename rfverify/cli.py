@@ -67,6 +67,27 @@ def build_parser() -> argparse.ArgumentParser:
     cl.add_argument("--debug", action="store_true", help="show tracebacks")
     lst = sub.add_parser("list", help="list kernels, checks and zoo entries")
     lst.add_argument("what", choices=["kernels", "checks", "zoo"])
+    orth = kinds.add_parser("orthogonal", help="a random orthogonal-matrix sampler claimed Haar on O(d) or SO(d)",
+                            description="Verify MODULE:ATTR, sample(d, rng) -> (d, d) or an object with "
+                            "rvs(dim=..., random_state=...), against Haar measure on --group.")
+    orth.add_argument("target", metavar="MODULE:ATTR")
+    orth.add_argument("--dim", default="8", help="matrix dimension d (default 8)")
+    orth.add_argument("--group", default="O", choices=["O", "SO"], help="declared group (default O)")
+    _add_common(orth)
+    tr = kinds.add_parser("transform", help="a fast linear transform apply(X) claimed equal to X @ M.T",
+                          description="Verify MODULE:ATTR, apply(X (n, d)) -> (n, d), against X @ M.T.")
+    tr.add_argument("target", metavar="MODULE:ATTR")
+    tr.add_argument("--dim", default="64", help="width d (default 64)")
+    tr.add_argument("--matrix", default="hadamard",
+                    help="hadamard | hadamard-normalized | MODULE:ATTR of M(d) -> (d, d) (default hadamard)")
+    tr.add_argument("--inplace", action="store_true", help="apply may overwrite its input")
+    _add_common(tr)
+    bench = sub.add_parser("bench", help="benchmark the structured transforms against their baselines",
+                           description="Time FWHT, butterflies (and registered extras) against naive numpy and "
+                           "dense BLAS baselines measured in the same run; print the table.")
+    bench.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats (seconds)")
+    bench.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    bench.add_argument("--debug", action="store_true", help="show tracebacks")
     return parser
 
 
@@ -192,12 +213,50 @@ def _cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_check_orthogonal(args: argparse.Namespace) -> int:
+    from .orthogonal_kind import OrthogonalConfig
+    from .runner import run
+
+    config = OrthogonalConfig(args.target, dim=_parse_int(args.dim, "--dim"), group=args.group,
+                              seed=parse_seed(args.seed), profile=args.profile)
+    return _emit(run(config, checks=args.check), args)
+
+
+def _cmd_check_transform(args: argparse.Namespace) -> int:
+    from .runner import run
+    from .transform_kind import TransformConfig
+
+    config = TransformConfig(args.target, dim=_parse_int(args.dim, "--dim"), matrix=args.matrix,
+                             inplace=args.inplace, seed=parse_seed(args.seed), profile=args.profile)
+    return _emit(run(config, checks=args.check), args)
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    import json
+
+    from .bench import format_table, run_structured_benchmarks
+
+    rows = run_structured_benchmarks(quick=args.quick)
+    print(format_table(rows))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(rows, fh, indent=2, default=str)
+            fh.write("\n")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        if args.command == "check" and args.kind == "orthogonal":
+            return _cmd_check_orthogonal(args)
+        if args.command == "check" and args.kind == "transform":
+            return _cmd_check_transform(args)
+        if args.command == "bench":
+            return _cmd_bench(args)
         if args.command == "check":
             if args.kind == "feature-map":
                 return _cmd_check_feature_map(args)

@@ -42,6 +42,14 @@ KINDS: dict[str, tuple[str, ...]] = {
         "rfverify.properties.concentration",
         "rfverify.properties.error_rate",
     ),
+    "orthogonal": (
+        "rfverify.properties.orthogonality",
+        "rfverify.properties.haar",
+    ),
+    "transform": (
+        "rfverify.properties.transform_exactness",
+        "rfverify.properties.transform_contract",
+    ),
 }
 
 

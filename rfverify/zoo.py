@@ -43,6 +43,28 @@ ZOO: list[ZooEntry] = [
              third_party=True, doc="scikit-learn's random Fourier features (phase form)"),
 ]
 
+# Random orthogonal matrices and fast transforms (issue 3).
+VERIFIERS.update({"orthogonal": "rfverify.orthogonal_kind:verify_orthogonal",
+                  "transform": "rfverify.transform_kind:verify_transform"})
+_ORTH = "rfverify.implementations.orthogonal:"
+ZOO += [
+    ZooEntry("haar-qr", _ORTH + "haar_qr", {"dim": 16, "group": "O"}, kind="orthogonal",
+             doc="sign-corrected QR of a Gaussian matrix (Mezzadri 2006), Haar on O(d)"),
+    ZooEntry("haar-qr-SO", _ORTH + "haar_qr_so", {"dim": 16, "group": "SO"}, kind="orthogonal",
+             doc="sign-corrected QR with the first column flipped when det = -1, Haar on SO(d)"),
+    ZooEntry("haar-householder", _ORTH + "haar_householder", {"dim": 16, "group": "O"}, kind="orthogonal",
+             doc="product of random Householder reflections and random signs (Stewart 1980), Haar on O(d)"),
+    ZooEntry("scipy-ortho_group", "scipy.stats:ortho_group", {"dim": 16, "group": "O"}, kind="orthogonal",
+             third_party=True, doc="scipy.stats.ortho_group.rvs, Haar on O(d)"),
+    ZooEntry("scipy-special_ortho_group", "scipy.stats:special_ortho_group", {"dim": 16, "group": "SO"},
+             kind="orthogonal", third_party=True, doc="scipy.stats.special_ortho_group.rvs, Haar on SO(d)"),
+    ZooEntry("fwht", "rfverify.implementations.structured:fwht", {"dim": 256, "matrix": "hadamard"},
+             kind="transform", doc="fast Walsh–Hadamard transform (natural order, unnormalised), = X @ H_d"),
+    ZooEntry("fwht-normalized", "rfverify.implementations.structured:fwht_normalized",
+             {"dim": 256, "matrix": "hadamard-normalized"}, kind="transform",
+             doc="fast Walsh–Hadamard transform divided by sqrt(d), = X @ H_d / sqrt(d)"),
+]
+
 
 def zoo_entries(names: list[str] | None = None) -> list[ZooEntry]:
     if not names:

@@ -52,6 +52,13 @@ def normalised_gaussian_rows(d, rng=None):
     return G / np.linalg.norm(G, axis=1, keepdims=True)
 
 
+def butterfly_uniform_angles(d, rng=None):
+    """Genz butterfly with uniform angles: in SO(d) and O(d log d), but not Haar for d >= 4 (claim it SO)."""
+    from rfverify.implementations.structured import Butterfly
+
+    return Butterfly(d, rng).apply(np.eye(d), backend="numpy").T  # rows B e_i -> B (O(d^2 log d))
+
+
 BROKEN_SAMPLERS = {
     "qr_without_sign_correction": qr_without_sign_correction,
     "gram_schmidt_uniform": gram_schmidt_uniform,
@@ -59,4 +66,21 @@ BROKEN_SAMPLERS = {
     "random_signed_permutation": random_signed_permutation,
     "so_claimed_as_o": so_claimed_as_o,
     "normalised_gaussian_rows": normalised_gaussian_rows,
+    "butterfly_uniform_angles": butterfly_uniform_angles,
+}
+
+#: The group each broken sampler claims (the butterfly honestly claims SO: its det is always +1,
+#: so claiming O would be caught by the determinant alone).
+CLAIMED_GROUP = {name: "O" for name in BROKEN_SAMPLERS}
+CLAIMED_GROUP["butterfly_uniform_angles"] = "SO"
+
+#: The Haar-battery checks expected to catch each one (caught = at least one of them fails).
+CAUGHT_BY = {
+    "qr_without_sign_correction": ("haar-entries",),
+    "gram_schmidt_uniform": ("haar-entries",),
+    "sign_corrected_qr_uniform": ("haar-entries",),
+    "random_signed_permutation": ("haar-entries",),
+    "so_claimed_as_o": ("haar-determinant",),
+    "normalised_gaussian_rows": ("orthogonality",),
+    "butterfly_uniform_angles": ("haar-entries", "haar-trace-moments", "haar-invariance"),
 }

@@ -1,0 +1,160 @@
+"""Transform exactness and linearity: apply(X) equals X @ M.T to a derived round-off tolerance."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rfverify.errors import PluginError
+from rfverify.registry import register_check
+from rfverify.results import CheckResult
+from rfverify.stats import roundoff_inner_product
+from rfverify.transform_kind import TransformContext
+
+__all__ = ["exactness_tolerance", "exactness_violation", "DTYPES", "NORMALISATION_EXTRA"]
+
+#: Input dtypes every transform is exercised with.
+DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+#: Extra roundings for a normalisation (sqrt, reciprocal or cast, the scaling multiply).
+NORMALISATION_EXTRA = 3
+
+
+def exactness_tolerance(X: np.ndarray, M: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Named elementwise bound on ``|apply(X) - X M^T|`` for an algorithm of rounding depth <= d + 3.
+
+    Higham (2002) Lemma 3.1 and eq. (3.5): a value computed by at most K
+    roundings of sums of products ``m_jk x_k`` satisfies
+    ``|fl(y_j) - y_j| <= γ_K (|M| |x|)_j``.  Dense matmul (any summation order)
+    has K = d - 1, the FWHT K = log2 d (butterfly) or sum_i (b_i - 1) (Kronecker
+    factors), normalisation adds 3; we take K = d + 3 (covers all of them).
+    A fast factorisation M = F_1 ... F_L of an orthogonal M may have
+    ``|F_1| ... |F_L| |x|`` larger than ``|M| |x|``; its normwise backward error
+    is bounded by ``γ_K ||x||_2 ||M||_2`` (Higham §3.5), so the bound is the
+    larger of the two.  The float64 reference ``X M^T`` adds
+    ``γ_d(float64) (|X| |M|^T)``.  ``dtype`` is the input's: a float32 input is
+    judged at float32 precision, a float64 one at float64.
+    """
+    d = M.shape[0]
+    Xa = np.abs(X.astype(np.float64))
+    comp = Xa @ np.abs(M).T
+    normwise = np.linalg.norm(X.astype(np.float64), axis=1, keepdims=True) * np.linalg.norm(M, 2)
+    g = roundoff_inner_product(d + NORMALISATION_EXTRA, dtype)
+    return g * np.maximum(comp, normwise) + roundoff_inner_product(d, np.float64) * comp + np.finfo(np.float64).tiny
+
+
+def exactness_violation(Y: np.ndarray, X: np.ndarray, M: np.ndarray) -> tuple[float, str | None]:
+    """``(max err/tol, message or None)`` comparing ``Y`` with ``X @ M.T``."""
+    ref = X.astype(np.float64) @ M.T
+    tol = exactness_tolerance(X, M, X.dtype)
+    err = np.abs(np.asarray(Y, dtype=np.float64) - ref)
+    ratio = err / tol
+    worst = float(np.max(ratio)) if ratio.size else 0.0
+    if worst <= 1.0:
+        return worst, None
+    r, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+    hint = _diagnose(np.asarray(Y, dtype=np.float64), ref)
+    return worst, (f"|apply(X) - X @ M.T| = {err[r, c]:.3g} at row {r}, column {c}, but should be <= {tol[r, c]:.3g} "
+                   f"(n={X.shape[0]}, d={X.shape[1]}, {X.dtype} input, {np.asarray(Y).dtype} output){hint}")
+
+
+def _diagnose(Y: np.ndarray, ref: np.ndarray) -> str:
+    """A hint at common transform bugs: a constant factor, permuted outputs, a transposed batch."""
+    mask = np.abs(ref) > 1e-8 * max(float(np.max(np.abs(ref))), 1e-300)
+    if mask.sum() >= 2:
+        c = float(np.sum(Y[mask] * ref[mask]) / np.sum(ref[mask] ** 2))
+        if abs(c - 1.0) > 1e-3 and np.allclose(Y, c * ref, rtol=1e-3, atol=1e-6 * np.max(np.abs(ref))):
+            return f"; apply(X) is {c:.6g} x X @ M.T everywhere: a normalisation not as claimed"
+    if Y.shape == ref.shape and Y.shape[1] > 1:
+        ya, ra = np.sort(np.abs(Y), axis=1), np.sort(np.abs(ref), axis=1)
+        if np.allclose(ya, ra, rtol=1e-4, atol=1e-6 * max(float(np.max(np.abs(ref))), 1e-300)):
+            return "; the outputs are a permutation of the right ones: a different row order of M (sequency order?)"
+    return ""
+
+
+def _inputs(ctx: TransformContext, n: int, dtype: np.dtype) -> np.ndarray:
+    return ctx.rng("X", n, str(dtype)).standard_normal((n, ctx.dim)).astype(dtype)
+
+
+@register_check("transform", "transform-exactness", statistical=False,
+                cost="2 dtypes x batch sizes (1, 2, 3, 17, 64 at default) applications and dense references")
+def check_exactness(ctx: TransformContext) -> CheckResult:
+    """apply(X) equals X @ M.T, row by row, to a derived round-off tolerance, for every batch size and dtype.
+
+    Property: ``apply(X)[i] = M X[i]`` for every row, every batch size n and
+    float32/float64 input.
+    Test: Gaussian X (seeded per n and dtype) with n over the profile's batch
+    sizes (default 1, 2, 3, 17, 64: including n = 1 and n != d, which expose a
+    transform along the wrong axis) and both dtypes, against the float64
+    reference ``X @ M.T`` with :func:`exactness_tolerance` (Higham's γ_{d+3}
+    of the input's dtype); a transform that raises on a valid batch fails.
+    Deterministic: no alpha.
+    Applies to: every transform.  Catches: sequency (Walsh) order for natural
+    order, a skipped last stage, the wrong axis, normalisation not as claimed,
+    silent downcasting.
+    Reference: N. J. Higham, Accuracy and Stability of Numerical Algorithms,
+    2nd ed. (2002), Lemma 3.1, eq. (3.5) and §3.5.
+    """
+    worst, msgs, cases = 0.0, [], []
+    for dtype in DTYPES:
+        for n in ctx.config.budget.ns:
+            X = _inputs(ctx, n, dtype)
+            try:
+                Y = ctx.apply(X)
+            except PluginError as exc:
+                msgs.append(f"n={n}, {dtype}: {exc.problem}")
+                cases.append({"n": n, "dtype": str(dtype), "error": exc.problem})
+                continue
+            ratio, msg = exactness_violation(Y, X, ctx.M)
+            worst = max(worst, ratio)
+            cases.append({"n": n, "dtype": str(dtype), "max_err_over_tol": ratio, "out_dtype": str(Y.dtype)})
+            if msg:
+                msgs.append(msg)
+    details = {"cases": cases, "matrix": ctx.config.matrix.name}
+    if msgs:
+        return ctx.result("fail", f"apply(X) != X @ M.T for M = {ctx.config.matrix.name} in {len(msgs)} of "
+                          f"{len(cases)} cases; first: {msgs[0]}", statistic=worst, threshold=1.0, details=details)
+    return ctx.result("pass", f"equals X @ M.T (M = {ctx.config.matrix.name}) in all {len(cases)} cases; worst "
+                      f"error {worst:.2g} x the round-off bound", statistic=worst, threshold=1.0, details=details)
+
+
+#: Exactly representable coefficients for the linearity check.
+LIN_A, LIN_B = 2.5, -0.75
+
+
+@register_check("transform", "transform-linearity", statistical=False,
+                cost="3 applications per dtype at n = 8")
+def check_linearity(ctx: TransformContext) -> CheckResult:
+    """apply(a X1 + b X2) = a apply(X1) + b apply(X2) to round-off.
+
+    Property: the transform is linear (as any ``X @ M.T`` is).
+    Test: a = 2.5, b = -0.75 (exact in binary), Gaussian X1, X2 with 8 rows, both
+    dtypes; tolerance ``|a| t(X1) + |b| t(X2) + t(aX1 + bX2) + γ_2 (|a||Y1| + |b||Y2|)``
+    with t the :func:`exactness_tolerance` of each application.  Deterministic.
+    Applies to: every transform.  Catches: data-dependent scaling (dividing by
+    a norm), offsets, state carried between calls.
+    Reference: Higham (2002), eq. (3.5).
+    """
+    worst, msgs = 0.0, []
+    for dtype in DTYPES:
+        X1 = ctx.rng("X1", str(dtype)).standard_normal((8, ctx.dim)).astype(dtype)
+        X2 = ctx.rng("X2", str(dtype)).standard_normal((8, ctx.dim)).astype(dtype)
+        X3 = (LIN_A * X1.astype(np.float64) + LIN_B * X2.astype(np.float64)).astype(dtype)
+        Y1, Y2, Y3 = (np.asarray(ctx.apply(X), dtype=np.float64) for X in (X1, X2, X3))
+        M = ctx.M
+        comb = LIN_A * Y1 + LIN_B * Y2
+        tol = (abs(LIN_A) * exactness_tolerance(X1, M, dtype) + abs(LIN_B) * exactness_tolerance(X2, M, dtype)
+               + exactness_tolerance(X3, M, dtype)
+               + roundoff_inner_product(2, np.float64) * (abs(LIN_A) * np.abs(Y1) + abs(LIN_B) * np.abs(Y2)))
+        # X3 was rounded to dtype: its deviation from a X1 + b X2 propagates through M
+        tol += roundoff_inner_product(1, dtype) * (np.abs(LIN_A * X1.astype(np.float64) + LIN_B * X2.astype(np.float64))
+                                                   @ np.abs(M).T)
+        err = np.abs(Y3 - comb)
+        ratio = err / tol
+        worst = max(worst, float(ratio.max()))
+        if ratio.max() > 1:
+            r, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+            msgs.append(f"{dtype}: |apply(aX1 + bX2) - (a apply(X1) + b apply(X2))| = {err[r, c]:.3g} at row {r}, "
+                        f"column {c}, but should be <= {tol[r, c]:.3g}")
+    if msgs:
+        return ctx.result("fail", "not linear: " + "; ".join(msgs), statistic=worst, threshold=1.0)
+    return ctx.result("pass", f"linear to {worst:.2g} x the round-off bound (a = {LIN_A}, b = {LIN_B})",
+                      statistic=worst, threshold=1.0)

@@ -1,0 +1,249 @@
+"""The ``orthogonal`` plug-in kind: random orthogonal-matrix samplers claimed Haar on O(d) or SO(d).
+
+A sampler is accepted in two forms (detected, never declared):
+
+* ``sample(d, rng) -> (d, d) array`` — a function (or an object with a
+  ``sample`` method) taking the dimension and a keyword-or-positional ``rng``
+  (a :class:`numpy.random.Generator`);
+* a scipy.stats-like distribution with ``rvs(dim=..., random_state=...)``
+  (``scipy.stats.ortho_group``, ``special_ortho_group``).
+
+Every draw ``t`` of a check gets its own Generator spawned from the root seed
+and the stable key ``("orthogonal", stream, d, group)`` and ``t``: verdicts do
+not depend on the implementation's name, check order or selection.  The Haar
+checks share one sample (``OrthogonalContext.sample``), drawn once per
+configuration and cached; it is a deterministic function of the key.
+
+Declared capability: ``group`` ("O" or "SO") decides what the determinant and
+moment checks expect.  ``is Haar`` is kept apart from ``gives an unbiased
+kernel``: see :data:`KERNEL_NOTE`.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+from .adapters import load_object, to_numpy
+from .errors import PluginError, UsageError
+from .profiles import Profile, get_profile
+from .registry import BaseContext, CheckSpec, statistical_count
+from .seeding import DEFAULT_SEED, SeedSource
+
+__all__ = ["OrthogonalBudget", "ORTHOGONAL_BUDGETS", "OrthogonalSampler", "OrthogonalConfig",
+           "OrthogonalContext", "verify_orthogonal", "KERNEL_NOTE", "GROUPS"]
+
+GROUPS = ("O", "SO")
+MAX_ORTHO_DIM = 1024
+
+KERNEL_NOTE = (
+    "'Haar' and 'unbiased ORF kernel' are different claims: the ORF estimate "
+    "(1/m) sum_i cos(s_i q_i.(x - y)) with independent s_i ~ chi_d is unbiased for the Gaussian kernel as "
+    "soon as every single row q_i is uniform on the sphere (the joint law of the rows only affects the "
+    "variance), so a non-Haar Q can still give an unbiased kernel, and a Haar Q with the wrong row norms "
+    "does not; verify ORF feature maps with 'rfverify check feature-map'."
+)
+
+
+@dataclass(frozen=True)
+class OrthogonalBudget:
+    """Sample sizes of the Haar battery for one profile.
+
+    ``draws``: matrices in the shared sample; ``pilot``: the first look of
+    every two-look test (a gross departure stops there, see
+    :func:`rfverify.properties.haar.two_looks`); ``ortho_draws``: matrices
+    checked for orthogonality.
+    """
+
+    draws: int
+    pilot: int
+    ortho_draws: int
+
+
+ORTHOGONAL_BUDGETS: dict[str, OrthogonalBudget] = {
+    "quick": OrthogonalBudget(draws=400, pilot=100, ortho_draws=8),
+    "default": OrthogonalBudget(draws=1500, pilot=150, ortho_draws=16),
+    "thorough": OrthogonalBudget(draws=6000, pilot=300, ortho_draws=64),
+}
+
+
+def _validate_group(group: Any) -> str:
+    if group not in GROUPS:
+        raise UsageError(f"group must be 'O' or 'SO', got {group!r}")
+    return str(group)
+
+
+def _validate_dim(dim: Any) -> int:
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or not 1 <= int(dim) <= MAX_ORTHO_DIM:
+        raise UsageError(f"dim must be an integer in [1, {MAX_ORTHO_DIM}], got {dim!r}")
+    return int(dim)
+
+
+class OrthogonalSampler:
+    """The plug-in, whatever its form: ``draw(d, rng) -> (d, d) ndarray`` with health checks."""
+
+    def __init__(self, implementation: Any, *, name: str | None = None) -> None:
+        self.spec: str | None = implementation if isinstance(implementation, str) else None
+        obj = load_object(implementation) if isinstance(implementation, str) else implementation
+        self.obj = obj
+        if callable(getattr(obj, "rvs", None)) and not callable(getattr(obj, "sample", None)):
+            self.form = "rvs"
+        elif callable(getattr(obj, "sample", None)) and not isinstance(obj, type):
+            self.form = "sample-method"
+        elif callable(obj):
+            self.form = "function"
+        else:
+            raise UsageError(f"{implementation!r} is neither sample(d, rng) -> (d, d) array nor an object "
+                             "with rvs(dim=..., random_state=...)")
+        if self.spec is None:
+            mod = getattr(obj, "__module__", None) or getattr(type(obj), "__module__", None)
+            qual = getattr(obj, "__qualname__", None)
+            if mod and qual and "<" not in qual:
+                self.spec = f"{mod}:{qual}"
+        self.name = name or getattr(obj, "__name__", None) or getattr(obj, "name", None) or type(obj).__name__
+
+    def draw(self, d: int, rng: np.random.Generator) -> np.ndarray:
+        """One matrix; a raising sampler, a wrong shape, a non-float or non-finite value is a PluginError."""
+        try:
+            if self.form == "rvs":
+                out = self.obj.rvs(dim=d, random_state=rng)
+            elif self.form == "sample-method":
+                out = self.obj.sample(d, rng)
+            else:
+                out = self.obj(d, rng)
+            Q = to_numpy(out)
+        except Exception as exc:  # the plug-in's own UsageError too: it refused a valid d
+            raise PluginError(self.name, f"sampling a {d}x{d} matrix raised {type(exc).__name__}: {exc}",
+                              "the sampler must accept (d, rng) or rvs(dim=d, random_state=rng)") from exc
+        if Q.shape != (d, d):
+            raise PluginError(self.name, f"returned shape {Q.shape} for d={d}, expected ({d}, {d})",
+                              "return one square matrix per call")
+        if Q.dtype.kind not in "fiu":
+            raise PluginError(self.name, f"returned dtype {Q.dtype}, expected a real floating array")
+        if not np.all(np.isfinite(Q)):
+            raise PluginError(self.name, f"returned non-finite values (NaN or inf) for d={d}")
+        return Q
+
+
+class OrthogonalConfig:
+    """A validated configuration for verifying one orthogonal sampler (see :class:`~rfverify.runner.FeatureMapConfig`)."""
+
+    kind = "orthogonal"
+
+    def __init__(self, implementation: Any, *, dim: int = 8, group: str = "O", seed: int = DEFAULT_SEED,
+                 profile: str | Profile = "default", name: str | None = None) -> None:
+        self.dim = _validate_dim(dim)
+        self.group = _validate_group(group)
+        self.seeds = SeedSource(seed)
+        self.profile = get_profile(profile)
+        self.budget = ORTHOGONAL_BUDGETS[self.profile.name] if self.profile.name in ORTHOGONAL_BUDGETS \
+            else ORTHOGONAL_BUDGETS["default"]
+        self.sampler = OrthogonalSampler(implementation, name=name)
+        self._cache: dict[tuple[Any, ...], np.ndarray] = {}
+        self._dtype: np.dtype | None = None
+
+    @property
+    def label(self) -> str:
+        return self.sampler.spec or self.sampler.name
+
+    def target(self) -> dict[str, Any]:
+        return {"name": f"Haar on {self.group}({self.dim})", "params": {}}
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"dim": self.dim, "group": self.group, "form": self.sampler.form, "spec": self.sampler.spec,
+                "budget": {"draws": self.budget.draws, "pilot": self.budget.pilot,
+                           "ortho_draws": self.budget.ortho_draws},
+                "note": KERNEL_NOTE}
+
+    def reproduce(self, check: str) -> str:
+        parts = ["rfverify", "check", "orthogonal", self.sampler.spec or "<MODULE:ATTR>", "--dim", str(self.dim),
+                 "--group", self.group, "--seed", str(self.seeds.root), "--profile", self.profile.name,
+                 "--check", check]
+        return " ".join(shlex.quote(p) if not p.startswith("<") else p for p in parts)
+
+    def context(self, spec: CheckSpec) -> "OrthogonalContext":
+        alpha = self.profile.family_alpha / max(1, statistical_count(spec.kind))
+        return OrthogonalContext(spec.name, self.profile, self.seeds, alpha, self.reproduce(spec.name),
+                                 config=self)
+
+    def preflight(self) -> str | None:
+        """Draw once (a health check); the problem, or None."""
+        try:
+            Q = self.sampler.draw(self.dim, self.seeds.rng("orthogonal", "preflight", self.dim, self.group))
+        except PluginError as exc:
+            return str(exc)
+        self._dtype = Q.dtype
+        return None
+
+    def draws(self, stream: str, start: int, stop: int) -> np.ndarray:
+        """Matrices ``start..stop-1`` of ``stream`` as a float64 ``(n, d, d)`` array (cached)."""
+        key = (stream, start, stop)
+        if key not in self._cache:
+            d = self.dim
+            out = np.empty((stop - start, d, d))
+            for i, t in enumerate(range(start, stop)):
+                Q = self.sampler.draw(d, self.seeds.rng("orthogonal", stream, d, self.group, trial=t))
+                self._dtype = Q.dtype
+                out[i] = Q
+            self._cache[key] = out
+        return self._cache[key]
+
+
+@dataclass
+class OrthogonalContext(BaseContext):
+    """What an orthogonal-sampler check may use; randomness only via ``seeds``."""
+
+    config: OrthogonalConfig = None  # type: ignore[assignment]
+    _extra: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.config.sampler.name
+
+    @property
+    def dim(self) -> int:
+        return self.config.dim
+
+    @property
+    def group(self) -> str:
+        return self.config.group
+
+    @property
+    def budget(self) -> OrthogonalBudget:
+        return self.config.budget
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The dtype the sampler returns (it decides the round-off tolerance)."""
+        return self.config._dtype if self.config._dtype is not None else np.dtype(np.float64)
+
+    def rng(self, *stream: Any) -> np.random.Generator:
+        """A check-private Generator (e.g. for choosing entries), independent of the sample."""
+        return self.seeds.rng("orthogonal", self.check, self.dim, self.group, *stream)
+
+    def pilot(self) -> np.ndarray:
+        """The shared Haar sample's first look: ``budget.pilot`` matrices."""
+        return self.config.draws("haar", 0, self.budget.pilot)
+
+    def sample(self) -> np.ndarray:
+        """The whole shared Haar sample: ``budget.draws`` matrices (the pilot first)."""
+        rest = self.config.draws("haar", self.budget.pilot, self.budget.draws)
+        return np.concatenate([self.pilot(), rest])
+
+
+def verify_orthogonal(implementation: Any, *, dim: int = 8, group: str = "O", seed: int = DEFAULT_SEED,
+                      profile: str | Profile = "default", checks: Iterable[str] | None = None,
+                      xfail: Mapping[str, str] | None = None, name: str | None = None) -> Any:
+    """Verify a random orthogonal-matrix sampler claimed Haar on ``group`` (O or SO) at dimension ``dim``.
+
+    ``implementation``: ``sample(d, rng)``, an object with ``sample`` or
+    ``rvs(dim=, random_state=)``, or ``"MODULE:ATTR"``.  Returns a
+    :class:`~rfverify.results.Report` (kind ``orthogonal``).
+    """
+    from .runner import run
+
+    config = OrthogonalConfig(implementation, dim=dim, group=group, seed=seed, profile=profile, name=name)
+    return run(config, checks=checks, xfail=xfail)

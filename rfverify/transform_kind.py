@@ -1,0 +1,238 @@
+"""The ``transform`` plug-in kind: fast linear transforms claimed to equal ``X @ M.T``.
+
+A transform is ``apply(X (n, d)) -> (n, d)`` — a function or an object with an
+``apply`` method — claimed to return the rows ``M x`` of every row ``x`` of
+``X`` for a declared matrix ``M``:
+
+* ``"hadamard"``: the Sylvester (natural-order) Hadamard matrix ``H_d``
+  (``scipy.linalg.hadamard``), defined for d a power of two;
+* ``"hadamard-normalized"``: ``H_d / sqrt(d)``;
+* a callable ``M(d) -> (d, d) array`` (raising where M is undefined), a
+  ``(d, d)`` array, or ``"MODULE:ATTR"`` naming either.
+
+``inplace=True`` declares that ``apply`` may overwrite its input; otherwise
+the caller's array must be left untouched.  All checks of this kind are
+deterministic (no alpha): they compare against the dense definition with a
+derived round-off tolerance (:func:`rfverify.properties.transform_exactness.exactness_tolerance`).
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping
+
+import numpy as np
+
+from .adapters import load_object, to_numpy
+from .errors import PluginError, UsageError
+from .profiles import Profile, get_profile
+from .registry import BaseContext, CheckSpec, statistical_count
+from .seeding import DEFAULT_SEED, SeedSource
+
+__all__ = ["TransformBudget", "TRANSFORM_BUDGETS", "TransformPlugin", "DeclaredMatrix", "TransformConfig",
+           "TransformContext", "verify_transform", "MATRICES"]
+
+MATRICES = ("hadamard", "hadamard-normalized")
+MAX_TRANSFORM_DIM = 1 << 14
+
+
+@dataclass(frozen=True)
+class TransformBudget:
+    """Batch sizes ``ns`` used by the exactness and linearity checks, per profile."""
+
+    ns: tuple[int, ...]
+
+
+TRANSFORM_BUDGETS: dict[str, TransformBudget] = {
+    "quick": TransformBudget(ns=(1, 3, 16)),
+    "default": TransformBudget(ns=(1, 2, 3, 17, 64)),
+    "thorough": TransformBudget(ns=(1, 2, 3, 5, 17, 64, 255, 1024)),
+}
+
+
+class DeclaredMatrix:
+    """The matrix a transform claims to equal, at any dimension (``at(d)`` is None where undefined)."""
+
+    def __init__(self, matrix: Any) -> None:
+        self.spec: str | None = matrix if isinstance(matrix, str) else None
+        if isinstance(matrix, str) and matrix in MATRICES:
+            self.name = matrix
+            self._fn: Callable[[int], np.ndarray] = self._hadamard(matrix == "hadamard-normalized")
+        else:
+            obj = load_object(matrix) if isinstance(matrix, str) else matrix
+            if isinstance(obj, np.ndarray) or (not callable(obj) and hasattr(obj, "__array__")):
+                arr = np.asarray(obj, dtype=np.float64)
+                if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
+                    raise UsageError(f"the declared matrix must be square, got shape {arr.shape}")
+                self._fn = lambda d, arr=arr: arr if d == arr.shape[0] else None  # type: ignore[misc]
+                self.name = self.spec or f"a fixed {arr.shape[0]}x{arr.shape[0]} matrix"
+            elif callable(obj):
+                self._fn = obj
+                self.name = self.spec or getattr(obj, "__qualname__", "M(d)")
+            else:
+                raise UsageError(f"--matrix must be one of {', '.join(MATRICES)} or MODULE:ATTR of M(d) -> "
+                                 f"(d, d) array, got {matrix!r}")
+
+    @staticmethod
+    def _hadamard(normalized: bool) -> Callable[[int], np.ndarray | None]:
+        def H(d: int) -> np.ndarray | None:
+            if d < 1 or d & (d - 1):
+                return None
+            from scipy.linalg import hadamard
+
+            M = hadamard(d).astype(np.float64)
+            return M / np.sqrt(d) if normalized else M
+
+        return H
+
+    def at(self, d: int) -> np.ndarray | None:
+        """M at dimension d (float64), or None where the declared matrix is undefined."""
+        try:
+            M = self._fn(d)
+        except Exception:
+            return None
+        if M is None:
+            return None
+        M = np.asarray(M, dtype=np.float64)
+        if M.shape != (d, d):
+            raise UsageError(f"the declared matrix {self.name} returned shape {M.shape} for d={d}")
+        return M
+
+
+class TransformPlugin:
+    """``apply(X) -> (n, d)``; raising, NaN and wrong shapes become :class:`PluginError`."""
+
+    def __init__(self, implementation: Any, *, name: str | None = None) -> None:
+        self.spec: str | None = implementation if isinstance(implementation, str) else None
+        obj = load_object(implementation) if isinstance(implementation, str) else implementation
+        if callable(getattr(obj, "apply", None)) and not isinstance(obj, type):
+            self.fn: Callable[[np.ndarray], Any] = obj.apply
+            self.form = "apply-method"
+        elif callable(obj):
+            self.fn = obj
+            self.form = "function"
+        else:
+            raise UsageError(f"{implementation!r} is not apply(X) -> (n, d) nor an object with an apply method")
+        if self.spec is None:
+            mod, qual = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+            if mod and qual and "<" not in qual:
+                self.spec = f"{mod}:{qual}"
+        self.name = name or getattr(obj, "__name__", None) or type(obj).__name__
+
+    def raw(self, X: np.ndarray) -> np.ndarray:
+        """Call ``apply``; exceptions propagate (the dimension probe wants them)."""
+        return to_numpy(self.fn(X))
+
+    def __call__(self, X: np.ndarray) -> np.ndarray:
+        """Call ``apply`` on valid input; misbehaviour is a :class:`PluginError`."""
+        n, d = X.shape
+        try:
+            Y = self.raw(X)
+        except Exception as exc:  # the plug-in's own UsageError too: it refused a valid input
+            raise PluginError(self.name, f"apply raised {type(exc).__name__} on a valid {X.dtype} input of shape "
+                              f"{X.shape}: {exc}", "apply must accept any (n, d) batch") from exc
+        if Y.shape != (n, d):
+            raise PluginError(self.name, f"apply returned shape {Y.shape} for input shape {X.shape}",
+                              f"return the rows M x as an ({n}, {d}) array")
+        if Y.dtype.kind not in "fiuc":
+            raise PluginError(self.name, f"apply returned dtype {Y.dtype}, expected a floating array")
+        if not np.all(np.isfinite(Y)):
+            raise PluginError(self.name, f"apply returned non-finite values (NaN or inf) for finite input of "
+                              f"shape {X.shape}")
+        return Y
+
+
+class TransformConfig:
+    """A validated configuration for verifying one transform (see :class:`~rfverify.runner.FeatureMapConfig`)."""
+
+    kind = "transform"
+
+    def __init__(self, implementation: Any, *, dim: int = 64, matrix: Any = "hadamard", inplace: bool = False,
+                 seed: int = DEFAULT_SEED, profile: str | Profile = "default", name: str | None = None) -> None:
+        if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or not 1 <= int(dim) <= MAX_TRANSFORM_DIM:
+            raise UsageError(f"dim must be an integer in [1, {MAX_TRANSFORM_DIM}], got {dim!r}")
+        self.dim = int(dim)
+        self.matrix = DeclaredMatrix(matrix)
+        self.M = self.matrix.at(self.dim)
+        if self.M is None:
+            raise UsageError(f"the declared matrix {self.matrix.name} is not defined at d={self.dim} "
+                             "(hadamard needs a power of two); choose --dim accordingly")
+        self.inplace = bool(inplace)
+        self.seeds = SeedSource(seed)
+        self.profile = get_profile(profile)
+        self.budget = TRANSFORM_BUDGETS.get(self.profile.name, TRANSFORM_BUDGETS["default"])
+        self.plugin = TransformPlugin(implementation, name=name)
+
+    @property
+    def label(self) -> str:
+        return self.plugin.spec or self.plugin.name
+
+    def target(self) -> dict[str, Any]:
+        return {"name": self.matrix.name, "params": {"d": self.dim}}
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"dim": self.dim, "matrix": self.matrix.spec or self.matrix.name, "inplace": self.inplace,
+                "form": self.plugin.form, "spec": self.plugin.spec, "batch_sizes": list(self.budget.ns)}
+
+    def reproduce(self, check: str) -> str:
+        parts = ["rfverify", "check", "transform", self.plugin.spec or "<MODULE:ATTR>", "--dim", str(self.dim),
+                 "--matrix", self.matrix.spec or "<MODULE:ATTR>"]
+        if self.inplace:
+            parts.append("--inplace")
+        parts += ["--seed", str(self.seeds.root), "--profile", self.profile.name, "--check", check]
+        return " ".join(shlex.quote(p) if not p.startswith("<") else p for p in parts)
+
+    def context(self, spec: CheckSpec) -> "TransformContext":
+        alpha = self.profile.family_alpha / max(1, statistical_count(spec.kind))
+        return TransformContext(spec.name, self.profile, self.seeds, alpha, self.reproduce(spec.name), config=self)
+
+    def preflight(self) -> str | None:
+        """Apply once to a 2-row float64 batch (a health check); the problem, or None."""
+        X = self.seeds.rng("transform", "preflight", self.dim).standard_normal((2, self.dim))
+        try:
+            self.plugin(X.copy())
+        except PluginError as exc:
+            return str(exc)
+        return None
+
+
+@dataclass
+class TransformContext(BaseContext):
+    """What a transform check may use; randomness only via ``seeds``."""
+
+    config: TransformConfig = None  # type: ignore[assignment]
+
+    @property
+    def name(self) -> str:
+        return self.config.plugin.name
+
+    @property
+    def dim(self) -> int:
+        return self.config.dim
+
+    @property
+    def M(self) -> np.ndarray:
+        return self.config.M  # type: ignore[return-value]
+
+    def rng(self, *stream: Any) -> np.random.Generator:
+        return self.seeds.rng("transform", self.check, self.dim, *stream)
+
+    def apply(self, X: np.ndarray) -> np.ndarray:
+        """Apply to a private copy of X (so in-place transforms cannot disturb the caller's data)."""
+        return self.config.plugin(np.array(X, copy=True))
+
+
+def verify_transform(implementation: Any, *, dim: int = 64, matrix: Any = "hadamard", inplace: bool = False,
+                     seed: int = DEFAULT_SEED, profile: str | Profile = "default",
+                     checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
+                     name: str | None = None) -> Any:
+    """Verify that ``apply(X)`` equals ``X @ M.T`` for the declared ``matrix`` at dimension ``dim``.
+
+    Returns a :class:`~rfverify.results.Report` (kind ``transform``).
+    """
+    from .runner import run
+
+    config = TransformConfig(implementation, dim=dim, matrix=matrix, inplace=inplace, seed=seed,
+                             profile=profile, name=name)
+    return run(config, checks=checks, xfail=xfail)
