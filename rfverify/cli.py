@@ -8,6 +8,7 @@ command is broken (a one-line message says what and how to fix it; add
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import traceback
 from typing import Any, Sequence
@@ -33,6 +34,17 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--debug", action="store_true", help="show tracebacks")
 
 
+def _add_feature_map_options(fm: argparse.ArgumentParser) -> None:
+    fm.add_argument("--kernel", default="rbf", help="registry name, or MODULE:ATTR of k(X, Y) -> Gram (default rbf)")
+    fm.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="kernel parameter (repeatable)")
+    fm.add_argument("--dim", default="16", help="input dimension d (default 16)")
+    fm.add_argument("--domain", default="gaussian",
+                    help="gaussian | sphere | positive | MODULE:ATTR of domain(n, d, rng) (default gaussian)")
+    fm.add_argument("--bound", help="declared C with |feature| * sqrt(m) <= C (enables the Hoeffding check)")
+    fm.add_argument("--biased", action="store_true", help="the estimate is not claimed unbiased")
+    fm.add_argument("--bias-bound", help="with --biased: the claimed bound on |E k_hat - k|")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="rfverify", description="Verify random-feature implementations, with numbers.")
     parser.add_argument("--version", action="version", version=f"rfverify {__version__}")
@@ -42,19 +54,17 @@ def build_parser() -> argparse.ArgumentParser:
     fm = kinds.add_parser("feature-map", help="a feature map: factory, function, or sklearn-style estimator",
                           description="Verify a feature map MODULE:ATTR against a kernel.")
     fm.add_argument("target", metavar="MODULE:ATTR")
-    fm.add_argument("--kernel", default="rbf", help="registry name, or MODULE:ATTR of k(X, Y) -> Gram (default rbf)")
-    fm.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="kernel parameter (repeatable)")
-    fm.add_argument("--dim", default="16", help="input dimension d (default 16)")
-    fm.add_argument("--domain", default="gaussian",
-                    help="gaussian | sphere | positive | MODULE:ATTR of domain(n, d, rng) (default gaussian)")
-    fm.add_argument("--bound", help="declared C with |feature| * sqrt(m) <= C (enables the Hoeffding check)")
-    fm.add_argument("--biased", action="store_true", help="the estimate is not claimed unbiased")
-    fm.add_argument("--bias-bound", help="with --biased: the claimed bound on |E k_hat - k|")
+    _add_feature_map_options(fm)
     _add_common(fm)
-    rep = sub.add_parser("report", help="verify implementations and write reports (JSON, Markdown)",
-                         description="Verify every reference implementation (--all) and write one JSON "
-                         "report per implementation and SUMMARY.md into --out.")
-    rep.add_argument("--all", action="store_true", help="every implementation of the reference zoo")
+    rep = sub.add_parser("report", help="verify implementations and write reports (HTML, JSON, Markdown)",
+                         description="Verify one feature map MODULE:ATTR (with the options of 'check "
+                         "feature-map'), or every reference implementation and published claim (--all), and "
+                         "write an HTML page and a JSON report per implementation, index.html, index.json and "
+                         "SUMMARY.md into --out.")
+    rep.add_argument("target", metavar="MODULE:ATTR", nargs="?", help="a feature map to report on")
+    _add_feature_map_options(rep)
+    rep.add_argument("--check", action="append", metavar="NAME", help="with MODULE:ATTR: run only this check")
+    rep.add_argument("--all", action="store_true", help="every implementation of the reference zoo, and the claims")
     rep.add_argument("--only", action="append", metavar="NAME", help="only this zoo entry (repeatable)")
     rep.add_argument("--out", default="reports", help="output directory (default reports/)")
     rep.add_argument("--seed", default=SHARED_OPTIONS["seed"][0], help=SHARED_OPTIONS["seed"][1])
@@ -99,7 +109,14 @@ def _parse_int(text: str, what: str) -> int:
 
 
 def _cmd_check_feature_map(args: argparse.Namespace) -> int:
-    from .runner import FeatureMapConfig, run
+    from .runner import run
+
+    report = run(_feature_map_config(args), checks=args.check)
+    return _emit(report, args)
+
+
+def _feature_map_config(args: argparse.Namespace) -> Any:
+    from .runner import FeatureMapConfig
 
     params = dict(parse_param(p) for p in args.param)
     kernel: Any = args.kernel
@@ -125,8 +142,7 @@ def _cmd_check_feature_map(args: argparse.Namespace) -> int:
         domain_spec=domain_spec,
     )
     config.plugin.spec = args.target
-    report = run(config, checks=args.check)
-    return _emit(report, args)
+    return config
 
 
 def _emit(report: Any, args: argparse.Namespace) -> int:
@@ -145,32 +161,61 @@ def _emit(report: Any, args: argparse.Namespace) -> int:
     return report.exit_code
 
 
-def _progress(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
-
-
 def _cmd_report(args: argparse.Namespace) -> int:
-    import time
     from pathlib import Path
 
+    from .progress import Progress
     from .reporting import write_reports
     from .zoo import verify_entry, zoo_entries
 
-    if not args.all and not args.only:
-        raise UsageError("say what to report on: --all, or --only NAME (see 'rfverify list zoo')")
+    if args.target and (args.all or args.only):
+        raise UsageError("report on either MODULE:ATTR or zoo entries (--all / --only NAME), not both")
+    if not args.target and not args.all and not args.only:
+        raise UsageError("say what to report on: MODULE:ATTR, --all, or --only NAME (see 'rfverify list zoo')")
+    if not args.target and args.check:
+        raise UsageError("--check selects checks of MODULE:ATTR; zoo reports always run every check")
     seed = parse_seed(args.seed)
-    entries = zoo_entries(args.only)
     reports = []
-    for i, entry in enumerate(entries, 1):
+    docs: dict[str, str] = {}
+    if args.target:
+        from .runner import run
+
+        config = _feature_map_config(args)
+        progress = Progress(1)
+        with progress.entry(1, args.target):
+            report = run(config, checks=args.check)
+        progress.done(report)
+        reports.append((args.target, report))
+        # the check's reproduce command, made into this report's: same target, options, seed and profile
+        repro = config.reproduce("").rsplit(" --check", 1)[0]
+        command = repro.replace("rfverify check feature-map", "rfverify report", 1) + " --out " + shlex.quote(args.out)
+    else:
+        entries = zoo_entries(args.only)
+        progress = Progress(len(entries))
+        for i, entry in enumerate(entries, 1):
+            with progress.entry(i, entry.name):
+                report = verify_entry(entry, seed=seed, profile=args.profile)
+            progress.done(report)
+            reports.append((entry.name, report))
+            docs[entry.name] = entry.doc
+        command = (f"rfverify report {'--all' if args.all else ' '.join('--only ' + n for n in args.only)} "
+                   f"--out {args.out} --seed {seed} --profile {args.profile}")
+    claims = None
+    if args.all:
+        import time
+
+        from .claims import evaluate_claims
+
+        progress.note("evaluating the published claims ...")
         t0 = time.perf_counter()
-        report = verify_entry(entry, seed=seed, profile=args.profile)
-        reports.append((entry.name, report))
-        verdict = "passed" if report.passed else "FAILED"
-        _progress(f"[{i}/{len(entries)}] {entry.name}: {verdict} ({time.perf_counter() - t0:.1f} s)")
+        claims = evaluate_claims()
+        progress.note(f"{len(claims)} claims evaluated ({time.perf_counter() - t0:.1f} s)")
+    for _, report in reports:
         print(report.table())
         print()
-    paths = write_reports(Path(args.out), reports, seed=seed, profile=args.profile)
-    _progress(f"wrote {len(paths)} files to {args.out}")
+    paths = write_reports(Path(args.out), reports, seed=seed, profile=args.profile, claims=claims, docs=docs,
+                          command=command)
+    progress.note(f"wrote {len(paths)} files to {args.out} (open {Path(args.out) / 'index.html'})")
     return max((r.exit_code for _, r in reports), default=0)
 
 

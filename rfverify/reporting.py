@@ -1,19 +1,30 @@
-"""Write reports: one JSON per implementation and a Markdown summary.
+"""Write reports: JSON and an HTML page per implementation, an index, and a Markdown summary.
 
-The JSON layout is versioned (``schema_version``) and contains no timings, so
-the same seed and profile give byte-identical files.
+The JSON layout is versioned (``schema_version``; documented in
+``docs/reports.md``) and contains no timings, so the same seed and profile give
+byte-identical files.  Files written into the output directory:
+
+* ``<name>.json`` — :meth:`Report.to_dict` plus ``provenance``;
+* ``<name>.html`` — the self-contained page (:mod:`rfverify.html`);
+* ``index.json`` / ``index.html`` — every implementation's verdict and the published claims;
+* ``SUMMARY.md`` — the verdict matrix for a pull-request comment.
 """
 
 from __future__ import annotations
 
+import json
 import platform
 import sys
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable, Mapping, Sequence
 
 from .results import Report, _fmt
 
-__all__ = ["write_reports", "markdown_summary", "provenance"]
+__all__ = ["write_reports", "markdown_summary", "provenance", "report_document", "index_document",
+           "INDEX_SCHEMA_VERSION"]
+
+#: Version of the layout of ``index.json`` (the per-implementation files carry Report's ``schema_version``).
+INDEX_SCHEMA_VERSION = 1
 
 
 def provenance() -> dict[str, str]:
@@ -51,28 +62,108 @@ def markdown_summary(reports: Iterable[tuple[str, Report]]) -> str:
                 cells.append("")
         kernel = r.kernel.get("name", "")
         verdict = "passed" if r.passed else "**failed**"
-        lines.append(f"| {name} | {kernel} | {verdict} | " + " | ".join(cells) + " |")
+        lines.append(f"| {_md(name)} | {_md(str(kernel))} | {verdict} | " + " | ".join(cells) + " |")
     lines.append("")
     for name, r in reports:
         for res in r.results:
             if res.status in ("fail", "error"):
-                lines.append(f"- **{name} / {res.check}**: {res.message}  \n  `{res.reproduce}`")
+                lines.append(f"- **{_md(name)} / {res.check}**: {_md(res.message)}  \n  `{res.reproduce}`")
     return "\n".join(lines) + "\n"
 
 
-def write_reports(out: Path, reports: list[tuple[str, Report]], *, seed: int, profile: str) -> list[Path]:
+def _md(text: str) -> str:
+    """Untrusted text for a Markdown table cell: no pipes, no line breaks, no raw HTML."""
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
+            .replace("\n", " "))
+
+
+def report_document(report: Report, prov: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The per-implementation JSON document: :meth:`Report.to_dict` with ``provenance`` after the version."""
+    doc: dict[str, Any] = {}
+    for key, value in report.to_dict().items():
+        doc[key] = value
+        if key == "rfverify_version":
+            doc["provenance"] = dict(prov if prov is not None else provenance())
+    return doc
+
+
+def index_document(reports: Sequence[tuple[str, Report]], *, seed: int, profile: str,
+                   claims: Sequence[Any] | None = None, prov: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """``index.json``: every implementation's verdict per check, and the evaluated claims (or null)."""
+    from .html import page_filename, verdict
+
+    return {
+        "schema_version": INDEX_SCHEMA_VERSION,
+        "seed": seed,
+        "profile": profile,
+        "provenance": dict(prov if prov is not None else provenance()),
+        "reports": [{
+            "name": name,
+            "implementation": r.implementation,
+            "kind": r.kind,
+            "verdict": verdict(r),
+            "exit_code": r.exit_code,
+            "json": page_filename(name) + ".json",
+            "html": page_filename(name) + ".html",
+            "checks": {res.check: res.status for res in r.results},
+        } for name, r in reports],
+        "claims": None if claims is None else [c.to_dict() if hasattr(c, "to_dict") else dict(c) for c in claims],
+    }
+
+
+def _claims_section(claims: Sequence[Any]) -> str:
+    from .claims import claims_markdown
+
+    counts: dict[str, int] = {}
+    for c in claims:
+        counts[c.verdict] = counts.get(c.verdict, 0) + 1
+    head = f"## Published claims\n\n{len(claims)} claims: " + ", ".join(f"{n} {v}" for v, n in counts.items())
+    return (head + "\n\n<details><summary>claims table</summary>\n\n" + claims_markdown(list(claims))
+            + "\n</details>\n")
+
+
+def write_reports(out: Path, reports: list[tuple[str, Report]], *, seed: int, profile: str,
+                  claims: Sequence[Any] | None = None, docs: Mapping[str, str] | None = None,
+                  html: bool = True, command: str = "") -> list[Path]:
+    """Write every file of a report run into ``out`` (see the module docstring); returns the paths.
+
+    ``claims``: the evaluated published claims (None: not evaluated in this run); ``docs``: a
+    one-line description per implementation name for the index; ``command``: the command that
+    regenerates the directory, shown on the index page.
+    """
+    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, report in reports:
-        path = out / f"{name}.json"
-        path.write_text(report.to_json(), encoding="utf-8")
-        written.append(path)
     prov = provenance()
-    head = (f"# rfverify correctness report\n\nseed {seed}, profile {profile}; "
+
+    def put(name: str, text: str) -> None:
+        path = out / name
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        written.append(path)
+
+    for name, report in reports:
+        from .html import page_filename
+
+        stem = page_filename(name)
+        put(f"{stem}.json", json.dumps(report_document(report, prov), indent=2, allow_nan=False) + "\n")
+        if html:
+            from .html import render_report_page
+
+            put(f"{stem}.html", render_report_page(name, report, provenance=prov, doc=(docs or {}).get(name, "")))
+    put("index.json", json.dumps(index_document(reports, seed=seed, profile=profile, claims=claims, prov=prov),
+                                 indent=2, allow_nan=False) + "\n")
+    if html:
+        from .html import render_index_page
+
+        put("index.html", render_index_page(reports, seed=seed, profile=profile, provenance=prov, claims=claims,
+                                            docs=docs, command=command))
+    n_fail = sum(not r.passed for _, r in reports)
+    head = (f"# rfverify correctness report\n\n**{len(reports) - n_fail} of {len(reports)} implementations "
+            f"pass** — seed {seed}, profile {profile}; "
             + ", ".join(f"{k} {v}" for k, v in prov.items()) + "\n\n")
-    md = out / "SUMMARY.md"
-    md.write_text(head + markdown_summary(reports), encoding="utf-8")
-    written.append(md)
+    tail = "\n" + _claims_section(claims) if claims is not None else ""
+    put("SUMMARY.md", head + markdown_summary(reports) + tail)
     return written
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import shlex
 from typing import Any, Callable, Iterable, Mapping
 
@@ -20,6 +21,10 @@ from .seeding import DEFAULT_SEED, SeedSource
 __all__ = ["verify", "check_names", "run_check", "FeatureMapConfig", "build_context_config"]
 
 PREFLIGHT_M = 16
+#: Progress hook, ``hook(check, index, total, result)``, called before (result None) and after each
+#: check by :func:`run`; set by ``rfverify report`` for its progress display (never affects results).
+CHECK_HOOK: contextvars.ContextVar[Callable[[str, int, int, CheckResult | None], None] | None] = \
+    contextvars.ContextVar("rfverify_check_hook", default=None)
 MAX_DIM = 65536
 
 
@@ -216,7 +221,16 @@ def run(config: Any, *, checks: Iterable[str] | None = None,
     """Run the selected checks of ``config.kind`` (any kind's config, see :class:`FeatureMapConfig`)."""
     specs = select(config.kind, checks, xfail)
     problem = config.preflight()
-    results = tuple(_apply_xfail(run_check(config, s, problem), (xfail or {}).get(s.name)) for s in specs)
+    hook = CHECK_HOOK.get()
+    collected = []
+    for i, s in enumerate(specs):
+        if hook is not None:
+            hook(s.name, i, len(specs), None)
+        result = _apply_xfail(run_check(config, s, problem), (xfail or {}).get(s.name))
+        if hook is not None:
+            hook(s.name, i, len(specs), result)
+        collected.append(result)
+    results = tuple(collected)
     return Report(
         implementation=config.label,
         kind=config.kind,

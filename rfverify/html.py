@@ -1,0 +1,232 @@
+"""Self-contained HTML pages for reports: one per implementation, and an index.
+
+Only a *renderer* of :class:`~rfverify.results.Report`: it is generic over
+``Report.kind`` and the checks' ``details`` (plots come from
+:mod:`rfverify.plots`, other details become tables).  Jinja2 with autoescape
+on — implementation names, docstrings and messages are untrusted text — and a
+Content-Security-Policy that allows no script at all.  Pages embed their plots
+as inline SVG and their stylesheet, so one file is the whole page; the output
+holds no timestamps, so the same reports render to the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any, Iterable, Mapping, Sequence
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
+
+from .plots import plots_for
+from .results import Report, _fmt, _kernel_str
+
+__all__ = ["render_report_page", "render_index_page", "page_filename", "verdict"]
+
+STATUS_LABEL = {"pass": "PASS", "fail": "FAIL", "error": "ERROR", "skip": "SKIP", "xfail": "XFAIL"}
+#: Lists longer than this are summarised in the details tables.
+MAX_INLINE_LIST = 8
+
+
+def _env() -> Environment:
+    env = Environment(loader=PackageLoader("rfverify", "templates"), autoescape=True,
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                      keep_trailing_newline=True)
+    env.filters["num"] = _fmt
+    return env
+
+
+def page_filename(name: str) -> str:
+    """A safe file stem for an implementation name (``module:Attr`` -> ``module.Attr``)."""
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", name.replace(":", ".")).strip("._") or "report"
+    return stem
+
+
+def verdict(report: Report) -> str:
+    """``passed`` | ``failed`` | ``error`` for a report."""
+    return {0: "passed", 1: "failed"}.get(report.exit_code, "error")
+
+
+def _target_str(target: Any) -> str:
+    if isinstance(target, Mapping) and "name" in target:
+        return _kernel_str(target)
+    return json.dumps(target, sort_keys=True, default=str)
+
+
+def _value(v: Any) -> str:
+    """A detail value as short readable text."""
+    if v is None:
+        return "—"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, (int,)) and not isinstance(v, bool):
+        return str(v)
+    if isinstance(v, float):
+        return _fmt(v)
+    if isinstance(v, str):
+        return v
+    if isinstance(v, Mapping):
+        return "; ".join(f"{k} = {_value(x)}" for k, x in v.items())
+    if isinstance(v, Sequence):
+        items = list(v)
+        nums = [x for x in items if isinstance(x, (int, float)) and not isinstance(x, bool)]
+        if len(items) > MAX_INLINE_LIST:
+            if len(nums) == len(items):
+                finite = [float(x) for x in nums if math.isfinite(float(x))]
+                if finite:
+                    return f"{len(items)} values, {_fmt(min(finite))} … {_fmt(max(finite))}"
+            return f"{len(items)} values"
+        return "[" + ", ".join(_value(x) for x in items) + "]"
+    return str(v)
+
+
+def _is_record_list(v: Any) -> bool:
+    return (isinstance(v, Sequence) and not isinstance(v, str) and len(v) > 0
+            and all(isinstance(x, Mapping) for x in v))
+
+
+def _is_plain_list(v: Any) -> bool:
+    return (isinstance(v, Sequence) and not isinstance(v, str) and len(v) >= 2
+            and all(not isinstance(x, (Mapping, list, tuple)) for x in v))
+
+
+def _detail_tables(details: Mapping[str, Any]) -> tuple[list[tuple[str, str]], list[dict[str, Any]]]:
+    """Scalars (key, text) and tables ({title, headers, rows}) from a details mapping.
+
+    A list of records becomes a table; plain lists of the same length (per-pair or per-sub-test
+    values: labels, exact, mean, half_width, p-values) become the columns of one table, labels first.
+    """
+    scalars: list[tuple[str, str]] = []
+    tables: list[dict[str, Any]] = []
+    by_len: dict[int, list[str]] = {}
+    for key, v in details.items():
+        if _is_plain_list(v):
+            by_len.setdefault(len(v), []).append(key)
+    columns = {n: keys for n, keys in by_len.items() if len(keys) >= 2}
+    in_table = {k for keys in columns.values() for k in keys}
+    for n, keys in columns.items():
+        keys = sorted(keys, key=lambda k: not all(isinstance(x, str) for x in details[k]))  # labels first
+        rows = [[_value(details[k][i]) for k in keys] for i in range(n)]
+        tables.append({"title": f"per item ({n})", "headers": [k.replace("_", " ") for k in keys], "rows": rows})
+    for key, v in details.items():
+        if key in in_table:
+            continue
+        if _is_record_list(v):
+            headers: list[str] = []
+            for rec in v:
+                for h in rec:
+                    if h not in headers:
+                        headers.append(str(h))
+            rows = [[_value(rec.get(h)) for h in headers] for rec in v]
+            tables.append({"title": key.replace("_", " "), "headers": headers, "rows": rows})
+        else:
+            scalars.append((key.replace("_", " "), _value(v)))
+    return scalars, tables
+
+
+def _check_view(name: str, r: Any) -> dict[str, Any]:
+    eff = r.effect
+    effect = None
+    if eff is not None:
+        effect = {
+            "name": eff.name,
+            "estimate": _fmt(eff.estimate),
+            "interval": f"[{_fmt(eff.low)}, {_fmt(eff.high)}]",
+            "confidence": f"{eff.confidence:.6g}",
+            "detectable": _fmt(eff.detectable) if eff.detectable is not None else "",
+            "power": _fmt(eff.power) if eff.power is not None else "",
+        }
+    details = dict(r.details) if isinstance(r.details, Mapping) else {}
+    scalars, tables = _detail_tables(details)
+    plots = plots_for(details, salt=f"{page_filename(name)}-{r.check}")
+    return {
+        "check": r.check,
+        "anchor": "check-" + re.sub(r"[^A-Za-z0-9_-]+", "-", r.check),
+        "status": r.status,
+        "status_label": STATUS_LABEL.get(r.status, r.status.upper()),
+        "message": r.message,
+        "statistic": _fmt(r.statistic),
+        "p_value": _fmt(r.p_value),
+        "threshold": _fmt(r.threshold),
+        "alpha": _fmt(r.alpha),
+        "effect": effect,
+        "reproduce": r.reproduce,
+        "plots": [{"title": p.title, "caption": p.caption, "svg": Markup(p.svg)} for p in plots],
+        "scalars": scalars,
+        "tables": tables,
+    }
+
+
+def _flatten(prefix: str, obj: Any, out: list[tuple[str, str]]) -> None:
+    if isinstance(obj, Mapping) and obj:
+        for k, v in obj.items():
+            _flatten(f"{prefix}.{k}" if prefix else str(k), v, out)
+    else:
+        out.append((prefix, _value(obj)))
+
+
+def render_report_page(name: str, report: Report, *, provenance: Mapping[str, str],
+                       doc: str = "", index_href: str | None = "index.html") -> str:
+    """The HTML page of one implementation's report (untrusted text is escaped)."""
+    counts = {s: sum(r.status == s for r in report.results) for s in STATUS_LABEL}
+    config: list[tuple[str, str]] = []
+    _flatten("", report.config, config)
+    return _env().get_template("report.html.j2").render(
+        title=f"{name} — rfverify report",
+        name=name,
+        doc=doc,
+        report=report,
+        verdict=verdict(report),
+        counts=counts,
+        target=_target_str(report.kernel),
+        config=config,
+        checks=[_check_view(name, r) for r in report.results],
+        provenance=provenance,
+        index_href=index_href,
+    )
+
+
+def render_index_page(entries: Iterable[tuple[str, Report]], *, seed: int, profile: str,
+                      provenance: Mapping[str, str], claims: Sequence[Any] | None = None,
+                      docs: Mapping[str, str] | None = None, command: str = "") -> str:
+    """The index: verdict matrix (implementations x checks) and the published-claims table."""
+    entries = list(entries)
+    groups: dict[str, dict[str, Any]] = {}  # one matrix per kind: kinds have different checks
+    rows = []
+    for name, rep in entries:
+        group = groups.setdefault(rep.kind, {"kind": rep.kind, "checks": [], "rows": []})
+        for r in rep.results:
+            if r.check not in group["checks"]:
+                group["checks"].append(r.check)
+    for name, rep in entries:
+        group = groups[rep.kind]
+        by = {r.check: r for r in rep.results}
+        cells = []
+        for c in group["checks"]:
+            r = by.get(c)
+            cells.append(None if r is None else {"status": r.status, "label": STATUS_LABEL.get(r.status, r.status),
+                                                 "message": r.message, "anchor": "check-" + re.sub(r"[^A-Za-z0-9_-]+", "-", c)})
+        row = {"name": name, "href": page_filename(name) + ".html", "kind": rep.kind,
+               "implementation": rep.implementation, "target": _target_str(rep.kernel),
+               "verdict": verdict(rep), "cells": cells, "doc": (docs or {}).get(name, "")}
+        group["rows"].append(row)
+        rows.append(row)
+    totals = {v: sum(r["verdict"] == v for r in rows) for v in ("passed", "failed", "error")}
+    claim_rows = [c.to_dict() if hasattr(c, "to_dict") else dict(c) for c in (claims or [])]
+    claim_counts: dict[str, int] = {}
+    for c in claim_rows:
+        claim_counts[c["verdict"]] = claim_counts.get(c["verdict"], 0) + 1
+    return _env().get_template("index.html.j2").render(
+        title="rfverify correctness reports",
+        seed=seed,
+        profile=profile,
+        provenance=provenance,
+        groups=list(groups.values()),
+        rows=rows,
+        totals=totals,
+        claims=claim_rows,
+        claims_evaluated=claims is not None,
+        claim_counts=claim_counts,
+        command=command,
+    )
