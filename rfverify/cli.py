@@ -56,6 +56,16 @@ def build_parser() -> argparse.ArgumentParser:
     fm.add_argument("target", metavar="MODULE:ATTR")
     _add_feature_map_options(fm)
     _add_common(fm)
+    qd = kinds.add_parser("quadrature", help="a stochastic quadrature rule rule(d, rng) -> (points, weights)",
+                          description="Verify a rule MODULE:ATTR estimating E f(w), w ~ N(0, I_d).")
+    qd.add_argument("target", metavar="MODULE:ATTR")
+    qd.add_argument("--dim", default="8", help="dimension d (default 8)")
+    qd.add_argument("--degree", default="0", help="claimed degree of exactness for every draw (default 0)")
+    qb = qd.add_mutually_exclusive_group()
+    qb.add_argument("--unbiased", dest="biased", action="store_false", help="claimed unbiased (default)")
+    qb.add_argument("--biased", dest="biased", action="store_true", help="not claimed unbiased")
+    qd.set_defaults(biased=False)
+    _add_common(qd)
     rep = sub.add_parser("report", help="verify implementations and write reports (HTML, JSON, Markdown)",
                          description="Verify one feature map MODULE:ATTR (with the options of 'check "
                          "feature-map'), or every reference implementation and published claim (--all), and "
@@ -113,6 +123,17 @@ def _cmd_check_feature_map(args: argparse.Namespace) -> int:
 
     report = run(_feature_map_config(args), checks=args.check)
     return _emit(report, args)
+
+
+def _cmd_check_quadrature(args: argparse.Namespace) -> int:
+    from .quadrature import QuadratureConfig
+    from .runner import run
+
+    config = QuadratureConfig(load_object(args.target), dim=_parse_int(args.dim, "--dim"),
+                              degree=_parse_int(args.degree, "--degree"), unbiased=not args.biased,
+                              seed=parse_seed(args.seed), profile=args.profile)
+    config.plugin.spec = args.target
+    return _emit(run(config, checks=args.check), args)
 
 
 def _feature_map_config(args: argparse.Namespace) -> Any:
@@ -305,6 +326,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "check":
             if args.kind == "feature-map":
                 return _cmd_check_feature_map(args)
+            if args.kind == "quadrature":
+                return _cmd_check_quadrature(args)
             raise UsageError("say what to check: rfverify check feature-map MODULE:ATTR ...")
         if args.command == "report":
             return _cmd_report(args)

@@ -50,6 +50,10 @@ KINDS: dict[str, tuple[str, ...]] = {
         "rfverify.properties.transform_exactness",
         "rfverify.properties.transform_contract",
     ),
+    "quadrature": (
+        "rfverify.properties.quadrature_exactness",
+        "rfverify.properties.quadrature_unbiasedness",
+    ),
 }
 
 

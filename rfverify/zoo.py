@@ -14,7 +14,8 @@ __all__ = ["ZooEntry", "ZOO", "zoo_entries", "VERIFIERS", "verify_entry"]
 
 #: kind -> "module:function" verifying one implementation of that kind; called as
 #: ``fn(implementation, seed=..., profile=..., xfail=..., **entry.options)`` -> Report.
-VERIFIERS: dict[str, str] = {"feature-map": "rfverify.runner:verify"}
+VERIFIERS: dict[str, str] = {"feature-map": "rfverify.runner:verify",
+                             "quadrature": "rfverify.quadrature:verify_quadrature"}
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,36 @@ ZOO += [
              doc="fast Walsh–Hadamard transform divided by sqrt(d), = X @ H_d / sqrt(d)"),
 ]
 
+
+# Issue 5: stochastic spherical-radial quadrature rules (kind "quadrature") and feature maps built on them.
+_QR = _IMPL + "quadrature:"
+ZOO += [
+    ZooEntry(f"rule-{attr.replace('_', '-')}", _QR + attr, {"dim": 8, "degree": deg, "unbiased": unb},
+             kind="quadrature", doc=doc)
+    for attr, deg, unb, doc in (
+        ("sr11_haar", 1, True, "SR^{1,1}: ±rho Q e_1, rho ~ chi(d) (= RFF)"),
+        ("sr13_haar", 1, True, "SR^{1,3}: ±rho_i Q e_i, weights 1/(2d) (= ORF)"),
+        ("sr33_haar", 3, True, "SR^{3,3} eq. 5, Haar Q, rho ~ chi(d+2)"),
+        ("sr33_per_vertex_haar", 3, True, "SR^{3,3} with one rho_j per vertex, Haar Q"),
+        ("sr33_butterfly", 3, False, "SR^{3,3}, butterfly Q (exact to degree 3; biased: not Haar)"),
+        ("sr33_per_vertex_butterfly", 3, False, "SR^{3,3} per-vertex rho_j, butterfly Q (paper's method B; biased)"),
+        ("monte_carlo", 0, True, "plain Monte Carlo, 2d+3 points"),
+        ("antithetic", 1, True, "antithetic Monte Carlo, d+1 pairs"),
+    )
+]
+ZOO += [
+    ZooEntry("sr33-rbf", _QR + "SR33PerVertexRBF", {"kernel": "rbf", "kernel_params": {"gamma": 0.5}, "dim": 8},
+             doc="SR^{3,3} per-vertex features for rbf (n_components = rules; zero-mean centre term dropped)"),
+    ZooEntry("sr33-butterfly-rbf", _QR + "SR33ButterflyRBF",
+             {"kernel": "rbf", "kernel_params": {"gamma": 0.5}, "dim": 8, "unbiased": False},
+             doc="SR^{3,3} with butterfly Q for rbf (biased: butterflies are not Haar)"),
+    ZooEntry("sr33-arccos0", _QR + "SR33ArcCos", {"kernel": "arccos", "kernel_params": {"order": 0}, "dim": 8,
+                                                   "domain": "positive"},
+             doc="SR^{3,3} features for the arc-cosine kernel of order 0 (Theta(0) = 0: no centre term)"),
+    ZooEntry("sr33-arccos1", _QR + "SR33ArcCos", {"kernel": "arccos", "kernel_params": {"order": 1}, "dim": 8,
+                                                   "domain": "positive"},
+             doc="SR^{3,3} features for the arc-cosine kernel of order 1"),
+]
 
 def zoo_entries(names: list[str] | None = None) -> list[ZooEntry]:
     if not names:

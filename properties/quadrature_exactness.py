@@ -1,0 +1,173 @@
+"""Quadrature rules: the contract of ``rule(d, rng)`` and exactness on polynomials for every draw."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from rfverify.quadrature import QuadratureContext, wick_moment
+from rfverify.registry import register_check
+from rfverify.results import CheckResult
+from rfverify.stats import roundoff_inner_product
+
+#: Entries of the random integer vectors a_k of the linear forms, and of the coefficients.
+FORM_ENTRIES = 2
+COEFF_RANGE = 3
+#: Products of linear forms per random polynomial (their sum is the polynomial).
+TERMS = 2
+
+
+def rounding_steps(n: int, d: int, p: int) -> int:
+    """Rounding steps on the longest path of the computed quadrature sum of a degree-p product.
+
+    ``d`` per inner product a_k . x_i and one per product, for each of the p
+    factors (p + 1 accounts for the coefficient); ``n`` for the weighted sum;
+    ``d * d`` for constructing the points (an orthogonal factor from
+    Householder QR has backward error ~ gamma~_{d^2}; Higham 2002, Thm 19.4).
+    """
+    return n + (p + 1) * (d + 2) + d * d
+
+
+@register_check("quadrature", "rule-contract", statistical=False, cost="3 draws")
+def check_rule_contract(ctx: QuadratureContext) -> CheckResult:
+    """rule(d, rng) returns finite (n, d) points and (n,) weights, determined by rng alone.
+
+    Property: a draw is a pair (points (n, d), weights (n,)) of finite reals;
+    the same generator state gives the identical draw, a different one a
+    different draw (the rule is random and takes its randomness from ``rng``,
+    never from numpy's global state).
+    Test: exact comparison of two draws from equal seeds, one from another
+    seed, and of numpy's global state before and after; deterministic.
+    Applies to: every quadrature rule.  Reference: SciPy SPEC 7 (``rng``).
+    """
+    g0 = np.random.get_state()[1].copy()
+    P1, w1 = ctx.draw(0, "same")
+    P2, w2 = ctx.draw(0, "same")
+    P3, w3 = ctx.draw(1, "other")
+    g1 = np.random.get_state()[1]
+    details = {"n_points": int(P1.shape[0])}
+    if not np.array_equal(g0, g1):
+        return ctx.result("fail", "the rule consumed numpy's global random state; draw from the rng argument",
+                          details=details)
+    if P1.shape != P2.shape or not (np.array_equal(P1, P2) and np.array_equal(w1, w2)):
+        return ctx.result("fail", "two draws from identical rng states differ: the rule has a hidden source of "
+                          "randomness", details=details)
+    if P1.shape == P3.shape and np.array_equal(P1, P3) and np.array_equal(w1, w3):
+        return ctx.result("fail", "draws from different rng states are identical: the rule ignores rng "
+                          "(a deterministic rule is not a stochastic one; declare it biased and check exactness)",
+                          details=details)
+    return ctx.result("pass", f"draws of {P1.shape[0]} points in d = {ctx.dim}, reproducible from rng, "
+                      "random across seeds", details=details)
+
+
+def _random_polynomial(degree: int, d: int, rng: np.random.Generator) -> list[tuple[int, np.ndarray]]:
+    """sum_t c_t prod_{k<degree} (a_tk . w) with integer c_t and integer vectors a_tk."""
+    terms = []
+    for _ in range(TERMS):
+        c = int(rng.integers(1, COEFF_RANGE + 1)) * int(rng.choice([-1, 1]))
+        A = rng.integers(-FORM_ENTRIES, FORM_ENTRIES + 1, size=(degree, d))
+        for k in range(degree):  # no zero form (it would make the term trivially exact)
+            while not A[k].any():
+                A[k] = rng.integers(-FORM_ENTRIES, FORM_ENTRIES + 1, size=d)
+        terms.append((c, A))
+    if degree == 0 and sum(c for c, _ in terms) == 0:  # the zero polynomial tests nothing
+        return _random_polynomial(degree, d, rng)
+    return terms
+
+
+def _exact(poly: list[tuple[int, np.ndarray]]) -> int:
+    return sum(c * wick_moment(A.tolist()) for c, A in poly)
+
+
+def _quadrature(poly: list[tuple[int, np.ndarray]], P: np.ndarray, w: np.ndarray) -> tuple[float, float]:
+    """The computed sum_i w_i p(x_i) and the scale S = sum_t |c_t| sum_i |w_i| prod_k |a_tk| |x_i|."""
+    total = 0.0
+    scale = 0.0
+    norms = np.linalg.norm(P, axis=1)
+    absw = np.abs(w)
+    for c, A in poly:
+        vals = np.prod(P @ A.T, axis=1) if A.shape[0] else np.ones(P.shape[0])
+        total += c * float(w @ vals)
+        bound = np.prod(np.outer(norms, np.linalg.norm(A, axis=1)), axis=1) if A.shape[0] else np.ones(P.shape[0])
+        scale += abs(c) * float(absw @ bound)
+    return total, scale
+
+
+@register_check("quadrature", "exactness", statistical=False,
+                cost="exact_draws draws x exact_polys polynomials per degree 0..degree+1 (Wick sums exact)")
+def check_exactness(ctx: QuadratureContext) -> CheckResult:
+    """Every single draw integrates every polynomial of total degree <= the claimed degree exactly.
+
+    Property: for each draw (points x_i, weights w_i) and each polynomial p
+    of total degree <= P (the declaration), sum_i w_i p(x_i) = E p(w),
+    w ~ N(0, I_d) — exactly, up to floating-point round-off (munkhoeva2018
+    §2: "exact for polynomials of degree 2l+1" for every sample; Genz &
+    Monahan 1998).
+    Test: for each degree q = 0..P, ``exact_polys`` random polynomials
+    sum_t c_t prod_{k<=q} (a_tk . w) with integer c_t and integer vectors
+    a_tk (products of linear forms span the homogeneous polynomials of degree
+    q, so a rule inexact at degree q fails on a generic one with probability
+    1) on each of ``exact_draws`` draws.  The reference E p is an integer,
+    computed exactly by Isserlis' theorem (sum over perfect matchings of
+    prod a_i . a_j); the tolerance is Higham's gamma_N * S with
+    S = sum_t |c_t| sum_i |w_i| prod_k |a_tk| |x_i| (a bound on every
+    rounded quantity in the sum) and N = :func:`rounding_steps`.
+    Deterministic: any |error| > tolerance fails, at the first such degree.
+    Degree P + 1 is also tried and reported (not judged).
+    Applies to: every rule; degree 0 only asks that the weights sum to 1.
+    Catches: a missing d/(d+1) weight (degree 0), an unnormalised simplex
+    (degree 2), Monte Carlo behind a higher claim (degree 1 or 2).
+    """
+    d, P_claim = ctx.dim, ctx.degree
+    gen = ctx.rng("polynomials")
+    polys = {q: [_random_polynomial(q, d, gen) for _ in range(ctx.budget.exact_polys)]
+             for q in range(P_claim + 2)}
+    exact = {q: [_exact(p) for p in polys[q]] for q in polys}
+    worst_err = {q: 0.0 for q in polys}
+    worst_ratio = {q: 0.0 for q in polys}
+    first_fail: tuple[int, int, int, float, int, float, float] | None = None
+    for t in range(ctx.budget.exact_draws):
+        Pts, w = ctx.draw(t)
+        n = Pts.shape[0]
+        for q in polys:
+            gamma = roundoff_inner_product(rounding_steps(n, d, q))
+            for j, poly in enumerate(polys[q]):
+                got, scale = _quadrature(poly, Pts, w)
+                err = abs(got - exact[q][j])
+                tol = gamma * scale
+                worst_err[q] = max(worst_err[q], err)
+                ratio = err / tol if tol > 0 else (math.inf if err > 0 else 0.0)
+                worst_ratio[q] = max(worst_ratio[q], ratio)
+                if q <= P_claim and ratio > 1 and (first_fail is None or q < first_fail[0]):
+                    first_fail = (q, t, j, got, exact[q][j], err, tol)
+    exact_to = -1
+    for q in sorted(polys):
+        if worst_ratio[q] > 1:
+            break
+        exact_to = q
+    details = {
+        "claimed_degree": P_claim,
+        "draws": ctx.budget.exact_draws,
+        "polynomials_per_degree": ctx.budget.exact_polys,
+        "degrees": list(polys),
+        "max_abs_error": [worst_err[q] for q in polys],
+        "max_error_over_tolerance": [worst_ratio[q] for q in polys],
+        "observed_exact_to": exact_to,
+    }
+    if first_fail is not None:
+        q, t, j, got, ex, err, tol = first_fail
+        return ctx.result(
+            "fail",
+            f"not exact at degree {q} (claimed {P_claim}): at draw {t}, random polynomial {j} of degree {q} "
+            f"integrates to {got:.10g}, exact Gaussian moment {ex}; |error| {err:.3g} > round-off tolerance "
+            f"{tol:.3g}; exact through degree {exact_to} only" if exact_to >= 0 else
+            f"not exact at degree {q} (claimed {P_claim}): at draw {t} the weights integrate the constant "
+            f"{ex} to {got:.10g}; |error| {err:.3g} > round-off tolerance {tol:.3g} (weights must sum to 1)",
+            statistic=float(worst_ratio[q]), threshold=1.0, details=details)
+    beyond = "" if exact_to <= P_claim else f"; also exact at degree {P_claim + 1} on these draws"
+    return ctx.result(
+        "pass",
+        f"every one of {ctx.budget.exact_draws} draws exact on polynomials of degree 0..{P_claim}: max "
+        f"|error|/tolerance {max(worst_ratio[q] for q in range(P_claim + 1)):.2g}{beyond}",
+        statistic=float(max(worst_ratio[q] for q in range(P_claim + 1))), threshold=1.0, details=details)

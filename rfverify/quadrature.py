@@ -1,0 +1,282 @@
+"""The ``quadrature`` plug-in kind: stochastic quadrature rules for Gaussian integrals.
+
+A rule is any callable ``rule(d, rng) -> (points (n, d), weights (n,))``; one
+call is one random draw estimating ``I(f) = E_{w ~ N(0, I_d)} f(w)`` by
+``sum_i weights[i] f(points[i])`` (munkhoeva2018 eq. 3-6).  The plug-in
+declares ``degree`` (every draw is exact on all polynomials of total degree
+<= degree) and whether it is ``unbiased`` for every integrable f.
+
+This module holds the kind's machinery: the plug-in wrapper, the exact
+Gaussian moments the exactness check compares against (integer arithmetic:
+Isserlis/Wick sums of products of linear forms, and double-factorial monomial
+moments), the config and context classes, the budgets per profile and
+:func:`verify_quadrature`.  The checks live in ``properties/quadrature_*.py``.
+
+>>> gaussian_monomial_moment((2, 2, 0))  # E[w1^2 w2^2] = 1!! * 1!!
+1
+>>> wick_moment([(1, 1), (1, -1)])  # E[(w1 + w2)(w1 - w2)] = 1 - 1
+0
+"""
+
+from __future__ import annotations
+
+import math
+import shlex
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from . import __version__  # noqa: F401  (the report carries it via the runner)
+from .adapters import load_object, to_numpy
+from .errors import PluginError, UsageError
+from .profiles import Profile, get_profile
+from .registry import BaseContext, CheckSpec, checks_for, statistical_count
+from .results import Report
+from .seeding import DEFAULT_SEED, SeedSource
+
+__all__ = [
+    "QuadraturePlugin",
+    "QuadratureConfig",
+    "QuadratureContext",
+    "QuadratureBudget",
+    "QUADRATURE_BUDGETS",
+    "verify_quadrature",
+    "gaussian_monomial_moment",
+    "double_factorial",
+    "wick_moment",
+    "MAX_DEGREE",
+    "MAX_DIM",
+]
+
+#: Highest degree of exactness the exactness check tests (Wick sums have (p-1)!! terms).
+MAX_DEGREE = 11
+MAX_DIM = 4096
+
+
+def double_factorial(n: int) -> int:
+    """n!! for n >= -1 (with (-1)!! = 0!! = 1)."""
+    out = 1
+    while n > 1:
+        out *= n
+        n -= 2
+    return out
+
+
+def gaussian_monomial_moment(alpha: Sequence[int]) -> int:
+    """E[prod_i w_i^alpha_i] for w ~ N(0, I): prod_i (alpha_i - 1)!! if every alpha_i is even, else 0."""
+    if any(a % 2 for a in alpha):
+        return 0
+    out = 1
+    for a in alpha:
+        out *= double_factorial(a - 1)
+    return out
+
+
+def wick_moment(vectors: Sequence[Sequence[int]]) -> int:
+    """E[prod_k (a_k . w)] for w ~ N(0, I) and integer vectors a_k, exactly (Isserlis' theorem).
+
+    The sum over the (p-1)!! perfect matchings of {1..p} of prod (a_i . a_j);
+    0 for odd p, 1 for p = 0.  Integer arithmetic throughout.
+    """
+    vecs = [tuple(int(x) for x in v) for v in vectors]
+    p = len(vecs)
+    if p % 2:
+        return 0
+    G = [[sum(x * y for x, y in zip(vecs[i], vecs[j])) for j in range(p)] for i in range(p)]
+
+    @lru_cache(maxsize=None)
+    def matchings(rest: tuple[int, ...]) -> int:
+        if not rest:
+            return 1
+        i, others = rest[0], rest[1:]
+        total = 0
+        for k, j in enumerate(others):
+            total += G[i][j] * matchings(others[:k] + others[k + 1:])
+        return total
+
+    return matchings(tuple(range(p)))
+
+
+@dataclass(frozen=True)
+class QuadratureBudget:
+    """Draws per check for one profile."""
+
+    #: Independent draws checked for exactness (every one must be exact).
+    exact_draws: int
+    #: Random polynomials per degree and draw.
+    exact_polys: int
+    #: Independent draws for the unbiasedness t-tests and the efficiency table.
+    unbiased_draws: int
+    #: Plain Gaussian evaluations per integrand for the Monte Carlo variance reference.
+    mc_evaluations: int
+
+
+#: Budgets keyed by profile name (profiles.py fixes alpha and power; the kind fixes its sample sizes).
+QUADRATURE_BUDGETS: dict[str, QuadratureBudget] = {
+    "quick": QuadratureBudget(5, 2, 2000, 100_000),
+    "default": QuadratureBudget(20, 3, 10_000, 200_000),
+    "thorough": QuadratureBudget(50, 4, 40_000, 1_000_000),
+}
+
+
+def budget_for(profile: Profile) -> QuadratureBudget:
+    return QUADRATURE_BUDGETS.get(profile.name, QUADRATURE_BUDGETS["default"])
+
+
+class QuadraturePlugin:
+    """A rule under test; :meth:`draw` calls it and validates what it returns."""
+
+    def __init__(self, rule: Any, *, name: str | None = None, spec: str | None = None) -> None:
+        if isinstance(rule, str):
+            spec = rule
+            rule = load_object(rule)
+        if not callable(rule):
+            raise UsageError(f"a quadrature rule must be callable as rule(d, rng), got {type(rule).__name__}")
+        self.rule = rule
+        self.spec = spec
+        self.name = name or getattr(rule, "name", None) or getattr(rule, "__qualname__", None) or type(rule).__name__
+        self.form = "rule"
+
+    def draw(self, d: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """One draw ``(points (n, d), weights (n,))``, validated; PluginError on misbehaviour."""
+        try:
+            out = self.rule(d, rng)
+        except (UsageError, PluginError):
+            raise
+        except Exception as exc:
+            raise PluginError(self.name, f"rule({d}, rng) raised {type(exc).__name__}: {exc}",
+                              "a rule must accept (d, rng) with rng a numpy Generator") from exc
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise PluginError(self.name, f"rule({d}, rng) returned {type(out).__name__}, not a pair",
+                              "return (points of shape (n, d), weights of shape (n,))")
+        try:
+            P = to_numpy(out[0])
+            w = to_numpy(out[1])
+        except Exception as exc:
+            raise PluginError(self.name, f"rule output is not convertible to arrays ({exc})",
+                              "return numpy arrays") from exc
+        if P.dtype.kind not in "fiu" or w.dtype.kind not in "fiu":
+            raise PluginError(self.name, f"rule returned dtypes {P.dtype} and {w.dtype}",
+                              "points and weights must be real numbers")
+        P = P.astype(float)
+        w = w.astype(float)
+        if P.ndim != 2 or P.shape[1] != d or P.shape[0] < 1:
+            raise PluginError(self.name, f"points have shape {P.shape} for d={d}", f"return points of shape (n, {d})")
+        if w.shape != (P.shape[0],):
+            raise PluginError(self.name, f"weights have shape {w.shape} for {P.shape[0]} points",
+                              f"return weights of shape ({P.shape[0]},)")
+        if not (np.all(np.isfinite(P)) and np.all(np.isfinite(w))):
+            raise PluginError(self.name, "rule returned non-finite points or weights", "points and weights must be finite")
+        return P, w
+
+
+@dataclass
+class QuadratureContext(BaseContext):
+    """Everything a quadrature check may use; randomness only via ``seeds``."""
+
+    plugin: QuadraturePlugin = None  # type: ignore[assignment]
+    dim: int = 8
+    degree: int = 0
+    unbiased: bool = True
+    budget: QuadratureBudget = None  # type: ignore[assignment]
+
+    @property
+    def name(self) -> str:
+        return self.plugin.name
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        """Stable stream key: kind, check, dimension — never the implementation."""
+        return ("quadrature", self.check, self.dim)
+
+    def rng(self, *stream: Any, trial: int | None = None) -> np.random.Generator:
+        return self.seeds.rng(*self.key, *stream, trial=trial)
+
+    def draw(self, trial: int, *stream: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Draw number ``trial`` of the rule on its own stream."""
+        return self.plugin.draw(self.dim, self.rng("draw", *stream, trial=trial))
+
+
+def _validate_dim(dim: Any) -> int:
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or not (1 <= int(dim) <= MAX_DIM):
+        raise UsageError(f"dim must be an integer in [1, {MAX_DIM}], got {dim!r}")
+    return int(dim)
+
+
+def _validate_degree(degree: Any) -> int:
+    if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) or not (0 <= int(degree) <= MAX_DEGREE):
+        raise UsageError(f"degree must be an integer in [0, {MAX_DEGREE}], got {degree!r}")
+    return int(degree)
+
+
+class QuadratureConfig:
+    """A validated configuration for verifying one quadrature rule (the runner's config protocol)."""
+
+    kind = "quadrature"
+
+    def __init__(self, rule: Any, *, dim: int = 8, degree: int = 0, unbiased: bool = True,
+                 seed: int = DEFAULT_SEED, profile: str | Profile = "default", name: str | None = None) -> None:
+        self.dim = _validate_dim(dim)
+        self.degree = _validate_degree(degree)
+        self.unbiased = bool(unbiased)
+        self.seeds = SeedSource(seed)
+        self.profile = get_profile(profile)
+        self.budget = budget_for(self.profile)
+        self.plugin = rule if isinstance(rule, QuadraturePlugin) else QuadraturePlugin(rule, name=name)
+
+    @property
+    def label(self) -> str:
+        return self.plugin.spec or self.plugin.name
+
+    def reproduce(self, check: str) -> str:
+        parts = ["rfverify", "check", "quadrature", self.plugin.spec or "<MODULE:ATTR>", "--dim", str(self.dim),
+                 "--degree", str(self.degree), "--unbiased" if self.unbiased else "--biased",
+                 "--seed", str(self.seeds.root), "--profile", self.profile.name, "--check", check]
+        return " ".join(shlex.quote(p) if not p.startswith("<") else p for p in parts)
+
+    def context(self, spec: CheckSpec) -> QuadratureContext:
+        alpha = self.profile.family_alpha / max(1, statistical_count(spec.kind))
+        return QuadratureContext(spec.name, self.profile, self.seeds, alpha, self.reproduce(spec.name),
+                                 plugin=self.plugin, dim=self.dim, degree=self.degree, unbiased=self.unbiased,
+                                 budget=self.budget)
+
+    def target(self) -> dict[str, Any]:
+        """What the rule is held to: the standard Gaussian integral in d dimensions."""
+        return {"name": "gaussian-integral", "params": {"dim": self.dim}}
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"dim": self.dim, "declarations": {"degree": self.degree, "unbiased": self.unbiased},
+                "spec": self.plugin.spec, "budget": self.budget.__dict__}
+
+    def preflight(self) -> str | None:
+        """Draw once (a health check); the problem, or None."""
+        try:
+            self.plugin.draw(self.dim, self.seeds.rng("quadrature", "preflight", self.dim))
+        except PluginError as exc:
+            return str(exc)
+        except UsageError as exc:
+            return f"{self.plugin.name}: {exc}"
+        return None
+
+
+def verify_quadrature(rule: Any, *, dim: int = 8, degree: int = 0, unbiased: bool = True,
+                      seed: int = DEFAULT_SEED, profile: str | Profile = "default",
+                      checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
+                      name: str | None = None) -> Report:
+    """Verify a quadrature rule ``rule(d, rng) -> (points, weights)`` against its declarations.
+
+    ``degree``: claimed degree of exactness for every draw; ``unbiased``:
+    claimed unbiased for every integrable f.  ``rule`` may be a
+    ``"MODULE:ATTR"`` string.  Returns a :class:`~rfverify.results.Report`.
+    """
+    from .runner import run
+
+    config = QuadratureConfig(rule, dim=dim, degree=degree, unbiased=unbiased, seed=seed, profile=profile,
+                              name=name)
+    return run(config, checks=checks, xfail=xfail)
+
+
+def check_names() -> list[str]:
+    return [s.name for s in checks_for("quadrature")]
