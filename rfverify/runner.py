@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterable, Mapping
 import numpy as np
 
 from . import __version__
-from .adapters import FeatureMapPlugin, as_feature_map
+from .adapters import FeatureMapPlugin, _spec_of, as_feature_map
 from .domains import DOMAINS
 from .errors import PluginError, UsageError
 from .kernels import Kernel, as_kernel
@@ -70,7 +70,10 @@ class FeatureMapConfig:
                  kernel_spec: str | None = None, domain_spec: str | None = None) -> None:
         self.kernel = as_kernel(kernel, kernel_params)
         self.kernel_spec = kernel_spec if kernel_spec is not None else (kernel if isinstance(kernel, str) else None)
-        if self.kernel_spec is None and self.kernel.name and ":" in self.kernel.name:
+        if self.kernel_spec is None and callable(kernel) and not isinstance(kernel, Kernel):
+            # an importable callable is named MODULE:ATTR in the reproduce command (None: not importable)
+            self.kernel_spec = _spec_of(kernel)
+        elif self.kernel_spec is None and self.kernel.name and ":" in self.kernel.name:
             self.kernel_spec = self.kernel.name
         self.dim = _validate_dim(dim)
         if isinstance(domain, str):
@@ -79,7 +82,7 @@ class FeatureMapConfig:
                                  "domain(n, d, rng) -> (n, d) array")
             self.domain_spec = domain
         elif callable(domain):
-            self.domain_spec = domain_spec
+            self.domain_spec = domain_spec if domain_spec is not None else _spec_of(domain)
         else:
             raise UsageError(f"domain must be a name or a callable, got {type(domain).__name__}")
         self.domain = domain
@@ -94,7 +97,7 @@ class FeatureMapConfig:
         impl = self.plugin.spec
         parts = ["rfverify", "check", "feature-map", impl or "<MODULE:ATTR>"]
         parts += ["--kernel", self.kernel_spec or "<MODULE:ATTR>"]
-        if isinstance(self.kernel_spec, str) and ":" not in self.kernel_spec:
+        if isinstance(self.kernel_spec, str):  # --param goes to a registry kernel or a MODULE:ATTR callable
             for k in sorted(self.kernel.params):
                 parts += ["--param", f"{k}={self.kernel.params[k]!r}"]
         parts += ["--dim", str(self.dim), "--domain", self.domain_spec or "<MODULE:ATTR>"]

@@ -97,6 +97,23 @@ ZOO += [
              doc="SR^{3,3} features for the arc-cosine kernel of order 1"),
 ]
 
+# Compositional kernels (issue 7): Algorithm 1 (RFSS) of daniely2017 against the exact skeleton kernel
+# (§5 recurrence), as callables; circle inputs (angles) from a domain callable. The features are
+# products of unit-modulus circle features through the corrected Comment 1 conversion, one coordinate
+# per sampled feature (no de-duplication): |feature| * sqrt(m) <= sqrt(2) by construction.
+from rfverify.implementations.compositional import zoo as _cz  # noqa: E402
+
+_COMP = {"domain": _cz.angle_domain, "bound": _cz.BOUND}
+_CZ = "rfverify.implementations.compositional.zoo:"
+ZOO += [
+    ZooEntry("compositional-shallow", _CZ + "shallow_features",
+             {**_COMP, "kernel": _cz.shallow_kernel, "dim": _cz.SHALLOW_WIDTH},
+             doc="Algorithm 1 on the shallow skeleton (16 circle inputs, exp((rho-1)/4): a Gaussian kernel)"),
+    ZooEntry("compositional-deep1d", _CZ + "deep1d_features",
+             {**_COMP, "kernel": _cz.deep1d_kernel, "dim": _cz.DEEP1D_LENGTH},
+             doc="Algorithm 1 on the 1-D deep skeleton (length 24: width 5 stride 2 exp, width 4 stride 2 ReLU, FC ReLU)"),
+]
+
 def zoo_entries(names: list[str] | None = None) -> list[ZooEntry]:
     if not names:
         return list(ZOO)

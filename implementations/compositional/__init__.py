@@ -3,7 +3,8 @@
 * :mod:`.activations` – normalised conjugate activations, mpmath coefficients, degree samplers;
 * :mod:`.base`        – base spaces/kernels/RFSs of Examples 1–6;
 * :mod:`.skeleton`    – computation skeletons, exact kernel (§5), complexity C(S) (eq. 11);
-* :mod:`.features`    – Algorithm 1 (RFSS) as a sparse feature map, Comment 1, de-duplication.
+* :mod:`.features`    – Algorithm 1 (RFSS) as a sparse feature map, Comment 1, de-duplication;
+* :mod:`.zoo`         – plug-in factories, exact-kernel and domain callables for the rfverify harness.
 
 The verdicts on the paper's printed claims are in
 :mod:`rfverify.implementations.compositional_claims`.
@@ -18,6 +19,7 @@ from .features import (CompositionalFeatures, SampledFeatures, comment1_printed,
 from .skeleton import (InputNode, InternalNode, Skeleton, complexity, conv1d_skeleton, conv2d_skeleton,
                        deep_1d_skeleton, deep_image_skeleton, expected_total_calls, shallow_skeleton,
                        skeleton_kernel, skeleton_kernel_direct)
+from .zoo import angle_domain, deep1d_features, deep1d_kernel, shallow_features, shallow_kernel
 
 __all__ = [
     "ConjugateActivation", "ExpActivation", "PolynomialActivation", "ReLUActivation", "StepActivation",
@@ -29,4 +31,5 @@ __all__ = [
     "InputNode", "InternalNode", "Skeleton", "complexity", "conv1d_skeleton", "conv2d_skeleton",
     "deep_1d_skeleton", "deep_image_skeleton", "expected_total_calls", "shallow_skeleton",
     "skeleton_kernel", "skeleton_kernel_direct",
+    "angle_domain", "deep1d_features", "deep1d_kernel", "shallow_features", "shallow_kernel",
 ]
