@@ -11,16 +11,19 @@ from rfverify.results import CheckResult
 from rfverify.stats import detectable_effect, mean_test, required_trials
 
 
-def _diagnose(mean: np.ndarray, exact: np.ndarray) -> str:
+def _diagnose(mean: np.ndarray, exact: np.ndarray, m: int | None = None) -> str:
     """A hint at the bug behind a bias: a constant factor, or a power of the kernel."""
     hints = []
     mask = np.abs(exact) > 1e-3
     if mask.sum() >= 3:
         c = float(np.sum(mean[mask] * exact[mask]) / np.sum(exact[mask] ** 2))
         resid = float(np.max(np.abs(mean[mask] - c * exact[mask])))
-        if abs(c - 1) > 0.05 and resid < 0.1 * max(abs(c), 1e-12):
-            hints.append(f"the estimate is about {c:.3g} x the kernel everywhere: a scale error in the "
-                         f"features (a factor {math.sqrt(abs(c)):.3g} in each feature)")
+        if abs(c - 1) > 0.05 and resid < 0.1 * max(float(np.max(np.abs(c * exact[mask]))), 1e-300):
+            hint = (f"the estimate is about {c:.3g} x the kernel everywhere: a scale error in the "
+                    f"features (a factor {math.sqrt(abs(c)):.3g} in each feature)")
+            if m and abs(c * m - 1) < 0.1:
+                hint += f" — that is 1/m with m = {m}: features scaled by 1/m instead of 1/sqrt(m)?"
+            hints.append(hint)
     pos = (exact > 1e-3) & (exact < 0.999) & (mean > 1e-3)
     if not hints and pos.sum() >= 3:
         a = float(np.sum(np.log(mean[pos]) * np.log(exact[pos])) / np.sum(np.log(exact[pos]) ** 2))
@@ -29,6 +32,25 @@ def _diagnose(mean: np.ndarray, exact: np.ndarray) -> str:
             hints.append(f"the estimate behaves like k^{a:.3g}: for exp(-gamma r^2) this is gamma scaled by "
                          f"{a:.3g} (wrong frequency variance, or a bandwidth read as gamma?)")
     return ("; " + "; ".join(hints)) if hints else ""
+
+
+def classify(bias: np.ndarray, half_width: np.ndarray, rejects: np.ndarray, bias_bound: float | None,
+             labels: tuple[str, ...] | list[str]) -> str:
+    """The verdict on the bias, for honest reporting of schemes biased by design.
+
+    ``"unbiased"`` when no pair's simultaneous test rejects zero bias; otherwise
+    ``"biased within declared bound ±B"`` when a bound B is declared and no
+    simultaneous interval lies wholly outside [-B, B]; otherwise
+    ``"biased (measured b ± w at <pair>)"`` at the pair of largest |bias| among
+    the rejecting pairs (whether or not the map was declared unbiased).
+    """
+    if not np.any(rejects):
+        return "unbiased"
+    lo, hi = bias - half_width, bias + half_width
+    if bias_bound is not None and not np.any((lo > bias_bound) | (hi < -bias_bound)):
+        return f"biased within declared bound ±{bias_bound:g}"
+    j = int(np.argmax(np.where(rejects, np.abs(bias), -1.0)))
+    return f"biased (measured {bias[j]:+.3g} ± {half_width[j]:.2g} at {labels[j]})"
 
 
 @register_check("feature-map", "unbiasedness", statistical=True,
@@ -51,7 +73,9 @@ def check_unbiasedness(ctx: CheckContext) -> CheckResult:
     Applies to: feature maps claimed unbiased.  A map declared biased with a
     bias bound B is tested for |bias| <= B instead (fails when a simultaneous
     interval lies wholly outside [-B, B]); with no bound the bias is measured
-    and reported, not judged.
+    and reported, not judged.  Every result's details carry a
+    ``classification`` (see :func:`classify`): "unbiased", "biased within
+    declared bound ±B" or "biased (measured b ± w at <pair>)".
     Catches: scale errors (sqrt(1/m) for sqrt(2/m)), a wrong frequency law
     (variance gamma for 2 gamma, gamma read as a bandwidth), wrong kernels.
     Reference: Rahimi & Recht 2007; cs4787 lecture 16 (E[2 cos(w.x+b)
@@ -100,22 +124,25 @@ def check_unbiasedness(ctx: CheckContext) -> CheckResult:
     cap_note = "" if detectable <= delta * 1.0001 else (
         f" (max_trials={prof.max_trials} caps R: detectable bias {detectable:.3g} > target {delta:.3g})")
     common = dict(statistic=float(np.max(np.abs(test.t))), effect=eff, details=details)
+    details["classification"] = classification = classify(
+        bias, test.half_width, test.p_adjusted < look_alpha, ctx.declarations.bias_bound, pairs.labels)
+    details["max_abs_bias"] = float(np.max(np.abs(bias)))
 
     if not ctx.declarations.unbiased:
         B = ctx.declarations.bias_bound
         lo = bias - test.half_width
         hi = bias + test.half_width
         if B is None:
-            return ctx.result("skip", f"declared biased with no bias bound: measured bias at {where} "
+            return ctx.result("skip", f"{classification}; declared biased with no bias bound: measured bias at {where} "
                               f"{bias[worst]:+.4g} ± {test.half_width[worst]:.2g}; max |bias| over pairs "
                               f"{np.max(np.abs(bias)):.4g} (declare --bias-bound to test it)", **common)
         outside = (lo > B) | (hi < -B)
         if np.any(outside):
             j = int(np.argmax(np.where(outside, np.abs(bias), -1)))
-            return ctx.result("fail", f"declared |bias| <= {B:g} but at pair {j} ({pairs.labels[j]}, k = "
+            return ctx.result("fail", f"{classification}; declared |bias| <= {B:g} but at pair {j} ({pairs.labels[j]}, k = "
                               f"{pairs.exact[j]:.4g}) the bias is {bias[j]:+.4g} [{lo[j]:+.4g}, {hi[j]:+.4g}] "
                               f"over {R} seeds at m = {m}", threshold=B, **common)
-        return ctx.result("pass", f"bias within the declared ±{B:g} at all {P} pairs (max |bias| "
+        return ctx.result("pass", f"{classification}: bias within the declared ±{B:g} at all {P} pairs (max |bias| "
                           f"{np.max(np.abs(bias)):.3g}, {R} seeds, m = {m})", threshold=B, **common)
 
     p_min = min(1.0, 2 * float(np.min(test.p_adjusted)))  # Bonferroni over the two looks
@@ -124,8 +151,8 @@ def check_unbiasedness(ctx: CheckContext) -> CheckResult:
             "fail",
             f"biased: at {where} the mean estimate over {R} seeds (m = {m}) is {test.mean[worst]:.4g} "
             f"± {test.half_width[worst]:.2g}, exact {pairs.exact[worst]:.4g}; "
-            f"{int(np.sum(test.p_adjusted < ctx.alpha))} of {P} pairs reject"
-            + _diagnose(test.mean, pairs.exact),
+            f"{int(np.sum(test.p_adjusted < look_alpha))} of {P} pairs reject"
+            + _diagnose(test.mean, pairs.exact, m),
             p_value=p_min, threshold=ctx.alpha, **common)
     return ctx.result(
         "pass",

@@ -23,6 +23,7 @@ VERDICTS = ("holds", "fails", "holds with a correction")
 CLAIM_PROVIDERS: list[str] = [
     "rfverify.highprec.maxout_claims:evaluate_maxout_claims",
     "rfverify.implementations.compositional_claims:evaluate_compositional_claims",
+    "rfverify.implementations.zoo_claims:evaluate_zoo_claims",
 ]
 
 

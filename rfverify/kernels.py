@@ -256,3 +256,182 @@ register_kernel(
         normalized=True,
     )
 )
+
+
+# --------------------------------------------------------------------------
+# The scheme zoo's kernels (issue 4): arc-cosine (shallow and deep),
+# polynomial, skewed chi-squared, Laplacian.
+# --------------------------------------------------------------------------
+
+
+def _arccos_J(order: int, cos_t: np.ndarray) -> np.ndarray:
+    """Cho & Saul (2009) eq. (3)-(4): J_0 = pi - t, J_1 = sin t + (pi - t) cos t,
+    J_2 = 3 sin t cos t + (pi - t)(1 + 2 cos^2 t)."""
+    c = np.clip(cos_t, -1.0, 1.0)
+    t = np.arccos(c)
+    s = np.sqrt(np.maximum(1.0 - c * c, 0.0))
+    if order == 0:
+        return np.pi - t
+    if order == 1:
+        return s + (np.pi - t) * c
+    return 3.0 * s * c + (np.pi - t) * (1.0 + 2.0 * c * c)
+
+
+def _arccos_step(order: int, K: np.ndarray, dx: np.ndarray, dy: np.ndarray) -> tuple[np.ndarray, ...]:
+    """One arc-cosine layer on a Gram block K with diagonals dx, dy (Cho & Saul 2009 eq. (9)):
+    k'(x, y) = (1/pi) [k(x, x) k(y, y)]^{n/2} J_n(theta), cos theta = k(x, y) / sqrt(k(x, x) k(y, y));
+    k'(x, x) = (1/pi) k(x, x)^n J_n(0).  A zero-norm input gets theta = pi/2."""
+    norm = np.sqrt(np.outer(dx, dy))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        c = np.where(norm > 0, K / np.where(norm > 0, norm, 1.0), 0.0)
+    K1 = norm**order * _arccos_J(order, c) / np.pi
+    j0 = float(_arccos_J(order, np.ones(1))[0]) / np.pi
+    return K1, dx**order * j0, dy**order * j0
+
+
+def _arccos_deep(X: np.ndarray, Y: np.ndarray, order: int, layers: int) -> np.ndarray:
+    K, dx, dy = X @ Y.T, (X * X).sum(1), (Y * Y).sum(1)
+    for _ in range(layers):
+        K, dx, dy = _arccos_step(order, K, dx, dy)
+    return K
+
+
+def _arccos(X: np.ndarray, Y: np.ndarray, order: int) -> np.ndarray:
+    return _arccos_deep(X, Y, order, 1)
+
+
+def _order_ok(v: int) -> bool:
+    return v in (0, 1, 2)
+
+
+_ORDER = ParamSpec(1, int, _order_ok, "order must be 0, 1 or 2", "arc-cosine order n (Theta(t) t^n activation)")
+
+register_kernel(
+    KernelSpec(
+        name="arccos",
+        gram=_arccos,
+        params={"order": _ORDER},
+        doc="arc-cosine kernel of order n (Cho & Saul 2009): (1/pi) ||x||^n ||y||^n J_n(theta); random "
+        "features sqrt(2/m) max(0, w.x)^n with w ~ N(0, I) (Heaviside for n = 0).",
+        # homogeneous of degree n in each argument: unit-norm inputs on average
+        length_scale=lambda d, order: 1.0 / math.sqrt(d),
+    )
+)
+
+register_kernel(
+    KernelSpec(
+        name="arccos_deep",
+        gram=_arccos_deep,
+        params={"order": _ORDER,
+                "layers": ParamSpec(2, int, lambda v: 1 <= v <= 16, "layers must be an integer in [1, 16]",
+                                    "number of arc-cosine layers (1 is arccos)")},
+        doc="deep arc-cosine kernel (Cho & Saul 2009 eq. (9)): k^(l+1)(x, y) = (1/pi) [k^(l)(x, x) "
+        "k^(l)(y, y)]^{n/2} J_n(theta^(l)), k^(0) = <x, y>; features: layers of sqrt(2/m) max(0, W .)^n.",
+        length_scale=lambda d, order, layers: 1.0 / math.sqrt(d),
+    )
+)
+
+
+def _polynomial(X: np.ndarray, Y: np.ndarray, gamma: float, coef0: float, degree: int) -> np.ndarray:
+    return (gamma * (X @ Y.T) + coef0) ** degree
+
+
+register_kernel(
+    KernelSpec(
+        name="polynomial",
+        gram=_polynomial,
+        params={"gamma": ParamSpec(1.0, float, _positive, "gamma must be a finite number > 0", "scale of <x, y>"),
+                "coef0": ParamSpec(0.0, float, lambda v: math.isfinite(v) and v >= 0,
+                                   "coef0 must be a finite number >= 0", "additive constant c"),
+                "degree": ParamSpec(2, int, lambda v: 1 <= v <= 32, "degree must be an integer in [1, 32]",
+                                    "degree p")},
+        doc="polynomial kernel (gamma <x, y> + coef0)^degree (scikit-learn's parametrisation); "
+        "TensorSketch / PolynomialCountSketch features (Pham & Pagh 2013).",
+        length_scale=lambda d, gamma, coef0, degree: 1.0 / math.sqrt(gamma * d),  # gamma <x, x> ~ 1
+    )
+)
+
+
+def _skewed_chi2(X: np.ndarray, Y: np.ndarray, skewedness: float) -> np.ndarray:
+    c = skewedness
+    lx = np.log(X + c)
+    ly = np.log(Y + c)
+    s = np.log(X[:, None, :] + Y[None, :, :] + 2.0 * c)
+    return np.exp(np.sum(math.log(2.0) + 0.5 * lx[:, None, :] + 0.5 * ly[None, :, :] - s, axis=2))
+
+
+def _skewed_domain(X: np.ndarray, skewedness: float) -> str | None:
+    if X.size and float(np.min(X)) <= -skewedness:
+        return (f"inputs must be > -skewedness = {-skewedness:g} in every coordinate, got a minimum of "
+                f"{float(np.min(X)):.4g} (use the 'positive' domain)")
+    return None
+
+
+register_kernel(
+    KernelSpec(
+        name="skewed_chi2",
+        gram=_skewed_chi2,
+        params={"skewedness": ParamSpec(1.0, float, _positive, "skewedness must be a finite number > 0",
+                                        "shift c; inputs must be > -c")},
+        doc="skewed chi-squared kernel prod_i 2 sqrt(x_i + c) sqrt(y_i + c) / (x_i + y_i + 2c) (Li, Ionescu & "
+        "Sminchisescu 2010); features sqrt(2/m) cos(W log(x + c) + b), W_ij ~ sech law (scikit-learn).",
+        domain_error=_skewed_domain,
+        normalized=True,
+    )
+)
+
+
+def _laplacian(X: np.ndarray, Y: np.ndarray, gamma: float) -> np.ndarray:
+    return np.exp(-gamma * np.abs(X[:, None, :] - Y[None, :, :]).sum(axis=2))
+
+
+register_kernel(
+    KernelSpec(
+        name="laplacian",
+        gram=_laplacian,
+        params={"gamma": ParamSpec(1.0, float, _positive, "gamma must be a finite number > 0",
+                                   "k(x, y) = exp(-gamma ||x - y||_1)")},
+        doc="Laplacian kernel exp(-gamma ||x - y||_1) (scikit-learn's laplacian_kernel); random Fourier "
+        "features with i.i.d. Cauchy(0, gamma) frequencies (Rahimi & Recht 2007).",
+        # E|x_i - y_i| = 2 s / sqrt(pi) for independent N(0, s^2) coordinates: gamma d E|.| = 2.
+        length_scale=lambda d, gamma: math.sqrt(math.pi) / (gamma * d),
+        normalized=True,
+    )
+)
+
+
+def _maxout(X: np.ndarray, Y: np.ndarray, q: int) -> np.ndarray:
+    from .highprec.maxout import maxout_kernel
+
+    return maxout_kernel(X, Y, q=q)
+
+
+def _maxout_collision(X: np.ndarray, Y: np.ndarray, q: int) -> np.ndarray:
+    from .highprec.maxout import maxout_collision_kernel
+
+    return maxout_collision_kernel(X, Y, q=q)
+
+
+_Q = ParamSpec(2, int, lambda v: 1 <= v <= 16, "q must be an integer in 1..16 (the tabulated range)",
+               "number of Gaussian projections a maxout unit takes the max of")
+
+register_kernel(
+    KernelSpec(
+        name="maxout",
+        gram=_maxout,
+        params={"q": _Q},
+        doc="true expected random-maxout kernel E[max_j <w_j, x> max_j <w_j, z>] = |x||z| K_q(rho), "
+        "K_q(rho) = mu_q^2 + int_0^rho kappa_q (Price's theorem; NOT mroueh's Theorem 1); "
+        "Chebyshev table, |error| <= 1e-10 |x||z|",
+    )
+)
+register_kernel(
+    KernelSpec(
+        name="maxout_collision",
+        gram=_maxout_collision,
+        params={"q": _Q},
+        doc="collision kernel kappa_q(x, z) = P(argmax_j <w_j, x> = argmax_j <w_j, z>) (mroueh Remark 1); "
+        "|error| <= 1e-10",
+        normalized=True,
+    )
+)
