@@ -85,6 +85,12 @@ def build_parser() -> argparse.ArgumentParser:
     cl.add_argument("--source", action="append", help="only claims from this paper (repeatable)")
     cl.add_argument("--json", metavar="FILE", help="also write the claims as JSON")
     cl.add_argument("--debug", action="store_true", help="show tracebacks")
+    tb = sub.add_parser("tables", help="write high-precision reference tables (mpmath)",
+                        description="Write the maxout Hermite tables (q, sigma^2, h_1..h_8, a_0..a_8, the kernel's "
+                        "coefficients) with precision and method recorded; byte-identical on every run.")
+    tb.add_argument("which", choices=["maxout"])
+    tb.add_argument("--out", default="reports/tables", help="output directory (default reports/tables)")
+    tb.add_argument("--debug", action="store_true", help="show tracebacks")
     lst = sub.add_parser("list", help="list kernels, checks and zoo entries")
     lst.add_argument("what", choices=["kernels", "checks", "zoo"])
     orth = kinds.add_parser("orthogonal", help="a random orthogonal-matrix sampler claimed Haar on O(d) or SO(d)",
@@ -333,6 +339,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_report(args)
         if args.command == "claims":
             return _cmd_claims(args)
+        if args.command == "tables":
+            from .highprec.maxout import write_tables
+
+            for path in write_tables(args.out):
+                print(path)
+            return 0
         if args.command == "list":
             return _cmd_list(args)
         parser.print_help()

@@ -237,5 +237,3 @@ def effect(name: str, estimate: float, low: float, high: float, confidence: floa
                   None if detectable is None else float(detectable),
                   None if power is None else float(power))
 
-
-Mapping  # re-exported for type hints in property modules

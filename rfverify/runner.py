@@ -18,7 +18,7 @@ from .registry import CheckContext, CheckSpec, Declarations, checks_for, statist
 from .results import CheckResult, Report
 from .seeding import DEFAULT_SEED, SeedSource
 
-__all__ = ["verify", "check_names", "run_check", "FeatureMapConfig", "build_context_config"]
+__all__ = ["verify", "check_names", "run_check", "run", "select", "FeatureMapConfig"]
 
 PREFLIGHT_M = 16
 #: Progress hook, ``hook(check, index, total, result)``, called before (result None) and after each
@@ -146,10 +146,6 @@ class FeatureMapConfig:
         except UsageError:
             raise
         return None
-
-
-def build_context_config(implementation: Any, **kw: Any) -> FeatureMapConfig:
-    return FeatureMapConfig(implementation, **kw)
 
 
 def _apply_xfail(result: CheckResult, reason: str | None) -> CheckResult:
