@@ -264,12 +264,10 @@ register_kernel(
 # --------------------------------------------------------------------------
 
 
-def _arccos_J(order: int, cos_t: np.ndarray) -> np.ndarray:
-    """Cho & Saul (2009) eq. (3)-(4): J_0 = pi - t, J_1 = sin t + (pi - t) cos t,
-    J_2 = 3 sin t cos t + (pi - t)(1 + 2 cos^2 t)."""
-    c = np.clip(cos_t, -1.0, 1.0)
-    t = np.arccos(c)
-    s = np.sqrt(np.maximum(1.0 - c * c, 0.0))
+def _arccos_J_angle(order: int, t: np.ndarray) -> np.ndarray:
+    """Cho & Saul (2009) eq. (3)-(4) as functions of the angle t in [0, pi]: J_0 = pi - t,
+    J_1 = sin t + (pi - t) cos t, J_2 = 3 sin t cos t + (pi - t)(1 + 2 cos^2 t)."""
+    c, s = np.cos(t), np.sin(t)
     if order == 0:
         return np.pi - t
     if order == 1:
@@ -277,22 +275,49 @@ def _arccos_J(order: int, cos_t: np.ndarray) -> np.ndarray:
     return 3.0 * s * c + (np.pi - t) * (1.0 + 2.0 * c * c)
 
 
-def _arccos_step(order: int, K: np.ndarray, dx: np.ndarray, dy: np.ndarray) -> tuple[np.ndarray, ...]:
+def _arccos_J(order: int, cos_t: np.ndarray) -> np.ndarray:
+    """J_n of an angle given by its cosine (deeper layers, where only kernel values exist)."""
+    return _arccos_J_angle(order, np.arccos(np.clip(cos_t, -1.0, 1.0)))
+
+
+def _input_angles(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Angles between rows, accurate near 0 and pi: t = 2 atan2(|x^ - y^|, |x^ + y^|).
+
+    arccos of a rounded cosine loses half the digits there (antipodal inputs gave
+    J_0 ~ 5e-9 instead of 0); zero rows get t = pi/2 (the convention of the layer step).
+    """
+    nx = np.linalg.norm(X, axis=1)
+    ny = np.linalg.norm(Y, axis=1)
+    U = X / np.where(nx > 0, nx, 1.0)[:, None]
+    V = Y / np.where(ny > 0, ny, 1.0)[:, None]
+    diff = np.linalg.norm(U[:, None, :] - V[None, :, :], axis=2)
+    summ = np.linalg.norm(U[:, None, :] + V[None, :, :], axis=2)
+    t = 2.0 * np.arctan2(diff, summ)
+    return np.where((nx[:, None] > 0) & (ny[None, :] > 0), t, np.pi / 2)
+
+
+def _arccos_step(order: int, K: np.ndarray, dx: np.ndarray, dy: np.ndarray,
+                 t: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
     """One arc-cosine layer on a Gram block K with diagonals dx, dy (Cho & Saul 2009 eq. (9)):
     k'(x, y) = (1/pi) [k(x, x) k(y, y)]^{n/2} J_n(theta), cos theta = k(x, y) / sqrt(k(x, x) k(y, y));
-    k'(x, x) = (1/pi) k(x, x)^n J_n(0).  A zero-norm input gets theta = pi/2."""
+    k'(x, x) = (1/pi) k(x, x)^n J_n(0).  A zero-norm input gets theta = pi/2.  ``t``: the angles,
+    when known more accurately than from K (the first layer)."""
     norm = np.sqrt(np.outer(dx, dy))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        c = np.where(norm > 0, K / np.where(norm > 0, norm, 1.0), 0.0)
-    K1 = norm**order * _arccos_J(order, c) / np.pi
-    j0 = float(_arccos_J(order, np.ones(1))[0]) / np.pi
+    if t is None:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            c = np.where(norm > 0, K / np.where(norm > 0, norm, 1.0), 0.0)
+        J = _arccos_J(order, c)
+    else:
+        J = _arccos_J_angle(order, t)
+    K1 = norm**order * J / np.pi
+    j0 = float(_arccos_J_angle(order, np.zeros(1))[0]) / np.pi
     return K1, dx**order * j0, dy**order * j0
 
 
 def _arccos_deep(X: np.ndarray, Y: np.ndarray, order: int, layers: int) -> np.ndarray:
     K, dx, dy = X @ Y.T, (X * X).sum(1), (Y * Y).sum(1)
-    for _ in range(layers):
-        K, dx, dy = _arccos_step(order, K, dx, dy)
+    for layer in range(layers):
+        K, dx, dy = _arccos_step(order, K, dx, dy, _input_angles(X, Y) if layer == 0 else None)
     return K
 
 
