@@ -118,6 +118,22 @@ def coordinate_cdf(x: np.ndarray, d: int) -> np.ndarray:
     return 0.5 + 0.5 * np.sign(x) * special.betainc(0.5, (d - 1) / 2.0, x * x)
 
 
+def _entry_histogram(x: np.ndarray, d: int, label: str) -> dict:
+    """Histogram of one entry against the exact density of a coordinate of a uniform point on S^{d-1}:
+    f(x) = Gamma(d/2) / (sqrt(pi) Gamma((d-1)/2)) (1 - x^2)^((d-3)/2) on [-1, 1] (for the report's plot)."""
+    half = min(1.0, 4.0 / math.sqrt(d)) if d > 2 else 1.0
+    edges = np.linspace(-half, half, 25)
+    counts, _ = np.histogram(np.clip(x, -half, half), bins=edges)
+    grid = np.linspace(-half * 0.999, half * 0.999, 121)
+    if d >= 2:
+        c = math.exp(math.lgamma(d / 2) - math.lgamma((d - 1) / 2)) / math.sqrt(math.pi)
+        pdf = c * (1 - grid**2) ** ((d - 3) / 2)
+    else:
+        pdf = np.zeros_like(grid)
+    return {"edges": edges.tolist(), "counts": counts.tolist(), "x": grid.tolist(), "pdf": pdf.tolist(),
+            "label": f"{label}, {len(x)} draws"}
+
+
 def _entry_positions(d: int) -> list[tuple[int, int]]:
     return sorted({(0, 0), (0, d - 1), (d - 1, 0), (d - 1, d - 1)})
 
@@ -164,7 +180,7 @@ def check_entries(ctx: OrthogonalContext) -> CheckResult:
                    f"mean square {np.mean(x * x):.4g} (Haar {1 / d:.4g})")
         return min(1.0, len(ps) * float(ps[k])), summary, {
             "sub_tests": names, "ks_statistic": [r.statistic for r in res], "p_values": ps.tolist(),
-            "worst": names[k], "draws": n}
+            "worst": names[k], "draws": n, "histograms": [_entry_histogram(x, d, names[k])]}
 
     reject, p, summary, details, n = two_looks(ctx, test)
     stat = max(details["ks_statistic"])

@@ -153,6 +153,10 @@ def check_exactness(ctx: QuadratureContext) -> CheckResult:
         "degrees": list(polys),
         "max_abs_error": [worst_err[q] for q in polys],
         "max_error_over_tolerance": [worst_ratio[q] for q in polys],
+        # for the report's exactness plot: errors in units of the round-off tolerance
+        "errors": [worst_ratio[q] for q in polys],
+        "tolerance": 1.0,
+        "error_unit": "tolerance",
         "observed_exact_to": exact_to,
     }
     if first_fail is not None:

@@ -30,6 +30,7 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", default=SHARED_OPTIONS["seed"][0], help=SHARED_OPTIONS["seed"][1])
     p.add_argument("--profile", default=SHARED_OPTIONS["profile"][0], help=SHARED_OPTIONS["profile"][1])
     p.add_argument("--json", metavar="FILE", help="write the JSON report to FILE ('-' for stdout)")
+    p.add_argument("--report", metavar="DIR", help="also write the HTML/JSON/Markdown report into DIR")
     p.add_argument("--check", action="append", metavar="NAME", help="run only this check (repeatable)")
     p.add_argument("--debug", action="store_true", help="show tracebacks")
 
@@ -182,6 +183,16 @@ def _emit(report: Any, args: argparse.Namespace) -> int:
                 fh.write(text)
     if args.json != "-":
         print(report.table())
+    if getattr(args, "report", None):
+        from pathlib import Path
+
+        from .reporting import write_reports
+
+        command = " ".join(shlex.quote(a) for a in ["rfverify", *sys.argv[1:]]) if sys.argv[1:] else ""
+        name = report.implementation.replace(":", ".")
+        paths = write_reports(Path(args.report), [(name, report)], seed=report.seed, profile=report.profile,
+                              command=command)
+        print(f"wrote {len(paths)} files to {args.report}", file=sys.stderr)
     if report.exit_code == 2:
         first = next(r for r in report.results if r.status == "error")
         print(f"rfverify: error: {first.message}", file=sys.stderr)

@@ -351,7 +351,8 @@ def _exactness(d: Mapping[str, Any]) -> Figure | None:
     ax.set_yscale("log")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("polynomial degree")
-    ax.set_ylabel("|quadrature − exact|")
+    ax.set_ylabel("|quadrature − exact| / tolerance" if d.get("error_unit") == "tolerance"
+                  else "|quadrature − exact|")
     ax.legend(loc="upper left")
     return fig
 

@@ -51,3 +51,15 @@ def test_report_usage_errors(argv: list[str], words: str, capsys: pytest.Capture
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert words in err and "Traceback" not in err
+
+
+def test_check_of_any_kind_writes_a_report(tmp_path, capsys):
+    from rfverify.cli import main
+
+    out = tmp_path / "rep"
+    code = main(["check", "transform", "rfverify.implementations.structured:fwht", "--dim", "8",
+                 "--matrix", "hadamard", "--profile", "quick", "--report", str(out)])
+    assert code == 0, capsys.readouterr()
+    pages = sorted(p.name for p in out.iterdir())
+    assert "index.html" in pages and any(p.endswith(".html") and p != "index.html" for p in pages)
+    assert any(p.endswith(".json") and p != "index.json" for p in pages)
