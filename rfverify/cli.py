@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 from . import __version__
 from .adapters import load_object
-from .errors import PluginError, RfverifyError, UsageError
+from .errors import RfverifyError, UsageError
 from .options import SHARED_OPTIONS, parse_param, parse_seed
 
 __all__ = ["main", "build_parser"]
@@ -360,17 +360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_list(args)
         parser.print_help()
         return 2
-    except UsageError as exc:
-        if debug:
-            traceback.print_exc()
-        print(f"rfverify: error: {exc}", file=sys.stderr)
-        return 2
-    except PluginError as exc:
-        if debug:
-            traceback.print_exc()
-        print(f"rfverify: error: {exc}", file=sys.stderr)
-        return 2
-    except RfverifyError as exc:
+    except RfverifyError as exc:  # UsageError and PluginError: one line, exit 2
         if debug:
             traceback.print_exc()
         print(f"rfverify: error: {exc}", file=sys.stderr)
