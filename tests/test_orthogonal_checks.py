@@ -118,7 +118,7 @@ def test_cli_check_orthogonal(capsys, tmp_path):
 @pytest.mark.parametrize("det", [1, -1])
 def test_eigenangle_cdf_is_a_cdf_with_the_weyl_density(d, det):
     if det < 0 and d == 2:
-        pytest.skip("O-(2) has no conjugate pair")
+        pytest.skip(reason="O-(2) has no conjugate pair")
     th = np.linspace(0, math.pi, 401)
     F = eigenangle_cdf(th, d, det)
     assert abs(F[0]) < 1e-12 and abs(F[-1] - 1) < 1e-12 and np.all(np.diff(F) >= -1e-12)

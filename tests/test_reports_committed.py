@@ -63,7 +63,7 @@ def test_entry_configuration_is_current(entry: Any) -> None:
         fresh = verify(entry.implementation, seed=doc["seed"], profile=doc["profile"], xfail=dict(entry.xfail) or None,
                        checks=[], **entry.options)
     except TypeError:
-        pytest.skip(f"the {entry.kind} verifier takes no checks=[]; configuration not compared")
+        pytest.skip(reason=f"the {entry.kind} verifier takes no checks=[]; configuration not compared")
     now = report_document(fresh)
     for key in ("implementation", "kind", "kernel", "config"):
         assert doc[key] == now[key], f"{entry.name}: {key} changed ({doc[key]!r} -> {now[key]!r}) — {REGENERATE}"
