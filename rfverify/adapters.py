@@ -258,8 +258,7 @@ def as_feature_map(obj: Any, *, kernel_params: Mapping[str, Any] | None = None,
                 if params[k] != v:
                     raise UsageError(f"{type(obj).__qualname__}({k}={params[k]!r}) disagrees with the kernel "
                                      f"parameter {k}={v!r}; make them agree")
-        label = name or type(obj).__qualname__
-        spec = spec  # an instance has no import path of its own
+        label = name or type(obj).__qualname__  # an instance has no import path of its own
     elif callable(obj):
         req = _required_positional(obj)
         accepted, var_kw = _accepted_names(obj)

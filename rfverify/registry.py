@@ -173,7 +173,9 @@ class CheckContext(BaseContext):
     domain: Any = "gaussian"
     dim: int = 16
     declarations: Declarations = field(default_factory=Declarations)
-    _pairs: PairSet | None = field(default=None, repr=False)
+    #: Shared by every check of one configuration, so the pair design (and, for a callable kernel,
+    #: the calibration of the input scale) is computed once, not once per check.
+    pair_cache: dict[str, PairSet] = field(default_factory=dict, repr=False)
 
     @property
     def name(self) -> str:
@@ -199,11 +201,11 @@ class CheckContext(BaseContext):
     @property
     def pairs(self) -> PairSet:
         """The designed input pairs (the same for every check of a configuration)."""
-        if self._pairs is None:
+        if "pairs" not in self.pair_cache:
             dom = self.domain if isinstance(self.domain, str) else getattr(self.domain, "__qualname__", "domain")
             rng = self.seeds.rng("pairs", self.kernel.describe(), self.dim, dom)
-            self._pairs = make_pairs(self.domain, self.dim, self.kernel, rng)
-        return self._pairs
+            self.pair_cache["pairs"] = make_pairs(self.domain, self.dim, self.kernel, rng)
+        return self.pair_cache["pairs"]
 
     def stacked_inputs(self) -> np.ndarray:
         p = self.pairs

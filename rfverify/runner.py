@@ -89,6 +89,7 @@ class FeatureMapConfig:
         self.declarations = Declarations(_validate_bound(bound), bool(unbiased), _validate_bound(bias_bound))
         self.seeds = SeedSource(seed)
         self.profile = get_profile(profile)
+        self._pair_cache: dict[str, Any] = {}
         self.plugin: FeatureMapPlugin = as_feature_map(
             implementation, kernel_params=dict(self.kernel.params), name=name)
 
@@ -115,7 +116,7 @@ class FeatureMapConfig:
         alpha = self.profile.family_alpha / max(1, statistical_count(spec.kind))
         return CheckContext(spec.name, self.profile, self.seeds, alpha, self.reproduce(spec.name),
                             plugin=self.plugin, kernel=self.kernel, domain=self.domain, dim=self.dim,
-                            declarations=self.declarations)
+                            declarations=self.declarations, pair_cache=self._pair_cache)
 
     @property
     def label(self) -> str:
