@@ -57,6 +57,15 @@ class KernelSpec:
     domain_error: Callable[..., str | None] | None = None
     #: True when k(x, x) = 1 for every x.
     normalized: bool = False
+    #: False for a kernel that is NOT positive semi-definite in general (e.g. the tanh "sigmoid"
+    #: kernel); ``psd_note`` says why, and the ``kernel-psd`` check then expects to find a witness.
+    psd: bool = True
+    psd_note: str = ""
+    #: The input domain the kernel is checked on by default (``gaussian``, ``sphere``, ``positive``).
+    domain: str = "gaussian"
+    #: For a kernel built with the composition rules (:mod:`rfverify.composition`): ``build(**params)``
+    #: returns the composite :class:`Kernel` that remembers its parts (``gram`` then delegates to it).
+    build: Callable[..., "Kernel"] | None = None
 
 
 _REGISTRY: dict[str, KernelSpec] = {}
@@ -172,6 +181,10 @@ def get_kernel(name: str, **params: Any) -> Kernel:
         bound[key] = value
     for key, p in spec.params.items():
         bound.setdefault(key, p.default)
+    if spec.build is not None:  # a registry composite: keep its parts, under the registry name
+        from dataclasses import replace
+
+        return replace(spec.build(**bound), name=name, params=bound, _spec=spec)
     return Kernel(name, bound, spec.gram, spec)
 
 
@@ -455,3 +468,47 @@ register_kernel(
         normalized=True,
     )
 )
+
+
+# --------------------------------------------------------------------------
+# The cs4787 lecture's "grand list" (issue 10): linear and the tanh "sigmoid" kernel, which is
+# listed there but is NOT positive semi-definite in general; composites in rfverify.composition.
+# --------------------------------------------------------------------------
+
+
+def _linear(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    return X @ Y.T
+
+
+register_kernel(
+    KernelSpec(
+        name="linear",
+        gram=_linear,
+        params={},
+        doc="linear kernel <x, y> (cs4787 lecture 16); exact features phi(x) = x.",
+        length_scale=lambda d: 1.0 / math.sqrt(d),  # <x, x> ~ 1
+    )
+)
+
+
+def _sigmoid(X: np.ndarray, Y: np.ndarray, gamma: float, coef0: float) -> np.ndarray:
+    return np.tanh(gamma * (X @ Y.T) + coef0)
+
+
+register_kernel(
+    KernelSpec(
+        name="sigmoid",
+        gram=_sigmoid,
+        params={"gamma": ParamSpec(1.0, float, _positive, "gamma must be a finite number > 0", "scale of <x, y>"),
+                "coef0": ParamSpec(0.0, float, math.isfinite, "coef0 must be a finite number", "offset r")},
+        doc="sigmoid kernel tanh(gamma <x, y> + coef0) (cs4787 lecture 16's list; scikit-learn's sigmoid_kernel); "
+        "NOT positive semi-definite in general: no feature map exists.",
+        length_scale=lambda d, gamma, coef0: 1.0 / math.sqrt(gamma * d),  # gamma <x, x> ~ 1
+        psd=False,
+        psd_note="tanh(gamma <x, y> + coef0) is not positive semi-definite in general (Lin & Lin 2003, "
+        "'A study on sigmoid kernels for SVM'): at points of very different norms, or once tanh saturates "
+        "to sign(<x, y>), Gram matrices have negative eigenvalues",
+    )
+)
+
+from . import composition as _composition  # noqa: E402,F401  (registers the composite kernels)
