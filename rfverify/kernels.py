@@ -63,6 +63,9 @@ class KernelSpec:
     psd_note: str = ""
     #: The input domain the kernel is checked on by default (``gaussian``, ``sphere``, ``positive``).
     domain: str = "gaussian"
+    #: Stated bound on the evaluation error beyond round-off, relative to the kernel's scale
+    #: (a tabulated approximation); the kernel checks add it to their round-off tolerances.
+    accuracy: float = 0.0
     #: For a kernel built with the composition rules (:mod:`rfverify.composition`): ``build(**params)``
     #: returns the composite :class:`Kernel` that remembers its parts (``gram`` then delegates to it).
     build: Callable[..., "Kernel"] | None = None
@@ -410,6 +413,7 @@ register_kernel(
         "Sminchisescu 2010); features sqrt(2/m) cos(W log(x + c) + b), W_ij ~ sech law (scikit-learn).",
         domain_error=_skewed_domain,
         normalized=True,
+        domain="positive",
     )
 )
 
@@ -456,6 +460,7 @@ register_kernel(
         doc="true expected random-maxout kernel E[max_j <w_j, x> max_j <w_j, z>] = |x||z| K_q(rho), "
         "K_q(rho) = mu_q^2 + int_0^rho kappa_q (Price's theorem; NOT mroueh's Theorem 1); "
         "Chebyshev table, |error| <= 1e-10 |x||z|",
+        accuracy=1e-10,  # highprec.maxout.NUMPY_KERNEL_ABS_ERROR
     )
 )
 register_kernel(
@@ -466,6 +471,7 @@ register_kernel(
         doc="collision kernel kappa_q(x, z) = P(argmax_j <w_j, x> = argmax_j <w_j, z>) (mroueh Remark 1); "
         "|error| <= 1e-10",
         normalized=True,
+        accuracy=1e-10,  # highprec.maxout.NUMPY_KERNEL_ABS_ERROR
     )
 )
 

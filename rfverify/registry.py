@@ -54,6 +54,10 @@ KINDS: dict[str, tuple[str, ...]] = {
         "rfverify.properties.quadrature_exactness",
         "rfverify.properties.quadrature_unbiasedness",
     ),
+    "kernel": (
+        "rfverify.properties.kernel_properties",
+        "rfverify.properties.kernel_composition",
+    ),
 }
 
 

@@ -1,0 +1,467 @@
+"""The ``kernel`` plug-in kind: checks of a kernel itself, before anything is held to it.
+
+A kernel is a registry name (with parameters), a :class:`~rfverify.kernels.Kernel` (e.g. a
+composite from :mod:`rfverify.composition`), any callable ``k(X, Y) -> (n_X, n_Y) Gram`` or
+``"MODULE:ATTR"`` naming one.  The checks (``properties/kernel_properties.py``,
+``properties/kernel_composition.py``) ask what the cs4787 lecture's definition of a kernel asks:
+symmetry, positive semi-definiteness of every Gram matrix, k(x, x) = 1 where claimed, and, for
+kernels built with the composition rules, that the composite's feature map estimates the composite.
+
+**Point sets.** The symmetry, PSD and normalisation checks evaluate Gram matrices on a fixed plan
+of point sets (:data:`PLAN`): sizes 8 to 256, input scales 0.1 to 3 times the kernel's length
+scale (registry closed form, else calibrated as for the feature-map pair design), in three
+families — i.i.d. domain points; *mixed* norms (each point's radius times a log-uniform factor in
+[1/3, 3], where tanh kernels break); and *clustered* near-duplicates (nearly singular Gram
+matrices, which a tolerance must survive).  Profiles take a prefix of the plan (quick 6 sets,
+default 12, thorough 24), so a quick finding is always reproduced by a larger profile.  Set i is
+drawn from the stable key ``("kernel", "points", d, domain, i)``: every kernel is checked on the
+same points, whatever its name.
+
+**Screening reference kernels.** :func:`screen_reference_kernel` runs the cheap deterministic
+symmetry and PSD checks (quick plan) on a user-supplied kernel callable before the feature-map
+harness uses it as the reference (``FeatureMapConfig.preflight``); a failure turns every
+feature-map check into status ``error`` naming the witness and the ``rfverify check kernel``
+command that shows it.
+"""
+
+from __future__ import annotations
+
+import math
+import shlex
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping
+
+import numpy as np
+
+from .adapters import _spec_of, load_object, to_numpy
+from .composition import CompositeKernel, declared_psd
+from .domains import DOMAINS, _calibrate_scale
+from .errors import PluginError, UsageError
+from .kernels import Kernel, as_kernel
+from .profiles import Profile, get_profile
+from .registry import BaseContext, CheckSpec, checks_for, statistical_count
+from .results import Report
+from .seeding import DEFAULT_SEED, SeedSource
+from .stats import roundoff_inner_product
+
+__all__ = ["KernelBudget", "KERNEL_BUDGETS", "PLAN", "PointSet", "KernelConfig", "KernelContext",
+           "verify_kernel", "screen_reference_kernel", "KernelOverflow", "evaluation_tolerance", "psd_tolerance", "kernel_accuracy",
+           "EVAL_CONSTANT", "EIG_CONSTANT", "MAX_KERNEL_DIM"]
+
+MAX_KERNEL_DIM = 4096
+
+#: c in the relative evaluation error c * gamma_{d+2}(u) * (1 + r^2) of one kernel value: the d-term
+#: sums (inner products, squared or l1 distances) carry gamma_{d+2} relative error (Higham 2002,
+#: eq. 3.5); a kernel that exponentiates them (rbf, Laplacian, exp) turns that into a relative error
+#: proportional to the exponent, i.e. to r^2 = |x|^2 / (d s0^2), the squared input norm in units of
+#: the kernel's length scale s0; c = 8 covers the few further roundings (scaling, exp, tanh, powers).
+EVAL_CONSTANT = 8
+#: c in LAPACK's error bound for the symmetric eigenproblem, |lambda_hat - lambda| <= p(n) u ||K||_2
+#: with p(n) = c n ("a modestly growing function of n": LAPACK Users' Guide, 3rd ed., §4.7).
+EIG_CONSTANT = 4
+
+
+def evaluation_tolerance(dtype: Any, d: int, r2: float, accuracy: float = 0.0) -> float:
+    """Relative error of one computed kernel value: ``EVAL_CONSTANT * gamma_{d+2}(u) * (1 + r2) + accuracy``.
+
+    ``u`` is the unit round-off of the dtype the kernel returns (a float32 kernel is judged at
+    float32 precision), ``r2`` the largest squared input norm in units of the length scale,
+    ``accuracy`` the kernel's stated approximation error (``KernelSpec.accuracy``; 0 for closed forms).
+    """
+    dt = np.dtype(dtype) if np.dtype(dtype).kind == "f" else np.dtype(np.float64)
+    return EVAL_CONSTANT * roundoff_inner_product(d + 2, dt) * (1.0 + r2) + accuracy
+
+
+def kernel_accuracy(kernel: Kernel) -> float:
+    """The stated approximation error of a kernel (a composite: the sum over its parts)."""
+    if isinstance(kernel, CompositeKernel):
+        return float(sum(kernel_accuracy(p) for p in kernel.parts))
+    return float(kernel._spec.accuracy) if kernel._spec is not None else 0.0
+
+
+def psd_tolerance(n: int, d: int, dtype: Any, r2: float, max_abs: float, norm2: float,
+                  accuracy: float = 0.0) -> float:
+    """Named bound on how negative the computed smallest eigenvalue of a PSD kernel's Gram can be.
+
+    The computed Gram is K + E with |E_ij| <= eta max|K| (eta = :func:`evaluation_tolerance`), so
+    by Weyl's inequality |lambda_min(K + E) - lambda_min(K)| <= ||E||_2 <= ||E||_F <= n eta max|K|;
+    ``numpy.linalg.eigvalsh`` (LAPACK syevd, backward stable) returns the eigenvalues of K + E + F
+    with ||F||_2 <= EIG_CONSTANT n u64 ||K||_2 (LAPACK Users' Guide §4.7).  A PSD kernel therefore
+    has computed lambda_min >= -(n eta max|K| + EIG_CONSTANT n u64 ||K||_2).
+    """
+    u64 = float(np.finfo(np.float64).eps) / 2.0
+    return n * evaluation_tolerance(dtype, d, r2, accuracy) * max_abs + EIG_CONSTANT * n * u64 * norm2
+
+
+@dataclass(frozen=True)
+class KernelBudget:
+    """Point sets and composition-test sizes for one profile.
+
+    ``psd_sets``: how many sets of :data:`PLAN` the PSD and normalisation checks use;
+    ``symmetry_sets``: how many the symmetry check uses; ``composition_m``: features of the
+    composite map in the composition test; ``composition_max_trials``: cap on its seeds.
+    """
+
+    psd_sets: int
+    symmetry_sets: int
+    composition_m: int
+    composition_max_trials: int
+
+
+KERNEL_BUDGETS: dict[str, KernelBudget] = {
+    "quick": KernelBudget(6, 3, 256, 600),
+    "default": KernelBudget(12, 6, 512, 2000),
+    "thorough": KernelBudget(24, 12, 1024, 10000),
+}
+
+#: (family, size, scale multiple of the length scale); profiles take a prefix.  The scales sweep
+#: 0.01 to 100 length scales: a kernel that is PSD only near one scale (tanh saturates to
+#: sign(<x, y>) at large inputs) is caught at the others.
+PLAN: tuple[tuple[str, int, float], ...] = (
+    ("iid", 8, 1.0), ("mixed", 16, 1.0), ("iid", 32, 10.0), ("clustered", 24, 1.0), ("iid", 48, 0.1),
+    ("mixed", 48, 3.0),
+    ("iid", 96, 1.0), ("mixed", 8, 10.0), ("iid", 16, 0.01), ("clustered", 64, 0.3), ("iid", 64, 100.0),
+    ("mixed", 96, 0.3),
+    ("iid", 128, 1.0), ("mixed", 128, 3.0), ("clustered", 128, 1.0), ("iid", 200, 0.3), ("iid", 8, 30.0),
+    ("mixed", 32, 0.1), ("iid", 256, 1.0), ("mixed", 200, 1.0), ("clustered", 200, 3.0), ("iid", 24, 0.03),
+    ("mixed", 64, 30.0), ("iid", 160, 3.0),
+)
+#: What the feature-map calibration returns when its target is not bracketed or the kernel is
+#: scale-free (rfverify.domains._calibrate_scale); the kernel kind then uses unit-norm inputs.
+CALIBRATION_EDGES = (1e-4, 1e4, 1.0)
+#: Mixed-norm sets multiply each point's radius by a log-uniform factor in [1/MIXED_SPREAD, MIXED_SPREAD].
+MIXED_SPREAD = 3.0
+#: Clustered sets: near-duplicates at this relative distance from their cluster centre.
+CLUSTER_SPREAD = 1e-4
+
+
+@dataclass(frozen=True)
+class PointSet:
+    """One point set of the plan, drawn and scaled: ``X`` (n, d) and ``r2`` = max |x|^2 / (d s0^2)."""
+
+    index: int
+    family: str
+    scale: float
+    X: np.ndarray
+    r2: float
+    #: the scale as a multiple of the length scale (sets above 1 may overflow a kernel like exp(<x, y>))
+    multiple: float = 1.0
+
+    @property
+    def n(self) -> int:
+        return self.X.shape[0]
+
+    def describe(self) -> str:
+        return f"point set {self.index} ({self.family}, n = {self.n}, scale {self.scale:.3g})"
+
+
+class KernelOverflow(PluginError):
+    """The kernel returned non-finite values (at a large input scale this is float64 overflow)."""
+
+
+def _validate_dim(dim: Any) -> int:
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or not 1 <= int(dim) <= MAX_KERNEL_DIM:
+        raise UsageError(f"dim must be an integer in [1, {MAX_KERNEL_DIM}], got {dim!r}")
+    return int(dim)
+
+
+def _budget(profile: Profile) -> KernelBudget:
+    return KERNEL_BUDGETS.get(profile.name, KERNEL_BUDGETS["default"])
+
+
+class KernelConfig:
+    """A validated configuration for verifying one kernel (the runner's config protocol)."""
+
+    kind = "kernel"
+
+    def __init__(self, kernel: Any, *, kernel_params: Mapping[str, Any] | None = None, dim: int = 16,
+                 domain: str | Callable[..., Any] | None = None, normalized: bool | None = None,
+                 psd: bool | None = None, seed: int = DEFAULT_SEED, profile: str | Profile = "default",
+                 name: str | None = None, kernel_spec: str | None = None, domain_spec: str | None = None,
+                 feature_map: Any = None) -> None:
+        spec = kernel_spec
+        if isinstance(kernel, str) and ":" in kernel:
+            spec = spec or kernel
+            kernel = load_object(kernel)
+        elif isinstance(kernel, str):
+            spec = spec or kernel
+        self.kernel: Kernel = as_kernel(kernel, kernel_params)
+        if spec is None and callable(kernel) and not isinstance(kernel, Kernel):
+            spec = _spec_of(kernel)
+        self.kernel_spec = spec
+        self.dim = _validate_dim(dim)
+        if domain is None:
+            domain = self.kernel._spec.domain if self.kernel._spec is not None else "gaussian"
+        if isinstance(domain, str):
+            if domain not in DOMAINS:
+                raise UsageError(f"unknown domain {domain!r}; use one of {', '.join(DOMAINS)} or a callable "
+                                 "domain(n, d, rng) -> (n, d) array")
+            self.domain_spec: str | None = domain
+        elif callable(domain):
+            self.domain_spec = domain_spec if domain_spec is not None else _spec_of(domain)
+        else:
+            raise UsageError(f"domain must be a name or a callable, got {type(domain).__name__}")
+        self.domain = domain
+        if normalized is not None and not isinstance(normalized, bool):
+            raise UsageError(f"normalized must be True, False or None, got {normalized!r}")
+        self.normalized_explicit = normalized
+        self.normalized = self.kernel.normalized if normalized is None else normalized
+        if psd is not None and not isinstance(psd, bool):
+            raise UsageError(f"psd must be True, False or None, got {psd!r}")
+        decl = declared_psd(self.kernel)
+        self.psd_explicit = psd
+        self.psd = psd if psd is not None else (decl is not False)
+        self.psd_note = (self.kernel._spec.psd_note if self.kernel._spec is not None and not self.kernel._spec.psd
+                         else "declared not positive semi-definite")
+        self.seeds = SeedSource(seed)
+        self.profile = get_profile(profile)
+        self.budget = _budget(self.profile)
+        self.name = name or self.kernel.describe()
+        self.feature_map = feature_map
+        self.accuracy = kernel_accuracy(self.kernel)
+        self._scale: float | None = None
+        self._sets: dict[int, PointSet] = {}
+        self._dtype: np.dtype = np.dtype(np.float64)
+
+    # -- the runner's protocol ---------------------------------------------------------------
+    @property
+    def label(self) -> str:
+        if self.kernel_spec and ":" in self.kernel_spec:
+            return self.kernel_spec
+        return self.kernel.describe()
+
+    def target(self) -> dict[str, Any]:
+        return self.kernel.to_dict()
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "dim": self.dim, "domain": self.domain_spec, "spec": self.kernel_spec,
+            "declarations": {"normalized": self.normalized, "psd": self.psd},
+            "budget": dict(self.budget.__dict__),
+        }
+        if not self.psd:
+            out["declarations"]["psd_note"] = self.psd_note
+        if isinstance(self.kernel, CompositeKernel):
+            out["composition"] = self.kernel.tree()
+        return out
+
+    def reproduce(self, check: str) -> str:
+        parts = ["rfverify", "check", "kernel", self.kernel_spec or "<MODULE:ATTR>"]
+        if self.kernel_spec:
+            for k in sorted(self.kernel.params):
+                parts += ["--param", f"{k}={self.kernel.params[k]!r}"]
+        parts += ["--dim", str(self.dim), "--domain", self.domain_spec or "<MODULE:ATTR>"]
+        if self.normalized_explicit is True:
+            parts.append("--normalized")
+        elif self.normalized_explicit is False:
+            parts.append("--not-normalized")
+        if self.psd_explicit is False:
+            parts.append("--not-psd")
+        parts += ["--seed", str(self.seeds.root), "--profile", self.profile.name, "--check", check]
+        return " ".join(shlex.quote(p) if not p.startswith("<") else p for p in parts)
+
+    def context(self, spec: CheckSpec) -> "KernelContext":
+        alpha = self.profile.family_alpha / max(1, statistical_count(spec.kind))
+        return KernelContext(spec.name, self.profile, self.seeds, alpha, self.reproduce(spec.name), config=self)
+
+    def preflight(self) -> str | None:
+        """Calibrate the scale and evaluate the kernel once on the first point set; the problem, or None."""
+        try:
+            ps = self.point_set(0)
+            self.evaluate(ps.X, ps.X)
+        except PluginError as exc:
+            return str(exc)
+        return None
+
+    # -- what the checks use -----------------------------------------------------------------
+    def _dom_name(self) -> str:
+        return self.domain if isinstance(self.domain, str) else (self.domain_spec or "domain")
+
+    @property
+    def scale(self) -> float:
+        """s0: the input scale at which the kernel's values spread (1 on the sphere and for domain callables)."""
+        if self._scale is None:
+            if not isinstance(self.domain, str) or self.domain == "sphere":
+                self._scale = 1.0
+            else:
+                hint = self.kernel.length_scale(self.dim)
+                if hint is None:
+                    rng = self.seeds.rng("kernel", "scale", self.dim, self.domain)
+                    try:
+                        with np.errstate(all="ignore"):
+                            hint = _calibrate_scale(self.kernel, self.dim, rng, self.domain == "positive")
+                    except (UsageError, PluginError):
+                        raise
+                    except Exception as exc:
+                        raise PluginError(self.name, f"evaluating the kernel raised {type(exc).__name__}: {exc}",
+                                          "a kernel callable must be k(X, Y) -> (n_X, n_Y) Gram matrix") from exc
+                    if hint in CALIBRATION_EDGES:
+                        # not bracketed (or scale-free): the calibration says nothing; unit-norm inputs
+                        hint = 1.0 / math.sqrt(self.dim)
+                self._scale = float(hint)
+        return self._scale
+
+    def _domain_points(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        d = self.dim
+        if callable(self.domain):
+            name = getattr(self.domain, "__qualname__", type(self.domain).__name__)
+            try:
+                A = np.asarray(self.domain(n, d, rng), dtype=float)
+            except Exception as exc:
+                raise PluginError(f"domain {name}", f"raised {type(exc).__name__}: {exc}",
+                                  "a domain callable must be domain(n, d, rng) -> (n, d) array") from exc
+            if A.shape != (n, d):
+                raise PluginError(f"domain {name}", f"returned shape {A.shape}, expected ({n}, {d})",
+                                  "a domain callable must be domain(n, d, rng) -> (n, d) array")
+            return A
+        Z = rng.standard_normal((n, d))
+        if self.domain == "sphere":
+            return Z / np.linalg.norm(Z, axis=1, keepdims=True)
+        return np.abs(Z) if self.domain == "positive" else Z
+
+    def point_set(self, i: int) -> PointSet:
+        """Set ``i`` of :data:`PLAN` (cached; a deterministic function of the root seed, d and domain)."""
+        if i not in self._sets:
+            family, n, mult = PLAN[i]
+            rng = self.seeds.rng("kernel", "points", self.dim, self._dom_name(), i)
+            scalable = isinstance(self.domain, str) and self.domain != "sphere"
+            s = self.scale * (mult if scalable else 1.0)
+            if family == "clustered":
+                centres = self._domain_points(max(2, n // 8), rng)
+                X = centres[rng.integers(0, centres.shape[0], size=n)]
+                if scalable:
+                    X = X + CLUSTER_SPREAD * rng.standard_normal(X.shape)
+                    X = np.abs(X) if self.domain == "positive" else X
+            else:
+                X = self._domain_points(n, rng)
+                if family == "mixed" and scalable:
+                    X = X * np.exp(rng.uniform(-math.log(MIXED_SPREAD), math.log(MIXED_SPREAD), size=(n, 1)))
+            X = s * X if scalable else X
+            r2 = float(np.max(np.einsum("ij,ij->i", X, X))) / (self.dim * self.scale**2)
+            self._sets[i] = PointSet(i, family if scalable or family == "clustered" else "iid", s, X, r2,
+                                     mult if scalable else 1.0)
+        return self._sets[i]
+
+    def point_sets(self, count: int) -> list[PointSet]:
+        return [self.point_set(i) for i in range(min(count, len(PLAN)))]
+
+    def evaluate(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """The Gram matrix [k(x_i, y_j)] in float64; records the dtype the kernel returns.
+
+        A kernel that raises, returns the wrong shape, a non-real or a non-finite value is a
+        :class:`PluginError` (status ``error``); inputs outside a registry kernel's domain are a
+        :class:`UsageError` (the configuration's fault).
+        """
+        k = self.kernel
+        k.validate_inputs(X)
+        k.validate_inputs(Y)
+        try:
+            with np.errstate(all="ignore"):  # overflow is judged below, from the values
+                G = to_numpy(k._gram(X, Y, **k.params))  # type: ignore[misc]
+        except (UsageError, PluginError):
+            raise
+        except Exception as exc:
+            raise PluginError(self.name, f"k(X, Y) on inputs of shapes {X.shape} and {Y.shape} raised "
+                              f"{type(exc).__name__}: {exc}",
+                              "a kernel callable must be k(X, Y) -> (n_X, n_Y) Gram matrix") from exc
+        if G.shape != (X.shape[0], Y.shape[0]):
+            raise PluginError(self.name, f"returned shape {G.shape} for inputs of {X.shape[0]} and {Y.shape[0]} rows",
+                              f"return the ({X.shape[0]}, {Y.shape[0]}) Gram matrix")
+        if G.dtype.kind == "c":
+            if np.any(G.imag != 0):
+                raise PluginError(self.name, "returned complex values with a non-zero imaginary part",
+                                  "a kernel is real-valued")
+            G = G.real
+        if G.dtype.kind not in "fiub":
+            raise PluginError(self.name, f"returned dtype {G.dtype}", "return real numbers")
+        if G.dtype.kind == "f":
+            self._dtype = G.dtype
+        out = np.asarray(G, dtype=np.float64)
+        if not np.all(np.isfinite(out)):
+            raise KernelOverflow(self.name, f"returned non-finite values on inputs of norm up to "
+                              f"{float(np.max(np.linalg.norm(X, axis=1))):.3g}", "kernel values must be finite")
+        return out
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._dtype
+
+
+@dataclass
+class KernelContext(BaseContext):
+    """What a kernel check may use; randomness only via ``seeds``."""
+
+    config: KernelConfig = None  # type: ignore[assignment]
+
+    @property
+    def name(self) -> str:
+        return self.config.label
+
+    @property
+    def kernel(self) -> Kernel:
+        return self.config.kernel
+
+    @property
+    def dim(self) -> int:
+        return self.config.dim
+
+    @property
+    def budget(self) -> KernelBudget:
+        return self.config.budget
+
+
+def verify_kernel(kernel: Any, *, kernel_params: Mapping[str, Any] | None = None, dim: int = 16,
+                  domain: str | Callable[..., Any] | None = None, normalized: bool | None = None,
+                  psd: bool | None = None, seed: int = DEFAULT_SEED, profile: str | Profile = "default",
+                  checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
+                  name: str | None = None, feature_map: Any = None) -> Report:
+    """Verify a kernel: symmetry, positive semi-definiteness, normalisation where claimed and, for a
+    composite, that its feature map estimates it.
+
+    ``kernel``: a registry name (``kernel_params`` bind its parameters), a :class:`Kernel`, a
+    callable ``k(X, Y) -> Gram`` or ``"MODULE:ATTR"``.  ``domain``: ``gaussian``, ``sphere``,
+    ``positive`` or ``domain(n, d, rng)`` (default: the registry's, else gaussian).
+    ``normalized``: claim k(x, x) = 1 (None: the registry's claim).  ``psd=False`` declares the
+    kernel not PSD in general: a witness is then an expected finding (status xfail).
+    ``feature_map``: for a composite, the feature map under test (any plug-in form; default the
+    reference map of :mod:`rfverify.implementations.composite`).  Returns a
+    :class:`~rfverify.results.Report` of kind ``kernel``.
+    """
+    from .runner import run
+
+    config = KernelConfig(kernel, kernel_params=kernel_params, dim=dim, domain=domain, normalized=normalized,
+                          psd=psd, seed=seed, profile=profile, name=name, feature_map=feature_map)
+    return run(config, checks=checks, xfail=xfail)
+
+
+def check_names() -> list[str]:
+    return [s.name for s in checks_for("kernel")]
+
+
+#: The checks run on a user-supplied reference kernel before the feature-map harness uses it.
+SCREEN_CHECKS = ("kernel-symmetry", "kernel-psd")
+
+
+def screen_reference_kernel(fm_config: Any) -> str | None:
+    """Cheap deterministic symmetry and PSD screens of a feature-map configuration's kernel.
+
+    Runs :data:`SCREEN_CHECKS` with the quick profile's point sets (same dimension, domain and
+    root seed).  Returns None when the kernel passes (or when it errors: the harness reports that
+    itself), else the problem: what failed, the witness, and the ``rfverify check kernel`` command
+    that shows it.
+    """
+    from .runner import run_check
+
+    config = KernelConfig(fm_config.kernel, dim=fm_config.dim, domain=fm_config.domain, seed=fm_config.seeds.root,
+                          profile="quick", kernel_spec=fm_config.kernel_spec, domain_spec=fm_config.domain_spec)
+    if config.preflight() is not None:
+        return None
+    for spec in checks_for("kernel"):
+        if spec.name not in SCREEN_CHECKS:
+            continue
+        result = run_check(config, spec)
+        if result.status == "fail":
+            what = "symmetric" if spec.name == "kernel-symmetry" else "positive semi-definite"
+            return (f"the reference kernel {config.label} is not {what}, so no feature map can estimate it and "
+                    f"no feature-map check is meaningful: {result.message}; see: {result.reproduce}")
+    return None
