@@ -137,7 +137,18 @@ class FeatureMapConfig:
         }
 
     def preflight(self) -> str | None:
-        """Build, fit and transform once (a health check); the problem, or None."""
+        """Build, fit and transform once (a health check); the problem, or None.
+
+        A user-supplied kernel callable (not a registry kernel) is screened first: the cheap
+        deterministic ``kernel-symmetry`` and ``kernel-psd`` checks (issue 10); a kernel that is
+        not symmetric PSD cannot be estimated by any feature map, so every check then errors.
+        """
+        if self.kernel._spec is None:
+            from .kernel_kind import screen_reference_kernel
+
+            problem = screen_reference_kernel(self)
+            if problem is not None:
+                return problem
         spec = checks_for(self.kind)[0]
         ctx = self.context(spec)
         try:
