@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rfverify.errors import PluginError
 from rfverify.registry import CheckContext, register_check
 from rfverify.results import CheckResult
 
@@ -22,7 +23,9 @@ def check_reproducibility(ctx: CheckContext) -> CheckResult:
     global random state (``np.random.seed`` set to two different values), and
     the map neither consumes nor reseeds the global state.
     Test: exact comparison (a, c) and a round-off tolerance (b), no alpha.
-    The caller's global random state is saved and restored.
+    The caller's global random state is saved and restored.  Consuming or
+    reseeding the global state is a plug-in fault (status ``error``, as
+    :mod:`rfverify.guard` reports it around every check), not a failed property.
     Applies to: every feature map.  Catches: ``random_state`` ignored (fresh
     entropy, a hard-coded seed, or the global RNG).
     Reference: scikit-learn's ``random_state`` convention; SPEC 7.
@@ -55,9 +58,11 @@ def check_reproducibility(ctx: CheckContext) -> CheckResult:
     if diff <= tol:
         problems.append(f"random_state={rs_a} and {rs_b} gave the same features (max difference {diff:.3g}) — "
                         "random_state is ignored (a hard-coded seed?)")
-    if consumed:
-        problems.append("the map consumed or reseeded numpy's global random state (np.random.*); "
-                        "use a Generator built from random_state")
+    if consumed:  # this check resets the global state itself, so the guard cannot see it here
+        raise PluginError(ctx.name, "changed numpy's global random state (np.random.*) during check "
+                          "reproducibility (fit and transform with the global state seeded)",
+                          "draw from the random_state / rng you are given (np.random.default_rng(random_state)), "
+                          "never seed or draw from the global generators")
     details["global_state_touched"] = consumed
     if problems:
         return ctx.result("fail", "; ".join(problems), details=details)

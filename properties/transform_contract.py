@@ -100,6 +100,8 @@ def check_dimension_probe(ctx: TransformContext) -> CheckResult:
         X = rng.standard_normal((3, dp))
         try:
             Y = np.asarray(ctx.config.plugin.raw(X))
+        except PluginError:  # sys.exit, MemoryError, unconvertible output: a fault, not a refusal
+            raise
         except Exception as exc:  # the expected outcome
             msg = str(exc).strip() or "(empty message)"
             errors.append(f"d'={dp}: {type(exc).__name__}: {msg.splitlines()[0][:160]}")

@@ -27,6 +27,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from . import guard
 from .errors import PluginError, UsageError
 
 __all__ = ["FeatureMapPlugin", "FittedMap", "load_object", "as_feature_map", "to_numpy"]
@@ -41,21 +42,37 @@ def load_object(spec: str) -> Any:
     mod_name, attr = spec.split(":")
     if "" not in sys.path and "." not in sys.path:
         sys.path.insert(0, "")
+    if not all(p.isidentifier() for p in mod_name.split(".")) or not all(p.isidentifier() for p in attr.split(".")):
+        raise UsageError(f"expected MODULE:ATTR with dotted Python names (e.g. sklearn.kernel_approximation:"
+                         f"RBFSampler), got {spec!r}")
+    stdout = sys.stdout
     try:
+        sys.stdout = sys.stderr  # what a module prints on import must not corrupt '--json -' output
         module = importlib.import_module(mod_name)
     except ImportError as exc:
         raise UsageError(
-            f"cannot import module {mod_name!r} ({exc}); run from the directory that contains it "
-            f"or install it"
+            f"cannot import module {mod_name!r} ({guard._one_line(exc)}); run from the directory that contains "
+            f"it or install it"
         ) from None
-    except Exception as exc:  # the module itself is broken
-        raise PluginError(spec, f"importing {mod_name} raised {type(exc).__name__}: {exc}",
-                          "fix the module so that it imports") from exc
+    except KeyboardInterrupt:
+        raise
+    except SystemExit as exc:
+        raise PluginError(spec, f"importing {mod_name} called sys.exit({exc.code!r})",
+                          "fix the module so that it imports (guard scripts with if __name__ == '__main__')") from None
+    except BaseException as exc:  # the module itself is broken
+        raise PluginError(spec, f"importing {mod_name} raised {type(exc).__name__}: {guard._one_line(exc)}",
+                          "fix the module so that it imports") from None
+    finally:
+        sys.stdout = stdout
     obj: Any = module
     for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise UsageError(f"module {mod_name!r} has no attribute {attr!r}")
-        obj = getattr(obj, part)
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise UsageError(f"module {mod_name!r} has no attribute {attr!r}") from None
+        except Exception as exc:
+            raise PluginError(spec, f"reading {attr} raised {type(exc).__name__}: {guard._one_line(exc)}",
+                              "fix the module") from None
     return obj
 
 
@@ -117,41 +134,34 @@ class FittedMap:
 
     def transform(self, X: np.ndarray) -> np.ndarray:
         name = self.plugin.name
-        try:
-            if self.plugin.form == "function":
-                out = self.obj(X, self.n_components, self.random_state)
-            else:
-                out = self.obj.transform(X)
-        except Exception as exc:
-            if self.plugin.form == "function":
-                raise PluginError(name, f"calling {name}(X, {self.n_components}, {self.random_state}) raised "
-                                  f"{type(exc).__name__}: {exc}",
-                                  "a feature function must accept (X, n_components, random_state)") from exc
-            raise PluginError(name, f"transform raised {type(exc).__name__}: {exc}",
-                              f"transform(X) must accept a float64 array of shape {X.shape}") from exc
-        try:
-            A = to_numpy(out)
-        except Exception as exc:
-            raise PluginError(name, f"transform returned {type(out).__name__} that numpy.asarray cannot convert ({exc})",
-                              "return a numpy array (or a CPU torch/jax array)") from exc
-        if A.dtype.kind not in "fciub":
-            raise PluginError(name, f"transform returned dtype {A.dtype}",
-                              "features must be real or complex numbers")
+        if self.plugin.form == "function":
+            action = f"calling {name}(X, {self.n_components}, {self.random_state})"
+            out = guard.call(self.obj, X, self.n_components, self.random_state, plugin=name, action=action,
+                             hint="a feature function must accept (X, n_components, random_state)")
+        else:
+            action = "transform"
+            out = guard.call(self.obj.transform, X, plugin=name, action=action,
+                             hint=f"transform(X) must accept a float64 array of shape {X.shape}")
+        A = guard.as_array(out, plugin=name, action=action, complex_ok=True)
         if A.ndim != 2 or A.shape[0] != X.shape[0]:
-            raise PluginError(name, f"transform returned shape {A.shape} for {X.shape[0]} input rows",
+            raise PluginError(name, f"{action} returned shape {A.shape} for {X.shape[0]} input rows",
                               f"return an array of shape ({X.shape[0]}, m)")
-        if A.dtype.kind in "iub":
-            A = A.astype(np.float64)
-        if not np.all(np.isfinite(A)):
-            bad = int(np.size(A) - np.count_nonzero(np.isfinite(A)))
-            raise PluginError(name, f"transform returned {bad} non-finite value(s) (NaN or inf) "
-                              f"with n_components={self.n_components}, random_state={self.random_state}",
-                              "features must be finite")
+        if A.shape[1] > guard.FEATURE_EXPANSION_LIMIT * max(1, self.n_components):
+            raise PluginError(name, f"{action} returned {A.shape[1]:,} features for n_components="
+                              f"{self.n_components}, more than {guard.FEATURE_EXPANSION_LIMIT} per component",
+                              "return a number of features proportional to n_components")
+        guard.check_finite(A, plugin=name, action=f"{action} (n_components={self.n_components}, "
+                           f"random_state={self.random_state})", hint="features must be finite")
         if self.n_out is None:
             self.n_out = A.shape[1]
         elif A.shape[1] != self.n_out:
-            raise PluginError(name, f"transform returned {A.shape[1]} columns after returning {self.n_out}",
+            raise PluginError(name, f"{action} returned {A.shape[1]} columns after returning {self.n_out}",
                               "the number of features must be fixed by fit")
+        seen = self.plugin.widths.setdefault(self.n_components, (A.shape[1], self.random_state))
+        if seen[0] != A.shape[1]:
+            raise PluginError(name, f"n_components={self.n_components} gave {A.shape[1]} features with "
+                              f"random_state={self.random_state} but {seen[0]} with random_state={seen[1]}",
+                              "the number of features must depend on n_components only")
         return A
 
 
@@ -164,25 +174,25 @@ class FeatureMapPlugin:
     name: str
     spec: str | None
     passthrough: Mapping[str, Any] = field(default_factory=dict)
+    #: n_components -> (features returned, the random_state that first returned them).
+    widths: dict[int, tuple[int, int]] = field(default_factory=dict, repr=False)
 
     def build(self, n_components: int, random_state: int) -> Any:
         """A fresh, unfitted object (or the function itself)."""
-        try:
-            if self.form == "function":
-                return self.obj
-            if self.form == "factory":
-                return self.obj(n_components, random_state, **self.passthrough)
-            if self.form == "class":
-                return self.obj(n_components=n_components, random_state=random_state, **self.passthrough)
-            params = dict(self.obj.get_params(deep=False))
-            params.update(n_components=n_components, random_state=random_state, **self.passthrough)
-            return type(self.obj)(**params)
-        except PluginError:
-            raise
-        except Exception as exc:
-            raise PluginError(self.name, f"constructing with n_components={n_components}, "
-                              f"random_state={random_state} raised {type(exc).__name__}: {exc}",
-                              self._construct_hint()) from exc
+        return guard.call(self._build, n_components, random_state, plugin=self.name,
+                          action=f"constructing with n_components={n_components}, random_state={random_state}",
+                          hint=self._construct_hint(), passthrough=(PluginError,))
+
+    def _build(self, n_components: int, random_state: int) -> Any:
+        if self.form == "function":
+            return self.obj
+        if self.form == "factory":
+            return self.obj(n_components, random_state, **self.passthrough)
+        if self.form == "class":
+            return self.obj(n_components=n_components, random_state=random_state, **self.passthrough)
+        params = dict(self.obj.get_params(deep=False))
+        params.update(n_components=n_components, random_state=random_state, **self.passthrough)
+        return type(self.obj)(**params)
 
     def _construct_hint(self) -> str:
         return {
@@ -201,11 +211,8 @@ class FeatureMapPlugin:
             if not hasattr(obj, "fit") or not hasattr(obj, "transform"):
                 raise PluginError(self.name, f"{type(obj).__name__} has no fit/transform methods",
                                   "the factory must return an object with fit(X) and transform(X)")
-            try:
-                ret = obj.fit(X)
-            except Exception as exc:
-                raise PluginError(self.name, f"fit raised {type(exc).__name__}: {exc}",
-                                  f"fit(X) must accept a float64 array of shape {X.shape}") from exc
+            ret = guard.call(obj.fit, X, plugin=self.name, action="fit",
+                             hint=f"fit(X) must accept a float64 array of shape {X.shape}")
             if ret is not None and ret is not obj and hasattr(ret, "transform"):
                 obj = ret
         return FittedMap(self, obj, n_components, random_state)

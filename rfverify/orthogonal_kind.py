@@ -27,7 +27,8 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from .adapters import load_object, to_numpy
+from . import guard
+from .adapters import load_object
 from .errors import PluginError, UsageError
 from .profiles import Profile, get_profile
 from .registry import BaseContext, CheckSpec, statistical_count
@@ -107,24 +108,20 @@ class OrthogonalSampler:
 
     def draw(self, d: int, rng: np.random.Generator) -> np.ndarray:
         """One matrix; a raising sampler, a wrong shape, a non-float or non-finite value is a PluginError."""
-        try:
-            if self.form == "rvs":
-                out = self.obj.rvs(dim=d, random_state=rng)
-            elif self.form == "sample-method":
-                out = self.obj.sample(d, rng)
-            else:
-                out = self.obj(d, rng)
-            Q = to_numpy(out)
-        except Exception as exc:  # the plug-in's own UsageError too: it refused a valid d
-            raise PluginError(self.name, f"sampling a {d}x{d} matrix raised {type(exc).__name__}: {exc}",
-                              "the sampler must accept (d, rng) or rvs(dim=d, random_state=rng)") from exc
+        action = f"sampling a {d}x{d} matrix"
+        hint = "the sampler must accept (d, rng) or rvs(dim=d, random_state=rng)"
+        # the plug-in's own UsageError is a fault too: it refused a valid d
+        if self.form == "rvs":
+            out = guard.call(self.obj.rvs, dim=d, random_state=rng, plugin=self.name, action=action, hint=hint)
+        elif self.form == "sample-method":
+            out = guard.call(self.obj.sample, d, rng, plugin=self.name, action=action, hint=hint)
+        else:
+            out = guard.call(self.obj, d, rng, plugin=self.name, action=action, hint=hint)
+        Q = guard.as_array(out, plugin=self.name, action=action)
         if Q.shape != (d, d):
             raise PluginError(self.name, f"returned shape {Q.shape} for d={d}, expected ({d}, {d})",
                               "return one square matrix per call")
-        if Q.dtype.kind not in "fiu":
-            raise PluginError(self.name, f"returned dtype {Q.dtype}, expected a real floating array")
-        if not np.all(np.isfinite(Q)):
-            raise PluginError(self.name, f"returned non-finite values (NaN or inf) for d={d}")
+        guard.check_finite(Q, plugin=self.name, action=action)
         return Q
 
 

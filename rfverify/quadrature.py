@@ -29,7 +29,8 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from . import __version__  # noqa: F401  (the report carries it via the runner)
-from .adapters import load_object, to_numpy
+from . import guard
+from .adapters import load_object
 from .errors import PluginError, UsageError
 from .profiles import Profile, get_profile
 from .registry import BaseContext, CheckSpec, checks_for, statistical_count
@@ -141,34 +142,22 @@ class QuadraturePlugin:
 
     def draw(self, d: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """One draw ``(points (n, d), weights (n,))``, validated; PluginError on misbehaviour."""
-        try:
-            out = self.rule(d, rng)
-        except (UsageError, PluginError):
-            raise
-        except Exception as exc:
-            raise PluginError(self.name, f"rule({d}, rng) raised {type(exc).__name__}: {exc}",
-                              "a rule must accept (d, rng) with rng a numpy Generator") from exc
+        action = f"rule({d}, rng)"
+        out = guard.call(self.rule, d, rng, plugin=self.name, action=action, passthrough=(UsageError, PluginError),
+                         hint="a rule must accept (d, rng) with rng a numpy Generator")
         if not isinstance(out, (tuple, list)) or len(out) != 2:
-            raise PluginError(self.name, f"rule({d}, rng) returned {type(out).__name__}, not a pair",
+            raise PluginError(self.name, f"{action} returned {type(out).__name__}, not a pair",
                               "return (points of shape (n, d), weights of shape (n,))")
-        try:
-            P = to_numpy(out[0])
-            w = to_numpy(out[1])
-        except Exception as exc:
-            raise PluginError(self.name, f"rule output is not convertible to arrays ({exc})",
-                              "return numpy arrays") from exc
-        if P.dtype.kind not in "fiu" or w.dtype.kind not in "fiu":
-            raise PluginError(self.name, f"rule returned dtypes {P.dtype} and {w.dtype}",
-                              "points and weights must be real numbers")
-        P = P.astype(float)
-        w = w.astype(float)
+        P = guard.as_array(out[0], plugin=self.name, action=f"{action} (points)").astype(float, copy=False)
+        w = guard.as_array(out[1], plugin=self.name, action=f"{action} (weights)").astype(float, copy=False)
+        guard.check_size(P, plugin=self.name, action=f"{action} (points)")
         if P.ndim != 2 or P.shape[1] != d or P.shape[0] < 1:
             raise PluginError(self.name, f"points have shape {P.shape} for d={d}", f"return points of shape (n, {d})")
         if w.shape != (P.shape[0],):
             raise PluginError(self.name, f"weights have shape {w.shape} for {P.shape[0]} points",
                               f"return weights of shape ({P.shape[0]},)")
-        if not (np.all(np.isfinite(P)) and np.all(np.isfinite(w))):
-            raise PluginError(self.name, "rule returned non-finite points or weights", "points and weights must be finite")
+        guard.check_finite(P, plugin=self.name, action=f"{action} (points)", hint="points and weights must be finite")
+        guard.check_finite(w, plugin=self.name, action=f"{action} (weights)", hint="points and weights must be finite")
         return P, w
 
 

@@ -24,7 +24,8 @@ from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
-from .adapters import load_object, to_numpy
+from . import guard
+from .adapters import load_object
 from .errors import PluginError, UsageError
 from .profiles import Profile, get_profile
 from .registry import BaseContext, CheckSpec, statistical_count
@@ -121,25 +122,22 @@ class TransformPlugin:
         self.name = name or getattr(obj, "__name__", None) or type(obj).__name__
 
     def raw(self, X: np.ndarray) -> np.ndarray:
-        """Call ``apply``; exceptions propagate (the dimension probe wants them)."""
-        return to_numpy(self.fn(X))
+        """Call ``apply``; its exceptions propagate (the dimension probe wants them), but ``sys.exit``,
+        ``MemoryError`` and unconvertible output are :class:`PluginError`."""
+        out = guard.call(self.fn, X, plugin=self.name, action=f"apply on shape {X.shape}", passthrough=(Exception,))
+        return guard.as_array(out, plugin=self.name, action="apply", complex_ok=True)
 
     def __call__(self, X: np.ndarray) -> np.ndarray:
         """Call ``apply`` on valid input; misbehaviour is a :class:`PluginError`."""
         n, d = X.shape
-        try:
-            Y = self.raw(X)
-        except Exception as exc:  # the plug-in's own UsageError too: it refused a valid input
-            raise PluginError(self.name, f"apply raised {type(exc).__name__} on a valid {X.dtype} input of shape "
-                              f"{X.shape}: {exc}", "apply must accept any (n, d) batch") from exc
+        # the plug-in's own UsageError is a fault too: it refused a valid input
+        out = guard.call(self.fn, X, plugin=self.name, action=f"apply on a valid {X.dtype} input of shape {X.shape}",
+                         hint="apply must accept any (n, d) batch")
+        Y = guard.as_array(out, plugin=self.name, action="apply", complex_ok=True)
         if Y.shape != (n, d):
             raise PluginError(self.name, f"apply returned shape {Y.shape} for input shape {X.shape}",
                               f"return the rows M x as an ({n}, {d}) array")
-        if Y.dtype.kind not in "fiuc":
-            raise PluginError(self.name, f"apply returned dtype {Y.dtype}, expected a floating array")
-        if not np.all(np.isfinite(Y)):
-            raise PluginError(self.name, f"apply returned non-finite values (NaN or inf) for finite input of "
-                              f"shape {X.shape}")
+        guard.check_finite(Y, plugin=self.name, action=f"apply on finite input of shape {X.shape}")
         return Y
 
 
