@@ -23,7 +23,9 @@ Composition (per draw, lecture 16's table):
   E[(psi1(x) (x) psi2(x)) . (psi1(y) (x) psi2(y))] = E[psi1 . psi1] E[psi2 . psi2] = k1 k2;
 * ``exp``: **random Maclaurin** (Kar & Karnick 2012, §3): exp(k) = sum_n k^n / n!.  Draw the
   degree N with P(N = n) = p^-(n+1) (p = 2), then N independent scalar draws s_j of the base
-  (a block psi_j reduced to g_j . psi_j with g_j ~ N(0, I_r), still E[s_j(x) s_j(y)] = k(x, y)),
+  (a block psi_j reduced to g_j . psi_j with Rademacher g_j in {-1, 1}^r, as Kar & Karnick project
+  x; still E[s_j(x) s_j(y)] = k(x, y), and bounded where Gaussian g_j gave tails heavy enough to
+  upset the MSE-slope test),
   and output sqrt(p^(N+1) / N!) prod_j s_j(x).  Then E = sum_n p^-(n+1) (p^(n+1) / n!) k^n
   = exp(k): unbiased, with finite variance whenever E[s(x)^2 s(y)^2] is finite.
 
@@ -249,8 +251,8 @@ class Exp(Node):
         T = int(N.sum())
         base = self.a.draw(d, max(T, 1), rng)
         r = self.a.width(d)
-        # a block is reduced to a scalar draw g . psi with g ~ N(0, I_r): E[s(x) s(y)] = k1(x, y)
-        G = rng.standard_normal((T, r)) if r > 1 else None
+        # a block is reduced to a scalar draw g . psi, g Rademacher (E g g^T = I): E[s(x) s(y)] = k1(x, y)
+        G = rng.choice(np.array([-1.0, 1.0]), size=(T, r)) if r > 1 else None
         return N, T, base, G
 
     def width(self, d: int) -> int:

@@ -199,3 +199,37 @@ def verify_entry(entry: ZooEntry, *, seed: int, profile: str) -> Any:
     verify = getattr(importlib.import_module(mod), fn)
     return verify(entry.implementation, seed=seed, profile=profile, xfail=dict(entry.xfail) or None,
                   **entry.options)
+
+# Kernel-level checks (issue 10): every registry kernel (symmetry, PSD with a witness set, normalisation
+# where claimed, and the composition rules for composites; the sigmoid kernel is declared not PSD, so
+# its witness is an expected finding), and scikit-learn's pairwise kernels that users hand us as
+# reference callables.  Composite feature maps through the feature-map harness.
+VERIFIERS["kernel"] = "rfverify.kernel_kind:verify_kernel"
+from rfverify.kernels import _REGISTRY as _KERNELS, kernel_names as _kernel_names  # noqa: E402
+
+ZOO += [ZooEntry(f"kernel-{_k}", _k, {"dim": 16}, kind="kernel", doc=_KERNELS[_k].doc.split(";")[0])
+        for _k in _kernel_names()]
+_SKP = "sklearn.metrics.pairwise:"
+ZOO += [
+    ZooEntry("sklearn-sigmoid_kernel", _SKP + "sigmoid_kernel", {"dim": 16}, kind="kernel", third_party=True,
+             doc="tanh(gamma <x, y> + coef0), gamma = 1/d, coef0 = 1",
+             xfail={"kernel-psd": "tanh(gamma <x, y> + coef0) is not positive semi-definite in general (Lin & Lin "
+                                  "2003); scikit-learn offers it as a pairwise kernel without saying so"}),
+    ZooEntry("sklearn-additive_chi2_kernel", _SKP + "additive_chi2_kernel", {"dim": 16, "domain": "positive"},
+             kind="kernel", third_party=True, doc="-sum (x - y)^2 / (x + y) on non-negative inputs",
+             xfail={"kernel-psd": "-sum (x - y)^2 / (x + y) is only conditionally positive definite (its "
+                                  "scikit-learn docstring says so): k(x, x) = 0 with negative off-diagonal entries"}),
+    ZooEntry("sklearn-chi2_kernel", _SKP + "chi2_kernel", {"dim": 16, "domain": "positive", "normalized": True},
+             kind="kernel", third_party=True, doc="exp(-gamma sum (x - y)^2 / (x + y)) on non-negative inputs"),
+    ZooEntry("sklearn-cosine_similarity", _SKP + "cosine_similarity", {"dim": 16, "normalized": True},
+             kind="kernel", third_party=True, doc="<x, y> / (|x| |y|)"),
+]
+_CF = _IMPL + "composite:"
+ZOO += [
+    ZooEntry("composite-rbf-laplacian-mix", _CF + "RBFLaplacianMixFeatures",
+             {"kernel": "rbf_laplacian_mix", "kernel_params": {"weight": 0.5}, "dim": 16, "bound": _SQRT2},
+             doc="[sqrt(w) phi_rbf, sqrt(1 - w) phi_laplacian], w = 1/2: the lecture's scaling and sum rules"),
+    ZooEntry("composite-exp-linear", _CF + "ExpLinearFeatures",
+             {"kernel": "exp_linear", "kernel_params": {"gamma": 0.5}, "dim": 16},
+             doc="random Maclaurin features of exp(<x, y> / 2) (Kar & Karnick 2012), P(N = n) = 2^-(n+1)"),
+]
