@@ -109,6 +109,24 @@ def build_parser() -> argparse.ArgumentParser:
                     help="hadamard | hadamard-normalized | MODULE:ATTR of M(d) -> (d, d) (default hadamard)")
     tr.add_argument("--inplace", action="store_true", help="apply may overwrite its input")
     _add_common(tr)
+    kn = kinds.add_parser("kernel", help="a kernel k(X, Y) -> Gram: symmetry, PSD (with a witness set), "
+                          "normalisation, composition rules",
+                          description="Verify a registry kernel NAME or MODULE:ATTR naming a callable k(X, Y) -> Gram "
+                          "matrix: symmetry, positive semi-definiteness (a witness set if not), k(x, x) = 1 where "
+                          "claimed, and for composite kernels that the composite's feature map estimates it.")
+    kn.add_argument("target", metavar="NAME|MODULE:ATTR")
+    kn.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="kernel parameter (repeatable)")
+    kn.add_argument("--dim", default="16", help="input dimension d (default 16)")
+    kn.add_argument("--domain", default=None, help="gaussian | sphere | positive | MODULE:ATTR of domain(n, d, rng) "
+                    "(default: the registry kernel's, else gaussian)")
+    kn_norm = kn.add_mutually_exclusive_group()
+    kn_norm.add_argument("--normalized", dest="normalized", action="store_true", default=None,
+                         help="claim k(x, x) = 1 (default: the registry's claim)")
+    kn_norm.add_argument("--not-normalized", dest="normalized", action="store_false",
+                         help="do not hold the kernel to k(x, x) = 1")
+    kn.add_argument("--not-psd", action="store_true",
+                    help="declare the kernel not PSD in general: a witness set is then an expected finding (xfail)")
+    _add_common(kn)
     bench = sub.add_parser("bench", help="benchmark the structured transforms against their baselines",
                            description="Time FWHT, butterflies (and registered extras) against naive numpy and "
                            "dense BLAS baselines measured in the same run; print the table.")
@@ -314,6 +332,20 @@ def _cmd_check_transform(args: argparse.Namespace) -> int:
     return _emit(run(config, checks=args.check), args)
 
 
+def _cmd_check_kernel(args: argparse.Namespace) -> int:
+    from .kernel_kind import KernelConfig
+    from .runner import run
+
+    params = dict(parse_param(p) for p in args.param)
+    domain: Any = args.domain
+    if domain is not None and ":" in domain:
+        domain = load_object(domain)
+    config = KernelConfig(args.target, kernel_params=params, dim=_parse_int(args.dim, "--dim"), domain=domain,
+                          normalized=args.normalized, psd=False if args.not_psd else None,
+                          seed=parse_seed(args.seed), profile=args.profile, domain_spec=args.domain)
+    return _emit(run(config, checks=args.check), args)
+
+
 def _cmd_bench(args: argparse.Namespace) -> int:
     import json
 
@@ -338,6 +370,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_check_orthogonal(args)
         if args.command == "check" and args.kind == "transform":
             return _cmd_check_transform(args)
+        if args.command == "check" and args.kind == "kernel":
+            return _cmd_check_kernel(args)
         if args.command == "bench":
             return _cmd_bench(args)
         if args.command == "check":
