@@ -178,7 +178,7 @@ class Report:
             if r.status == "error" and r.message in seen:
                 seen[r.message] += 1
                 continue
-            if r.status in ("fail", "error"):
+            if r.status in ("fail", "error", "xfail"):  # an expected failure says what was found, too
                 out.append(r.explain())
                 if r.status == "error":
                     seen[r.message] = 0
