@@ -32,7 +32,25 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", metavar="FILE", help="write the JSON report to FILE ('-' for stdout)")
     p.add_argument("--report", metavar="DIR", help="also write the HTML/JSON/Markdown report into DIR")
     p.add_argument("--check", action="append", metavar="NAME", help="run only this check (repeatable)")
+    _add_limits(p)
     p.add_argument("--debug", action="store_true", help="show tracebacks")
+
+
+def _add_limits(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--time-limit", metavar="SECONDS", help=SHARED_OPTIONS["time-limit"][1])
+    p.add_argument("--memory-limit", metavar="SIZE", help=SHARED_OPTIONS["memory-limit"][1])
+
+
+def _limits(args: argparse.Namespace) -> dict[str, Any]:
+    """``time_limit``/``memory_limit`` keywords of runner.run, validated (a UsageError names the option)."""
+    from .guard import parse_memory_limit, parse_time_limit
+
+    out: dict[str, Any] = {}
+    if getattr(args, "time_limit", None) is not None:
+        out["time_limit"] = parse_time_limit(args.time_limit, "--time-limit") or 0
+    if getattr(args, "memory_limit", None) is not None:
+        out["memory_limit"] = parse_memory_limit(args.memory_limit, "--memory-limit") or 0
+    return out
 
 
 def _add_feature_map_options(fm: argparse.ArgumentParser) -> None:
@@ -80,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--out", default="reports", help="output directory (default reports/)")
     rep.add_argument("--seed", default=SHARED_OPTIONS["seed"][0], help=SHARED_OPTIONS["seed"][1])
     rep.add_argument("--profile", default=SHARED_OPTIONS["profile"][0], help=SHARED_OPTIONS["profile"][1])
+    _add_limits(rep)
     rep.add_argument("--debug", action="store_true", help="show tracebacks")
     cl = sub.add_parser("claims", help="evaluate and print the published-claims table",
                         description="Every statement from the source papers that rfverify checks, with its verdict.")
@@ -146,7 +165,7 @@ def _parse_int(text: str, what: str) -> int:
 def _cmd_check_feature_map(args: argparse.Namespace) -> int:
     from .runner import run
 
-    report = run(_feature_map_config(args), checks=args.check)
+    report = run(_feature_map_config(args), checks=args.check, **_limits(args))
     return _emit(report, args)
 
 
@@ -158,7 +177,7 @@ def _cmd_check_quadrature(args: argparse.Namespace) -> int:
                               degree=_parse_int(args.degree, "--degree"), unbiased=not args.biased,
                               seed=parse_seed(args.seed), profile=args.profile)
     config.plugin.spec = args.target
-    return _emit(run(config, checks=args.check), args)
+    return _emit(run(config, checks=args.check, **_limits(args)), args)
 
 
 def _feature_map_config(args: argparse.Namespace) -> Any:
@@ -230,6 +249,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise UsageError("say what to report on: MODULE:ATTR, --all, or --only NAME (see 'rfverify list zoo')")
     if not args.target and args.check:
         raise UsageError("--check selects checks of MODULE:ATTR; zoo reports always run every check")
+    if not args.target and (args.time_limit is not None or args.memory_limit is not None):
+        raise UsageError("--time-limit and --memory-limit apply to MODULE:ATTR; zoo reports use the profile's limits")
     seed = parse_seed(args.seed)
     reports = []
     docs: dict[str, str] = {}
@@ -239,7 +260,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         config = _feature_map_config(args)
         progress = Progress(1)
         with progress.entry(1, args.target):
-            report = run(config, checks=args.check)
+            report = run(config, checks=args.check, **_limits(args))
         progress.done(report)
         reports.append((args.target, report))
         # the check's reproduce command, made into this report's: same target, options, seed and profile
@@ -320,7 +341,7 @@ def _cmd_check_orthogonal(args: argparse.Namespace) -> int:
 
     config = OrthogonalConfig(args.target, dim=_parse_int(args.dim, "--dim"), group=args.group,
                               seed=parse_seed(args.seed), profile=args.profile)
-    return _emit(run(config, checks=args.check), args)
+    return _emit(run(config, checks=args.check, **_limits(args)), args)
 
 
 def _cmd_check_transform(args: argparse.Namespace) -> int:
@@ -329,7 +350,7 @@ def _cmd_check_transform(args: argparse.Namespace) -> int:
 
     config = TransformConfig(args.target, dim=_parse_int(args.dim, "--dim"), matrix=args.matrix,
                              inplace=args.inplace, seed=parse_seed(args.seed), profile=args.profile)
-    return _emit(run(config, checks=args.check), args)
+    return _emit(run(config, checks=args.check, **_limits(args)), args)
 
 
 def _cmd_check_kernel(args: argparse.Namespace) -> int:
@@ -343,7 +364,7 @@ def _cmd_check_kernel(args: argparse.Namespace) -> int:
     config = KernelConfig(args.target, kernel_params=params, dim=_parse_int(args.dim, "--dim"), domain=domain,
                           normalized=args.normalized, psd=False if args.not_psd else None,
                           seed=parse_seed(args.seed), profile=args.profile, domain_spec=args.domain)
-    return _emit(run(config, checks=args.check), args)
+    return _emit(run(config, checks=args.check, **_limits(args)), args)
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:

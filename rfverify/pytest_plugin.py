@@ -38,7 +38,7 @@ _SETTINGS = pytest.StashKey[dict]()
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("rfverify", "rfverify conformance checks")
     for name, (default, text) in SHARED_OPTIONS.items():
-        group.addoption(f"--rfverify-{name}", dest=f"rfverify_{name}", default=None, help=text)
+        group.addoption(f"--rfverify-{name}", dest=f"rfverify_{name.replace('-', '_')}", default=None, help=text)
 
 
 def pytest_configure(config: pytest.Config) -> None:

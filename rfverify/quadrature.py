@@ -253,18 +253,20 @@ class QuadratureConfig:
 def verify_quadrature(rule: Any, *, dim: int = 8, degree: int = 0, unbiased: bool = True,
                       seed: int = DEFAULT_SEED, profile: str | Profile = "default",
                       checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
-                      name: str | None = None) -> Report:
+                      name: str | None = None, time_limit: float | None = None,
+                      memory_limit: int | str | None = None) -> Report:
     """Verify a quadrature rule ``rule(d, rng) -> (points, weights)`` against its declarations.
 
     ``degree``: claimed degree of exactness for every draw; ``unbiased``:
     claimed unbiased for every integrable f.  ``rule`` may be a
     ``"MODULE:ATTR"`` string.  Returns a :class:`~rfverify.results.Report`.
+    ``time_limit`` / ``memory_limit``: per check (:class:`rfverify.guard.Limits`).
     """
     from .runner import run
 
     config = QuadratureConfig(rule, dim=dim, degree=degree, unbiased=unbiased, seed=seed, profile=profile,
                               name=name)
-    return run(config, checks=checks, xfail=xfail)
+    return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit)
 
 
 def check_names() -> list[str]:

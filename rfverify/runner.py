@@ -12,13 +12,14 @@ from . import __version__
 from .adapters import FeatureMapPlugin, _spec_of, as_feature_map
 from .domains import DOMAINS
 from .errors import PluginError, UsageError
+from .guard import Limits, guarded
 from .kernels import Kernel, as_kernel
 from .profiles import Profile, get_profile
 from .registry import CheckContext, CheckSpec, Declarations, checks_for, statistical_count
 from .results import CheckResult, Report
 from .seeding import DEFAULT_SEED, SeedSource
 
-__all__ = ["verify", "check_names", "run_check", "run", "select", "FeatureMapConfig"]
+__all__ = ["verify", "check_names", "run_check", "run", "select", "preflight", "FeatureMapConfig"]
 
 PREFLIGHT_M = 16
 #: Progress hook, ``hook(check, index, total, result)``, called before (result None) and after each
@@ -173,8 +174,28 @@ def _apply_xfail(result: CheckResult, reason: str | None) -> CheckResult:
     return result
 
 
-def run_check(config: Any, spec: CheckSpec, preflight_error: str | None = None) -> CheckResult:
-    """Run one check, turning plug-in misbehaviour into status ``error`` (never an exception)."""
+def _limits(config: Any, limits: Limits | None) -> Limits:
+    return limits if limits is not None else Limits.resolve(config.profile.name)
+
+
+def preflight(config: Any, limits: Limits | None = None) -> str | None:
+    """``config.preflight()`` (one call into the plug-in) under the guard; the problem, or None."""
+    name = config.context(checks_for(config.kind)[0]).name
+    try:
+        with guarded(name, "the preflight call", _limits(config, limits)):
+            return config.preflight()
+    except PluginError as exc:
+        return str(exc)
+
+
+def run_check(config: Any, spec: CheckSpec, preflight_error: str | None = None,
+              limits: Limits | None = None) -> CheckResult:
+    """Run one check, turning plug-in misbehaviour into status ``error`` (never an exception).
+
+    The check runs inside :class:`rfverify.guard.guarded`: a time limit, a
+    memory budget, no printing, no global random state (``limits``: the
+    profile's defaults when None).
+    """
     ctx = config.context(spec)
     if preflight_error is not None:
         return ctx.result("error", preflight_error)
@@ -183,7 +204,8 @@ def run_check(config: Any, spec: CheckSpec, preflight_error: str | None = None) 
         if reason:
             return ctx.result("skip", reason)
     try:
-        return spec.func(ctx)
+        with guarded(ctx.name, f"check {spec.name}", _limits(config, limits)):
+            return spec.func(ctx)
     except PluginError as exc:
         return ctx.result("error", str(exc))
     except UsageError as exc:
@@ -198,7 +220,8 @@ def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "
            domain: str | Callable[..., Any] = "gaussian", bound: float | None = None, unbiased: bool = True,
            bias_bound: float | None = None, seed: int = DEFAULT_SEED, profile: str | Profile = "default",
            checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
-           name: str | None = None) -> Report:
+           name: str | None = None, time_limit: float | None = None, memory_limit: int | str | None = None
+           ) -> Report:
     """Verify a feature map against a kernel; returns a :class:`~rfverify.results.Report`.
 
     ``implementation`` is a factory, a function, an sklearn-style class or
@@ -206,11 +229,13 @@ def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "
     ``checks`` selects checks by name; ``xfail`` maps check names to the reason
     they are expected to fail.  Raises :class:`~rfverify.errors.UsageError`
     for bad arguments; a misbehaving implementation yields status ``error``.
+    ``time_limit`` (seconds per check) and ``memory_limit`` (bytes or "4G")
+    default to the profile's (:mod:`rfverify.guard`); 0 disables either.
     """
     config = FeatureMapConfig(implementation, kernel=kernel, kernel_params=kernel_params, dim=dim,
                               domain=domain, bound=bound, unbiased=unbiased, bias_bound=bias_bound,
                               seed=seed, profile=profile, name=name)
-    return run(config, checks=checks, xfail=xfail)
+    return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit)
 
 
 def select(kind: str, checks: Iterable[str] | None, xfail: Mapping[str, str] | None) -> list[CheckSpec]:
@@ -227,17 +252,21 @@ def select(kind: str, checks: Iterable[str] | None, xfail: Mapping[str, str] | N
     return specs
 
 
-def run(config: Any, *, checks: Iterable[str] | None = None,
-        xfail: Mapping[str, str] | None = None) -> Report:
-    """Run the selected checks of ``config.kind`` (any kind's config, see :class:`FeatureMapConfig`)."""
+def run(config: Any, *, checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
+        time_limit: float | None = None, memory_limit: int | str | None = None) -> Report:
+    """Run the selected checks of ``config.kind`` (any kind's config, see :class:`FeatureMapConfig`).
+
+    ``time_limit`` / ``memory_limit``: per check, see :class:`rfverify.guard.Limits` (None: the profile's).
+    """
     specs = select(config.kind, checks, xfail)
-    problem = config.preflight()
+    limits = Limits.resolve(config.profile.name, time_limit, memory_limit)
+    problem = preflight(config, limits)
     hook = CHECK_HOOK.get()
     collected = []
     for i, s in enumerate(specs):
         if hook is not None:
             hook(s.name, i, len(specs), None)
-        result = _apply_xfail(run_check(config, s, problem), (xfail or {}).get(s.name))
+        result = _apply_xfail(run_check(config, s, problem, limits), (xfail or {}).get(s.name))
         if hook is not None:
             hook(s.name, i, len(specs), result)
         collected.append(result)

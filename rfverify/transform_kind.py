@@ -224,13 +224,15 @@ class TransformContext(BaseContext):
 def verify_transform(implementation: Any, *, dim: int = 64, matrix: Any = "hadamard", inplace: bool = False,
                      seed: int = DEFAULT_SEED, profile: str | Profile = "default",
                      checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
-                     name: str | None = None) -> Any:
+                     name: str | None = None, time_limit: float | None = None,
+                     memory_limit: int | str | None = None) -> Any:
     """Verify that ``apply(X)`` equals ``X @ M.T`` for the declared ``matrix`` at dimension ``dim``.
 
-    Returns a :class:`~rfverify.results.Report` (kind ``transform``).
+    Returns a :class:`~rfverify.results.Report` (kind ``transform``).  ``time_limit`` /
+    ``memory_limit``: per check (:class:`rfverify.guard.Limits`).
     """
     from .runner import run
 
     config = TransformConfig(implementation, dim=dim, matrix=matrix, inplace=inplace, seed=seed,
                              profile=profile, name=name)
-    return run(config, checks=checks, xfail=xfail)
+    return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit)
