@@ -145,6 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="do not hold the kernel to k(x, x) = 1")
     kn.add_argument("--not-psd", action="store_true",
                     help="declare the kernel not PSD in general: a witness set is then an expected finding (xfail)")
+    kn.add_argument("--feature-map", metavar="MODULE:ATTR",
+                    help="for a composite kernel: the feature map to test (default: the reference composite map)")
     _add_common(kn)
     bench = sub.add_parser("bench", help="benchmark the structured transforms against their baselines",
                            description="Time FWHT, butterflies (and registered extras) against naive numpy and "
@@ -363,7 +365,8 @@ def _cmd_check_kernel(args: argparse.Namespace) -> int:
         domain = load_object(domain)
     config = KernelConfig(args.target, kernel_params=params, dim=_parse_int(args.dim, "--dim"), domain=domain,
                           normalized=args.normalized, psd=False if args.not_psd else None,
-                          seed=parse_seed(args.seed), profile=args.profile, domain_spec=args.domain)
+                          seed=parse_seed(args.seed), profile=args.profile, domain_spec=args.domain,
+                          feature_map=args.feature_map)
     return _emit(run(config, checks=args.check, **_limits(args)), args)
 
 

@@ -167,7 +167,14 @@ class _BatchPairwise:
         self.kernel = kernel
 
     def pairwise(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-        return np.diag(self.kernel(X, Y)).copy()
+        G = np.asarray(self.kernel._gram(X, Y, **self.kernel.params), dtype=float)  # type: ignore[misc]
+        if G.shape != (X.shape[0], Y.shape[0]) or not np.all(np.isfinite(G)):
+            raise _Uncalibrated  # e.g. exp(+r^2) overflows at the bisection's extreme scales
+        return np.diag(G).copy()
+
+
+class _Uncalibrated(Exception):
+    pass
 
 
 def _validate_dim(dim: Any) -> int:
@@ -197,7 +204,9 @@ class KernelConfig:
         elif isinstance(kernel, str):
             spec = spec or kernel
         self.kernel: Kernel = as_kernel(kernel, kernel_params)
-        if spec is None and callable(kernel) and not isinstance(kernel, Kernel):
+        if spec is None and isinstance(kernel, Kernel) and kernel._spec is not None:
+            spec = kernel.name  # a registry kernel (its parameters go with --param)
+        elif spec is None and callable(kernel) and not isinstance(kernel, Kernel):
             spec = _spec_of(kernel)
         self.kernel_spec = spec
         self.dim = _validate_dim(dim)
@@ -228,7 +237,9 @@ class KernelConfig:
         self.profile = get_profile(profile)
         self.budget = _budget(self.profile)
         self.name = name or self.kernel.describe()
-        self.feature_map = feature_map
+        self.feature_map = load_object(feature_map) if isinstance(feature_map, str) else feature_map
+        self.feature_map_spec = feature_map if isinstance(feature_map, str) else (
+            None if feature_map is None else _spec_of(feature_map))
         self.accuracy = kernel_accuracy(self.kernel)
         self._scale: float | None = None
         self._sets: dict[int, PointSet] = {}
@@ -242,7 +253,9 @@ class KernelConfig:
         return self.kernel.describe()
 
     def target(self) -> dict[str, Any]:
-        return self.kernel.to_dict()
+        """What the kernel is held to: the definition of a kernel (and k(x, x) = 1 where claimed)."""
+        what = ["symmetric"] + (["positive semi-definite"] if self.psd else []) + (["k(x, x) = 1"] if self.normalized else [])
+        return {"name": "definition: " + ", ".join(what), "params": {}}
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -268,6 +281,8 @@ class KernelConfig:
             parts.append("--not-normalized")
         if self.psd_explicit is False:
             parts.append("--not-psd")
+        if self.feature_map is not None:
+            parts += ["--feature-map", self.feature_map_spec or "<MODULE:ATTR>"]
         parts += ["--seed", str(self.seeds.root), "--profile", self.profile.name, "--check", check]
         return " ".join(shlex.quote(p) if not p.startswith("<") else p for p in parts)
 
@@ -302,6 +317,8 @@ class KernelConfig:
                         with np.errstate(all="ignore"):
                             hint = _calibrate_scale(_BatchPairwise(self.kernel), self.dim, rng,
                                                     self.domain == "positive")
+                    except _Uncalibrated:
+                        hint = 1.0  # one of CALIBRATION_EDGES: unit-norm inputs below
                     except (UsageError, PluginError):
                         raise
                     except Exception as exc:
