@@ -4,21 +4,66 @@ A correct implementation run under N seeds estimates the false-alarm rate of
 every check and of the whole suite (family-wise); a broken one estimates the
 power of the check meant to catch it.  Seeds are 0..N-1 offsets of a study
 seed, so a study is reproducible and its seeds differ from the default one.
+
+:func:`calibrate` (``rfverify calibrate``) does both at scale: references from
+the zoo (one or more per kind) and a *mutant library* (a list of
+:class:`Mutant`, e.g. ``tests/mutant_library.py``), over several profiles.
+The work is split into independent units (implementation x seed x profile),
+each a pure function of its key — so the results do not depend on the number
+of worker processes (``jobs``) or on the order the units run in — and
+aggregated into per-check false-alarm rates (and the family-wise rate of the
+suite) and per-mutant power, each with a 95% Clopper–Pearson interval.
+:func:`write_calibration` renders them as JSON, Markdown and HTML.
 """
 
 from __future__ import annotations
 
+import importlib
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from .runner import verify
 from .stats import clopper_pearson
 
-__all__ = ["StudyResult", "false_alarm_study", "power_study"]
+__all__ = ["StudyResult", "false_alarm_study", "power_study", "Mutant", "load_mutants"]
 
 #: Study seeds are STUDY_BASE + i, away from the default seed.
 STUDY_BASE = 1_000_000
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One entry of a mutant library: a deliberately changed implementation and what must happen to it.
+
+    ``kind`` selects the verifier (:data:`rfverify.zoo.VERIFIERS`), called as
+    ``verify(implementation, seed=..., profile=..., checks=..., **options)``.  A bug names the
+    check(s) that must end with status ``expect`` (``"fail"``, or ``"error"`` for a plug-in the
+    harness must refuse) in ``caught_by``; an *equivalent* mutant (``equivalent=True``, empty
+    ``caught_by``) is provably harmless and must pass every check.  ``doc`` says what the bug is,
+    where it occurs and why the check catches it (or, for an equivalent mutant, the proof).
+    """
+
+    name: str
+    kind: str
+    implementation: Any
+    options: Mapping[str, Any] = field(default_factory=dict)
+    caught_by: tuple[str, ...] = ()
+    category: str = ""
+    doc: str = ""
+    equivalent: bool = False
+    expect: str = "fail"
+    #: Profiles whose budgets are claimed to catch the bug (the library's tests check these).
+    profiles: tuple[str, ...] = ("quick", "default")
+
+    def verify(self, *, seed: int, profile: str, checks: Iterable[str] | None = None) -> Any:
+        """Run the kind's verifier on this mutant; returns its :class:`~rfverify.results.Report`."""
+        from .zoo import VERIFIERS
+
+        mod, fn = VERIFIERS[self.kind].split(":")
+        verify = getattr(importlib.import_module(mod), fn)
+        return verify(self.implementation, seed=seed, profile=profile,
+                      checks=None if checks is None else list(checks), **dict(self.options))
 
 
 @dataclass(frozen=True)
@@ -86,3 +131,571 @@ def power_study(impl: Any, check: str, n_seeds: int, *, seeds: Iterable[int] | N
             bad.append(s)
     return StudyResult(_label(impl), len(seed_list), caught, {check: caught}, 0, time.perf_counter() - t0,
                        tuple(bad))
+
+
+# ---------------------------------------------------------------------------------------------
+# Mutant libraries
+# ---------------------------------------------------------------------------------------------
+_LIBRARIES: dict[str, dict[str, Mutant]] = {}
+
+
+def load_mutants(spec: str) -> list[Mutant]:
+    """The mutants of a library: a path ``lib.py`` (or ``lib.py:ATTR``) or ``MODULE:ATTR``; ATTR defaults to LIBRARY.
+
+    A path's directory is put at the front of ``sys.path`` (so the library can import its sibling
+    modules) and the file is imported under its stem, as pytest's ``pythonpath`` would.  Raises
+    :class:`~rfverify.errors.UsageError` for a bad spec or a malformed library.
+    """
+    import sys
+    from pathlib import Path
+
+    from .adapters import load_object
+    from .errors import UsageError
+    from .registry import checks_for
+
+    if not isinstance(spec, str) or not spec.strip():
+        raise UsageError(f"--mutants takes a path lib.py[:ATTR] or MODULE:ATTR, got {spec!r}")
+    head, _, attr = spec.partition(":") if not spec.endswith(".py") else (spec, "", "")
+    if head.endswith(".py") or "/" in head or "\\" in head:
+        path = Path(head)
+        if path.suffix != ".py" or not path.is_file():
+            raise UsageError(f"mutant library {head!r} is not a .py file")
+        folder = str(path.resolve().parent)
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+        obj = load_object(f"{path.stem}:{attr or 'LIBRARY'}")
+    else:
+        obj = load_object(spec if attr else f"{head}:LIBRARY")
+    try:
+        entries = list(obj)
+    except TypeError:
+        raise UsageError(f"mutant library {spec!r} is {type(obj).__name__}, not a list of Mutant") from None
+    seen: set[str] = set()
+    from .zoo import VERIFIERS
+
+    for m in entries:
+        if not isinstance(m, Mutant):
+            raise UsageError(f"mutant library {spec!r} holds {type(m).__name__}, not rfverify.calibration.Mutant")
+        if m.name in seen:
+            raise UsageError(f"mutant library {spec!r}: duplicate name {m.name!r}")
+        seen.add(m.name)
+        if m.kind not in VERIFIERS:
+            raise UsageError(f"mutant {m.name!r}: unknown kind {m.kind!r}; kinds: {', '.join(VERIFIERS)}")
+        known = {c.name for c in checks_for(m.kind)}
+        unknown = [c for c in m.caught_by if c not in known]
+        if unknown:
+            raise UsageError(f"mutant {m.name!r}: {', '.join(unknown)} is not a {m.kind} check")
+        if m.equivalent == bool(m.caught_by):
+            raise UsageError(f"mutant {m.name!r}: a bug names the checks that catch it (caught_by); an equivalent "
+                             "mutant names none")
+        if m.expect not in ("fail", "error"):
+            raise UsageError(f"mutant {m.name!r}: expect must be 'fail' or 'error', got {m.expect!r}")
+    _LIBRARIES[spec] = {m.name: m for m in entries}
+    return entries
+
+
+def _mutant(spec: str, name: str) -> Mutant:
+    if spec not in _LIBRARIES:
+        load_mutants(spec)
+    return _LIBRARIES[spec][name]
+
+
+# ---------------------------------------------------------------------------------------------
+# rfverify calibrate: plan, execute, aggregate
+# ---------------------------------------------------------------------------------------------
+#: Representative correct implementations per kind (zoo entries) when none are named: phase-form,
+#: orthogonal and heavy-tailed Fourier features, an unbounded arc-cosine map, two Haar samplers,
+#: the FWHT and SR^{3,3}.  Kinds added later contribute through CALIBRATION_REFERENCES_EXTRA.
+CALIBRATION_REFERENCES: tuple[str, ...] = ("rff-phase", "orf", "laplacian-cauchy", "arccos-1", "haar-qr",
+                                           "haar-householder", "fwht", "rule-sr33-haar")
+CALIBRATION_SCHEMA_VERSION = 1
+#: A bug whose caught_by check fails under fewer than this fraction of seeds is flagged.
+POWER_TARGET = 0.99
+CONFIDENCE = 0.95
+ROLES = ("reference", "equivalent", "mutant")
+
+
+@dataclass(frozen=True, order=True)
+class Unit:
+    """One independent piece of work: verify ``name`` (a zoo entry or a library mutant) under one seed and profile.
+
+    ``checks`` None runs the whole suite; a tuple runs only those checks (a bug's power runs).
+    """
+
+    role: str
+    name: str
+    profile: str
+    seed: int
+    checks: tuple[str, ...] | None = None
+
+
+def plan_units(references: Iterable[str], mutants: Iterable[Mutant], profiles: Iterable[str], *,
+               fa_seeds: int, power_seeds: int, scan_seeds: int = 0, equivalent_seeds: int | None = None,
+               seed_base: int = STUDY_BASE) -> list[Unit]:
+    """Every unit of a calibration run, in a canonical order.
+
+    References and equivalent mutants run the whole suite under ``fa_seeds`` (``equivalent_seeds``)
+    seeds; a bug runs its ``caught_by`` checks under ``power_seeds`` seeds, the first
+    ``scan_seeds`` of them with the whole suite (to see which other checks fire).
+    """
+    eq_seeds = fa_seeds if equivalent_seeds is None else equivalent_seeds
+    units: list[Unit] = []
+    for profile in profiles:
+        for ref in references:
+            units += [Unit("reference", ref, profile, seed_base + i) for i in range(fa_seeds)]
+        for m in mutants:
+            if m.equivalent:
+                units += [Unit("equivalent", m.name, profile, seed_base + i) for i in range(eq_seeds)]
+            else:
+                units += [Unit("mutant", m.name, profile, seed_base + i, None if i < scan_seeds else m.caught_by)
+                          for i in range(power_seeds)]
+    return units
+
+
+def run_unit(unit: Unit, library: str | None = None) -> dict[str, Any]:
+    """Verify one unit; a pure function of ``unit`` (and the library's code).  Never raises.
+
+    Numerical libraries run single-threaded here, in-process or in a worker alike, so a result
+    cannot depend on how many BLAS threads happened to be available.
+    """
+    from threadpoolctl import threadpool_limits
+
+    t0 = time.perf_counter()
+    try:
+        with threadpool_limits(limits=1):
+            if unit.role == "reference":
+                from .zoo import verify_entry, zoo_entries
+
+                report = verify_entry(zoo_entries([unit.name])[0], seed=unit.seed, profile=unit.profile)
+            else:
+                if library is None:
+                    raise ValueError("mutant units need the library spec")
+                report = _mutant(library, unit.name).verify(seed=unit.seed, profile=unit.profile, checks=unit.checks)
+        statuses = {r.check: r.status for r in report.results}
+        messages = {r.check: r.message[:400] for r in report.results if r.status in ("fail", "error")}
+    except Exception as exc:  # a broken unit is recorded, never a crash of the whole study
+        statuses = {"*": "error"}
+        messages = {"*": f"{type(exc).__name__}: {exc}"[:400]}
+    return {"unit": unit, "statuses": statuses, "messages": messages, "seconds": time.perf_counter() - t0}
+
+
+def _worker_init(path: list[str]) -> None:
+    import sys
+
+    for p in reversed(path):
+        if p not in sys.path:
+            sys.path.insert(0, p)
+
+
+def execute(units: list[Unit], library: str | None = None, *, jobs: int = 1,
+            progress: Callable[[int, int, float], None] | None = None) -> list[dict[str, Any]]:
+    """Run ``units`` (in-process for ``jobs == 1``, else in a pool of ``jobs`` worker processes).
+
+    Results come back sorted by unit, whatever order they finished in.
+    """
+    import sys
+
+    t0 = time.perf_counter()
+    out: list[dict[str, Any]] = []
+    if jobs <= 1:
+        for i, u in enumerate(units, 1):
+            out.append(run_unit(u, library))
+            if progress:
+                progress(i, len(units), time.perf_counter() - t0)
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        # fork where there is one: workers inherit the loaded library and need no __main__ guard in the
+        # caller's script; spawn elsewhere.  Units are pure functions of their key either way.
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        ctx = multiprocessing.get_context(method)
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init,
+                                 initargs=(list(sys.path),)) as pool:
+            futures = [pool.submit(run_unit, u, library) for u in units]
+            for i, f in enumerate(as_completed(futures), 1):
+                out.append(f.result())
+                if progress:
+                    progress(i, len(units), time.perf_counter() - t0)
+    return sorted(out, key=lambda r: r["unit"])
+
+
+def _interval(k: int, n: int) -> list[float]:
+    lo, hi = clopper_pearson(k, n, CONFIDENCE)
+    return [lo, hi]
+
+
+def _design_alphas(kind: str, profile: str) -> tuple[float, dict[str, float]]:
+    """Family-wise alpha of ``profile`` and each check's share (0 for a deterministic check)."""
+    from .profiles import get_profile
+    from .registry import checks_for, statistical_count
+
+    fam = get_profile(profile).family_alpha
+    share = fam / max(1, statistical_count(kind))
+    return fam, {s.name: (share if s.statistical else 0.0) for s in checks_for(kind)}
+
+
+def _kind_of(role: str, name: str, library: str | None) -> str:
+    if role == "reference":
+        from .zoo import zoo_entries
+
+        return zoo_entries([name])[0].kind
+    return _mutant(library, name).kind if library else "?"
+
+
+def aggregate(results: list[dict[str, Any]], library: str | None = None) -> dict[str, Any]:
+    """False-alarm rates, power and timings from unit results (deterministic in everything but ``seconds``)."""
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for r in results:
+        u = r["unit"]
+        groups.setdefault((u.role, u.name, u.profile), []).append(r)
+    false_alarms: list[dict[str, Any]] = []
+    equivalents: list[dict[str, Any]] = []
+    powers: list[dict[str, Any]] = []
+    flags: list[str] = []
+    for (role, name, profile), rs in sorted(groups.items(), key=lambda kv: (ROLES.index(kv[0][0]), kv[0][1:])):
+        kind = _kind_of(role, name, library)
+        n = len(rs)
+        seconds = sum(r["seconds"] for r in rs)
+        if role in ("reference", "equivalent"):
+            fam, alphas = _design_alphas(kind, profile)
+            checks: dict[str, Any] = {}
+            for check, alpha in alphas.items():
+                st = [r["statuses"].get(check, r["statuses"].get("*", "missing")) for r in rs]
+                k = sum(s == "fail" for s in st)
+                errors = sum(s == "error" for s in st)
+                skipped = sum(s == "skip" for s in st)
+                ran = n - skipped  # a check that does not apply is no trial
+                iv = _interval(k, ran) if ran else [0.0, 1.0]
+                flagged = iv[0] > alpha or errors > 0
+                checks[check] = {"failures": k, "errors": errors, "skipped": skipped, "seeds": ran,
+                                 "rate": k / ran if ran else 0.0, "interval95": iv, "design_alpha": alpha,
+                                 "flagged": flagged}
+                if flagged:
+                    what = "correct implementation" if role == "reference" else "equivalent mutant"
+                    flags.append(f"false alarm: {what} {name} ({profile}) — {check} failed {k}/{n}"
+                                 + (f", errored {errors}/{n}" if errors else "")
+                                 + f", 95% interval [{iv[0]:.3g}, {iv[1]:.3g}] vs design alpha {alpha:.3g}")
+            bad_seeds = [r["unit"].seed for r in rs if any(s in ("fail", "error") for s in r["statuses"].values())]
+            k = len(bad_seeds)
+            iv = _interval(k, n)
+            fw = {"failures": k, "seeds": n, "rate": k / n, "interval95": iv, "design_alpha": fam,
+                  "flagged": iv[0] > fam, "failing_seeds": bad_seeds[:20]}
+            if fw["flagged"]:
+                flags.append(f"family-wise false alarm: {name} ({profile}) failed under {k}/{n} seeds, 95% interval "
+                             f"[{iv[0]:.3g}, {iv[1]:.3g}] vs design alpha {fam:.3g}")
+            examples = {}
+            for r in rs:
+                for c, msg in r["messages"].items():
+                    examples.setdefault(c, f"seed {r['unit'].seed}: {msg}")
+            entry = {"name": name, "kind": kind, "profile": profile, "seeds": n, "family": fw, "checks": checks,
+                     "examples": examples, "seconds": round(seconds, 2)}
+            if role == "equivalent":
+                m = _mutant(library, name)
+                entry.update(category=m.category, doc=m.doc)
+                equivalents.append(entry)
+            else:
+                false_alarms.append(entry)
+        else:
+            m = _mutant(library, name)
+            caught = {}
+            for check in m.caught_by:
+                k = sum(r["statuses"].get(check, r["statuses"].get("*")) == m.expect for r in rs)
+                iv = _interval(k, n)
+                flagged = k / n < POWER_TARGET
+                caught[check] = {"caught": k, "seeds": n, "power": k / n, "interval95": iv, "flagged": flagged,
+                                 "missed_seeds": [r["unit"].seed for r in rs
+                                                  if r["statuses"].get(check, r["statuses"].get("*")) != m.expect][:20]}
+                if flagged:
+                    flags.append(f"power: {check} caught {name} ({profile}) under {k}/{n} seeds = {k / n:.0%} < "
+                                 f"{POWER_TARGET:.0%}, 95% interval [{iv[0]:.3g}, {iv[1]:.3g}]")
+            any_k = sum(any(r["statuses"].get(c, r["statuses"].get("*")) == m.expect for c in m.caught_by) for r in rs)
+            scans = [r for r in rs if r["unit"].checks is None]
+            others: dict[str, dict[str, int]] = {}
+            for r in scans:
+                for c, s in r["statuses"].items():
+                    if c in m.caught_by or c == "*":
+                        continue
+                    o = others.setdefault(c, {"fired": 0, "of": 0})
+                    o["of"] += 1
+                    o["fired"] += s in ("fail", "error")
+            powers.append({"name": name, "kind": kind, "category": m.category, "profile": profile, "seeds": n,
+                           "expect": m.expect, "claimed_profiles": list(m.profiles), "caught_by": caught,
+                           "caught_any": {"caught": any_k, "power": any_k / n, "interval95": _interval(any_k, n)},
+                           "other_checks": others, "scan_seeds": len(scans), "seconds": round(seconds, 2)})
+    pooled = _pool_by_kind(false_alarms)
+    return {"false_alarms": false_alarms, "by_kind": pooled, "equivalent": equivalents, "power": powers,
+            "flags": flags}
+
+
+def _pool_by_kind(false_alarms: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Failures pooled over the references of each kind (seed-trials, common random numbers across references)."""
+    pooled: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for e in false_alarms:
+        items = list(e["checks"].items()) + [("(family-wise)", e["family"])]
+        for check, c in items:
+            p = pooled.setdefault((e["kind"], e["profile"], check), {
+                "kind": e["kind"], "profile": e["profile"], "check": check, "failures": 0, "trials": 0,
+                "references": [], "design_alpha": c["design_alpha"]})
+            p["failures"] += c["failures"]
+            p["trials"] += c["seeds"]
+            if c["seeds"]:
+                p["references"].append(e["name"])
+    out = []
+    for key in sorted(pooled, key=lambda k: (k[0], k[1], k[2] == "(family-wise)", k[2])):
+        p = pooled[key]
+        if not p["trials"]:
+            continue  # the check applies to none of the references (e.g. orf-kernel, a note)
+        p["rate"] = p["failures"] / p["trials"]
+        p["interval95"] = _interval(p["failures"], p["trials"])
+        p["flagged"] = p["interval95"][0] > p["design_alpha"]
+        out.append(p)
+    return out
+
+
+def calibrate(*, references: Iterable[str] = CALIBRATION_REFERENCES, library: str | None = None,
+              mutants: Iterable[str] | None = None, profiles: Iterable[str] = ("quick", "default"),
+              fa_seeds: int = 100, power_seeds: int = 100, scan_seeds: int = 3,
+              equivalent_seeds: int | None = None, seed_base: int = STUDY_BASE, jobs: int = 1,
+              progress: Callable[[int, int, float], None] | None = None,
+              order: Callable[[list[Unit]], list[Unit]] | None = None) -> dict[str, Any]:
+    """Run a calibration study; returns the JSON-ready document (see :func:`write_calibration`).
+
+    ``references``: zoo entry names; ``library``: a mutant library spec (:func:`load_mutants`) and
+    ``mutants`` the names to use from it (None: all); ``order`` permutes the execution order (for
+    testing that it does not matter).
+    """
+    import os
+
+    from .errors import UsageError
+    from .profiles import get_profile
+    from .zoo import zoo_entries
+
+    profiles = list(dict.fromkeys(profiles))
+    for p in profiles:
+        get_profile(p)
+    refs = list(dict.fromkeys(references))
+    zoo_entries(refs)  # unknown names are a UsageError
+    for name, value in (("fa_seeds", fa_seeds), ("power_seeds", power_seeds), ("scan_seeds", scan_seeds),
+                        ("equivalent_seeds", 0 if equivalent_seeds is None else equivalent_seeds),
+                        ("jobs", jobs - 1)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise UsageError(f"{name.replace('_', '-')} must be a non-negative integer, got {value!r}")
+    chosen: list[Mutant] = []
+    if library is not None:
+        lib = load_mutants(library)
+        by = {m.name: m for m in lib}
+        if mutants is not None:
+            names = list(dict.fromkeys(mutants))
+            unknown = [n for n in names if n not in by]
+            if unknown:
+                raise UsageError(f"unknown mutant(s) {', '.join(unknown)} in {library}")
+            chosen = [by[n] for n in names]
+        else:
+            chosen = lib
+    elif mutants:
+        raise UsageError("--mutant NAME needs --mutants LIBRARY")
+    units = plan_units(refs, chosen, profiles, fa_seeds=fa_seeds, power_seeds=power_seeds,
+                       scan_seeds=min(scan_seeds, power_seeds), equivalent_seeds=equivalent_seeds,
+                       seed_base=seed_base)
+    run_order = order(list(units)) if order is not None else units
+    t0 = time.perf_counter()
+    results = execute(run_order, library, jobs=jobs, progress=progress)
+    wall = time.perf_counter() - t0
+    doc: dict[str, Any] = {
+        "schema_version": CALIBRATION_SCHEMA_VERSION,
+        "settings": {"references": refs, "library": library, "mutants": [m.name for m in chosen],
+                     "profiles": profiles, "fa_seeds": fa_seeds, "power_seeds": power_seeds,
+                     "scan_seeds": min(scan_seeds, power_seeds),
+                     "equivalent_seeds": fa_seeds if equivalent_seeds is None else equivalent_seeds,
+                     "seed_base": seed_base, "confidence": CONFIDENCE, "power_target": POWER_TARGET,
+                     "design": {p: {"family_alpha": get_profile(p).family_alpha, "power": get_profile(p).power}
+                                for p in profiles}},
+    }
+    doc.update(aggregate(results, library))
+    by_role: dict[str, float] = {}
+    for r in results:
+        by_role[r["unit"].role] = by_role.get(r["unit"].role, 0.0) + r["seconds"]
+    doc["timing"] = {"wall_seconds": round(wall, 1), "jobs": jobs, "units": len(units),
+                     "unit_seconds_by_role": {k: round(v, 1) for k, v in sorted(by_role.items())},
+                     "cpus": os.cpu_count()}
+    return doc
+
+
+def strip_timing(doc: Any) -> Any:
+    """``doc`` without its timing fields (what must be identical for any ``jobs`` and order)."""
+    if isinstance(doc, dict):
+        return {k: strip_timing(v) for k, v in doc.items() if k not in ("timing", "seconds")}
+    if isinstance(doc, list):
+        return [strip_timing(v) for v in doc]
+    return doc
+
+
+# ---------------------------------------------------------------------------------------------
+# Output: JSON, Markdown, HTML; the summary the report index shows
+# ---------------------------------------------------------------------------------------------
+CALIBRATION_FILES = ("calibration.json", "calibration.md", "calibration.html")
+
+
+def _g(x: float) -> str:
+    return "0" if x == 0 else ("1" if x == 1 else f"{x:.3g}")
+
+
+def _iv(iv: list[float]) -> str:
+    return f"[{_g(iv[0])}, {_g(iv[1])}]"
+
+
+def _flag(b: bool) -> str:
+    return "**FLAG**" if b else ""
+
+
+def _rows(doc: Mapping[str, Any]) -> dict[str, list[list[str]]]:
+    """The tables of a calibration document as rows of text cells (shared by Markdown and HTML)."""
+    pooled = [[p["kind"], p["check"], p["profile"], _g(p["design_alpha"]), f"{p['failures']}/{p['trials']}",
+               _g(p["rate"]), _iv(p["interval95"]), _flag(p["flagged"])] for p in doc["by_kind"]]
+    refs = []
+    for e in doc["false_alarms"]:
+        fw = e["family"]
+        refs.append([e["name"], e["kind"], e["profile"], "(family-wise)", _g(fw["design_alpha"]),
+                     f"{fw['failures']}/{fw['seeds']}", _iv(fw["interval95"]), _flag(fw["flagged"])])
+        for check, c in e["checks"].items():
+            cell = (f"{c['failures']}/{c['seeds']}" + (f", {c['errors']} errors" if c["errors"] else "")
+                    if c["seeds"] else f"does not apply ({c['skipped']} skips)")
+            refs.append(["", "", "", check, _g(c["design_alpha"]), cell, _iv(c["interval95"]), _flag(c["flagged"])])
+    eq = []
+    for e in doc["equivalent"]:
+        fired = ", ".join(f"{c} {v['failures'] + v['errors']}" for c, v in e["checks"].items()
+                          if v["failures"] or v["errors"]) or "none"
+        eq.append([e["name"], e["kind"], e["category"], e["profile"], f"{e['family']['failures']}/{e['seeds']}",
+                   _iv(e["family"]["interval95"]), fired, _flag(e["family"]["failures"] > 0)])
+    power = []
+    for p in doc["power"]:
+        others = ", ".join(f"{c} {o['fired']}/{o['of']}" for c, o in p["other_checks"].items() if o["fired"]) or \
+            ("none" if p["scan_seeds"] else "—")
+        for i, (check, c) in enumerate(p["caught_by"].items()):
+            power.append([p["name"] if i == 0 else "", p["kind"] if i == 0 else "", p["category"] if i == 0 else "",
+                          p["profile"], check + (" (error)" if p["expect"] == "error" else ""),
+                          f"{c['caught']}/{c['seeds']}", _g(c["power"]), _iv(c["interval95"]),
+                          others if i == 0 else "", _flag(c["flagged"])])
+    return {"pooled": pooled, "references": refs, "equivalent": eq, "power": power}
+
+
+HEADERS = {
+    "pooled": ["kind", "check", "profile", "design α", "failures / trials", "rate", "95% interval", "flag"],
+    "references": ["reference", "kind", "profile", "check", "design α", "failing seeds", "95% interval", "flag"],
+    "equivalent": ["mutant", "kind", "category", "profile", "failing seeds", "95% interval", "checks that fired",
+                   "flag"],
+    "power": ["mutant", "kind", "category", "profile", "check", "caught / seeds", "power", "95% interval",
+              "other checks fired (whole suite, first seeds)", "flag"],
+}
+
+
+def _settings_line(doc: Mapping[str, Any]) -> str:
+    s = doc["settings"]
+    return (f"profiles {', '.join(s['profiles'])}; seeds {s['seed_base']}.. ({s['fa_seeds']} per reference, "
+            f"{s['equivalent_seeds']} per equivalent mutant, {s['power_seeds']} per bug, the first "
+            f"{s['scan_seeds']} with the whole suite); {len(s['references'])} references, "
+            f"{len(s['mutants'])} mutants from {s['library'] or '(none)'}; 95% Clopper–Pearson intervals; "
+            f"power target {s['power_target']:.0%}")
+
+
+def _timing_lines(doc: Mapping[str, Any]) -> list[str]:
+    t = doc.get("timing") or {}
+    if not t:
+        return []
+    roles = ", ".join(f"{k} {v:.0f} s" for k, v in t.get("unit_seconds_by_role", {}).items())
+    return [f"wall time {t['wall_seconds']:.0f} s ({t['wall_seconds'] / 60:.1f} min) with --jobs {t['jobs']} "
+            f"on {t.get('cpus')} CPUs; {t['units']} units; unit time by role: {roles}"]
+
+
+def calibration_markdown(doc: Mapping[str, Any]) -> str:
+    """The calibration document as Markdown (tables of false alarms, equivalent mutants, power; flags; timing)."""
+    rows = _rows(doc)
+
+    def table(key: str) -> list[str]:
+        head = HEADERS[key]
+        out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        out += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows[key]]
+        return out + [""]
+
+    lines = ["# rfverify calibration: false-alarm rates and power", "", _settings_line(doc) + ".", ""]
+    if doc.get("command"):
+        lines += ["```sh", doc["command"], "```", ""]
+    lines += _timing_lines(doc) + [""]
+    lines += [f"## Flags ({len(doc['flags'])})", ""]
+    lines += [f"- {f}" for f in doc["flags"]] or ["none"]
+    lines += ["", "A false-alarm rate is flagged when its interval lies above the design α (a check's share of "
+              "the profile's family α, 0 for a deterministic check); a bug's power when under "
+              f"{doc['settings']['power_target']:.0%}.", ""]
+    lines += ["## False alarms, pooled over the references of each kind", ""] + table("pooled")
+    lines += ["## False alarms per reference", ""] + table("references")
+    if rows["equivalent"]:
+        lines += ["## Equivalent mutants (must pass every check)", ""] + table("equivalent")
+    if rows["power"]:
+        lines += ["## Power per mutant", ""] + table("power")
+    return "\n".join(lines)
+
+
+def calibration_summary(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """What the report index shows: per kind and profile, the family-wise false-alarm rate and the bugs caught.
+
+    Holds no timings, so an index that embeds it stays byte-identical across runs.
+    """
+    rows = []
+    kinds = sorted({p["kind"] for p in doc["by_kind"]} | {p["kind"] for p in doc["power"]})
+    for kind in kinds:
+        for profile in doc["settings"]["profiles"]:
+            fw = next((p for p in doc["by_kind"] if p["kind"] == kind and p["profile"] == profile
+                       and p["check"] == "(family-wise)"), None)
+            bugs = [p for p in doc["power"] if p["kind"] == kind and p["profile"] == profile]
+            strong = sum(all(not c["flagged"] for c in p["caught_by"].values()) for p in bugs)
+            rows.append({"kind": kind, "profile": profile,
+                         "family": None if fw is None else f"{fw['failures']}/{fw['trials']} {_iv(fw['interval95'])}",
+                         "bugs": len(bugs), "strong": strong})
+    return {"html": "calibration/calibration.html", "markdown": "calibration/calibration.md",
+            "json": "calibration/calibration.json", "flags": len(doc["flags"]), "settings": _settings_line(doc),
+            "rows": rows}
+
+
+def load_calibration_summary(out: Any) -> dict[str, Any] | None:
+    """The summary of ``out/calibration/calibration.json`` if a calibration has been written there, else None."""
+    import json
+    from pathlib import Path
+
+    path = Path(out) / "calibration" / "calibration.json"
+    if not path.is_file():
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        return calibration_summary(doc) if doc.get("schema_version") == CALIBRATION_SCHEMA_VERSION else None
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def write_calibration(doc: Mapping[str, Any], out: Any) -> list[Any]:
+    """Write ``calibration.json``, ``calibration.md`` and ``calibration.html`` into ``out``; returns the paths."""
+    import json
+    from pathlib import Path
+
+    from .html import _env
+    from .reporting import provenance
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    prov = provenance()
+    full = dict(doc)
+    full["provenance"] = prov
+    paths = []
+    texts = {
+        "calibration.json": json.dumps(full, indent=2, allow_nan=False) + "\n",
+        "calibration.md": calibration_markdown(doc) + "\n",
+        "calibration.html": _env().get_template("calibration.html.j2").render(
+            title="rfverify calibration", doc=doc, rows=_rows(doc), headers=HEADERS, settings=_settings_line(doc),
+            timing=_timing_lines(doc), provenance=prov, command=doc.get("command", "")),
+    }
+    for name, text in texts.items():
+        path = out / name
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        paths.append(path)
+    return paths

@@ -154,7 +154,37 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats (seconds)")
     bench.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     bench.add_argument("--debug", action="store_true", help="show tracebacks")
+    _add_calibrate(sub)
     return parser
+
+
+def _add_calibrate(sub: Any) -> None:
+    from .calibration import CALIBRATION_REFERENCES
+
+    cal = sub.add_parser(
+        "calibrate", help="measure false-alarm rates and power over many seeds",
+        description="Run the suite over N seeds on correct reference implementations (zoo entries) and on a mutant "
+        "library, and write per-check false-alarm rates (and the suite's family-wise rate) and the power per mutant, "
+        "each with a 95%% Clopper-Pearson interval, plus wall time, as calibration.json/.md/.html into --out. "
+        "Exit 1 if anything is flagged (a false-alarm interval above the design alpha, a bug caught under fewer "
+        "than 99%% of seeds).")
+    cal.add_argument("--reference", action="append", metavar="NAME",
+                     help=f"zoo entry to measure false alarms on (repeatable; default {', '.join(CALIBRATION_REFERENCES)})")
+    cal.add_argument("--no-references", action="store_true", help="measure only the mutants")
+    cal.add_argument("--kind", action="append", metavar="KIND", help="only references and mutants of this kind (repeatable)")
+    cal.add_argument("--mutants", metavar="LIBRARY", help="mutant library: path lib.py[:ATTR] or MODULE:ATTR "
+                     "(a list of rfverify.calibration.Mutant; e.g. tests/mutant_library.py)")
+    cal.add_argument("--mutant", action="append", metavar="NAME", help="only this mutant of the library (repeatable)")
+    cal.add_argument("--profile", action="append", metavar="NAME", help="profile (repeatable; default quick and default)")
+    cal.add_argument("--fa-seeds", default="100", help="seeds per reference, whole suite (default 100)")
+    cal.add_argument("--power-seeds", default="100", help="seeds per bug, its caught_by checks (default 100)")
+    cal.add_argument("--scan-seeds", default="3",
+                     help="of those, how many run the whole suite to see which other checks fire (default 3)")
+    cal.add_argument("--equivalent-seeds", help="seeds per equivalent mutant, whole suite (default: --fa-seeds)")
+    cal.add_argument("--seed-base", default="1000000", help="seeds are SEED_BASE + 0, 1, ... (default 1000000)")
+    cal.add_argument("--jobs", default="1", help="worker processes; results do not depend on it (default 1)")
+    cal.add_argument("--out", default="reports/calibration", help="output directory (default reports/calibration)")
+    cal.add_argument("--debug", action="store_true", help="show tracebacks")
 
 
 def _parse_int(text: str, what: str) -> int:
@@ -384,6 +414,51 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    import time
+
+    from .calibration import CALIBRATION_REFERENCES, calibrate, load_mutants, write_calibration
+    from .registry import KINDS
+    from .zoo import zoo_entries
+
+    kinds = args.kind or None
+    for k in kinds or ():
+        if k not in KINDS:
+            raise UsageError(f"unknown kind {k!r}; kinds: {', '.join(KINDS)}")
+    refs = [] if args.no_references else list(args.reference or CALIBRATION_REFERENCES)
+    if kinds:
+        refs = [e.name for e in zoo_entries(refs) if e.kind in kinds]
+    mutants = args.mutant
+    if args.mutants and kinds:
+        names = {m.name for m in load_mutants(args.mutants) if m.kind in kinds}
+        mutants = [n for n in (mutants or [m.name for m in load_mutants(args.mutants)]) if n in names]
+    ints = {o: _parse_int(getattr(args, o), "--" + o.replace("_", "-"))
+            for o in ("fa_seeds", "power_seeds", "scan_seeds", "seed_base", "jobs")}
+    eq = None if args.equivalent_seeds is None else _parse_int(args.equivalent_seeds, "--equivalent-seeds")
+    if ints["jobs"] < 1:
+        raise UsageError(f"--jobs must be at least 1, got {ints['jobs']}")
+    last = [0.0]
+
+    def progress(i: int, n: int, elapsed: float) -> None:
+        if i == n or elapsed - last[0] >= 15.0:
+            last[0] = elapsed
+            eta = elapsed / i * (n - i)
+            print(f"calibrate: {i}/{n} units, {elapsed / 60:.1f} min, about {eta / 60:.1f} min left",
+                  file=sys.stderr, flush=True)
+
+    t0 = time.perf_counter()
+    doc = calibrate(references=refs, library=args.mutants, mutants=mutants, profiles=args.profile or ["quick", "default"],
+                    fa_seeds=ints["fa_seeds"], power_seeds=ints["power_seeds"], scan_seeds=ints["scan_seeds"],
+                    equivalent_seeds=eq, seed_base=ints["seed_base"], jobs=ints["jobs"], progress=progress)
+    doc["command"] = " ".join(shlex.quote(a) for a in ["rfverify", *sys.argv[1:]]) if sys.argv[1:] else ""
+    paths = write_calibration(doc, args.out)
+    from .calibration import calibration_markdown
+
+    print(calibration_markdown(doc))
+    print(f"wrote {', '.join(str(p) for p in paths)} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+    return 1 if doc["flags"] else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
@@ -414,6 +489,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             for path in write_tables(args.out):
                 print(path)
             return 0
+        if args.command == "calibrate":
+            return _cmd_calibrate(args)
         if args.command == "list":
             return _cmd_list(args)
         parser.print_help()
