@@ -189,8 +189,9 @@ def render_report_page(name: str, report: Report, *, provenance: Mapping[str, st
 
 def render_index_page(entries: Iterable[tuple[str, Report]], *, seed: int, profile: str,
                       provenance: Mapping[str, str], claims: Sequence[Any] | None = None,
-                      docs: Mapping[str, str] | None = None, command: str = "") -> str:
-    """The index: verdict matrix (implementations x checks) and the published-claims table."""
+                      docs: Mapping[str, str] | None = None, command: str = "",
+                      calibration: Mapping[str, Any] | None = None) -> str:
+    """The index: verdict matrix (implementations x checks), the calibration summary (if any) and the claims table."""
     entries = list(entries)
     groups: dict[str, dict[str, Any]] = {}  # one matrix per kind: kinds have different checks
     rows = []
@@ -229,4 +230,5 @@ def render_index_page(entries: Iterable[tuple[str, Report]], *, seed: int, profi
         claims_evaluated=claims is not None,
         claim_counts=claim_counts,
         command=command,
+        calibration=calibration,
     )

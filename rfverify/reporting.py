@@ -88,8 +88,10 @@ def report_document(report: Report, prov: Mapping[str, str] | None = None) -> di
 
 
 def index_document(reports: Sequence[tuple[str, Report]], *, seed: int, profile: str,
-                   claims: Sequence[Any] | None = None, prov: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """``index.json``: every implementation's verdict per check, and the evaluated claims (or null)."""
+                   claims: Sequence[Any] | None = None, prov: Mapping[str, str] | None = None,
+                   calibration: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """``index.json``: every implementation's verdict per check, the evaluated claims (or null), and the
+    summary of a calibration found in ``calibration/`` (or null; see :func:`rfverify.calibration.calibration_summary`)."""
     from .html import page_filename, verdict
 
     return {
@@ -108,6 +110,7 @@ def index_document(reports: Sequence[tuple[str, Report]], *, seed: int, profile:
             "checks": {res.check: res.status for res in r.results},
         } for name, r in reports],
         "claims": None if claims is None else [c.to_dict() if hasattr(c, "to_dict") else dict(c) for c in claims],
+        "calibration": None if calibration is None else dict(calibration),
     }
 
 
@@ -151,18 +154,26 @@ def write_reports(out: Path, reports: list[tuple[str, Report]], *, seed: int, pr
             from .html import render_report_page
 
             put(f"{stem}.html", render_report_page(name, report, provenance=prov, doc=(docs or {}).get(name, "")))
-    put("index.json", json.dumps(index_document(reports, seed=seed, profile=profile, claims=claims, prov=prov),
+    from .calibration import load_calibration_summary
+
+    calibration = load_calibration_summary(out)  # written by `rfverify calibrate --out OUT/calibration`
+    put("index.json", json.dumps(index_document(reports, seed=seed, profile=profile, claims=claims, prov=prov,
+                                                calibration=calibration),
                                  indent=2, allow_nan=False) + "\n")
     if html:
         from .html import render_index_page
 
         put("index.html", render_index_page(reports, seed=seed, profile=profile, provenance=prov, claims=claims,
+                                            calibration=calibration,
                                             docs=docs, command=command))
     n_fail = sum(not r.passed for _, r in reports)
     head = (f"# rfverify correctness report\n\n**{len(reports) - n_fail} of {len(reports)} implementations "
             f"pass** — seed {seed}, profile {profile}; "
             + ", ".join(f"{k} {v}" for k, v in prov.items()) + "\n\n")
     tail = "\n" + _claims_section(claims) if claims is not None else ""
+    if calibration is not None:
+        tail += (f"\n## Calibration\n\nFalse-alarm rates and power: [{calibration['markdown']}]({calibration['markdown']}) "
+                 f"({calibration['flags']} flags; {calibration['settings']}).\n")
     put("SUMMARY.md", head + markdown_summary(reports) + tail)
     return written
 
