@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rfverify.registry import CheckContext, effect, register_check
+from rfverify.registry import CheckContext, effect, not_for_data_dependent, register_check
 from rfverify.results import CheckResult
 from rfverify.stats import binomial_upper_test, clopper_pearson, hoeffding_bound, hoeffding_epsilon
 
@@ -15,6 +15,8 @@ SUP_ROUNDOFF = 16 * float(np.finfo(np.float32).eps)
 
 
 def _applies(ctx: CheckContext) -> str | None:
+    if not_for_data_dependent(ctx):
+        return not_for_data_dependent(ctx)
     if ctx.declarations.bound is None:
         return "no bound C declared (|feature| * sqrt(m) <= C); declare it (--bound C) to enable the Hoeffding check"
     return None
@@ -36,7 +38,7 @@ def check_concentration(ctx: CheckContext) -> CheckResult:
     default), the count of seeds with |k_hat - k| >= eps at each pair is
     Binomial(R, p) with p <= bound under H0; exact one-sided binomial tests,
     Bonferroni over eps values and pairs, at this check's alpha.
-    Applies to: maps that declare C.  Catches: a false bound, features that
+    Applies to: maps that declare C, except data-dependent maps.  Catches: a false bound, features that
     share randomness (no concentration in m), heavy-tailed estimates.
     """
     prof = ctx.profile

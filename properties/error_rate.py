@@ -7,7 +7,7 @@ import math
 import numpy as np
 from scipy import stats as st
 
-from rfverify.registry import CheckContext, effect, register_check
+from rfverify.registry import CheckContext, effect, not_for_data_dependent, register_check
 from rfverify.results import CheckResult
 from rfverify.stats import log_slope
 
@@ -15,7 +15,7 @@ from rfverify.stats import log_slope
 EXACT_MSE = 1e-24
 
 
-@register_check("feature-map", "error-rate", statistical=True,
+@register_check("feature-map", "error-rate", statistical=True, applies=not_for_data_dependent,
                 cost="rate_trials fits at each m in rate_ms (default 100 x 7, m = 16..1024)")
 def check_error_rate(ctx: CheckContext) -> CheckResult:
     """The mean squared error E(k_hat - k)^2 decays like 1/m: log-log slope not above -1.
@@ -34,7 +34,8 @@ def check_error_rate(ctx: CheckContext) -> CheckResult:
     (faster than Monte Carlo, as quasi-Monte Carlo may achieve) passes and is
     reported.  The slope excess detectable with the profile's power is
     reported and should be below ``rate_slope_effect``.
-    Applies to: every feature map.  Reference: cs4787 lecture 16 (variance of
+    Applies to: every feature map except data-dependent ones (an adapted
+    basis promises no 1/m rate).  Reference: cs4787 lecture 16 (variance of
     the Monte Carlo average); daniely2017 Thm. 3.
     """
     prof = ctx.profile

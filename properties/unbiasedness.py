@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from rfverify.registry import CheckContext, effect, register_check
+from rfverify.registry import CheckContext, effect, not_for_data_dependent, register_check
 from rfverify.results import CheckResult
 from rfverify.stats import detectable_effect, mean_test, required_trials
 
@@ -53,7 +53,7 @@ def classify(bias: np.ndarray, half_width: np.ndarray, rejects: np.ndarray, bias
     return f"biased (measured {bias[j]:+.3g} ± {half_width[j]:.2g} at {labels[j]})"
 
 
-@register_check("feature-map", "unbiasedness", statistical=True,
+@register_check("feature-map", "unbiasedness", statistical=True, applies=not_for_data_dependent,
                 cost="pilot + R fits at m = profile.unbiased_m (R from the target bias, default <= 3000)")
 def check_unbiasedness(ctx: CheckContext) -> CheckResult:
     """The mean of k_hat(x, y) over independent seeds equals k(x, y) at every designed pair.
@@ -70,7 +70,8 @@ def check_unbiasedness(ctx: CheckContext) -> CheckResult:
     Bonferroni over them: the pilot alone is tested at alpha/2 and a clear bias
     stops there; otherwise all R seeds are tested at alpha/2.  Either way the
     false-alarm rate stays <= alpha.
-    Applies to: feature maps claimed unbiased.  A map declared biased with a
+    Applies to: feature maps claimed unbiased, except data-dependent maps
+    (skipped: not a claim of an adapted basis).  A map declared biased with a
     bias bound B is tested for |bias| <= B instead (fails when a simultaneous
     interval lies wholly outside [-B, B]); with no bound the bias is measured
     and reported, not judged.  Every result's details carry a

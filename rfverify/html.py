@@ -170,6 +170,9 @@ def render_report_page(name: str, report: Report, *, provenance: Mapping[str, st
                        doc: str = "", index_href: str | None = "index.html") -> str:
     """The HTML page of one implementation's report (untrusted text is escaped)."""
     counts = {s: sum(r.status == s for r in report.results) for s in STATUS_LABEL}
+    from .metrics import metrics_rows
+
+    metrics = report.metrics if isinstance(report.metrics, Mapping) else None
     config: list[tuple[str, str]] = []
     _flatten("", report.config, config)
     return _env().get_template("report.html.j2").render(
@@ -182,6 +185,8 @@ def render_report_page(name: str, report: Report, *, provenance: Mapping[str, st
         target=_target_str(report.kernel),
         config=config,
         checks=[_check_view(name, r) for r in report.results],
+        metrics=metrics,
+        metrics_rows=metrics_rows(metrics) if metrics else [],
         provenance=provenance,
         index_href=index_href,
     )

@@ -18,6 +18,8 @@ plotter             detail keys
                     [, ``x``, ``pdf``, ``label``]}] — e.g. Haar diagnostics vs exact densities
 ``exactness``       ``degrees`` + ``errors`` [, ``tolerance`` or ``tolerances``] — quadrature
                     exactness error by polynomial degree
+``adapted``         ``m_adapted``, ``error_adapted``, ``m_reference``, ``error_reference`` — held-out
+                    error of an adapted basis and its random reference against m (alber2017 Fig. 1)
 ==================  =====================================================================
 
 Other kinds add their own with :func:`register_plotter`.  SVG output is
@@ -375,3 +377,31 @@ register_plotter("histograms", "Histograms against the exact densities",
 register_plotter("exactness", "Exactness error by polynomial degree",
                  "Quadrature error on monomials of each degree; up to the claimed degree it must be round-off.",
                  _exactness)
+
+
+def _adapted(d: Mapping[str, Any]) -> Figure | None:
+    ma, ea = _arr(d, "m_adapted"), _arr(d, "error_adapted")
+    mr, er = _arr(d, "m_reference"), _arr(d, "error_reference")
+    if any(a is None or a.ndim != 1 for a in (ma, ea, mr, er)) or ma.shape != ea.shape or mr.shape != er.shape:
+        return None
+    if np.any(ma <= 0) or np.any(mr <= 0) or np.any(ea <= 0) or np.any(er <= 0):
+        return None
+    fig, ax = _new()
+    ax.plot(mr, er, "o--", ms=3.5, color=BLUE, lw=1.2, label="reference random basis")
+    ax.plot(ma, ea, "s-", ms=3.5, color=ORANGE, lw=1.2, label="adapted basis")
+    target = d.get("savings_target_error")
+    if isinstance(target, (int, float)) and target > 0:
+        ax.axhline(float(target), color=GREY, lw=0.8, ls=":", label="error for the savings factor")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    _plain_log_ticks(ax.xaxis, subs=(1.0,))
+    _plain_log_ticks(ax.yaxis, subs=(1.0, 2.0, 5.0))
+    ax.set_xlabel("number of features")
+    ax.set_ylabel(r"held-out $\|K-\hat K\|_F/\|K\|_F$")
+    ax.legend(loc="lower left")
+    return fig
+
+
+register_plotter("adapted", "Held-out kernel approximation error against the number of features",
+                 "Relative Frobenius error on points the map was not fitted to, mean over seeds, for the adapted "
+                 "basis and the random basis it is compared with (alber2017 Fig. 1, log-log).", _adapted)

@@ -31,6 +31,7 @@ __all__ = [
     "checks_for",
     "KINDS",
     "statistical_count",
+    "not_for_data_dependent",
 ]
 
 #: Plug-in kinds and the property modules that register their checks.
@@ -41,6 +42,7 @@ KINDS: dict[str, tuple[str, ...]] = {
         "rfverify.properties.unbiasedness",
         "rfverify.properties.concentration",
         "rfverify.properties.error_rate",
+        "rfverify.properties.adapted",
     ),
     "orthogonal": (
         "rfverify.properties.orthogonality",
@@ -67,15 +69,30 @@ class Declarations:
 
     ``bound``: C with |feature| * sqrt(m) <= C (enables the Hoeffding check);
     ``unbiased``: E[k_hat] = k is claimed (default); ``bias_bound``: for a
-    scheme claimed biased, the bound |E k_hat - k| <= bias_bound it promises.
+    scheme claimed biased, the bound |E k_hat - k| <= bias_bound it promises;
+    ``data_dependent``: fit depends on X (declared or detected, see
+    :mod:`rfverify.data_dependence`): the checks over the features' randomness
+    do not apply (:func:`not_for_data_dependent`).
     """
 
     bound: float | None = None
     unbiased: bool = True
     bias_bound: float | None = None
+    data_dependent: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"bound": self.bound, "unbiased": self.unbiased, "bias_bound": self.bias_bound}
+        return {"bound": self.bound, "unbiased": self.unbiased, "bias_bound": self.bias_bound,
+                "data_dependent": self.data_dependent}
+
+
+def not_for_data_dependent(ctx: Any) -> str | None:
+    """The skip reason of the checks over the features' randomness for a data-dependent map, else None."""
+    if getattr(getattr(ctx, "declarations", None), "data_dependent", False):
+        return ("not promised for a data-dependent map: an adapted basis is a deterministic function of its data "
+                "and seed, not an average of independent random features, so a claim over the randomness of the "
+                "basis (unbiasedness, concentration, the 1/m error rate) is not a claim of the method "
+                "(alber2017 §3.2); adapted-approximation measures it on held-out points instead")
+    return None
 
 
 @dataclass(frozen=True)

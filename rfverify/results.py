@@ -115,6 +115,9 @@ class Report:
     config: Mapping[str, Any]
     results: tuple[CheckResult, ...]
     version: str
+    #: Held-out kernel-approximation metrics with intervals over seeds (feature maps; see
+    #: :mod:`rfverify.metrics`), or None when not computed.  A measurement: never a verdict.
+    metrics: Mapping[str, Any] | None = None
 
     @property
     def passed(self) -> bool:
@@ -146,6 +149,7 @@ class Report:
             "profile": self.profile,
             "config": _jsonable(self.config),
             "passed": self.passed,
+            **({"metrics": _jsonable(self.metrics)} if self.metrics is not None else {}),
             "checks": [r.to_dict() for r in self.results],
         }
 
@@ -173,6 +177,8 @@ class Report:
             if i == 0:
                 out.append("  ".join("-" * w for w in widths))
         out.append("")
+        if self.metrics:
+            out.append(_metrics_line(self.metrics))
         seen: dict[str, int] = {}
         for r in self.results:
             if r.status == "error" and r.message in seen:
@@ -190,6 +196,22 @@ class Report:
         n_err = sum(r.status == "error" for r in self.results)
         out.append(f"{verdict}: {len(self.results)} checks, {n_fail} failed, {n_err} errors")
         return "\n".join(out)
+
+
+def _metrics_line(metrics: Mapping[str, Any]) -> str:
+    """One line of the held-out metrics for the table (mean [interval] each)."""
+    if "error" in metrics:
+        return f"metrics: not computed ({metrics['error']})"
+    parts = []
+    for key, label in (("rel_frobenius", "rel. Frobenius error"), ("max_abs", "max |K-K^|"),
+                       ("mean_abs", "mean |K-K^|"), ("alignment", "alignment"),
+                       ("target_alignment", "target alignment")):
+        v = metrics.get(key)
+        if isinstance(v, Mapping):
+            lo, hi = (v.get("interval") or [None, None])[:2]
+            parts.append(f"{label} {_fmt(v.get('mean'))} [{_fmt(lo)}, {_fmt(hi)}]")
+    return (f"metrics (held-out, m = {metrics.get('n_components')}, {metrics.get('seeds')} seeds, 95% t): "
+            + "; ".join(parts) + "\n")
 
 
 def _kernel_str(k: Mapping[str, Any]) -> str:

@@ -18,6 +18,7 @@ from .profiles import Profile, get_profile
 from .registry import CheckContext, CheckSpec, Declarations, checks_for, statistical_count
 from .results import CheckResult, Report
 from .seeding import DEFAULT_SEED, SeedSource
+from .validation import as_check_names, as_flag, as_name, as_xfail
 
 __all__ = ["verify", "check_names", "run_check", "run", "select", "preflight", "FeatureMapConfig"]
 
@@ -43,6 +44,8 @@ def _validate_dim(dim: Any) -> int:
 def _validate_bound(bound: Any) -> float | None:
     if bound is None:
         return None
+    if isinstance(bound, (bool, np.bool_)):
+        raise UsageError(f"bound must be a positive number, got {bound!r}")
     try:
         b = float(bound)
     except (TypeError, ValueError):
@@ -68,7 +71,8 @@ class FeatureMapConfig:
                  domain: str | Callable[..., Any] = "gaussian", bound: float | None = None,
                  unbiased: bool = True, bias_bound: float | None = None, seed: int = DEFAULT_SEED,
                  profile: str | Profile = "default", name: str | None = None,
-                 kernel_spec: str | None = None, domain_spec: str | None = None) -> None:
+                 kernel_spec: str | None = None, domain_spec: str | None = None,
+                 data_dependent: bool | None = None) -> None:
         self.kernel = as_kernel(kernel, kernel_params)
         self.kernel_spec = kernel_spec if kernel_spec is not None else (kernel if isinstance(kernel, str) else None)
         if self.kernel_spec is None and callable(kernel) and not isinstance(kernel, Kernel):
@@ -87,12 +91,19 @@ class FeatureMapConfig:
         else:
             raise UsageError(f"domain must be a name or a callable, got {type(domain).__name__}")
         self.domain = domain
-        self.declarations = Declarations(_validate_bound(bound), bool(unbiased), _validate_bound(bias_bound))
+        if data_dependent not in (None, True, False):
+            raise UsageError(f"data_dependent must be True, False or None (decide), got {data_dependent!r}")
+        #: None: the plug-in's attribute or detection decides (in the preflight); True/False: the caller's.
+        self.declared_data_dependent = data_dependent
+        #: How data dependence was decided (set by the preflight; recorded in the report).
+        self.data_dependence: dict[str, Any] | None = None
+        self.declarations = Declarations(_validate_bound(bound), as_flag(unbiased, "unbiased"), _validate_bound(bias_bound),
+                                         data_dependent is True)
         self.seeds = SeedSource(seed)
         self.profile = get_profile(profile)
         self._pair_cache: dict[str, Any] = {}
         self.plugin: FeatureMapPlugin = as_feature_map(
-            implementation, kernel_params=dict(self.kernel.params), name=name)
+            implementation, kernel_params=dict(self.kernel.params), name=as_name(name))
 
     def reproduce(self, check: str) -> str:
         """The one command that reproduces ``check`` under this configuration."""
@@ -110,6 +121,8 @@ class FeatureMapConfig:
             parts += ["--biased"]
         if d.bias_bound is not None:
             parts += ["--bias-bound", repr(d.bias_bound)]
+        if self.declared_data_dependent is True:
+            parts += ["--data-dependent"]
         parts += ["--seed", str(self.seeds.root), "--profile", self.profile.name, "--check", check]
         return " ".join(shlex.quote(p) if not p.startswith("<") else p for p in parts)
 
@@ -135,6 +148,7 @@ class FeatureMapConfig:
             "form": self.plugin.form,
             "spec": self.plugin.spec,
             "passthrough": dict(self.plugin.passthrough),
+            "data_dependence": self.data_dependence,
         }
 
     def preflight(self) -> str | None:
@@ -154,11 +168,28 @@ class FeatureMapConfig:
         ctx = self.context(spec)
         try:
             ctx.estimate_once(PREFLIGHT_M, self.seeds.random_state("preflight"))
+            self.decide_data_dependence(ctx)
         except PluginError as exc:
             return str(exc)
         except UsageError:
             raise
         return None
+
+    def decide_data_dependence(self, ctx: CheckContext) -> None:
+        """Declared or detected, once (:mod:`rfverify.data_dependence`); sets ``declarations.data_dependent``."""
+        from dataclasses import replace
+
+        from .data_dependence import decide
+
+        if self.data_dependence is None:
+            self.data_dependence = decide(ctx, self.declared_data_dependent)
+            self.declarations = replace(self.declarations, data_dependent=bool(self.data_dependence["data_dependent"]))
+
+    def metrics(self) -> dict[str, Any]:
+        """The report's ``metrics`` block: held-out kernel-approximation metrics (:mod:`rfverify.metrics`)."""
+        from .metrics import report_metrics
+
+        return report_metrics(self.context(checks_for(self.kind)[0]))
 
 
 def _apply_xfail(result: CheckResult, reason: str | None) -> CheckResult:
@@ -186,6 +217,11 @@ def preflight(config: Any, limits: Limits | None = None) -> str | None:
             return config.preflight()
     except PluginError as exc:
         return str(exc)
+    except UsageError:
+        raise
+    except Exception as exc:  # a bug of ours must still leave a report behind
+        return (f"rfverify internal error in the preflight call: {type(exc).__name__}: {exc} "
+                "(please report it with the reproduce command)")
 
 
 def run_check(config: Any, spec: CheckSpec, preflight_error: str | None = None,
@@ -220,8 +256,8 @@ def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "
            domain: str | Callable[..., Any] = "gaussian", bound: float | None = None, unbiased: bool = True,
            bias_bound: float | None = None, seed: int = DEFAULT_SEED, profile: str | Profile = "default",
            checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
-           name: str | None = None, time_limit: float | None = None, memory_limit: int | str | None = None
-           ) -> Report:
+           name: str | None = None, time_limit: float | None = None, memory_limit: int | str | None = None,
+           data_dependent: bool | None = None, metrics: bool | None = None) -> Report:
     """Verify a feature map against a kernel; returns a :class:`~rfverify.results.Report`.
 
     ``implementation`` is a factory, a function, an sklearn-style class or
@@ -231,14 +267,21 @@ def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "
     for bad arguments; a misbehaving implementation yields status ``error``.
     ``time_limit`` (seconds per check) and ``memory_limit`` (bytes or "4G")
     default to the profile's (:mod:`rfverify.guard`); 0 disables either.
+    ``data_dependent``: declare that fit depends on X (True), or that it does
+    not (False); None lets the plug-in's ``data_dependent`` attribute or a
+    detection in the preflight decide (:mod:`rfverify.data_dependence`).
+    ``metrics``: compute the report's held-out metrics block (None: when every
+    check runs).
     """
     config = FeatureMapConfig(implementation, kernel=kernel, kernel_params=kernel_params, dim=dim,
                               domain=domain, bound=bound, unbiased=unbiased, bias_bound=bias_bound,
-                              seed=seed, profile=profile, name=name)
-    return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit)
+                              seed=seed, profile=profile, name=name, data_dependent=data_dependent)
+    return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit,
+               metrics=metrics)
 
 
 def select(kind: str, checks: Iterable[str] | None, xfail: Mapping[str, str] | None) -> list[CheckSpec]:
+    checks, xfail = as_check_names(checks), as_xfail(xfail)
     specs = checks_for(kind)
     known = {s.name for s in specs}
     for label, names in (("check", checks or ()), ("expected failure", (xfail or {}).keys())):
@@ -253,8 +296,12 @@ def select(kind: str, checks: Iterable[str] | None, xfail: Mapping[str, str] | N
 
 
 def run(config: Any, *, checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
-        time_limit: float | None = None, memory_limit: int | str | None = None) -> Report:
+        time_limit: float | None = None, memory_limit: int | str | None = None,
+        metrics: bool | None = None) -> Report:
     """Run the selected checks of ``config.kind`` (any kind's config, see :class:`FeatureMapConfig`).
+
+    ``metrics``: also compute ``config.metrics()`` (kinds that have it) into the report's
+    ``metrics`` block; None: only when every check runs (no selection).
 
     ``time_limit`` / ``memory_limit``: per check, see :class:`rfverify.guard.Limits` (None: the profile's).
     """
@@ -271,6 +318,9 @@ def run(config: Any, *, checks: Iterable[str] | None = None, xfail: Mapping[str,
             hook(s.name, i, len(specs), result)
         collected.append(result)
     results = tuple(collected)
+    block = None
+    if (checks is None if metrics is None else metrics) and problem is None and hasattr(config, "metrics"):
+        block = _metrics(config, limits)
     return Report(
         implementation=config.label,
         kind=config.kind,
@@ -280,4 +330,15 @@ def run(config: Any, *, checks: Iterable[str] | None = None, xfail: Mapping[str,
         config=config.as_dict(),
         results=results,
         version=__version__,
+        metrics=block,
     )
+
+
+def _metrics(config: Any, limits: Limits) -> dict[str, Any]:
+    """``config.metrics()`` under the guard; a misbehaving plug-in gives ``{"error": message}``."""
+    name = config.context(checks_for(config.kind)[0]).name
+    try:
+        with guarded(name, "the metrics", limits):
+            return config.metrics()
+    except PluginError as exc:
+        return {"error": str(exc)}

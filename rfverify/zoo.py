@@ -123,8 +123,8 @@ ZOO += [
              third_party=True, doc="scikit-learn's TensorSketch (Pham & Pagh 2013) for (<x, y> + 1)^2"),
     ZooEntry("sklearn-Nystroem", "sklearn.kernel_approximation:Nystroem", {**_RBF, "unbiased": False},
              third_party=True,
-             doc="data-dependent (fit on the 48 evaluation points): unbiasedness over seeds is not promised; "
-                 "declared biased, bias measured; exact at the fitted points once m >= 48",
+             doc="data-dependent (detected by the preflight: the basis is a sample of the fitted points): "
+                 "unbiasedness over seeds is not promised; measured against RFF on held-out points instead",
              xfail={"contract": "Nystroem's features are k(x, basis) K_bb^{-1/2}: the ill-conditioned K_bb^{-1/2} "
                                 "amplifies batch-vs-row round-off (7e-11) beyond the inner-product bound "
                                 "256 gamma_{d+2} max|phi| that the contract check derives; not a batch dependence"}),
@@ -232,4 +232,17 @@ ZOO += [
     ZooEntry("composite-exp-linear", _CF + "ExpLinearFeatures",
              {"kernel": "exp_linear", "kernel_params": {"gamma": 0.5}, "dim": 16},
              doc="random Maclaurin features of exp(<x, y> / 2) (Kar & Karnick 2012), P(N = n) = 2^-(n+1)"),
+]
+
+# Adapted bases (issue 10, alber2017 §3.2): UAB and SAB adapt an RFF basis to data from a 4-component
+# mixture on 2-D pieces in d = 16; declared data-dependent, so unbiasedness, concentration and error rate
+# are skipped with the reason, and adapted-approximation compares them with the basis they started from.
+_AD = _IMPL + "adapted:"
+from rfverify.implementations.adapted import mixture_domain as _mixture  # noqa: E402
+
+ZOO += [
+    ZooEntry("uab", _AD + "UnsupervisedAdaptedBasis", {**_RBF, "domain": _mixture},
+             doc="unsupervised adapted basis: RFF start, Adam on eq. (8) (kernel approximation error), mixture data"),
+    ZooEntry("sab", _AD + "sab_mixture", {**_RBF, "domain": _mixture},
+             doc="supervised adapted basis: RFF start, Adam on eq. (9) (alignment with the mixture labels)"),
 ]
