@@ -138,20 +138,24 @@ def check_adapted_approximation(ctx: CheckContext) -> CheckResult:
     The reference is the map's ``initial_basis()``, else the registry's random features for the
     kernel (rbf: RFF) at the same m and random_state.
     Test: the map is fitted on ``n_fit`` points of the domain at each m of the grid (default
-    8…128) for S seeds (default 5), and evaluated on ``n_test`` independent points.  Per seed the
-    statistic is the mean over the grid of log(e_adapted / e_reference) (relative Frobenius
-    errors), or of A_reference - A_adapted (target alignments): positive means worse.  One-sided
-    Student t-test (S - 1 d.o.f.) of H0: mean <= 0 at alpha = family alpha / 3, the share of one of
-    the three statistical checks this one replaces (they are skipped exactly when it applies, so the
-    family-wise rate stays <= the profile's); zero spread decides exactly.  Not judged, reported:
+    8…128) for S seeds (default 5), each fit with its own random_state, and evaluated on
+    ``n_test`` independent points.  Per fit the statistic is log(e_adapted / e_reference)
+    (relative Frobenius errors), or A_reference - A_adapted (target alignments): positive means
+    worse.  Given the points, the S x G fits are independent; one-sided Student t-test of their mean
+    (S G - 1 d.o.f.), H0: mean <= 0, at alpha = family alpha / 3, the share of one of the three
+    statistical checks this one replaces (they are skipped exactly when it applies, so the
+    family-wise rate stays <= the profile's).  Under H0 "not worse at any m" differing means across
+    m only inflate the sample variance, so the test is conservative; zero spread (a map identical
+    to its reference) decides exactly.  Not judged, reported:
     the features needed to reach the reference's error at the largest m (log-log interpolation;
     Monte Carlo slope -1/2 outside the grid, flagged), their ratio (savings) with a 95% t-interval
     of its log over seeds, the alignment with the exact kernel, and the target alignment.
     A plain random basis declared data-dependent is its own reference: ratio 1, pass.
     Applies to: data-dependent maps (declared, or detected by the preflight).  Catches: an
     adaptation that makes the basis worse (a wrong gradient sign, a wrong target kernel),
-    overfitting to the fitted points.  Power: measured by tests on gradient ascent (caught under
-    21 seeds); the statistic of a correct UAB is far below 0.
+    overfitting to the fitted points.  Power: measured by tests/test_adapted.py — gradient ascent
+    is caught under the default seed and 20 others, a SAB aligned to the wrong labels too; the
+    statistic of a correct UAB or SAB is far below 0.
     Reference: alber2017 §3.2 (eqs. 8, 9), §4.2 and Fig. 1.
     """
     budget = BUDGETS.get(ctx.profile.name, BUDGETS["default"])
@@ -189,10 +193,10 @@ def check_adapted_approximation(ctx: CheckContext) -> CheckResult:
         objective = "kernel-approximation (the map claims target-alignment but cannot label held-out points)"
     judged_alignment = objective == "target-alignment"
     if judged_alignment:
-        worse = np.mean(ta_r - ta_a, axis=1)
+        worse = (ta_r - ta_a).ravel()
         stat_name = "target-alignment loss A_reference - A_adapted"
     else:
-        worse = np.mean(np.log(np.maximum(e_a, ERROR_FLOOR)) - np.log(np.maximum(e_r, ERROR_FLOOR)), axis=1)
+        worse = (np.log(np.maximum(e_a, ERROR_FLOOR)) - np.log(np.maximum(e_r, ERROR_FLOOR))).ravel()
         stat_name = "log error ratio"
     t, p = _one_sided_t(worse)
     # savings: features to reach the reference's error at the largest m, per seed
@@ -223,7 +227,7 @@ def check_adapted_approximation(ctx: CheckContext) -> CheckResult:
         "error_reference": np.mean(e_r, axis=0),
         "alignment_adapted": np.mean(a_a, axis=0),
         "alignment_reference": np.mean(a_r, axis=0),
-        "statistic_per_seed": worse,
+        "statistic_per_fit": worse,
         "savings_per_seed": savings,
         "savings": sav_mean,
         "savings_interval": [sav_lo, sav_hi],
@@ -249,7 +253,7 @@ def check_adapted_approximation(ctx: CheckContext) -> CheckResult:
         return ctx.result(
             "fail",
             f"the adapted basis is worse than its reference random basis on held-out points: {ratio_txt} "
-            f"({stat_name} {np.mean(worse):+.3g} per seed, t = {t:.3g}, p = {p:.3g} < alpha; {where}) — "
+            f"({stat_name} {np.mean(worse):+.3g} over {worse.size} fits, t = {t:.3g}, p = {p:.3g} < alpha; {where}) — "
             "the adaptation increases what it should decrease (a gradient sign or target error?)",
             statistic=float(np.mean(worse)), p_value=p, threshold=ctx.alpha, effect=eff, details=details)
     if identical:

@@ -24,6 +24,7 @@ CLAIM_PROVIDERS: list[str] = [
     "rfverify.highprec.maxout_claims:evaluate_maxout_claims",
     "rfverify.implementations.compositional_claims:evaluate_compositional_claims",
     "rfverify.implementations.zoo_claims:evaluate_zoo_claims",
+    "rfverify.implementations.adapted_claims:evaluate_adapted_claims",
 ]
 
 

@@ -104,6 +104,9 @@ def test_zoo_scheme_verdict_quick(entry):
     bad = [r for r in report.results if r.status in ("fail", "error")]
     assert not bad, report.table()
     unb = report["unbiasedness"]
+    if report.config["declarations"]["data_dependent"]:  # Nystroem: detected, measured on held-out points instead
+        assert unb.status == "skip" and report["adapted-approximation"].status == "pass", report.table()
+        return
     assert "classification" in unb.details, unb.message
     if opts.get("unbiased", True):
         assert unb.details["classification"] == "unbiased"
