@@ -309,3 +309,36 @@ def test_kernel_zoo_entries_verify():
 
         report = verify_entry(e, seed=DEFAULT_SEED, profile="quick")
         assert report.exit_code == 0 and report["kernel-psd"].status == "xfail", report.table()
+
+
+# ---------------------------------------------------------------- heavier studies (pytest -m slow)
+
+SLOW_SEEDS = list(range(100, 300))
+
+
+@pytest.mark.slow
+def test_slow_composition_false_alarms_and_power_200_seeds():
+    """kernel-composition at the quick profile over 200 seeds: false alarms (design alpha 10^-3, so 0 expected;
+    any one in 200 would be a 95% Clopper-Pearson upper bound of 2.7%) and power against the missing sqrt."""
+    mix = get_kernel("rbf_laplacian_mix")
+    alarms = sum(_composition(mix, None, s).status == "fail" for s in SLOW_SEEDS)
+    caught = sum(_composition(mix, M.wrong_weight_mix_features, s).status == "fail" for s in SLOW_SEEDS)
+    assert alarms == 0 and caught == len(SLOW_SEEDS), (alarms, caught)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", kernel_names())
+def test_slow_registry_kernels_pass_the_thorough_plan_under_21_seeds(name):
+    for seed in SEEDS:
+        report = verify_kernel(name, seed=seed, profile="thorough", checks=DETERMINISTIC)
+        for r in report.results:
+            assert r.status in ("pass", "skip") or (name == "sigmoid" and r.status == "xfail"), r.explain()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(MUTANTS))
+def test_slow_planted_kernel_bugs_caught_under_200_seeds(name):
+    options, check = MUTANTS[name]
+    caught = sum(verify_kernel(**options, seed=s, profile="quick", checks=[check])[check].status == "fail"
+                 for s in SLOW_SEEDS)
+    assert caught == len(SLOW_SEEDS), f"{name}: {caught} of {len(SLOW_SEEDS)}"
