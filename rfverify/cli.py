@@ -62,6 +62,9 @@ def _add_feature_map_options(fm: argparse.ArgumentParser) -> None:
     fm.add_argument("--bound", help="declared C with |feature| * sqrt(m) <= C (enables the Hoeffding check)")
     fm.add_argument("--biased", action="store_true", help="the estimate is not claimed unbiased")
     fm.add_argument("--bias-bound", help="with --biased: the claimed bound on |E k_hat - k|")
+    fm.add_argument("--data-dependent", action="store_true",
+                    help="fit depends on X (an adapted basis): skip the checks over the features' randomness and "
+                    "measure adapted-approximation instead (default: the plug-in's attribute or detection decides)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -237,6 +240,7 @@ def _feature_map_config(args: argparse.Namespace) -> Any:
         profile=args.profile,
         kernel_spec=kernel_spec,
         domain_spec=domain_spec,
+        data_dependent=True if args.data_dependent else None,
     )
     config.plugin.spec = args.target
     return config
