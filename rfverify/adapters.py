@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import io
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -45,9 +46,11 @@ def load_object(spec: str) -> Any:
     if not all(p.isidentifier() for p in mod_name.split(".")) or not all(p.isidentifier() for p in attr.split(".")):
         raise UsageError(f"expected MODULE:ATTR with dotted Python names (e.g. sklearn.kernel_approximation:"
                          f"RBFSampler), got {spec!r}")
-    stdout = sys.stdout
+    streams = sys.stdout, sys.stderr
+    printed = io.StringIO()
     try:
-        sys.stdout = sys.stderr  # what a module prints on import must not corrupt '--json -' output
+        # what a module prints on import must not corrupt '--json -' output: shown on stderr if the import works
+        sys.stdout = sys.stderr = printed
         module = importlib.import_module(mod_name)
     except ImportError as exc:
         raise UsageError(
@@ -63,7 +66,9 @@ def load_object(spec: str) -> Any:
         raise PluginError(spec, f"importing {mod_name} raised {type(exc).__name__}: {guard._one_line(exc)}",
                           "fix the module so that it imports") from None
     finally:
-        sys.stdout = stdout
+        sys.stdout, sys.stderr = streams
+    if printed.getvalue():
+        sys.stderr.write(printed.getvalue())
     obj: Any = module
     for part in attr.split("."):
         try:

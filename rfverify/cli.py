@@ -498,11 +498,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "list":
             return _cmd_list(args)
         parser.print_help()
+        print("rfverify: error: say what to do: rfverify check KIND MODULE:ATTR, report, list, ... (see above)",
+              file=sys.stderr)
         return 2
     except RfverifyError as exc:  # UsageError and PluginError: one line, exit 2
         if debug:
             traceback.print_exc()
         print(f"rfverify: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # an output path (--json, --report, --out) that cannot be written
+        if debug:
+            traceback.print_exc()
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"rfverify: error: cannot use the path{where}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("rfverify: interrupted", file=sys.stderr)

@@ -167,12 +167,14 @@ def make_pairs(
     if callable(domain):
         name = getattr(domain, "__qualname__", type(domain).__name__)
         n_total = N_EQUAL + len(CORRELATIONS)
-        try:
-            A = np.asarray(domain(n_total, d, rng), dtype=float)
-            B = np.asarray(domain(n_total, d, rng), dtype=float)
-        except Exception as exc:  # the user's domain is a plug-in too
-            raise PluginError(f"domain {name}", f"raised {type(exc).__name__}: {exc}",
-                              "a domain callable must be domain(n, d, rng) -> (n, d) array") from exc
+        from . import guard  # the user's domain is a plug-in too
+
+        hint = "a domain callable must be domain(n, d, rng) -> (n, d) array"
+        A, B = (guard.as_array(guard.call(domain, n_total, d, rng, plugin=f"domain {name}", action="domain(n, d, rng)",
+                                          hint=hint), plugin=f"domain {name}", action="domain(n, d, rng)")
+                for _ in range(2))
+        if A.dtype != np.float64 or B.dtype != np.float64:
+            A, B = A.astype(np.float64), B.astype(np.float64)
         if A.shape != (n_total, d) or B.shape != (n_total, d):
             raise PluginError(f"domain {name}", f"returned shape {A.shape}, expected ({n_total}, {d})",
                               "a domain callable must be domain(n, d, rng) -> (n, d) array")

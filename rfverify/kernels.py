@@ -215,7 +215,9 @@ def as_kernel(kernel: str | Kernel | Callable[..., Any], params: Mapping[str, An
     ``k(X, Y) -> (n_X, n_Y) Gram matrix`` (``params`` are then passed to it as
     keywords).
     """
-    params = dict(params or {})
+    from .validation import as_params
+
+    params = as_params(params)
     if isinstance(kernel, Kernel):
         if params:
             raise UsageError("kernel parameters go with a kernel name, not a bound Kernel")
@@ -228,7 +230,11 @@ def as_kernel(kernel: str | Kernel | Callable[..., Any], params: Mapping[str, An
         label = f"{mod}:{name}" if mod else name
 
         def gram(X: np.ndarray, Y: np.ndarray, **kw: Any) -> np.ndarray:
-            return kernel(X, Y, **kw)
+            from . import guard  # the user's kernel is user code: its faults are PluginErrors, not crashes
+
+            out = guard.call(kernel, X, Y, plugin=f"kernel {label}", action=f"k(X, Y) on shapes {X.shape}, {Y.shape}",
+                             hint="a kernel callable must be k(X, Y) -> (n_X, n_Y) Gram matrix", **kw)
+            return guard.as_array(out, plugin=f"kernel {label}", action="k(X, Y)", complex_ok=True)
 
         return Kernel(label, params, gram, None)
     raise UsageError(f"kernel must be a registry name or a callable k(X, Y), got {type(kernel).__name__}")

@@ -138,7 +138,9 @@ class OrthogonalConfig:
         self.profile = get_profile(profile)
         self.budget = ORTHOGONAL_BUDGETS[self.profile.name] if self.profile.name in ORTHOGONAL_BUDGETS \
             else ORTHOGONAL_BUDGETS["default"]
-        self.sampler = OrthogonalSampler(implementation, name=name)
+        from .validation import as_name
+
+        self.sampler = OrthogonalSampler(implementation, name=as_name(name))
         self._cache: dict[tuple[Any, ...], np.ndarray] = {}
         self._dtype: np.dtype | None = None
 

@@ -209,11 +209,13 @@ class QuadratureConfig:
                  seed: int = DEFAULT_SEED, profile: str | Profile = "default", name: str | None = None) -> None:
         self.dim = _validate_dim(dim)
         self.degree = _validate_degree(degree)
-        self.unbiased = bool(unbiased)
+        from .validation import as_flag, as_name
+
+        self.unbiased = as_flag(unbiased, "unbiased")
         self.seeds = SeedSource(seed)
         self.profile = get_profile(profile)
         self.budget = budget_for(self.profile)
-        self.plugin = rule if isinstance(rule, QuadraturePlugin) else QuadraturePlugin(rule, name=name)
+        self.plugin = rule if isinstance(rule, QuadraturePlugin) else QuadraturePlugin(rule, name=as_name(name))
 
     @property
     def label(self) -> str:

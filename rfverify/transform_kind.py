@@ -63,7 +63,10 @@ class DeclaredMatrix:
         else:
             obj = load_object(matrix) if isinstance(matrix, str) else matrix
             if isinstance(obj, np.ndarray) or (not callable(obj) and hasattr(obj, "__array__")):
-                arr = np.asarray(obj, dtype=np.float64)
+                try:
+                    arr = np.asarray(obj, dtype=np.float64)
+                except (TypeError, ValueError) as exc:
+                    raise UsageError(f"the declared matrix must hold real numbers ({exc})") from None
                 if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
                     raise UsageError(f"the declared matrix must be square, got shape {arr.shape}")
                 self._fn = lambda d, arr=arr: arr if d == arr.shape[0] else None  # type: ignore[misc]
@@ -154,13 +157,16 @@ class TransformConfig:
         self.matrix = DeclaredMatrix(matrix)
         self.M = self.matrix.at(self.dim)
         if self.M is None:
-            raise UsageError(f"the declared matrix {self.matrix.name} is not defined at d={self.dim} "
-                             "(hadamard needs a power of two); choose --dim accordingly")
-        self.inplace = bool(inplace)
+            why = " (hadamard needs a power of two)" if self.matrix.name in MATRICES else ""
+            raise UsageError(f"the declared matrix {self.matrix.name} is not defined at d={self.dim}{why}; "
+                             "choose --dim accordingly")
+        from .validation import as_flag, as_name
+
+        self.inplace = as_flag(inplace, "inplace")
         self.seeds = SeedSource(seed)
         self.profile = get_profile(profile)
         self.budget = TRANSFORM_BUDGETS.get(self.profile.name, TRANSFORM_BUDGETS["default"])
-        self.plugin = TransformPlugin(implementation, name=name)
+        self.plugin = TransformPlugin(implementation, name=as_name(name))
 
     @property
     def label(self) -> str:

@@ -148,10 +148,10 @@ class FMList(Features):
 
 
 class FMSleepsSometimes(Features):
-    """Sleeps an hour with 64 components only (reproducibility and one error-rate grid point)."""
+    """Sleeps an hour when asked to transform a single row (only the contract check does that)."""
 
     def transform(self, X):
-        if self.n_components == 64:
+        if np.shape(X)[0] == 1:
             time.sleep(3600)
         return super().transform(X)
 

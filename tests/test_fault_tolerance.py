@@ -3,8 +3,9 @@ naming the plug-in, what it did and the fix; the other checks still run; the rep
 the harness never crashes and restores everything it changed (signal handler, timer, rlimit, streams,
 global random states).  The plug-ins are in tests/faulty_plugins.py.
 
-Limits in these tests: 1 s per check (a hang costs one second of sleep, not CPU) and 256 MiB of address
-space (the unbounded allocators stop themselves at 2 GiB even if the guard failed).
+Limits in these tests: 256 MiB of address space (the unbounded allocators stop themselves at 2 GiB even if
+the guard failed) and 30 s per check, except 1 s for plug-ins that hang from their first call (a hang costs
+its limit in sleep, not CPU) and 5 s where a hang must not touch the other checks (they take < 0.3 s).
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from rfverify.orthogonal_kind import verify_orthogonal
 from rfverify.quadrature import verify_quadrature
 from rfverify.transform_kind import verify_transform
 
-LIMITS = {"time_limit": 1, "memory_limit": "256M"}
+LIMITS = {"time_limit": 30, "memory_limit": "256M"}
+HANGS = {fp.FMBusyLoop, fp.FMSwallowsInterrupt, fp.orth_sleeps, fp.tr_busy_loop, fp.qr_swallows_interrupt}
 TESTS = str(Path(__file__).parent)
 
 
@@ -132,7 +134,7 @@ ALWAYS = [
 def test_fault_found_by_the_preflight_errors_every_check(kind, impl, needles):
     np_state, py_state = np.random.get_state(), random.getstate()
     stdout, stderr = sys.stdout, sys.stderr
-    report = VERIFY[kind](impl)
+    report = VERIFY[kind](impl, **({"time_limit": 1} if impl in HANGS else {}))
     assert report.exit_code == 2 and not report.passed
     for r in report.results:
         _assert_error(r, impl, *needles)
@@ -155,12 +157,12 @@ def test_nan_on_some_calls_errors_those_checks_and_the_others_still_run():
         _assert_error(report[check], fp.FMNaNSometimes, "non-finite value(s)", "n_components=64")
 
 
-def test_a_hang_in_some_checks_costs_the_limit_each_and_the_others_pass():
-    report = verify_fm(fp.FMSleepsSometimes)
+def test_a_hang_in_one_check_stops_that_check_and_the_others_pass():
+    report = verify_fm(fp.FMSleepsSometimes, time_limit=5)
+    _assert_error(report["contract"], fp.FMSleepsSometimes, "check contract did not finish within the time limit of "
+                  "5 s (last call into the plug-in: transform)")
     st = _statuses(report)
-    assert st["unbiasedness"] == "pass", st
-    for check in ("contract", "reproducibility", "error-rate"):
-        _assert_error(report[check], fp.FMSleepsSometimes, f"check {check} did not finish within the time limit")
+    assert all(st[c] == "pass" for c in ("reproducibility", "unbiasedness", "error-rate")), st
 
 
 def test_feature_count_changing_between_transforms_of_one_fit():
