@@ -80,6 +80,8 @@ DEFAULT_MEMORY_LIMIT = 4 << 30
 FEATURE_EXPANSION_LIMIT = 1024
 #: Largest array (elements) a sampler or quadrature rule may return in one call (1 GiB of float64).
 MAX_OUTPUT_ELEMENTS = 1 << 27
+#: The longest time limit accepted (seconds, about four months); setitimer overflows near 9.2e9.
+MAX_TIME_LIMIT = 1e7
 #: After the time limit, the interruption is repeated this often (seconds) until the check stops.
 REFIRE_INTERVAL = 1.0
 
@@ -113,8 +115,9 @@ def parse_time_limit(value: Any, option: str = "time_limit") -> float | None:
         raise UsageError(f"{option} must be a number of seconds (0 for no limit), got {value!r}") from None
     if not math.isfinite(seconds) or seconds < 0:
         raise UsageError(f"{option} must be a finite number of seconds >= 0 (0 for no limit), got {value!r}")
-    if 0 < seconds < 1e-3:
-        raise UsageError(f"{option} must be at least 0.001 s (or 0 for no limit), got {value!r}")
+    if 0 < seconds < 1e-3 or seconds > MAX_TIME_LIMIT:
+        raise UsageError(f"{option} must be between 0.001 and {MAX_TIME_LIMIT:.0f} s (or 0 for no limit), "
+                         f"got {value!r}")
     return seconds or None
 
 
@@ -330,11 +333,15 @@ class guarded:
         self._alarm: tuple[Any, tuple[float, float]] | None = None
         self._rlimit: tuple[int, int] | None = None
         main = _on_main_thread()
-        if self.limits.memory is not None and main:
-            self._lower_rlimit(self.limits.memory)
-        sys.stdout, sys.stderr = self._out, self._err
-        if self.limits.time is not None and main:
-            self._arm(self.limits.time)
+        try:
+            if self.limits.memory is not None and main:
+                self._lower_rlimit(self.limits.memory)
+            sys.stdout, sys.stderr = self._out, self._err
+            if self.limits.time is not None and main:
+                self._arm(self.limits.time)
+        except BaseException:  # leave nothing half-installed
+            self._restore()
+            raise
         return self
 
     def _arm(self, seconds: float) -> None:
@@ -346,9 +353,9 @@ class guarded:
             old_handler = signal.signal(signal.SIGALRM, on_alarm)
         except (ValueError, OSError, AttributeError):  # not the main interpreter, or no SIGALRM
             return
+        self._alarm = (old_handler, (0.0, 0.0))  # restored by _restore even if setitimer fails
         self._armed = True
-        old_timer = signal.setitimer(signal.ITIMER_REAL, seconds, REFIRE_INTERVAL)
-        self._alarm = (old_handler, old_timer)
+        self._alarm = (old_handler, signal.setitimer(signal.ITIMER_REAL, seconds, REFIRE_INTERVAL))
 
     def _lower_rlimit(self, budget: int) -> None:
         try:
@@ -367,7 +374,7 @@ class guarded:
                 return  # a stricter limit is already in force
             resource.setrlimit(resource.RLIMIT_AS, (target, hard))
             self._rlimit = (soft, hard)
-        except (ValueError, OSError):
+        except (ValueError, OSError, OverflowError):  # e.g. a budget beyond what the kernel can represent
             return
 
     # -- exit -------------------------------------------------------------------------------------

@@ -72,7 +72,7 @@ ORTHOGONAL_BUDGETS: dict[str, OrthogonalBudget] = {
 
 
 def _validate_group(group: Any) -> str:
-    if group not in GROUPS:
+    if not isinstance(group, str) or group not in GROUPS:
         raise UsageError(f"group must be 'O' or 'SO', got {group!r}")
     return str(group)
 

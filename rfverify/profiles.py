@@ -55,6 +55,8 @@ PROFILES = {
 def get_profile(name: str | Profile) -> Profile:
     if isinstance(name, Profile):
         return name
+    if not isinstance(name, str):
+        raise UsageError(f"unknown profile {name!r}; use one of {', '.join(PROFILES)}")
     try:
         return PROFILES[name]
     except KeyError:

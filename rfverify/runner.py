@@ -18,7 +18,7 @@ from .profiles import Profile, get_profile
 from .registry import CheckContext, CheckSpec, Declarations, checks_for, statistical_count
 from .results import CheckResult, Report
 from .seeding import DEFAULT_SEED, SeedSource
-from .validation import as_check_names, as_flag, as_name, as_xfail
+from .validation import as_check_names, as_flag, as_name, as_xfail, show
 
 __all__ = ["verify", "check_names", "run_check", "run", "select", "preflight", "FeatureMapConfig"]
 
@@ -287,7 +287,7 @@ def select(kind: str, checks: Iterable[str] | None, xfail: Mapping[str, str] | N
     for label, names in (("check", checks or ()), ("expected failure", (xfail or {}).keys())):
         unknown = sorted(set(names) - known)
         if unknown:
-            raise UsageError(f"unknown {label} name(s) {', '.join(unknown)}; {kind} checks are: "
+            raise UsageError(f"unknown {label} name(s) {', '.join(map(show, unknown))}; {kind} checks are: "
                              f"{', '.join(s.name for s in specs)}")
     if checks is not None:
         wanted = set(checks)

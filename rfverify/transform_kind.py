@@ -98,7 +98,11 @@ class DeclaredMatrix:
             return None
         if M is None:
             return None
-        M = np.asarray(M, dtype=np.float64)
+        try:
+            M = np.asarray(M, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise UsageError(f"the declared matrix {self.name} returned {type(M).__name__} for d={d}, not a "
+                             f"(d, d) array of numbers ({guard._one_line(exc)})") from None
         if M.shape != (d, d):
             raise UsageError(f"the declared matrix {self.name} returned shape {M.shape} for d={d}")
         return M

@@ -20,7 +20,16 @@ import numpy as np
 
 from .errors import UsageError
 
-__all__ = ["as_flag", "as_name", "as_check_names", "as_xfail", "as_params"]
+__all__ = ["as_flag", "as_name", "as_check_names", "as_xfail", "as_params", "show"]
+
+
+def show(text: str) -> str:
+    r"""A user-supplied name for an error message: as is when printable, else its repr (one line, visible).
+
+    >>> show("contract"), show("a\x1eb")
+    ('contract', "'a\\x1eb'")
+    """
+    return text if isinstance(text, str) and text.isprintable() and text.strip() == text and text else repr(text)
 
 
 def as_flag(value: Any, what: str) -> bool:

@@ -186,7 +186,9 @@ def zoo_entries(names: list[str] | None = None) -> list[ZooEntry]:
 
     unknown = [n for n in names if n not in by]
     if unknown:
-        raise UsageError(f"unknown zoo entr{'y' if len(unknown) == 1 else 'ies'} {', '.join(unknown)}; "
+        from .validation import show
+
+        raise UsageError(f"unknown zoo entr{'y' if len(unknown) == 1 else 'ies'} {', '.join(map(show, unknown))}; "
                          f"known: {', '.join(by)}")
     return [by[n] for n in names]
 
