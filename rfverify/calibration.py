@@ -204,10 +204,12 @@ def _mutant(spec: str, name: str) -> Mutant:
 # rfverify calibrate: plan, execute, aggregate
 # ---------------------------------------------------------------------------------------------
 #: Representative correct implementations per kind (zoo entries) when none are named: phase-form,
-#: orthogonal and heavy-tailed Fourier features, an unbounded arc-cosine map, two Haar samplers,
-#: the FWHT and SR^{3,3}.  Kinds added later contribute through CALIBRATION_REFERENCES_EXTRA.
+#: orthogonal and heavy-tailed Fourier features and an unbounded arc-cosine map; two Haar samplers;
+#: the FWHT; SR^{3,3} with per-vertex radii (the cheaper of the two SR^{3,3} entries at the default
+#: profile, same checks); the rbf kernel and a composite whose feature map is checked too.
 CALIBRATION_REFERENCES: tuple[str, ...] = ("rff-phase", "orf", "laplacian-cauchy", "arccos-1", "haar-qr",
-                                           "haar-householder", "fwht", "rule-sr33-haar")
+                                           "haar-householder", "fwht", "rule-sr33-per-vertex-haar", "kernel-rbf",
+                                           "kernel-rbf_laplacian_mix")
 CALIBRATION_SCHEMA_VERSION = 1
 #: A bug whose caught_by check fails under fewer than this fraction of seeds is flagged.
 POWER_TARGET = 0.99

@@ -418,6 +418,20 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _calibrate_command(args: argparse.Namespace) -> str:
+    """The command that repeats this calibration, rebuilt from the parsed options (every default spelled out)."""
+    parts = ["rfverify", "calibrate"]
+    parts += ["--no-references"] if args.no_references else [a for r in args.reference or () for a in ("--reference", r)]
+    parts += [a for k in args.kind or () for a in ("--kind", k)]
+    parts += ["--mutants", args.mutants] if args.mutants else []
+    parts += [a for m in args.mutant or () for a in ("--mutant", m)]
+    parts += [a for p in args.profile or ("quick", "default") for a in ("--profile", p)]
+    for opt in ("fa_seeds", "power_seeds", "scan_seeds", "equivalent_seeds", "seed_base", "jobs", "out"):
+        if getattr(args, opt) is not None:
+            parts += ["--" + opt.replace("_", "-"), str(getattr(args, opt))]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
 def _cmd_calibrate(args: argparse.Namespace) -> int:
     import time
 
@@ -454,7 +468,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     doc = calibrate(references=refs, library=args.mutants, mutants=mutants, profiles=args.profile or ["quick", "default"],
                     fa_seeds=ints["fa_seeds"], power_seeds=ints["power_seeds"], scan_seeds=ints["scan_seeds"],
                     equivalent_seeds=eq, seed_base=ints["seed_base"], jobs=ints["jobs"], progress=progress)
-    doc["command"] = " ".join(shlex.quote(a) for a in ["rfverify", *sys.argv[1:]]) if sys.argv[1:] else ""
+    doc["command"] = _calibrate_command(args)
     paths = write_calibration(doc, args.out)
     from .calibration import calibration_markdown
 
