@@ -181,9 +181,9 @@ def _add_calibrate(sub: Any) -> None:
     cal.add_argument("--profile", action="append", metavar="NAME", help="profile (repeatable; default quick and default)")
     cal.add_argument("--fa-seeds", default="100", help="seeds per reference, whole suite (default 100)")
     cal.add_argument("--power-seeds", default="100", help="seeds per bug, its caught_by checks (default 100)")
-    cal.add_argument("--scan-seeds", default="3",
-                     help="of those, how many run the whole suite to see which other checks fire (default 3)")
-    cal.add_argument("--equivalent-seeds", help="seeds per equivalent mutant, whole suite (default: --fa-seeds)")
+    cal.add_argument("--scan-seeds", default="2",
+                     help="of those, how many run the whole suite to see which other checks fire (default 2)")
+    cal.add_argument("--equivalent-seeds", default="20", help="seeds per equivalent mutant, whole suite (default 20)")
     cal.add_argument("--seed-base", default="1000000", help="seeds are SEED_BASE + 0, 1, ... (default 1000000)")
     cal.add_argument("--jobs", default="1", help="worker processes; results do not depend on it (default 1)")
     cal.add_argument("--out", default="reports/calibration", help="output directory (default reports/calibration)")
