@@ -136,6 +136,9 @@ class FittedMap:
     n_components: int
     random_state: int
     n_out: int | None = None
+    #: Rows of the X it was fitted on: a data-dependent map's width may depend on them (Nystroem keeps
+    #: min(n_components, n_rows) landmarks), so widths are compared per (n_components, fit_rows).
+    fit_rows: int | None = None
 
     def transform(self, X: np.ndarray) -> np.ndarray:
         name = self.plugin.name
@@ -162,10 +165,11 @@ class FittedMap:
         elif A.shape[1] != self.n_out:
             raise PluginError(name, f"{action} returned {A.shape[1]} columns after returning {self.n_out}",
                               "the number of features must be fixed by fit")
-        seen = self.plugin.widths.setdefault(self.n_components, (A.shape[1], self.random_state))
+        seen = self.plugin.widths.setdefault((self.n_components, self.fit_rows), (A.shape[1], self.random_state))
         if seen[0] != A.shape[1]:
             raise PluginError(name, f"n_components={self.n_components} gave {A.shape[1]} features with "
-                              f"random_state={self.random_state} but {seen[0]} with random_state={seen[1]}",
+                              f"random_state={self.random_state} but {seen[0]} with random_state={seen[1]}"
+                              + (f" (both fitted on {self.fit_rows} rows)" if self.fit_rows is not None else ""),
                               "the number of features must depend on n_components only")
         return A
 
@@ -179,8 +183,8 @@ class FeatureMapPlugin:
     name: str
     spec: str | None
     passthrough: Mapping[str, Any] = field(default_factory=dict)
-    #: n_components -> (features returned, the random_state that first returned them).
-    widths: dict[int, tuple[int, int]] = field(default_factory=dict, repr=False)
+    #: (n_components, rows fitted) -> (features returned, the random_state that first returned them).
+    widths: dict[tuple[int, int | None], tuple[int, int]] = field(default_factory=dict, repr=False)
 
     def build(self, n_components: int, random_state: int) -> Any:
         """A fresh, unfitted object (or the function itself)."""
@@ -220,7 +224,7 @@ class FeatureMapPlugin:
                              hint=f"fit(X) must accept a float64 array of shape {X.shape}")
             if ret is not None and ret is not obj and hasattr(ret, "transform"):
                 obj = ret
-        return FittedMap(self, obj, n_components, random_state)
+        return FittedMap(self, obj, n_components, random_state, fit_rows=int(np.shape(X)[0]))
 
     def params_of(self, obj: Any) -> dict[str, Any] | None:
         """Constructor parameters of a built object (estimator forms only)."""
