@@ -30,7 +30,7 @@ def test_reduced_calibration_through_the_cli(tmp_path, capsys):
                      "kernel-rbf", "--mutants", LIBRARY, "--mutant", "rff-half-scale", "--mutant",
                      "qr-without-sign-correction", "--mutant", "fwht-mutates-input", "--mutant", "sr33-missing-weight",
                      "--mutant", "haar-transposed", "--profile", "quick", "--fa-seeds", "3", "--power-seeds", "3",
-                     "--scan-seeds", "1", "--out", str(out)])
+                     "--scan-seeds", "1", "--equivalent-seeds", "3", "--out", str(out)])
     printed = capsys.readouterr()
     assert code == 0, printed.out
     doc = json.loads((out / "calibration.json").read_text())
@@ -55,7 +55,7 @@ def test_reduced_calibration_through_the_cli(tmp_path, capsys):
 
 def test_results_do_not_depend_on_jobs_or_order():
     kw = dict(references=["haar-qr", "rff-phase"], library=LIBRARY, mutants=STATEFUL, profiles=["quick"],
-              fa_seeds=2, power_seeds=2, scan_seeds=1)
+              fa_seeds=2, power_seeds=2, scan_seeds=1, equivalent_seeds=2)
     serial = calibrate(jobs=1, **kw)
     shuffled = calibrate(jobs=1, order=lambda units: random.Random(7).sample(units, len(units)), **kw)
     parallel = calibrate(jobs=2, order=lambda units: units[::-1], **kw)
