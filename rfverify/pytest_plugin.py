@@ -13,9 +13,25 @@ In the spirit of scikit-learn's ``parametrize_with_checks``::
 gives items ``test_rbf_sampler[RBFSampler[unbiasedness]]`` and so on, selectable
 with ``-k``.  ``xfail={"check": "reason"}`` marks expected failures: an unknown
 name is an error at collection, and an expected failure that passes fails the
-item so the entry can be removed.  Options ``--rfverify-seed`` and
-``--rfverify-profile`` (shared with the CLI's ``--seed``/``--profile``); the
-report header echoes them.  State lives in ``config.stash``.
+item so the entry can be removed.  Options ``--rfverify-seed``,
+``--rfverify-profile``, ``--rfverify-time-limit`` and ``--rfverify-memory-limit``
+(shared with the CLI's ``--seed`` ...); the report header echoes seed and
+profile.  State lives in ``config.stash``.
+
+Every plug-in kind works the same way, with the options of its ``verify_*``
+function::
+
+    @parametrize_with_checks([haar_qr, my_sampler], kind="orthogonal", dim=8, group="O")
+    def test_samplers(rfverify_case):
+        rfverify_case()
+
+Scale-out: items are independent (each check's randomness is keyed by the
+check, never by order or worker), so ``pytest -n auto`` (pytest-xdist) gives
+the verdicts of a serial run.  Each item carries the mark
+``xdist_group("rfverify:<label>")``: with ``--dist loadgroup`` all checks of
+one implementation run in one worker, which then builds its configuration and
+shared samples (the Haar battery's matrices, the preflight) once; under the
+other modes each worker builds them once per implementation it meets.
 """
 
 from __future__ import annotations
@@ -26,13 +42,32 @@ from typing import Any, Callable, Iterable, Mapping
 import pytest
 
 from . import __version__
+from .errors import UsageError
 from .options import SHARED_OPTIONS, parse_seed
 from .profiles import get_profile
 from .results import CheckResult
 
-__all__ = ["parametrize_with_checks", "Case"]
+__all__ = ["parametrize_with_checks", "Case", "CONFIGS"]
 
 _SETTINGS = pytest.StashKey[dict]()
+#: kind -> "module:Class" of its configuration (the runner's config protocol, see ARCHITECTURE.md);
+#: ``Class(implementation, seed=, profile=, name=, **options)``.
+CONFIGS: dict[str, str] = {
+    "feature-map": "rfverify.runner:FeatureMapConfig",
+    "orthogonal": "rfverify.orthogonal_kind:OrthogonalConfig",
+    "transform": "rfverify.transform_kind:TransformConfig",
+    "quadrature": "rfverify.quadrature:QuadratureConfig",
+    "kernel": "rfverify.kernel_kind:KernelConfig",
+}
+
+
+def _config_class(kind: str) -> Any:
+    import importlib
+
+    if kind not in CONFIGS:
+        raise UsageError(f"unknown kind {kind!r}; use one of {', '.join(CONFIGS)}")
+    mod, cls = CONFIGS[kind].split(":")
+    return getattr(importlib.import_module(mod), cls)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -44,11 +79,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     seed = config.getoption("rfverify_seed", default=None)
     profile = config.getoption("rfverify_profile", default=None)
+    from .guard import Limits
+
     settings = {
         "seed": parse_seed(seed if seed is not None else SHARED_OPTIONS["seed"][0]),
         "profile": get_profile(profile or SHARED_OPTIONS["profile"][0]).name,
     }
+    settings["limits"] = Limits.resolve(settings["profile"], config.getoption("rfverify_time_limit", default=None),
+                                        config.getoption("rfverify_memory_limit", default=None))
     config.stash[_SETTINGS] = settings
+    config.addinivalue_line("markers", "xdist_group(name): pytest-xdist --dist loadgroup runs a group in one worker")
 
 
 def pytest_report_header(config: pytest.Config) -> str:
@@ -60,25 +100,47 @@ def pytest_report_header(config: pytest.Config) -> str:
             f"(numpy {numpy.__version__}, scipy {scipy.__version__})")
 
 
+class _Shared:
+    """One implementation's configuration and preflight result, built once per process and (seed, profile).
+
+    Shared by the cases of that implementation, as :func:`rfverify.runner.run` shares one configuration
+    between its checks; the verdicts do not depend on it (every stream is keyed by its check).
+    """
+
+    def __init__(self) -> None:
+        self._built: dict[tuple[int, str], tuple[Any, str | None]] = {}
+
+    def get(self, case: "Case", seed: int, profile: str, limits: Any) -> tuple[Any, str | None]:
+        key = (seed, profile)
+        if key not in self._built:
+            from .runner import preflight
+
+            config = _config_class(case.kind)(case.implementation, seed=seed, profile=profile,
+                                              name=case.label or None, **case.options)
+            self._built[key] = (config, preflight(config, limits))
+        return self._built[key]
+
+
 @dataclass(frozen=True)
 class Case:
-    """One (implementation, check) pair with the configuration to run it under."""
+    """One (implementation, check) pair of plug-in ``kind`` with the configuration to run it under."""
 
     implementation: Any
     check: str
     options: Mapping[str, Any] = field(default_factory=dict)
     xfail_reason: str | None = None
     label: str = ""
+    kind: str = "feature-map"
+    shared: _Shared = field(default_factory=_Shared, compare=False, repr=False)
 
-    def run(self, seed: int, profile: str) -> CheckResult:
+    def run(self, seed: int, profile: str, limits: Any = None) -> CheckResult:
+        """The check's result (never an exception for a misbehaving plug-in: status ``error``)."""
         from .registry import checks_for
-        from .runner import FeatureMapConfig, _apply_xfail, run_check
+        from .runner import _apply_xfail, run_check
 
-        config = FeatureMapConfig(self.implementation, seed=seed, profile=profile, name=self.label or None,
-                                  **self.options)
-        spec = next(s for s in checks_for("feature-map") if s.name == self.check)
-        result = run_check(config, spec, config.preflight())
-        return _apply_xfail(result, self.xfail_reason)
+        config, problem = self.shared.get(self, seed, profile, limits)
+        spec = next(s for s in checks_for(self.kind) if s.name == self.check)
+        return _apply_xfail(run_check(config, spec, problem, limits), self.xfail_reason)
 
 
 @dataclass
@@ -89,9 +151,10 @@ class BoundCase:
     seed: int
     profile: str
     nodeid: str
+    limits: Any = None
 
     def __call__(self) -> CheckResult:
-        result = self.case.run(self.seed, self.profile)
+        result = self.case.run(self.seed, self.profile, self.limits)
         rerun = f"pytest '{self.nodeid}' --rfverify-seed {self.seed} --rfverify-profile {self.profile}"
         if result.status == "pass":
             return result
@@ -109,7 +172,7 @@ def rfverify_case(request: pytest.FixtureRequest) -> BoundCase:
     if not hasattr(request, "param"):
         raise pytest.UsageError("rfverify_case is only available in tests decorated with parametrize_with_checks")
     settings = request.config.stash[_SETTINGS]
-    return BoundCase(request.param, settings["seed"], settings["profile"], request.node.nodeid)
+    return BoundCase(request.param, settings["seed"], settings["profile"], request.node.nodeid, settings["limits"])
 
 
 def _label(impl: Any) -> str:
@@ -120,28 +183,39 @@ def _label(impl: Any) -> str:
     return type(impl).__name__
 
 
-def parametrize_with_checks(implementations: Any, *, checks: Iterable[str] | None = None,
+def parametrize_with_checks(implementations: Any, *, kind: str = "feature-map", checks: Iterable[str] | None = None,
                             xfail: Mapping[str, str] | None = None, ids: Iterable[str] | None = None,
                             **options: Any) -> Callable[[Any], Any]:
-    """Parametrise a test over every (implementation, check) pair; ids ``impl[check]``.
+    """Parametrise a test over every (implementation, check) pair of plug-in ``kind``; ids ``impl[check]``.
 
-    ``options`` are those of :func:`rfverify.verify` (``kernel``, ``kernel_params``,
-    ``dim``, ``domain``, ``bound``, ``unbiased``, ``bias_bound``); seed and profile
-    come from the command line.  Configuration errors (unknown kernel, unknown
-    check or expected-failure name) raise at collection.
+    ``kind``: ``feature-map`` (default), ``orthogonal``, ``transform``,
+    ``quadrature`` or ``kernel`` (:data:`CONFIGS`).  ``options`` are those of the
+    kind's ``verify_*`` function: for feature maps :func:`rfverify.verify`'s
+    (``kernel``, ``kernel_params``, ``dim``, ``domain``, ``bound``, ``unbiased``,
+    ``bias_bound``), for orthogonal samplers ``dim`` and ``group``, for transforms
+    ``dim``, ``matrix``, ``inplace``, for quadrature rules ``dim``, ``degree``,
+    ``unbiased``.  Seed, profile and limits come from the command line.
+    Configuration errors (unknown kind, kernel, option, check or expected-failure
+    name) raise at collection.
     """
-    from .runner import FeatureMapConfig, select
+    from .runner import select
 
+    config_class = _config_class(kind)
     if not isinstance(implementations, (list, tuple)):
         implementations = [implementations]
     labels = list(ids) if ids is not None else [_label(i) for i in implementations]
     if len(labels) != len(implementations):
         raise ValueError("ids must name every implementation")
-    specs = select("feature-map", list(checks) if checks is not None else None, xfail)
+    specs = select(kind, checks, xfail)
     cases = []
     for impl, label in zip(implementations, labels):
-        FeatureMapConfig(impl, name=label, **options)  # validate now, at collection
+        try:
+            config_class(impl, name=label, **options)  # validate now, at collection
+        except TypeError as exc:  # an option the kind does not take
+            raise UsageError(f"{kind}: {exc}") from None
+        shared = _Shared()
         for spec in specs:
-            cases.append(pytest.param(Case(impl, spec.name, dict(options), (xfail or {}).get(spec.name), label),
-                                      id=f"{label}[{spec.name}]"))
+            case = Case(impl, spec.name, dict(options), (xfail or {}).get(spec.name), label, kind, shared)
+            cases.append(pytest.param(case, id=f"{label}[{spec.name}]",
+                                      marks=pytest.mark.xdist_group(name=f"rfverify:{label}")))
     return pytest.mark.parametrize("rfverify_case", cases, indirect=True)

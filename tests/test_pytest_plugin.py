@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 HEADER = """
@@ -79,29 +81,86 @@ def test_nothing():
     result.stderr.fnmatch_lines(["*unknown profile 'fast'*"])
 
 
+XDIST_HEADER = """
+import sys
+sys.path.insert(0, {tests!r})
+from rfverify.pytest_plugin import parametrize_with_checks
+from rff_mutants import HalfScale
+"""
 XDIST_BODY = """
 import json, os
 from pathlib import Path
+import pytest
+import faulty_plugins as fp
+from broken_orthogonal import so_claimed_as_o
 from rfverify.implementations.rff import RandomFourierFeatures
 
-@parametrize_with_checks([RandomFourierFeatures, HalfScale], kernel_params={"gamma": 0.5}, bound=2 ** 0.5)
-def test_x(rfverify_case):
-    res = rfverify_case.case.run(rfverify_case.seed, rfverify_case.profile)
-    name = rfverify_case.case.label + "-" + rfverify_case.case.check
-    (Path(os.environ["RFV_OUT"]) / (name + ".json")).write_text(json.dumps(res.to_dict(), sort_keys=True))
+def _record(case):
+    res = case.case.run(case.seed, case.profile, case.limits)
+    name = f"{case.case.kind}-{case.case.label}-{case.case.check}.json"
+    (Path(os.environ["RFV_OUT"]) / name).write_text(json.dumps(res.to_dict(), sort_keys=True))
+
+@parametrize_with_checks([RandomFourierFeatures, HalfScale], kernel_params={"gamma": 0.5}, dim=4,
+                         checks=["reproducibility", "unbiasedness"])
+def test_feature_maps(rfverify_case):
+    _record(rfverify_case)
+
+@parametrize_with_checks([fp.orthogonal, so_claimed_as_o], kind="orthogonal", dim=4, group="O",
+                         checks=["haar-determinant", "haar-entries"])
+def test_samplers(rfverify_case):
+    _record(rfverify_case)
+
+@parametrize_with_checks([fp.hadamard, fp.tr_inf], kind="transform", dim=8, checks=["transform-exactness"])
+def test_transforms(rfverify_case):
+    _record(rfverify_case)
+
+@parametrize_with_checks([fp.mc_rule], kind="quadrature", dim=3, degree=0, checks=["rule-unbiasedness"])
+def test_rules(rfverify_case):
+    _record(rfverify_case)
 """
 
 
-def test_verdicts_identical_for_0_2_and_4_xdist_workers(make_test, tmp_path, monkeypatch):
-    p = make_test(XDIST_BODY)
+def test_verdicts_identical_for_0_1_2_and_4_xdist_workers(pytester, tmp_path, monkeypatch):
+    """Four kinds, 11 items: the same JSON result for every item whatever the number of workers, the
+    distribution mode (load, loadgroup) or the order (pytest-randomly, where installed, shuffles it):
+    seeds are keyed by check, never by order or worker."""
+    from pathlib import Path
+
+    pytester.makepyfile(XDIST_HEADER.format(tests=str(Path(__file__).parent)) + XDIST_BODY)
+    p = pytester
     outs = {}
-    for workers in ("0", "2", "4"):
-        out = tmp_path / f"w{workers}"
+    for run in (("-n", "0"), ("-n", "1"), ("-n", "2"), ("-n", "4", "--dist", "loadgroup")):
+        out = tmp_path / "-".join(run)
         out.mkdir()
         monkeypatch.setenv("RFV_OUT", str(out))
-        result = p.runpytest_subprocess("-n", workers, "-p", "no:cacheprovider", "--rfverify-profile", "quick")
-        result.assert_outcomes(passed=12)  # 2 implementations x 6 checks
-        outs[workers] = {f.name: f.read_text() for f in sorted(out.iterdir())}
-    assert len(outs["0"]) == 12
-    assert outs["0"] == outs["2"] == outs["4"]
-    assert '"status": "fail"' in outs["0"]["HalfScale-unbiasedness.json"]
+        result = p.runpytest_subprocess(*run, "-p", "no:cacheprovider",
+                                        "--rfverify-profile", "quick")
+        result.assert_outcomes(passed=11)
+        outs[run] = {f.name: f.read_text() for f in sorted(out.iterdir())}
+    serial = outs[("-n", "0")]
+    assert len(serial) == 11
+    assert all(found == serial for found in outs.values())
+    status = {name: json.loads(text)["status"] for name, text in serial.items()}
+    assert status["feature-map-HalfScale-unbiasedness.json"] == "fail"
+    assert status["feature-map-RandomFourierFeatures-unbiasedness.json"] == "pass"
+    assert status["orthogonal-so_claimed_as_o-haar-determinant.json"] == "fail"
+    assert status["transform-tr_inf-transform-exactness.json"] == "error"
+    assert status["quadrature-mc_rule-rule-unbiasedness.json"] == "pass"
+
+
+@pytest.mark.parametrize("kwargs,needle", [
+    ({"kind": "kernels"}, "unknown kind 'kernels'; use one of feature-map, orthogonal"),
+    ({"kind": "orthogonal", "dim": 4, "matrix": "hadamard"}, "orthogonal: "),
+    ({"kind": "orthogonal", "dim": 0}, "dim must be an integer"),
+    ({"kind": "transform", "dim": 12}, "not defined at d=12"),
+    ({"kind": "quadrature", "checks": ["haar-entries"]}, "unknown check name(s) haar-entries; quadrature checks"),
+])
+def test_parametrize_with_checks_rejects_bad_configuration_at_collection(kwargs, needle):
+    import faulty_plugins as fp
+    from rfverify.errors import UsageError
+    from rfverify.pytest_plugin import parametrize_with_checks
+
+    impl = {"orthogonal": fp.orthogonal, "transform": fp.hadamard}.get(kwargs.get("kind"), fp.mc_rule)
+    with pytest.raises(UsageError) as info:
+        parametrize_with_checks([impl], **kwargs)
+    assert needle in str(info.value)
