@@ -409,8 +409,9 @@ def aggregate(results: list[dict[str, Any]], library: str | None = None) -> dict
                                  "missed_seeds": [r["unit"].seed for r in rs
                                                   if r["statuses"].get(check, r["statuses"].get("*")) != m.expect][:20]}
                 if flagged:
+                    claim = "" if profile in m.profiles else f" (the library claims it only at {', '.join(m.profiles)})"
                     flags.append(f"power: {check} caught {name} ({profile}) under {k}/{n} seeds = {k / n:.0%} < "
-                                 f"{POWER_TARGET:.0%}, 95% interval [{iv[0]:.3g}, {iv[1]:.3g}]")
+                                 f"{POWER_TARGET:.0%}, 95% interval [{iv[0]:.3g}, {iv[1]:.3g}]{claim}")
             any_k = sum(any(r["statuses"].get(c, r["statuses"].get("*")) == m.expect for c in m.caught_by) for r in rs)
             scans = [r for r in rs if r["unit"].checks is None]
             others: dict[str, dict[str, int]] = {}
