@@ -223,10 +223,14 @@ def check_trace_moments(ctx: OrthogonalContext) -> CheckResult:
 
     Property: the exact Haar moments of :func:`expected_trace_moments`
     (with the SO(1), SO(2) exceptions stated there).
-    Test: per-moment two-sided Student t-tests on the i.i.d. per-draw values
-    (N - 1 d.o.f.; asymptotically valid by the CLT, the values being bounded
-    by d^2), Bonferroni over the 3 moments; two looks at alpha/2.  A moment
-    with zero sample variance is compared exactly.
+    Test: per-moment two-sided tests of the mean of the i.i.d. per-draw values
+    (bounded by d^2), studentised and skewness-corrected by Hall's transform
+    (``stats.mean_test(skewness_correction=True)``): ``(tr Q)^2`` has skewness
+    about 2.8 (it is nearly chi-squared with 1 d.o.f.), and the plain t-test
+    then rejects a Haar sampler 30x too often at this alpha on a 150-draw
+    pilot (measured: 9.9e-4 against 3.3e-5) and 2.5x too often on 1500 draws.
+    One look on the whole sample at alpha, Bonferroni over the 3 moments.  A
+    moment with zero sample variance is compared exactly.
     Applies to: every sampler.  Catches: QR without the sign correction
     (E tr Q = -sqrt(2d/pi) roughly), Gram–Schmidt of uniform entries,
     samplers biased towards the identity.
@@ -241,7 +245,7 @@ def check_trace_moments(ctx: OrthogonalContext) -> CheckResult:
         t = np.trace(sample, axis1=1, axis2=2)
         t2 = np.einsum("nij,nji->n", sample, sample)
         vals = np.column_stack([t, t * t, t2])
-        mt = mean_test(vals, exp, ctx.alpha / 2)
+        mt = mean_test(vals, exp, ctx.alpha, skewness_correction=True)
         k = int(np.argmin(mt.p_adjusted))
         summary = (f"mean {names[k]} over {len(sample)} draws = {mt.mean[k]:.4g} ± {mt.half_width[k]:.2g}, "
                    f"Haar {exp[k]:g}")
@@ -249,12 +253,14 @@ def check_trace_moments(ctx: OrthogonalContext) -> CheckResult:
                                                   "half_width": mt.half_width, "p_adjusted": mt.p_adjusted,
                                                   "draws": len(sample)}
 
-    reject, p, summary, details, n = two_looks(ctx, test)
+    sample = ctx.sample()
+    p, summary, details = test(sample)
+    reject, n = p < ctx.alpha, len(sample)
     k = int(np.argmin(details["p_adjusted"]))
     from rfverify.registry import effect
 
     m, hw = float(details["mean"][k]), float(details["half_width"][k])
-    eff = effect(f"E {names[k]} - Haar", m - exp[k], m - exp[k] - hw, m - exp[k] + hw, 1 - ctx.alpha / 2)
+    eff = effect(f"E {names[k]} - Haar", m - exp[k], m - exp[k] - hw, m - exp[k] + hw, 1 - ctx.alpha)
     common = dict(statistic=m, p_value=p, threshold=ctx.alpha, effect=eff, details=details)
     if reject:
         return ctx.result("fail", f"trace moments are not Haar: {summary}", **common)
