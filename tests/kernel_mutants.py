@@ -76,7 +76,8 @@ class DependentProduct(C.Product):
 
     def draw(self, d, m, rng):
         seed = int(rng.integers(2**32))
-        return (self.a.draw(d, m, np.random.default_rng(seed)), self.b.draw(d, m, np.random.default_rng(seed)))
+        return (self.a.draw(d, m, np.random.default_rng(seed)), self.b.draw(d, m, np.random.default_rng(seed)),
+                None, None)
 
 
 def wrong_weight_mix_features(n_components, random_state):
