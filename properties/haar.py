@@ -217,7 +217,7 @@ def expected_trace_moments(d: int, group: str) -> np.ndarray:
 
 
 @register_check("orthogonal", "haar-trace-moments", statistical=True,
-                cost="traces of Q and Q^2 over the shared sample (pilot 150 / 1500 draws at default)")
+                cost="traces of Q and Q^2 over the whole shared sample (1500 draws at default)")
 def check_trace_moments(ctx: OrthogonalContext) -> CheckResult:
     """Trace moments: E tr Q = 0, E (tr Q)^2 = 1 and E tr(Q^2) = 1 (exact Haar values for every d).
 
