@@ -443,7 +443,8 @@ def verify_kernel(kernel: Any, *, kernel_params: Mapping[str, Any] | None = None
                   domain: str | Callable[..., Any] | None = None, normalized: bool | None = None,
                   psd: bool | None = None, seed: int = DEFAULT_SEED, profile: str | Profile = "default",
                   checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
-                  name: str | None = None, feature_map: Any = None) -> Report:
+                  name: str | None = None, feature_map: Any = None, time_limit: float | None = None,
+                  memory_limit: int | str | None = None) -> Report:
     """Verify a kernel: symmetry, positive semi-definiteness, normalisation where claimed and, for a
     composite, that its feature map estimates it.
 
@@ -454,13 +455,14 @@ def verify_kernel(kernel: Any, *, kernel_params: Mapping[str, Any] | None = None
     kernel not PSD in general: a witness is then an expected finding (status xfail).
     ``feature_map``: for a composite, the feature map under test (any plug-in form; default the
     reference map of :mod:`rfverify.implementations.composite`).  Returns a
-    :class:`~rfverify.results.Report` of kind ``kernel``.
+    :class:`~rfverify.results.Report` of kind ``kernel``.  ``time_limit`` / ``memory_limit``: per check
+    (:class:`rfverify.guard.Limits`).
     """
     from .runner import run
 
     config = KernelConfig(kernel, kernel_params=kernel_params, dim=dim, domain=domain, normalized=normalized,
                           psd=psd, seed=seed, profile=profile, name=name, feature_map=feature_map)
-    return run(config, checks=checks, xfail=xfail)
+    return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit)
 
 
 def check_names() -> list[str]:

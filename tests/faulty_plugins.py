@@ -432,3 +432,40 @@ def qr_size_changes(d, rng):
     gen = np.random.default_rng(rng)
     n = int(gen.integers(16, 48))
     return gen.standard_normal((n, d)), np.full(n, 1.0 / n)
+
+
+# ---------------------------------------------------------------------------------------------------
+# kernels (the kernel kind): k(X, Y) -> Gram
+# ---------------------------------------------------------------------------------------------------
+def gaussian_kernel(X: Any, Y: Any) -> np.ndarray:
+    """exp(-||x - y||^2 / 2) (correct: symmetric, PSD, k(x, x) = 1)."""
+    X, Y = np.asarray(X), np.asarray(Y)
+    return np.exp(-0.5 * ((X[:, None, :] - Y[None, :, :]) ** 2).sum(-1))
+
+
+def k_raises(X, Y):
+    raise ArithmeticError("kernel undefined")
+
+
+def k_nan(X, Y):
+    G = gaussian_kernel(X, Y)
+    G[0, 0] = np.nan
+    return G
+
+
+def k_strings(X, Y):
+    return gaussian_kernel(X, Y).astype(str)
+
+
+def k_sleeps(X, Y):
+    time.sleep(3600)
+
+
+def k_draws_global(X, Y):
+    np.random.random()
+    return gaussian_kernel(X, Y)
+
+
+def k_prints(X, Y):
+    print("gram", np.shape(X))
+    return gaussian_kernel(X, Y)

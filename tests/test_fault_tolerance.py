@@ -25,12 +25,14 @@ import rfverify
 from rfverify.cli import main
 from rfverify.errors import PluginError, UsageError
 from rfverify.guard import Limits, as_array, guarded, parse_memory_limit, parse_time_limit
+from rfverify.kernel_kind import verify_kernel
 from rfverify.orthogonal_kind import verify_orthogonal
 from rfverify.quadrature import verify_quadrature
 from rfverify.transform_kind import verify_transform
 
 LIMITS = {"time_limit": 30, "memory_limit": "256M"}
-HANGS = {fp.FMBusyLoop, fp.FMSwallowsInterrupt, fp.orth_sleeps, fp.tr_busy_loop, fp.qr_swallows_interrupt}
+HANGS = {fp.FMBusyLoop, fp.FMSwallowsInterrupt, fp.orth_sleeps, fp.tr_busy_loop, fp.qr_swallows_interrupt,
+         fp.k_sleeps}
 TESTS = str(Path(__file__).parent)
 
 
@@ -51,7 +53,12 @@ def verify_qr(impl, **kw):
     return verify_quadrature(impl, dim=3, degree=0, profile="quick", **{**LIMITS, **kw})
 
 
-VERIFY = {"feature-map": verify_fm, "orthogonal": verify_orth, "transform": verify_tr, "quadrature": verify_qr}
+def verify_k(impl, **kw):
+    return verify_kernel(impl, dim=3, profile="quick", **{**LIMITS, **kw})
+
+
+VERIFY = {"feature-map": verify_fm, "orthogonal": verify_orth, "transform": verify_tr, "quadrature": verify_qr,
+          "kernel": verify_k}
 
 
 def _name(impl):
@@ -76,6 +83,12 @@ ALWAYS = [
     ("orthogonal", fp.orth_exits, ["called sys.exit('sampler gave up')"]),
     ("transform", fp.tr_raises, ["raised TypeError: cannot apply", "any (n, d) batch"]),
     ("quadrature", fp.qr_raises, ["raised ZeroDivisionError: division by zero", "rng a numpy Generator"]),
+    ("kernel", fp.k_raises, ["raised ArithmeticError: kernel undefined", "k(X, Y) -> (n_X, n_Y) Gram matrix"]),
+    ("kernel", fp.k_nan, ["non-finite values"]),
+    ("kernel", fp.k_strings, ["array of strings"]),
+    ("kernel", fp.k_sleeps, ["time limit of 1 s", "last call into the plug-in: k(X, Y)"]),
+    ("kernel", fp.k_draws_global, ["changed numpy's global random state"]),
+    ("kernel", fp.k_prints, ["printed to stdout", "'gram (32, 3)'"]),
     # NaN or inf
     ("feature-map", fp.FMInf, ["non-finite value(s)", "features must be finite"]),
     ("orthogonal", fp.orth_nan, ["1 non-finite value(s) (NaN or inf: 1 NaN)"]),
