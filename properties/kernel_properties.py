@@ -186,7 +186,16 @@ def check_psd(ctx: KernelContext) -> CheckResult:
         if K is None:
             rows.append(_overflow_row(ps))
             continue
-        w, V = np.linalg.eigh(_sym(K))
+        # eigh of K / max|K| (eigenvalues scale with it, up to one rounding): entries
+        # near 1e193 (exp(+gamma r^2) mutants) otherwise overflow inside LAPACK and it does not converge
+        scale = float(np.max(np.abs(K)))
+        scale = scale if np.isfinite(scale) and scale > 0 else 1.0
+        try:
+            w, V = np.linalg.eigh(_sym(K) / scale)
+        except np.linalg.LinAlgError:
+            rows.append(_overflow_row(ps))
+            continue
+        w = w * scale
         norm2 = float(np.max(np.abs(w)))
         tol = psd_tolerance(ps.n, ctx.dim, cfg.dtype, ps.r2, float(np.max(np.abs(K))), norm2, cfg.accuracy)
         lam = float(w[0])
