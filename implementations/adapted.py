@@ -15,7 +15,7 @@ mini-batches, with analytic gradients:
 
 As in the paper, the frequencies are optimised in units of the bandwidth: W = sqrt(2 gamma) G and
 Adam updates G (and b), so the learning rate does not depend on gamma.  Deviations from the
-printed text, each checked numerically in :mod:`rfverify.implementations.adapted_claims`:
+printed text, each checked numerically in :mod:`rfverify.studies.claims.alber2017_adapted`:
 eq. (4)'s sqrt(1/D) with D/2 frequencies estimates k/2 (the paired map needs sqrt(2/D), i.e.
 sqrt(1/m) for m frequencies, as used here), like eq. (6) (see ``zoo_claims``).
 

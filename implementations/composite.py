@@ -1,6 +1,6 @@
 """Feature maps of composite kernels, built by the cs4787 lecture's rules from the parts' reference maps.
 
-A composite kernel (:class:`rfverify.composition.CompositeKernel`) remembers its parts; this
+A composite kernel (:class:`rfverify.kernels.composition.CompositeKernel`) remembers its parts; this
 module turns it into a *feature tree*.  One **draw** of a node maps an input x to a block
 psi(x) of width r with E[psi(x) . psi(y)] = k(x, y) (for a deterministic node, psi(x) . psi(y)
 = k(x, y) exactly).  The map with m features concatenates m independent draws and divides by
@@ -51,7 +51,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from rfverify.composition import CompositeKernel
+from rfverify.kernels.composition import CompositeKernel
 from rfverify.errors import UsageError
 from rfverify.kernels import Kernel, get_kernel
 
@@ -254,7 +254,7 @@ class Conformal(Node):
         return self.a.draw(d, m, rng)
 
     def apply(self, state: Any, X: np.ndarray) -> np.ndarray:
-        from rfverify.composition import _apply_f
+        from rfverify.kernels.composition import _apply_f
 
         return _apply_f(self.f, X)[:, None, None] * self.a.apply(state, X)
 

@@ -8,7 +8,7 @@ Mroueh, Rennie & Goel, *Random Maxout Features*, Definition 1 and Remark 1.
   iid unit products).  The *true* ``K`` is
   :func:`rfverify.highprec.maxout.maxout_kernel`; it is **not** the paper's
   Theorem 1 formula ``sigma2(q) <x, z> kappa_q(x, z)`` (see
-  :mod:`rfverify.highprec.maxout_claims`).
+  :mod:`rfverify.studies.claims.mroueh`).
 * :class:`MaxoutHash`: codes ``C_l(x) = argmax_j <w_j^l, x>``; the Hamming
   fraction of two codes is an unbiased estimate of ``1 - kappa_q(x, z)``
   (Remark 1), ``kappa_q`` being

@@ -75,8 +75,8 @@ import numpy as np
 
 from rfverify.errors import UsageError
 
-from .orthogonal import haar_qr
-from .structured import Butterfly, is_power_of_two
+from rfverify.implementations.orthogonal import haar_qr
+from rfverify.implementations.structured import Butterfly, is_power_of_two
 
 __all__ = [
     "QuadratureRule",

@@ -11,7 +11,7 @@ checks of the kind``), so the battery's family-wise false-alarm rate is at most
 between the checks.
 
 "Is Haar" is not "gives an unbiased kernel": see
-:data:`rfverify.orthogonal_kind.KERNEL_NOTE` and the ``orf-kernel`` note.
+:data:`rfverify.kinds.orthogonal.KERNEL_NOTE` and the ``orf-kernel`` note.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import numpy as np
 from scipy import special
 from scipy import stats as st
 
-from rfverify.orthogonal_kind import KERNEL_NOTE, OrthogonalContext
+from rfverify.kinds.orthogonal import KERNEL_NOTE, OrthogonalContext
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
 from rfverify.stats import mean_test

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rfverify.adapters import as_feature_map
-from rfverify.composition import CompositeKernel
-from rfverify.kernel_kind import KernelContext
+from rfverify.kernels.composition import CompositeKernel
+from rfverify.kinds.kernel import KernelContext
 from rfverify.registry import CheckContext, Declarations, register_check
 from rfverify.results import CheckResult
 
@@ -14,7 +14,7 @@ from rfverify.results import CheckResult
 def _applies(ctx: KernelContext) -> str | None:
     k = ctx.kernel
     if not isinstance(k, CompositeKernel):
-        return ("not built with the composition rules (rfverify.composition: kernel_sum, kernel_product, "
+        return ("not built with the composition rules (rfverify.kernels.composition: kernel_sum, kernel_product, "
                 "kernel_scale, kernel_conformal, kernel_exp)")
     if ctx.config.feature_map is None:
         from rfverify.implementations.composite import why_no_tree
@@ -43,7 +43,7 @@ def check_composition(ctx: KernelContext) -> CheckResult:
     is caught with power 0.99 (capped at ``budget.composition_max_trials``; the bias detectable
     at the final R is reported).  alpha = the profile's family alpha (10^-3 by default): this is
     the kind's only statistical check.
-    Applies to: composite kernels (:class:`rfverify.composition.CompositeKernel`) whose parts have
+    Applies to: composite kernels (:class:`rfverify.kernels.composition.CompositeKernel`) whose parts have
     reference feature maps (rbf, laplacian, arccos: our random features; linear, polynomial:
     exact), or given a ``feature_map`` to test.
     Catches: a missing sqrt on a scaling weight (concatenation [c1 phi1, c2 phi2] estimates

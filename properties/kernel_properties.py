@@ -3,7 +3,7 @@
 A kernel in the cs4787 lecture's sense (lecture 16, "Which functions K are kernels?") is a
 symmetric K(x, y) = K(y, x) whose Gram matrix on any finite point set is positive
 semi-definite.  These checks are deterministic: the point sets are fixed by the root seed
-(:data:`rfverify.kernel_kind.PLAN`), and each tolerance is a derived round-off bound, so a
+(:data:`rfverify.kinds.kernel.PLAN`), and each tolerance is a derived round-off bound, so a
 correct kernel never fails (no false alarms by construction) and a failure is a certificate —
 for PSD, a small witness set of points whose Gram matrix has a negative eigenvalue.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rfverify.kernel_kind import KernelContext, KernelOverflow, PointSet, evaluation_tolerance, psd_tolerance
+from rfverify.kinds.kernel import KernelContext, KernelOverflow, PointSet, evaluation_tolerance, psd_tolerance
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
 
@@ -162,7 +162,7 @@ def check_psd(ctx: KernelContext) -> CheckResult:
     Test: the Gram matrices of the first ``budget.psd_sets`` point sets of the plan (sizes 8 to
     96 at the default profile; i.i.d., mixed-norm and clustered sets at 0.1 to 3 length scales),
     symmetrised, eigenvalues by ``eigvalsh``; lambda_min is compared with
-    -tol, tol = n eta max|K| + EIG_CONSTANT n u ||K||_2 (:func:`rfverify.kernel_kind.psd_tolerance`:
+    -tol, tol = n eta max|K| + EIG_CONSTANT n u ||K||_2 (:func:`rfverify.kinds.kernel.psd_tolerance`:
     Weyl's inequality for the evaluation error plus LAPACK's backward-error bound for the
     symmetric eigenproblem).  Deterministic: no alpha; a PSD kernel evaluated within round-off
     cannot fail.  On failure a **witness set** is reported: a few points (greedy shrinking, see
@@ -259,9 +259,9 @@ def check_normalisation(ctx: KernelContext) -> CheckResult:
     claim).
     Test: the diagonal of the Gram matrices of the first ``budget.psd_sets`` point sets against 1
     with the relative evaluation round-off eta = EVAL_CONSTANT gamma_{d+2}(u) (1 + r^2) as
-    tolerance (:func:`rfverify.kernel_kind.evaluation_tolerance`).  Deterministic: no alpha.
+    tolerance (:func:`rfverify.kinds.kernel.evaluation_tolerance`).  Deterministic: no alpha.
     Applies to: kernels claimed normalised (registry ``normalized=True``, derived for composites
-    by :func:`rfverify.composition.diagonal_constant`, or ``normalized=True`` / ``--normalized``);
+    by :func:`rfverify.kernels.composition.diagonal_constant`, or ``normalized=True`` / ``--normalized``);
     skipped with the reason otherwise.
     Catches: a missing normalisation, a scaled kernel (2 k), a sum claimed normalised.
     Reference: cs4787 lecture 16 (the RBF kernel has K(x, x) = 1).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rfverify.orthogonal_kind import OrthogonalContext
+from rfverify.kinds.orthogonal import OrthogonalContext
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
 from rfverify.stats import roundoff_inner_product

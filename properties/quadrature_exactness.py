@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from rfverify.quadrature import QuadratureContext, wick_moment
+from rfverify.kinds.quadrature import QuadratureContext, wick_moment
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
 from rfverify.stats import roundoff_inner_product

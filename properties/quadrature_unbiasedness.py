@@ -9,7 +9,7 @@ from typing import Callable
 import numpy as np
 from scipy import stats as st
 
-from rfverify.quadrature import QuadratureContext
+from rfverify.kinds.quadrature import QuadratureContext
 from rfverify.registry import effect, register_check
 from rfverify.results import CheckResult
 from rfverify.stats import detectable_effect, mean_test

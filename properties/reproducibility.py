@@ -8,7 +8,7 @@ from rfverify.errors import PluginError
 from rfverify.registry import CheckContext, register_check
 from rfverify.results import CheckResult
 
-from .contract import roundoff_tolerance
+from rfverify.properties.contract import roundoff_tolerance
 
 REPRO_M = 64
 

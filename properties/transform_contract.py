@@ -8,7 +8,7 @@ import numpy as np
 from rfverify.errors import PluginError
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
-from rfverify.transform_kind import TransformContext
+from rfverify.kinds.transform import TransformContext
 
 INPUT_ROWS = 5
 

@@ -8,7 +8,7 @@ from rfverify.errors import PluginError
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
 from rfverify.stats import roundoff_inner_product
-from rfverify.transform_kind import TransformContext
+from rfverify.kinds.transform import TransformContext
 
 __all__ = ["exactness_tolerance", "exactness_violation", "DTYPES", "NORMALISATION_EXTRA"]
 

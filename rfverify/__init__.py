@@ -7,11 +7,11 @@ Importing rfverify has no side effects beyond defining the kernel registry.
 
 __version__ = "0.1.0"
 
-from .errors import PluginError, RfverifyError, UsageError  # noqa: E402
-from .kernels import Kernel, get_kernel, kernel_names, register_kernel  # noqa: E402
-from .results import CheckResult, Effect, Report  # noqa: E402
-from .runner import check_names, verify  # noqa: E402
-from .seeding import DEFAULT_SEED, SeedSource  # noqa: E402
+from rfverify.errors import PluginError, RfverifyError, UsageError  # noqa: E402
+from rfverify.kernels import Kernel, get_kernel, kernel_names, register_kernel  # noqa: E402
+from rfverify.results import CheckResult, Effect, Report  # noqa: E402
+from rfverify.runner import check_names, verify  # noqa: E402
+from rfverify.seeding import DEFAULT_SEED, SeedSource  # noqa: E402
 
 __all__ = [
     "__version__",

@@ -28,8 +28,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from . import guard
-from .errors import PluginError, UsageError
+from rfverify import guard
+from rfverify.errors import PluginError, UsageError
 
 __all__ = ["FeatureMapPlugin", "FittedMap", "load_object", "as_feature_map", "to_numpy"]
 

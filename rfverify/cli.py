@@ -13,10 +13,10 @@ import sys
 import traceback
 from typing import Any, Sequence
 
-from . import __version__
-from .adapters import load_object
-from .errors import RfverifyError, UsageError
-from .options import SHARED_OPTIONS, parse_param, parse_seed
+from rfverify import __version__
+from rfverify.adapters import load_object
+from rfverify.errors import RfverifyError, UsageError
+from rfverify.options import SHARED_OPTIONS, parse_param, parse_seed
 
 __all__ = ["main", "build_parser"]
 
@@ -43,7 +43,7 @@ def _add_limits(p: argparse.ArgumentParser) -> None:
 
 def _limits(args: argparse.Namespace) -> dict[str, Any]:
     """``time_limit``/``memory_limit`` keywords of runner.run, validated (a UsageError names the option)."""
-    from .guard import parse_memory_limit, parse_time_limit
+    from rfverify.guard import parse_memory_limit, parse_time_limit
 
     out: dict[str, Any] = {}
     if getattr(args, "time_limit", None) is not None:
@@ -162,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_calibrate(sub: Any) -> None:
-    from .calibration import CALIBRATION_REFERENCES
+    from rfverify.studies.calibration import CALIBRATION_REFERENCES
 
     cal = sub.add_parser(
         "calibrate", help="measure false-alarm rates and power over many seeds",
@@ -176,7 +176,7 @@ def _add_calibrate(sub: Any) -> None:
     cal.add_argument("--no-references", action="store_true", help="measure only the mutants")
     cal.add_argument("--kind", action="append", metavar="KIND", help="only references and mutants of this kind (repeatable)")
     cal.add_argument("--mutants", metavar="LIBRARY", help="mutant library: path lib.py[:ATTR] or MODULE:ATTR "
-                     "(a list of rfverify.calibration.Mutant; e.g. tests/mutant_library.py)")
+                     "(a list of rfverify.studies.calibration.Mutant; e.g. tests/mutant_library.py)")
     cal.add_argument("--mutant", action="append", metavar="NAME", help="only this mutant of the library (repeatable)")
     cal.add_argument("--profile", action="append", metavar="NAME", help="profile (repeatable; default quick and default)")
     cal.add_argument("--fa-seeds", default="100", help="seeds per reference, whole suite (default 100)")
@@ -198,15 +198,15 @@ def _parse_int(text: str, what: str) -> int:
 
 
 def _cmd_check_feature_map(args: argparse.Namespace) -> int:
-    from .runner import run
+    from rfverify.runner import run
 
     report = run(_feature_map_config(args), checks=args.check, **_limits(args))
     return _emit(report, args)
 
 
 def _cmd_check_quadrature(args: argparse.Namespace) -> int:
-    from .quadrature import QuadratureConfig
-    from .runner import run
+    from rfverify.kinds.quadrature import QuadratureConfig
+    from rfverify.runner import run
 
     config = QuadratureConfig(load_object(args.target), dim=_parse_int(args.dim, "--dim"),
                               degree=_parse_int(args.degree, "--degree"), unbiased=not args.biased,
@@ -216,7 +216,7 @@ def _cmd_check_quadrature(args: argparse.Namespace) -> int:
 
 
 def _feature_map_config(args: argparse.Namespace) -> Any:
-    from .runner import FeatureMapConfig
+    from rfverify.runner import FeatureMapConfig
 
     params = dict(parse_param(p) for p in args.param)
     kernel: Any = args.kernel
@@ -259,7 +259,7 @@ def _emit(report: Any, args: argparse.Namespace) -> int:
     if getattr(args, "report", None):
         from pathlib import Path
 
-        from .reporting import write_reports
+        from rfverify.report.writing import write_reports
 
         command = " ".join(shlex.quote(a) for a in ["rfverify", *sys.argv[1:]]) if sys.argv[1:] else ""
         name = report.implementation.replace(":", ".")
@@ -275,9 +275,9 @@ def _emit(report: Any, args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .progress import Progress
-    from .reporting import write_reports
-    from .zoo import verify_entry, zoo_entries
+    from rfverify.progress import Progress
+    from rfverify.report.writing import write_reports
+    from rfverify.studies.zoo import verify_entry, zoo_entries
 
     if args.target and (args.all or args.only):
         raise UsageError("report on either MODULE:ATTR or zoo entries (--all / --only NAME), not both")
@@ -291,7 +291,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     reports = []
     docs: dict[str, str] = {}
     if args.target:
-        from .runner import run
+        from rfverify.runner import run
 
         config = _feature_map_config(args)
         progress = Progress(1)
@@ -317,7 +317,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if args.all:
         import time
 
-        from .claims import evaluate_claims
+        from rfverify.studies.claims import evaluate_claims
 
         progress.note("evaluating the published claims ...")
         t0 = time.perf_counter()
@@ -335,7 +335,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
 def _cmd_claims(args: argparse.Namespace) -> int:
     import json
 
-    from .claims import claims_markdown, evaluate_claims
+    from rfverify.report.writing import claims_markdown
+    from rfverify.studies.claims import evaluate_claims
 
     claims = evaluate_claims(args.source)
     print(claims_markdown(claims), end="")
@@ -350,20 +351,20 @@ def _cmd_claims(args: argparse.Namespace) -> int:
 
 def _cmd_list(args: argparse.Namespace) -> int:
     if args.what == "zoo":
-        from .zoo import ZOO
+        from rfverify.studies.zoo import ZOO
 
         for e in ZOO:
             print(f"{e.name}  {e.implementation}  {e.doc}")
         return 0
     if args.what == "kernels":
-        from .kernels import _REGISTRY
+        from rfverify.kernels import _REGISTRY
 
         for name in sorted(_REGISTRY):
             spec = _REGISTRY[name]
             params = ", ".join(f"{k}={p.default!r}" for k, p in spec.params.items())
             print(f"{name}({params})  {spec.doc}")
     else:
-        from .registry import KINDS, checks_for
+        from rfverify.registry import KINDS, checks_for
 
         for kind in KINDS:
             for s in checks_for(kind):
@@ -372,8 +373,8 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_check_orthogonal(args: argparse.Namespace) -> int:
-    from .orthogonal_kind import OrthogonalConfig
-    from .runner import run
+    from rfverify.kinds.orthogonal import OrthogonalConfig
+    from rfverify.runner import run
 
     config = OrthogonalConfig(args.target, dim=_parse_int(args.dim, "--dim"), group=args.group,
                               seed=parse_seed(args.seed), profile=args.profile)
@@ -381,8 +382,8 @@ def _cmd_check_orthogonal(args: argparse.Namespace) -> int:
 
 
 def _cmd_check_transform(args: argparse.Namespace) -> int:
-    from .runner import run
-    from .transform_kind import TransformConfig
+    from rfverify.runner import run
+    from rfverify.kinds.transform import TransformConfig
 
     config = TransformConfig(args.target, dim=_parse_int(args.dim, "--dim"), matrix=args.matrix,
                              inplace=args.inplace, seed=parse_seed(args.seed), profile=args.profile)
@@ -390,8 +391,8 @@ def _cmd_check_transform(args: argparse.Namespace) -> int:
 
 
 def _cmd_check_kernel(args: argparse.Namespace) -> int:
-    from .kernel_kind import KernelConfig
-    from .runner import run
+    from rfverify.kinds.kernel import KernelConfig
+    from rfverify.runner import run
 
     params = dict(parse_param(p) for p in args.param)
     domain: Any = args.domain
@@ -407,7 +408,7 @@ def _cmd_check_kernel(args: argparse.Namespace) -> int:
 def _cmd_bench(args: argparse.Namespace) -> int:
     import json
 
-    from .bench import format_table, run_structured_benchmarks
+    from rfverify.studies.bench import format_table, run_structured_benchmarks
 
     rows = run_structured_benchmarks(quick=args.quick)
     print(format_table(rows))
@@ -435,9 +436,10 @@ def _calibrate_command(args: argparse.Namespace) -> str:
 def _cmd_calibrate(args: argparse.Namespace) -> int:
     import time
 
-    from .calibration import CALIBRATION_REFERENCES, calibrate, load_mutants, write_calibration
-    from .registry import KINDS
-    from .zoo import zoo_entries
+    from rfverify.report.calibration_pages import calibration_markdown, write_calibration
+    from rfverify.studies.calibration import CALIBRATION_REFERENCES, calibrate, load_mutants
+    from rfverify.registry import KINDS
+    from rfverify.studies.zoo import zoo_entries
 
     kinds = args.kind or None
     for k in kinds or ():
@@ -470,7 +472,6 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
                     equivalent_seeds=eq, seed_base=ints["seed_base"], jobs=ints["jobs"], progress=progress)
     doc["command"] = _calibrate_command(args)
     paths = write_calibration(doc, args.out)
-    from .calibration import calibration_markdown
 
     print(calibration_markdown(doc))
     print(f"wrote {', '.join(str(p) for p in paths)} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
@@ -502,7 +503,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "claims":
             return _cmd_claims(args)
         if args.command == "tables":
-            from .highprec.maxout import write_tables
+            from rfverify.highprec.maxout import write_tables
 
             for path in write_tables(args.out):
                 print(path)

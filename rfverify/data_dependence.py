@@ -42,8 +42,8 @@ def decide(ctx: Any, declared: bool | None) -> dict[str, Any]:
 
     Raises :class:`~rfverify.errors.PluginError` if the map misbehaves while being probed.
     """
-    from .metrics import sample_domain
-    from .properties.contract import roundoff_tolerance
+    from rfverify.metrics import sample_domain
+    from rfverify.properties.contract import roundoff_tolerance
 
     plugin = ctx.plugin
     if declared is True:

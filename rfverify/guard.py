@@ -65,7 +65,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .errors import PluginError, UsageError
+from rfverify.errors import PluginError, UsageError
 
 __all__ = ["Limits", "DEFAULT_TIME_LIMITS", "DEFAULT_MEMORY_LIMIT", "FEATURE_EXPANSION_LIMIT",
            "MAX_OUTPUT_ELEMENTS", "TimeLimitExceeded", "call", "as_array", "guarded", "parse_time_limit",

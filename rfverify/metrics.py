@@ -128,7 +128,7 @@ def sample_domain(domain: str | Callable[..., Any], d: int, n: int, scale: float
     """n random points of a checks domain: ``scale`` x N(0, I) (gaussian), unit vectors (sphere),
     ``scale`` x |N(0, I)| (positive), or ``domain(n, d, rng)`` for a callable (the scale is the
     pair design's, so kernel values spread over the kernel's range as in the checks)."""
-    from .errors import PluginError
+    from rfverify.errors import PluginError
 
     if callable(domain):
         try:
@@ -225,7 +225,7 @@ def report_metrics(ctx: Any, budget: MetricsBudget | None = None) -> dict[str, A
 
 def metrics_rows(metrics: Mapping[str, Any]) -> list[dict[str, str]]:
     """Rows (metric, mean, interval) for renderers; empty for a missing or failed block."""
-    from .results import _fmt
+    from rfverify.results import _fmt
 
     rows = []
     for name, label in (("rel_frobenius", "relative Frobenius error ‖K − K̂‖_F/‖K‖_F"),

@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from .errors import UsageError
-from .profiles import PROFILES
-from .seeding import DEFAULT_SEED
+from rfverify.errors import UsageError
+from rfverify.profiles import PROFILES
+from rfverify.seeding import DEFAULT_SEED
 
 __all__ = ["SHARED_OPTIONS", "parse_param", "parse_seed"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import UsageError
+from rfverify.errors import UsageError
 
 __all__ = ["Profile", "PROFILES", "get_profile"]
 

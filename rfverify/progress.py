@@ -34,7 +34,7 @@ class Progress:
     @contextlib.contextmanager
     def entry(self, index: int, name: str) -> Iterator[None]:
         """Track one implementation (1-based ``index``); installs the per-check hook meanwhile."""
-        from .runner import CHECK_HOOK
+        from rfverify.runner import CHECK_HOOK
 
         self.index, self.name = index, name
         self.t_entry = time.perf_counter()

@@ -41,11 +41,11 @@ from typing import Any, Callable, Iterable, Mapping
 
 import pytest
 
-from . import __version__
-from .errors import UsageError
-from .options import SHARED_OPTIONS, parse_seed
-from .profiles import get_profile
-from .results import CheckResult
+from rfverify import __version__
+from rfverify.errors import UsageError
+from rfverify.options import SHARED_OPTIONS, parse_seed
+from rfverify.profiles import get_profile
+from rfverify.results import CheckResult
 
 __all__ = ["parametrize_with_checks", "Case", "CONFIGS"]
 
@@ -54,10 +54,10 @@ _SETTINGS = pytest.StashKey[dict]()
 #: ``Class(implementation, seed=, profile=, name=, **options)``.
 CONFIGS: dict[str, str] = {
     "feature-map": "rfverify.runner:FeatureMapConfig",
-    "orthogonal": "rfverify.orthogonal_kind:OrthogonalConfig",
-    "transform": "rfverify.transform_kind:TransformConfig",
-    "quadrature": "rfverify.quadrature:QuadratureConfig",
-    "kernel": "rfverify.kernel_kind:KernelConfig",
+    "orthogonal": "rfverify.kinds.orthogonal:OrthogonalConfig",
+    "transform": "rfverify.kinds.transform:TransformConfig",
+    "quadrature": "rfverify.kinds.quadrature:QuadratureConfig",
+    "kernel": "rfverify.kinds.kernel:KernelConfig",
 }
 
 
@@ -79,7 +79,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     seed = config.getoption("rfverify_seed", default=None)
     profile = config.getoption("rfverify_profile", default=None)
-    from .guard import Limits
+    from rfverify.guard import Limits
 
     settings = {
         "seed": parse_seed(seed if seed is not None else SHARED_OPTIONS["seed"][0]),
@@ -113,7 +113,7 @@ class _Shared:
     def get(self, case: "Case", seed: int, profile: str, limits: Any) -> tuple[Any, str | None]:
         key = (seed, profile)
         if key not in self._built:
-            from .runner import preflight
+            from rfverify.runner import preflight
 
             config = _config_class(case.kind)(case.implementation, seed=seed, profile=profile,
                                               name=case.label or None, **case.options)
@@ -135,8 +135,8 @@ class Case:
 
     def run(self, seed: int, profile: str, limits: Any = None) -> CheckResult:
         """The check's result (never an exception for a misbehaving plug-in: status ``error``)."""
-        from .registry import checks_for
-        from .runner import _apply_xfail, run_check
+        from rfverify.registry import checks_for
+        from rfverify.runner import _apply_xfail, run_check
 
         config, problem = self.shared.get(self, seed, profile, limits)
         spec = next(s for s in checks_for(self.kind) if s.name == self.check)
@@ -198,7 +198,7 @@ def parametrize_with_checks(implementations: Any, *, kind: str = "feature-map", 
     Configuration errors (unknown kind, kernel, option, check or expected-failure
     name) raise at collection.
     """
-    from .runner import select
+    from rfverify.runner import select
 
     config_class = _config_class(kind)
     if not isinstance(implementations, (list, tuple)):

@@ -15,12 +15,12 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .adapters import FeatureMapPlugin, FittedMap
-from .domains import PairSet, make_pairs
-from .kernels import Kernel
-from .profiles import Profile
-from .results import CheckResult, Effect
-from .seeding import SeedSource
+from rfverify.adapters import FeatureMapPlugin, FittedMap
+from rfverify.domains import PairSet, make_pairs
+from rfverify.kernels import Kernel
+from rfverify.profiles import Profile
+from rfverify.results import CheckResult, Effect
+from rfverify.seeding import SeedSource
 
 __all__ = [
     "BaseContext",

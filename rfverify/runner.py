@@ -8,17 +8,17 @@ from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
-from . import __version__
-from .adapters import FeatureMapPlugin, _spec_of, as_feature_map
-from .domains import DOMAINS
-from .errors import PluginError, UsageError
-from .guard import Limits, guarded
-from .kernels import Kernel, as_kernel
-from .profiles import Profile, get_profile
-from .registry import CheckContext, CheckSpec, Declarations, checks_for, statistical_count
-from .results import CheckResult, Report
-from .seeding import DEFAULT_SEED, SeedSource
-from .validation import as_check_names, as_flag, as_name, as_xfail, show
+from rfverify import __version__
+from rfverify.adapters import FeatureMapPlugin, _spec_of, as_feature_map
+from rfverify.domains import DOMAINS
+from rfverify.errors import PluginError, UsageError
+from rfverify.guard import Limits, guarded
+from rfverify.kernels import Kernel, as_kernel
+from rfverify.profiles import Profile, get_profile
+from rfverify.registry import CheckContext, CheckSpec, Declarations, checks_for, statistical_count
+from rfverify.results import CheckResult, Report
+from rfverify.seeding import DEFAULT_SEED, SeedSource
+from rfverify.validation import as_check_names, as_flag, as_name, as_xfail, show
 
 __all__ = ["verify", "check_names", "run_check", "run", "select", "preflight", "FeatureMapConfig"]
 
@@ -159,7 +159,7 @@ class FeatureMapConfig:
         not symmetric PSD cannot be estimated by any feature map, so every check then errors.
         """
         if self.kernel._spec is None:
-            from .kernel_kind import screen_reference_kernel
+            from rfverify.kinds.kernel import screen_reference_kernel
 
             problem = screen_reference_kernel(self)
             if problem is not None:
@@ -179,7 +179,7 @@ class FeatureMapConfig:
         """Declared or detected, once (:mod:`rfverify.data_dependence`); sets ``declarations.data_dependent``."""
         from dataclasses import replace
 
-        from .data_dependence import decide
+        from rfverify.data_dependence import decide
 
         if self.data_dependence is None:
             self.data_dependence = decide(ctx, self.declared_data_dependent)
@@ -187,7 +187,7 @@ class FeatureMapConfig:
 
     def metrics(self) -> dict[str, Any]:
         """The report's ``metrics`` block: held-out kernel-approximation metrics (:mod:`rfverify.metrics`)."""
-        from .metrics import report_metrics
+        from rfverify.metrics import report_metrics
 
         return report_metrics(self.context(checks_for(self.kind)[0]))
 

@@ -44,7 +44,7 @@ class SeedSource:
 
     def __post_init__(self) -> None:
         if isinstance(self.root, bool) or not isinstance(self.root, (int, np.integer)) or self.root < 0:
-            from .errors import UsageError
+            from rfverify.errors import UsageError
 
             raise UsageError(f"seed must be a non-negative integer, got {self.root!r}")
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import UsageError
+from rfverify.errors import UsageError
 
 __all__ = ["as_flag", "as_name", "as_check_names", "as_xfail", "as_params", "show"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rfverify.composition import kernel_scale
+from rfverify.kernels.composition import kernel_scale
 from rfverify.implementations import composite as C
 from rfverify.kernels import get_kernel
 

@@ -1,6 +1,6 @@
 """The mutant library: realistic, documented bugs in every plug-in kind, and equivalent mutants.
 
-``LIBRARY`` is a list of :class:`rfverify.calibration.Mutant` entries.  A bug entry names the
+``LIBRARY`` is a list of :class:`rfverify.studies.calibration.Mutant` entries.  A bug entry names the
 check(s) that must fail on it (``caught_by``); an *equivalent* mutant changes the code in a way
 that is provably harmless for every property rfverify checks, and must pass the whole suite (the
 proof is in its ``doc``).  Each entry carries the verify options it is judged with — the same as
@@ -30,8 +30,8 @@ import kernel_mutants as km
 import quadrature_mutants as qm
 from rff_mutants import (FreshDrawPerTransform, GammaAsBandwidth, HalfScale, IgnoresRandomState, SharedDraw,
                          VarianceGamma)
-from rfverify.calibration import Mutant
-from rfverify.composition import kernel_product
+from rfverify.studies.calibration import Mutant
+from rfverify.kernels.composition import kernel_product
 from rfverify.implementations import composite as C
 from rfverify.implementations import quadrature as Q
 from rfverify.implementations.arccos import ArcCosineFeatures

@@ -341,7 +341,7 @@ def test_broken_adapted_bases_are_caught_by_contract_and_reproducibility():
 
 
 def test_html_page_has_the_metrics_box_and_the_adapted_plot(tmp_path):
-    from rfverify.reporting import write_reports
+    from rfverify.report.writing import write_reports
 
     report = rfverify.verify(fast_uab, profile="quick", **RBF)
     write_reports(tmp_path, [("uab", report)], seed=report.seed, profile="quick")
@@ -367,10 +367,10 @@ def test_cli_data_dependent_option(capsys, tmp_path):
 
 
 def test_claims_provider_registered_and_fig1_direction():
-    from rfverify.claims import CLAIM_PROVIDERS
-    from rfverify.implementations.adapted_claims import _alber_eq4, fig1_study
+    from rfverify.studies.claims import CLAIM_PROVIDERS
+    from rfverify.studies.claims.alber2017_adapted import _alber_eq4, fig1_study
 
-    assert "rfverify.implementations.adapted_claims:evaluate_adapted_claims" in CLAIM_PROVIDERS
+    assert "rfverify.studies.claims.alber2017:evaluate_alber2017_claims" in CLAIM_PROVIDERS
     r = fig1_study(seeds=1, steps=200)
     assert np.all(r["e_uab"][0] < r["e_rb"][0, :5]) and np.all(r["savings"] > 1)
     assert np.all(r["ta_sab"] > r["ta_rb"])

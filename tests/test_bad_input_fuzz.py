@@ -24,11 +24,11 @@ from hypothesis import strategies as st
 
 from rfverify.cli import main
 from rfverify.errors import UsageError
-from rfverify.orthogonal_kind import verify_orthogonal
-from rfverify.quadrature import verify_quadrature
+from rfverify.kinds.orthogonal import verify_orthogonal
+from rfverify.kinds.quadrature import verify_quadrature
 from rfverify.results import Report
 from rfverify.runner import verify
-from rfverify.transform_kind import verify_transform
+from rfverify.kinds.transform import verify_transform
 
 FUZZ = settings(max_examples=30, derandomize=True, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])

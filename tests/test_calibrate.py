@@ -12,10 +12,10 @@ import random
 import pytest
 
 from rfverify import cli
-from rfverify.calibration import (CALIBRATION_REFERENCES, Unit, aggregate, calibrate, load_calibration_summary,
-                                  load_mutants, strip_timing, write_calibration)
-from rfverify.reporting import write_reports
-from rfverify.zoo import verify_entry, zoo_entries
+from rfverify.report.calibration_pages import load_calibration_summary, write_calibration
+from rfverify.studies.calibration import CALIBRATION_REFERENCES, Unit, aggregate, calibrate, load_mutants, strip_timing
+from rfverify.report.writing import write_reports
+from rfverify.studies.zoo import verify_entry, zoo_entries
 
 LIBRARY = "tests/mutant_library.py"
 #: Cheap mutants with state that outlives one call (module-level buffers, lazily mutated attributes,
@@ -115,7 +115,7 @@ def test_bad_calibrate_arguments_are_one_line_errors(argv, needle, capsys, tmp_p
 
 def test_malformed_library_is_a_usage_error(tmp_path):
     bad = tmp_path / "bad_library.py"
-    bad.write_text("from rfverify.calibration import Mutant\n"
+    bad.write_text("from rfverify.studies.calibration import Mutant\n"
                    "LIBRARY = [Mutant('x', 'feature-map', object, caught_by=('no-such-check',))]\n")
     from rfverify.errors import UsageError
 

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from sklearn.kernel_approximation import RBFSampler
 
-from rfverify.calibration import false_alarm_study, power_study
+from rfverify.studies.calibration import false_alarm_study, power_study
 from rfverify.implementations.rff import RandomFourierFeatures, RandomFourierFeaturesCosSin
 from rff_mutants import CAUGHT_BY
 

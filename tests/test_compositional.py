@@ -23,7 +23,7 @@ from rfverify.implementations.compositional import (
     leaf_count_pgf, polynomial, relu, rfss_recursive, sample_features, shallow_skeleton, skeleton_kernel,
     skeleton_kernel_direct, step,
 )
-from rfverify.implementations.compositional_claims import (ALPHA, clt_interval, evaluate_compositional_claims,
+from rfverify.studies.claims.daniely2017 import (ALPHA, clt_interval, evaluate_compositional_claims,
                                                             per_feature_products)
 
 #: float64 round-off allowance for kernels built from O(100) additions and one transcendental

@@ -27,7 +27,7 @@ from rfverify.implementations.compositional.features import CompositionalFeature
 from rfverify.implementations.rff import RandomFourierFeatures
 from rfverify.runner import FeatureMapConfig
 from rfverify.seeding import DEFAULT_SEED
-from rfverify.zoo import verify_entry, zoo_entries
+from rfverify.studies.zoo import verify_entry, zoo_entries
 
 SEEDS = [DEFAULT_SEED] + list(range(1, 21))
 ENTRIES = ["compositional-shallow", "compositional-deep1d"]
@@ -103,7 +103,7 @@ def _local_kernel(X, Y):
 def test_feature_map_config_names_importable_callables_only():
     """General runner fix: an importable kernel/domain callable is MODULE:ATTR in the reproduce command
     (with its --param), a lambda or local function stays a placeholder."""
-    from rfverify.kernels import _rbf
+    from rfverify.kernels.builtins import _rbf
 
     cfg = FeatureMapConfig(RandomFourierFeatures, kernel=_rbf, kernel_params={"gamma": 0.5}, dim=4,
                            domain=cz.angle_domain, profile="quick")

@@ -25,10 +25,10 @@ import rfverify
 from rfverify.cli import main
 from rfverify.errors import PluginError, UsageError
 from rfverify.guard import Limits, as_array, guarded, parse_memory_limit, parse_time_limit
-from rfverify.kernel_kind import verify_kernel
-from rfverify.orthogonal_kind import verify_orthogonal
-from rfverify.quadrature import verify_quadrature
-from rfverify.transform_kind import verify_transform
+from rfverify.kinds.kernel import verify_kernel
+from rfverify.kinds.orthogonal import verify_orthogonal
+from rfverify.kinds.quadrature import verify_quadrature
+from rfverify.kinds.transform import verify_transform
 
 LIMITS = {"time_limit": 30, "memory_limit": "256M"}
 HANGS = {fp.FMBusyLoop, fp.FMSwallowsInterrupt, fp.orth_sleeps, fp.tr_busy_loop, fp.qr_swallows_interrupt,

@@ -19,16 +19,16 @@ import pytest
 
 import kernel_mutants as M
 from rfverify import cli, verify
-from rfverify.composition import (CompositeKernel, diagonal_constant, kernel_conformal, kernel_exp, kernel_product,
+from rfverify.kernels.composition import (CompositeKernel, diagonal_constant, kernel_conformal, kernel_exp, kernel_product,
                                   kernel_scale, kernel_sum)
 from rfverify.errors import UsageError
 from rfverify.implementations import composite as C
 from rfverify.implementations.rff import RandomFourierFeatures
-from rfverify.kernel_kind import KernelConfig, evaluation_tolerance, psd_tolerance, verify_kernel
+from rfverify.kinds.kernel import KernelConfig, evaluation_tolerance, psd_tolerance, verify_kernel
 from rfverify.kernels import get_kernel, kernel_names
 from rfverify.properties.kernel_properties import shrink_witness
 from rfverify.seeding import DEFAULT_SEED
-from rfverify.zoo import ZOO, zoo_entries
+from rfverify.studies.zoo import ZOO, zoo_entries
 
 SEEDS = [DEFAULT_SEED] + list(range(1, 21))
 DETERMINISTIC = ["kernel-symmetry", "kernel-psd", "kernel-normalisation"]
@@ -86,7 +86,7 @@ def test_kernel_scale_rejects_a_non_positive_constant(c):
 
 
 def test_composition_docstrings_run():
-    import rfverify.composition as comp
+    import rfverify.kernels.composition as comp
 
     for mod in (comp, C):
         result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
@@ -248,7 +248,7 @@ def test_a_correct_reference_callable_passes_the_screen():
 
 
 def test_registry_kernels_are_not_screened(monkeypatch):
-    import rfverify.kernel_kind as kk
+    import rfverify.kinds.kernel as kk
 
     monkeypatch.setattr(kk, "screen_reference_kernel", lambda cfg: "screened")
     assert verify(RandomFourierFeatures, kernel="rbf", profile="quick", checks=["contract"]).passed
@@ -305,7 +305,7 @@ def test_kernel_config_validates():
 
 def test_kernel_zoo_entries_verify():
     for e in zoo_entries(["sklearn-additive_chi2_kernel", "kernel-sigmoid"]):
-        from rfverify.zoo import verify_entry
+        from rfverify.studies.zoo import verify_entry
 
         report = verify_entry(e, seed=DEFAULT_SEED, profile="quick")
         assert report.exit_code == 0 and report["kernel-psd"].status == "xfail", report.table()

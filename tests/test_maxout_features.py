@@ -24,7 +24,7 @@ from scipy import stats
 
 from rfverify.errors import UsageError
 from rfverify.highprec import maxout as hp
-from rfverify.highprec.maxout_claims import evaluate_maxout_claims
+from rfverify.studies.claims.mroueh import evaluate_maxout_claims
 from rfverify.implementations.maxout import MaxoutFeatures, MaxoutHash
 
 ALPHA = 1e-3

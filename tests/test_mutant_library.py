@@ -21,10 +21,10 @@ import pytest
 from scipy import integrate
 
 from mutant_library import BUGS, CATEGORIES, EQUIVALENT, LIBRARY
-from rfverify.calibration import Mutant, load_mutants
+from rfverify.studies.calibration import Mutant, load_mutants
 from rfverify.registry import checks_for
 from rfverify.seeding import DEFAULT_SEED
-from rfverify.zoo import VERIFIERS
+from rfverify.studies.zoo import VERIFIERS
 
 SEEDS = [DEFAULT_SEED, 1]  # many more seeds: the power runs of rfverify calibrate
 

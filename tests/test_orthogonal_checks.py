@@ -17,7 +17,7 @@ from scipy.stats import ortho_group, special_ortho_group
 from broken_orthogonal import BROKEN_SAMPLERS, CAUGHT_BY, CLAIMED_GROUP
 from rfverify.cli import main
 from rfverify.implementations.orthogonal import haar_householder, haar_qr, haar_qr_so
-from rfverify.orthogonal_kind import KERNEL_NOTE, verify_orthogonal
+from rfverify.kinds.orthogonal import KERNEL_NOTE, verify_orthogonal
 from rfverify.properties.haar import coordinate_cdf, eigenangle_cdf, expected_trace_moments, pair_angles
 from rfverify.registry import checks_for
 from rfverify.seeding import DEFAULT_SEED

@@ -14,7 +14,7 @@ import quadrature_mutants as qm
 import rfverify
 from rfverify.cli import main
 from rfverify.implementations import quadrature as Q
-from rfverify.quadrature import (QUADRATURE_BUDGETS, double_factorial, gaussian_monomial_moment,
+from rfverify.kinds.quadrature import (QUADRATURE_BUDGETS, double_factorial, gaussian_monomial_moment,
                                  verify_quadrature, wick_moment)
 from rfverify.registry import KINDS, checks_for
 from rfverify.seeding import DEFAULT_SEED
@@ -244,7 +244,7 @@ def test_cli_broken_rule_is_a_one_line_error(capsys):
 
 
 def test_frobenius_table_smoke():
-    from rfverify.implementations.quadrature_experiment import frobenius_table
+    from rfverify.studies.quadrature_experiment import frobenius_table
 
     rows = frobenius_table(datasets=["gaussian"], d=4, n_points=20, rules=(1, 2), runs=2, rng=0)
     assert {r["method"] for r in rows} >= {"RFF", "ORF", "QMC-halton", "QMC-sobol", "SR33pv-butterfly"}

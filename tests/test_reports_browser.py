@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cdp_client import Browser, find_chromium
-from rfverify.html import render_index_page, render_report_page
+from rfverify.report.html import render_index_page, render_report_page
 from rfverify.results import CheckResult, Effect, Report
 
 REPO = Path(__file__).resolve().parent.parent

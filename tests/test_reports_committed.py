@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from rfverify.html import page_filename
+from rfverify.report.html import page_filename
 from rfverify.registry import checks_for
-from rfverify.reporting import INDEX_SCHEMA_VERSION, provenance, report_document
+from rfverify.report.writing import INDEX_SCHEMA_VERSION, provenance, report_document
 from rfverify.results import SCHEMA_VERSION
 from rfverify.seeding import DEFAULT_SEED
-from rfverify.zoo import VERIFIERS, ZOO, verify_entry
+from rfverify.studies.zoo import VERIFIERS, ZOO, verify_entry
 
 REPORTS = Path(__file__).resolve().parent.parent / "reports"
 REGENERATE = "reports/ is stale: regenerate it with `rfverify report --all --out reports/` and commit it"

@@ -1,4 +1,4 @@
-"""HTML, plots, JSON documents and Markdown of the correctness reports (rfverify.html, .plots, .reporting).
+"""HTML, plots, JSON documents and Markdown of the correctness reports (rfverify.report.html, .plots, .reporting).
 
 Fast: synthetic reports for rendering, one quick-profile verification for the byte-identity test.
 """
@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from rfverify import verify
-from rfverify.html import page_filename, render_index_page, render_report_page
-from rfverify.plots import figure_to_svg, plots_for, register_plotter, PLOTTERS
+from rfverify.report.html import page_filename, render_index_page, render_report_page
+from rfverify.report.plots import figure_to_svg, plots_for, register_plotter, PLOTTERS
 from rfverify.progress import Progress
-from rfverify.reporting import INDEX_SCHEMA_VERSION, provenance, write_reports
+from rfverify.report.writing import INDEX_SCHEMA_VERSION, provenance, write_reports
 from rfverify.results import SCHEMA_VERSION, CheckResult, Effect, Report
 
 EVIL = "<script>alert(1)</script>"

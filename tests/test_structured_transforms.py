@@ -209,7 +209,7 @@ def test_numba_kernel_is_bit_identical_to_textbook_butterfly(dtype):
     """The fused 64-point SIMD block (shuffles inside a register) performs exactly the additions of the
     textbook radix-2 stage loop, so the results agree bit for bit at every d, including rows whose
     length is not a multiple of the SIMD width and non-contiguous callers (copied to rows first)."""
-    from rfverify.bench import naive_fwht
+    from rfverify.studies.bench import naive_fwht
 
     rng = np.random.default_rng(11)
     for d in (8, 16, 32, 64, 128, 256, 1024, 4096, 16384):

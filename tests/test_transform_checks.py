@@ -12,7 +12,7 @@ from rfverify.implementations import structured as S
 from rfverify.implementations.structured import fwht
 from rfverify.properties.transform_exactness import exactness_violation
 from rfverify.registry import checks_for
-from rfverify.transform_kind import verify_transform
+from rfverify.kinds.transform import verify_transform
 from test_structured_transforms import (broken_sequency, broken_skip_last_stage, broken_wrong_axis,
                                         broken_wrong_normalisation)
 
@@ -126,7 +126,7 @@ def test_cli_check_transform(capsys):
 
 
 def test_cli_bench_prints_table(monkeypatch, capsys):
-    import rfverify.bench as bench
+    import rfverify.studies.bench as bench
 
     row = bench._row("fwht numpy", 1024, np.float64, 4, 1e-3, 4 * 1024 * 10, "dense X @ H (BLAS)", 2e-2)
     monkeypatch.setattr(bench, "run_structured_benchmarks", lambda quick=False: [row])

@@ -12,7 +12,7 @@ from sklearn.metrics.pairwise import laplacian_kernel, polynomial_kernel
 import rfverify
 from rfverify.errors import UsageError
 from rfverify.kernels import get_kernel
-from rfverify.zoo import ZOO
+from rfverify.studies.zoo import ZOO
 from rfverify.implementations.structured import Fastfood, HDProduct
 from rfverify.implementations.structured_features import SORF1, SORF3, FastfoodFeatures
 
@@ -122,11 +122,14 @@ def test_sorf1_is_classified_biased_with_numbers():
 
 
 def test_zoo_claims_provider_registered_with_verdicts():
-    from rfverify.claims import CLAIM_PROVIDERS, Claim
-    from rfverify.implementations.zoo_claims import evaluate_zoo_claims
+    from rfverify.studies.claims import CLAIM_PROVIDERS, Claim
+    from rfverify.studies.claims.alber2017 import _alber_deep, _alber_eq6
+    from rfverify.studies.claims.munkhoeva2018 import evaluate_munkhoeva2018_claims
 
-    assert "rfverify.implementations.zoo_claims:evaluate_zoo_claims" in CLAIM_PROVIDERS
-    claims = {c["id"]: Claim(**{k: str(v) for k, v in c.items()}) for c in evaluate_zoo_claims()}
+    assert "rfverify.studies.claims.alber2017:evaluate_alber2017_claims" in CLAIM_PROVIDERS
+    assert "rfverify.studies.claims.munkhoeva2018:evaluate_munkhoeva2018_claims" in CLAIM_PROVIDERS
+    records = [_alber_eq6(), _alber_deep(), *evaluate_munkhoeva2018_claims()]
+    claims = {c["id"]: Claim(**{k: str(v) for k, v in c.items()}) for c in records}
     assert claims["alber2017-arccos-feature-scale"].verdict == "holds with a correction"
     assert claims["alber2017-deep-arccos-recursion"].verdict == "holds with a correction"
     assert claims["munkhoeva2018-prop-2.1"].verdict == "holds"
@@ -134,7 +137,7 @@ def test_zoo_claims_provider_registered_with_verdicts():
 
 
 def test_mse_table_shape():
-    from rfverify.implementations.scheme_study import GAUSSIAN_SCHEMES, mse_table
+    from rfverify.studies.scheme_study import GAUSSIAN_SCHEMES, mse_table
 
     rows = mse_table(8, (1, 2), trials=5)
     assert len(rows) == 2 * len(GAUSSIAN_SCHEMES)

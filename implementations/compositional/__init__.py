@@ -7,19 +7,19 @@
 * :mod:`.zoo`         – plug-in factories, exact-kernel and domain callables for the rfverify harness.
 
 The verdicts on the paper's printed claims are in
-:mod:`rfverify.implementations.compositional_claims`.
+:mod:`rfverify.studies.claims.daniely2017`.
 """
 
-from .activations import (ConjugateActivation, ExpActivation, PolynomialActivation, ReLUActivation,
+from rfverify.implementations.compositional.activations import (ConjugateActivation, ExpActivation, PolynomialActivation, ReLUActivation,
                           StepActivation, exponential, polynomial, relu, step)
-from .base import (BaseRFS, BinaryRFS, CategoricalRFS, CircleRFS, GaussianRFS, PrintedCategoricalRFS,
+from rfverify.implementations.compositional.base import (BaseRFS, BinaryRFS, CategoricalRFS, CircleRFS, GaussianRFS, PrintedCategoricalRFS,
                    SphereCoordinateRFS, SphereExample5RFS, SphereExample6RFS)
-from .features import (CompositionalFeatures, SampledFeatures, comment1_printed, comment1_real,
+from rfverify.implementations.compositional.features import (CompositionalFeatures, SampledFeatures, comment1_printed, comment1_real,
                        leaf_count_pgf, rfss_recursive, sample_features)
-from .skeleton import (InputNode, InternalNode, Skeleton, complexity, conv1d_skeleton, conv2d_skeleton,
+from rfverify.implementations.compositional.skeleton import (InputNode, InternalNode, Skeleton, complexity, conv1d_skeleton, conv2d_skeleton,
                        deep_1d_skeleton, deep_image_skeleton, expected_total_calls, shallow_skeleton,
                        skeleton_kernel, skeleton_kernel_direct)
-from .zoo import angle_domain, deep1d_features, deep1d_kernel, shallow_features, shallow_kernel
+from rfverify.implementations.compositional.zoo import angle_domain, deep1d_features, deep1d_kernel, shallow_features, shallow_kernel
 
 __all__ = [
     "ConjugateActivation", "ExpActivation", "PolynomialActivation", "ReLUActivation", "StepActivation",

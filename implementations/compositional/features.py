@@ -35,7 +35,7 @@ import numpy as np
 
 from rfverify.errors import UsageError
 
-from .skeleton import InputNode, InternalNode, Skeleton
+from rfverify.implementations.compositional.skeleton import InputNode, InternalNode, Skeleton
 
 __all__ = [
     "CompositionalFeatures",

@@ -28,8 +28,8 @@ import numpy as np
 
 from rfverify.errors import UsageError
 
-from .activations import ConjugateActivation, ExpActivation, ReLUActivation
-from .base import BaseRFS, CircleRFS
+from rfverify.implementations.compositional.activations import ConjugateActivation, ExpActivation, ReLUActivation
+from rfverify.implementations.compositional.base import BaseRFS, CircleRFS
 
 __all__ = [
     "InputNode",

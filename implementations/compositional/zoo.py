@@ -36,8 +36,8 @@ import numpy as np
 
 from rfverify.errors import UsageError
 
-from .features import CompositionalFeatures
-from .skeleton import Skeleton, deep_1d_skeleton, shallow_skeleton, skeleton_kernel
+from rfverify.implementations.compositional.features import CompositionalFeatures
+from rfverify.implementations.compositional.skeleton import Skeleton, deep_1d_skeleton, shallow_skeleton, skeleton_kernel
 
 __all__ = [
     "SHALLOW_WIDTH",

@@ -8,7 +8,7 @@ Monte Carlo).  Modules:
   Goel): moments of the maximum of ``q`` Gaussians, Hermite moments, the
   collision kernel ``kappa_q`` and its power series, the expected maxout kernel
   and fast numpy Gram matrices of both kernels.
-* :mod:`rfverify.highprec.maxout_claims` -- the paper's claims, each evaluated
+* :mod:`rfverify.studies.claims.mroueh` -- the paper's claims, each evaluated
   to a verdict with numbers.
 """
 

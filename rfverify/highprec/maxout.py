@@ -2,7 +2,7 @@ r"""High-precision Hermite engine for random maxout features.
 
 Reference: Y. Mroueh, S. Rennie, V. Goel, *Random Maxout Features*
 (``/work/shared/papers/mroueh-random-maxout-features.txt``).  Its Theorem 1 and
-Lemma 1 are treated as claims to test (:mod:`rfverify.highprec.maxout_claims`);
+Lemma 1 are treated as claims to test (:mod:`rfverify.studies.claims.mroueh`);
 this module computes the *true* quantities from minimal definitions.
 
 Notation

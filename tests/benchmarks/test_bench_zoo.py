@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rfverify.implementations.scheme_study import memory_rows, throughput_schemes
+from rfverify.studies.scheme_study import memory_rows, throughput_schemes
 
 D, M, N = 1024, 4096, 1024
 

@@ -24,12 +24,12 @@ from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
-from . import guard
-from .adapters import load_object
-from .errors import PluginError, UsageError
-from .profiles import Profile, get_profile
-from .registry import BaseContext, CheckSpec, statistical_count
-from .seeding import DEFAULT_SEED, SeedSource
+from rfverify import guard
+from rfverify.adapters import load_object
+from rfverify.errors import PluginError, UsageError
+from rfverify.profiles import Profile, get_profile
+from rfverify.registry import BaseContext, CheckSpec, statistical_count
+from rfverify.seeding import DEFAULT_SEED, SeedSource
 
 __all__ = ["TransformBudget", "TRANSFORM_BUDGETS", "TransformPlugin", "DeclaredMatrix", "TransformConfig",
            "TransformContext", "verify_transform", "MATRICES"]
@@ -164,7 +164,7 @@ class TransformConfig:
             why = " (hadamard needs a power of two)" if self.matrix.name in MATRICES else ""
             raise UsageError(f"the declared matrix {self.matrix.name} is not defined at d={self.dim}{why}; "
                              "choose --dim accordingly")
-        from .validation import as_flag, as_name
+        from rfverify.validation import as_flag, as_name
 
         self.inplace = as_flag(inplace, "inplace")
         self.seeds = SeedSource(seed)
@@ -241,7 +241,7 @@ def verify_transform(implementation: Any, *, dim: int = 64, matrix: Any = "hadam
     Returns a :class:`~rfverify.results.Report` (kind ``transform``).  ``time_limit`` /
     ``memory_limit``: per check (:class:`rfverify.guard.Limits`).
     """
-    from .runner import run
+    from rfverify.runner import run
 
     config = TransformConfig(implementation, dim=dim, matrix=matrix, inplace=inplace, seed=seed,
                              profile=profile, name=name)

@@ -2,7 +2,7 @@
 
 Only a *renderer* of :class:`~rfverify.results.Report`: it is generic over
 ``Report.kind`` and the checks' ``details`` (plots come from
-:mod:`rfverify.plots`, other details become tables).  Jinja2 with autoescape
+:mod:`rfverify.report.plots`, other details become tables).  Jinja2 with autoescape
 on — implementation names, docstrings and messages are untrusted text — and a
 Content-Security-Policy that allows no script at all.  Pages embed their plots
 as inline SVG and their stylesheet, so one file is the whole page; the output
@@ -19,8 +19,8 @@ from typing import Any, Iterable, Mapping, Sequence
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from .plots import plots_for
-from .results import Report, _fmt, _kernel_str
+from rfverify.report.plots import plots_for
+from rfverify.results import Report, _fmt, _kernel_str
 
 __all__ = ["render_report_page", "render_index_page", "page_filename", "verdict"]
 
@@ -30,7 +30,7 @@ MAX_INLINE_LIST = 8
 
 
 def _env() -> Environment:
-    env = Environment(loader=PackageLoader("rfverify", "templates"), autoescape=True,
+    env = Environment(loader=PackageLoader("rfverify.report", "templates"), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                       keep_trailing_newline=True)
     env.filters["num"] = _fmt
@@ -170,7 +170,7 @@ def render_report_page(name: str, report: Report, *, provenance: Mapping[str, st
                        doc: str = "", index_href: str | None = "index.html") -> str:
     """The HTML page of one implementation's report (untrusted text is escaped)."""
     counts = {s: sum(r.status == s for r in report.results) for s in STATUS_LABEL}
-    from .metrics import metrics_rows
+    from rfverify.metrics import metrics_rows
 
     metrics = report.metrics if isinstance(report.metrics, Mapping) else None
     config: list[tuple[str, str]] = []

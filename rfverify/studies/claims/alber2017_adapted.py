@@ -1,6 +1,6 @@
 """Claims of alber2017 about adapted bases (Fig. 1, §4.2) and the Gaussian random basis (eq. 4), checked numerically.
 
-``evaluate_adapted_claims()`` is registered in :data:`rfverify.claims.CLAIM_PROVIDERS`.  Fixed seeds;
+``evaluate_adapted_claims()`` is registered in :data:`rfverify.studies.claims.CLAIM_PROVIDERS`.  Fixed seeds;
 data from :func:`~rfverify.implementations.adapted.mixture_domain` (a 4-component mixture on 2-D
 pieces) in d = 32; every error is measured on held-out points (never the fitted ones); intervals are
 95% Student t over seeds.  Runtime: about 10 s.

@@ -28,14 +28,14 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from . import __version__  # noqa: F401  (the report carries it via the runner)
-from . import guard
-from .adapters import load_object
-from .errors import PluginError, UsageError
-from .profiles import Profile, get_profile
-from .registry import BaseContext, CheckSpec, checks_for, statistical_count
-from .results import Report
-from .seeding import DEFAULT_SEED, SeedSource
+from rfverify import __version__  # noqa: F401  (the report carries it via the runner)
+from rfverify import guard
+from rfverify.adapters import load_object
+from rfverify.errors import PluginError, UsageError
+from rfverify.profiles import Profile, get_profile
+from rfverify.registry import BaseContext, CheckSpec, checks_for, statistical_count
+from rfverify.results import Report
+from rfverify.seeding import DEFAULT_SEED, SeedSource
 
 __all__ = [
     "QuadraturePlugin",
@@ -209,7 +209,7 @@ class QuadratureConfig:
                  seed: int = DEFAULT_SEED, profile: str | Profile = "default", name: str | None = None) -> None:
         self.dim = _validate_dim(dim)
         self.degree = _validate_degree(degree)
-        from .validation import as_flag, as_name
+        from rfverify.validation import as_flag, as_name
 
         self.unbiased = as_flag(unbiased, "unbiased")
         self.seeds = SeedSource(seed)
@@ -264,7 +264,7 @@ def verify_quadrature(rule: Any, *, dim: int = 8, degree: int = 0, unbiased: boo
     ``"MODULE:ATTR"`` string.  Returns a :class:`~rfverify.results.Report`.
     ``time_limit`` / ``memory_limit``: per check (:class:`rfverify.guard.Limits`).
     """
-    from .runner import run
+    from rfverify.runner import run
 
     config = QuadratureConfig(rule, dim=dim, degree=degree, unbiased=unbiased, seed=seed, profile=profile,
                               name=name)

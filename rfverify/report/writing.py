@@ -5,7 +5,7 @@ The JSON layout is versioned (``schema_version``; documented in
 byte-identical files.  Files written into the output directory:
 
 * ``<name>.json`` — :meth:`Report.to_dict` plus ``provenance``;
-* ``<name>.html`` — the self-contained page (:mod:`rfverify.html`);
+* ``<name>.html`` — the self-contained page (:mod:`rfverify.report.html`);
 * ``index.json`` / ``index.html`` — every implementation's verdict and the published claims;
 * ``SUMMARY.md`` — the verdict matrix for a pull-request comment.
 """
@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from .results import Report, _fmt
+from rfverify.results import Report, _fmt
 
 __all__ = ["write_reports", "markdown_summary", "provenance", "report_document", "index_document",
            "INDEX_SCHEMA_VERSION"]
@@ -31,7 +31,7 @@ def provenance() -> dict[str, str]:
     import numpy
     import scipy
 
-    from . import __version__
+    from rfverify import __version__
 
     return {
         "rfverify": __version__,
@@ -91,8 +91,8 @@ def index_document(reports: Sequence[tuple[str, Report]], *, seed: int, profile:
                    claims: Sequence[Any] | None = None, prov: Mapping[str, str] | None = None,
                    calibration: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """``index.json``: every implementation's verdict per check, the evaluated claims (or null), and the
-    summary of a calibration found in ``calibration/`` (or null; see :func:`rfverify.calibration.calibration_summary`)."""
-    from .html import page_filename, verdict
+    summary of a calibration found in ``calibration/`` (or null; see :func:`rfverify.report.calibration_pages.calibration_summary`)."""
+    from rfverify.report.html import page_filename, verdict
 
     return {
         "schema_version": INDEX_SCHEMA_VERSION,
@@ -115,7 +115,6 @@ def index_document(reports: Sequence[tuple[str, Report]], *, seed: int, profile:
 
 
 def _claims_section(claims: Sequence[Any]) -> str:
-    from .claims import claims_markdown
 
     counts: dict[str, int] = {}
     for c in claims:
@@ -146,22 +145,22 @@ def write_reports(out: Path, reports: list[tuple[str, Report]], *, seed: int, pr
         written.append(path)
 
     for name, report in reports:
-        from .html import page_filename
+        from rfverify.report.html import page_filename
 
         stem = page_filename(name)
         put(f"{stem}.json", json.dumps(report_document(report, prov), indent=2, allow_nan=False) + "\n")
         if html:
-            from .html import render_report_page
+            from rfverify.report.html import render_report_page
 
             put(f"{stem}.html", render_report_page(name, report, provenance=prov, doc=(docs or {}).get(name, "")))
-    from .calibration import load_calibration_summary
+    from rfverify.report.calibration_pages import load_calibration_summary
 
     calibration = load_calibration_summary(out)  # written by `rfverify calibrate --out OUT/calibration`
     put("index.json", json.dumps(index_document(reports, seed=seed, profile=profile, claims=claims, prov=prov,
                                                 calibration=calibration),
                                  indent=2, allow_nan=False) + "\n")
     if html:
-        from .html import render_index_page
+        from rfverify.report.html import render_index_page
 
         put("index.html", render_index_page(reports, seed=seed, profile=profile, provenance=prov, claims=claims,
                                             calibration=calibration,
@@ -179,3 +178,15 @@ def write_reports(out: Path, reports: list[tuple[str, Report]], *, seed: int, pr
 
 
 _fmt  # re-exported for renderers
+
+
+def claims_markdown(claims: Sequence[Any]) -> str:
+    """The claims table as Markdown (one row per claim: source, location, statement, verdict, evidence)."""
+    def cell(t: str) -> str:
+        return t.replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| source | location | statement | verdict | evidence |", "|---|---|---|---|---|"]
+    for c in claims:
+        verdict = c.verdict if c.verdict == "holds" else f"**{c.verdict}**"
+        lines.append(f"| {c.source} | {cell(c.location)} | {cell(c.statement)} | {verdict} | {cell(c.evidence)} |")
+    return "\n".join(lines) + "\n"

@@ -28,8 +28,8 @@ import numpy as np
 from scipy import stats
 from scipy.stats import qmc
 
-from .orthogonal import haar_qr
-from .quadrature import RULES, _phi
+from rfverify.implementations.orthogonal import haar_qr
+from rfverify.implementations.quadrature import RULES, _phi
 
 __all__ = ["DATASETS", "exact_gram", "frobenius_table", "format_table"]
 

@@ -9,7 +9,7 @@
   (alber2017 §4: one block stalls, two and three follow the Gaussian basis).
 * :func:`throughput_rows` — rows per second of ``transform`` at d = 1024, m = 4096 (float64
   and float32) for every scheme against dense RFF, and the parameters each scheme stores.
-  Registered with :func:`rfverify.bench.register_benchmark` as ``"zoo-feature-maps"``.
+  Registered with :func:`rfverify.studies.bench.register_benchmark` as ``"zoo-feature-maps"``.
 
 All feature maps use the paired form sqrt(1/m)[cos Wx, sin Wx] with m frequencies, so
 "m" is the number of frequencies for every scheme (2m outputs).
@@ -176,7 +176,7 @@ def throughput_schemes(dtype: Any) -> dict[str, Any]:
 def throughput_rows(quick: bool = False, *, d: int = 1024, m: int = 4096, n: int | None = None,
                     dtypes: Iterable[Any] = (np.float64, np.float32), repeats: int | None = None) -> list[dict]:
     """Rows/second of ``transform`` (after ``fit``) for every scheme vs dense RFF, in bench's row format."""
-    from rfverify.bench import time_call
+    from rfverify.studies.bench import time_call
 
     n = n or (256 if quick else 2048)
     repeats = repeats or (2 if quick else 5)
@@ -215,7 +215,7 @@ def memory_rows(d: int = 1024, m: int = 4096) -> list[dict[str, Any]]:
 
 
 def _register() -> None:
-    from rfverify.bench import register_benchmark
+    from rfverify.studies.bench import register_benchmark
 
     register_benchmark("zoo-feature-maps", lambda quick: throughput_rows(quick))
 

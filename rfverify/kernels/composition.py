@@ -39,13 +39,16 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .errors import UsageError
-from .kernels import Kernel, KernelSpec, ParamSpec, as_kernel, get_kernel, register_kernel
+from rfverify.errors import UsageError
+from rfverify.kernels.base import Kernel, KernelSpec, ParamSpec, as_kernel, get_kernel
 
 __all__ = ["CompositeKernel", "kernel_sum", "kernel_product", "kernel_scale", "kernel_conformal", "kernel_exp",
            "declared_psd", "diagonal_constant", "OPS"]
 
 #: The composition rules, by the name a :class:`CompositeKernel` records in ``op``.
+#: The registry composites (registered explicitly by :mod:`rfverify.kernels`).
+COMPOSITES: list[KernelSpec] = []
+
 OPS = ("sum", "product", "scale", "conformal", "exp")
 
 KernelLike = "str | Kernel | Callable[..., Any]"
@@ -230,8 +233,8 @@ def _register_composite(name: str, build: Callable[..., CompositeKernel], params
     def gram(X: np.ndarray, Y: np.ndarray, **p: Any) -> np.ndarray:
         return build(**p)(X, Y)
 
-    register_kernel(KernelSpec(name=name, gram=gram, params=params, doc=doc, length_scale=length_scale,
-                               build=build))
+    COMPOSITES.append(KernelSpec(name=name, gram=gram, params=params, doc=doc, length_scale=length_scale,
+                                 build=build))
 
 
 def _rbf_plus_laplacian(rbf_gamma: float, laplacian_gamma: float) -> CompositeKernel:

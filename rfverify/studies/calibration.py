@@ -23,8 +23,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
-from .runner import verify
-from .stats import clopper_pearson
+from rfverify.runner import verify
+from rfverify.report.calibration_pages import CALIBRATION_SCHEMA_VERSION
+from rfverify.stats import clopper_pearson
 
 __all__ = ["StudyResult", "false_alarm_study", "power_study", "Mutant", "load_mutants"]
 
@@ -36,7 +37,7 @@ STUDY_BASE = 1_000_000
 class Mutant:
     """One entry of a mutant library: a deliberately changed implementation and what must happen to it.
 
-    ``kind`` selects the verifier (:data:`rfverify.zoo.VERIFIERS`), called as
+    ``kind`` selects the verifier (:data:`rfverify.studies.zoo.VERIFIERS`), called as
     ``verify(implementation, seed=..., profile=..., checks=..., **options)``.  A bug names the
     check(s) that must end with status ``expect`` (``"fail"``, or ``"error"`` for a plug-in the
     harness must refuse) in ``caught_by``; an *equivalent* mutant (``equivalent=True``, empty
@@ -58,7 +59,7 @@ class Mutant:
 
     def verify(self, *, seed: int, profile: str, checks: Iterable[str] | None = None) -> Any:
         """Run the kind's verifier on this mutant; returns its :class:`~rfverify.results.Report`."""
-        from .zoo import VERIFIERS
+        from rfverify.studies.zoo import VERIFIERS
 
         mod, fn = VERIFIERS[self.kind].split(":")
         verify = getattr(importlib.import_module(mod), fn)
@@ -149,9 +150,9 @@ def load_mutants(spec: str) -> list[Mutant]:
     import sys
     from pathlib import Path
 
-    from .adapters import load_object
-    from .errors import UsageError
-    from .registry import checks_for
+    from rfverify.adapters import load_object
+    from rfverify.errors import UsageError
+    from rfverify.registry import checks_for
 
     if not isinstance(spec, str) or not spec.strip():
         raise UsageError(f"--mutants takes a path lib.py[:ATTR] or MODULE:ATTR, got {spec!r}")
@@ -171,11 +172,11 @@ def load_mutants(spec: str) -> list[Mutant]:
     except TypeError:
         raise UsageError(f"mutant library {spec!r} is {type(obj).__name__}, not a list of Mutant") from None
     seen: set[str] = set()
-    from .zoo import VERIFIERS
+    from rfverify.studies.zoo import VERIFIERS
 
     for m in entries:
         if not isinstance(m, Mutant):
-            raise UsageError(f"mutant library {spec!r} holds {type(m).__name__}, not rfverify.calibration.Mutant")
+            raise UsageError(f"mutant library {spec!r} holds {type(m).__name__}, not rfverify.studies.calibration.Mutant")
         if m.name in seen:
             raise UsageError(f"mutant library {spec!r}: duplicate name {m.name!r}")
         seen.add(m.name)
@@ -210,7 +211,6 @@ def _mutant(spec: str, name: str) -> Mutant:
 CALIBRATION_REFERENCES: tuple[str, ...] = ("rff-phase", "orf", "laplacian-cauchy", "arccos-1", "haar-qr",
                                            "haar-householder", "fwht", "rule-sr33-per-vertex-haar", "kernel-rbf",
                                            "kernel-rbf_laplacian_mix")
-CALIBRATION_SCHEMA_VERSION = 1
 #: A bug whose caught_by check fails under fewer than this fraction of seeds is flagged.
 POWER_TARGET = 0.99
 CONFIDENCE = 0.95
@@ -266,7 +266,7 @@ def run_unit(unit: Unit, library: str | None = None) -> dict[str, Any]:
     try:
         with threadpool_limits(limits=1):
             if unit.role == "reference":
-                from .zoo import verify_entry, zoo_entries
+                from rfverify.studies.zoo import verify_entry, zoo_entries
 
                 report = verify_entry(zoo_entries([unit.name])[0], seed=unit.seed, profile=unit.profile)
             else:
@@ -329,8 +329,8 @@ def _interval(k: int, n: int) -> list[float]:
 
 def _design_alphas(kind: str, profile: str) -> tuple[float, dict[str, float]]:
     """Family-wise alpha of ``profile`` and each check's share (0 for a deterministic check)."""
-    from .profiles import get_profile
-    from .registry import checks_for, statistical_count
+    from rfverify.profiles import get_profile
+    from rfverify.registry import checks_for, statistical_count
 
     fam = get_profile(profile).family_alpha
     share = fam / max(1, statistical_count(kind))
@@ -339,7 +339,7 @@ def _design_alphas(kind: str, profile: str) -> tuple[float, dict[str, float]]:
 
 def _kind_of(role: str, name: str, library: str | None) -> str:
     if role == "reference":
-        from .zoo import zoo_entries
+        from rfverify.studies.zoo import zoo_entries
 
         return zoo_entries([name])[0].kind
     return _mutant(library, name).kind if library else "?"
@@ -471,9 +471,9 @@ def calibrate(*, references: Iterable[str] = CALIBRATION_REFERENCES, library: st
     """
     import os
 
-    from .errors import UsageError
-    from .profiles import get_profile
-    from .zoo import zoo_entries
+    from rfverify.errors import UsageError
+    from rfverify.profiles import get_profile
+    from rfverify.studies.zoo import zoo_entries
 
     profiles = list(dict.fromkeys(profiles))
     for p in profiles:
@@ -533,173 +533,3 @@ def strip_timing(doc: Any) -> Any:
     if isinstance(doc, list):
         return [strip_timing(v) for v in doc]
     return doc
-
-
-# ---------------------------------------------------------------------------------------------
-# Output: JSON, Markdown, HTML; the summary the report index shows
-# ---------------------------------------------------------------------------------------------
-CALIBRATION_FILES = ("calibration.json", "calibration.md", "calibration.html")
-
-
-def _g(x: float) -> str:
-    return "0" if x == 0 else ("1" if x == 1 else f"{x:.3g}")
-
-
-def _iv(iv: list[float]) -> str:
-    return f"[{_g(iv[0])}, {_g(iv[1])}]"
-
-
-def _flag(b: bool) -> str:
-    return "**FLAG**" if b else ""
-
-
-def _rows(doc: Mapping[str, Any]) -> dict[str, list[list[str]]]:
-    """The tables of a calibration document as rows of text cells (shared by Markdown and HTML)."""
-    pooled = [[p["kind"], p["check"], p["profile"], _g(p["design_alpha"]), f"{p['failures']}/{p['trials']}",
-               _g(p["rate"]), _iv(p["interval95"]), _flag(p["flagged"])] for p in doc["by_kind"]]
-    refs = []
-    for e in doc["false_alarms"]:
-        fw = e["family"]
-        refs.append([e["name"], e["kind"], e["profile"], "(family-wise)", _g(fw["design_alpha"]),
-                     f"{fw['failures']}/{fw['seeds']}", _iv(fw["interval95"]), _flag(fw["flagged"])])
-        for check, c in e["checks"].items():
-            cell = (f"{c['failures']}/{c['seeds']}" + (f", {c['errors']} errors" if c["errors"] else "")
-                    if c["seeds"] else f"does not apply ({c['skipped']} skips)")
-            refs.append(["", "", "", check, _g(c["design_alpha"]), cell, _iv(c["interval95"]), _flag(c["flagged"])])
-    eq = []
-    for e in doc["equivalent"]:
-        fired = ", ".join(f"{c} {v['failures'] + v['errors']}" for c, v in e["checks"].items()
-                          if v["failures"] or v["errors"]) or "none"
-        eq.append([e["name"], e["kind"], e["category"], e["profile"], f"{e['family']['failures']}/{e['seeds']}",
-                   _iv(e["family"]["interval95"]), fired, _flag(e["family"]["failures"] > 0)])
-    power = []
-    for p in doc["power"]:
-        others = ", ".join(f"{c} {o['fired']}/{o['of']}" for c, o in p["other_checks"].items() if o["fired"]) or \
-            ("none" if p["scan_seeds"] else "—")
-        for i, (check, c) in enumerate(p["caught_by"].items()):
-            power.append([p["name"] if i == 0 else "", p["kind"] if i == 0 else "", p["category"] if i == 0 else "",
-                          p["profile"], check + (" (error)" if p["expect"] == "error" else ""),
-                          f"{c['caught']}/{c['seeds']}", _g(c["power"]), _iv(c["interval95"]),
-                          others if i == 0 else "", _flag(c["flagged"])])
-    return {"pooled": pooled, "references": refs, "equivalent": eq, "power": power}
-
-
-HEADERS = {
-    "pooled": ["kind", "check", "profile", "design α", "failures / trials", "rate", "95% interval", "flag"],
-    "references": ["reference", "kind", "profile", "check", "design α", "failing seeds", "95% interval", "flag"],
-    "equivalent": ["mutant", "kind", "category", "profile", "failing seeds", "95% interval", "checks that fired",
-                   "flag"],
-    "power": ["mutant", "kind", "category", "profile", "check", "caught / seeds", "power", "95% interval",
-              "other checks fired (whole suite, first seeds)", "flag"],
-}
-
-
-def _settings_line(doc: Mapping[str, Any]) -> str:
-    s = doc["settings"]
-    return (f"profiles {', '.join(s['profiles'])}; seeds {s['seed_base']}.. ({s['fa_seeds']} per reference, "
-            f"{s['equivalent_seeds']} per equivalent mutant, {s['power_seeds']} per bug, the first "
-            f"{s['scan_seeds']} with the whole suite); {len(s['references'])} references, "
-            f"{len(s['mutants'])} mutants from {s['library'] or '(none)'}; 95% Clopper–Pearson intervals; "
-            f"power target {s['power_target']:.0%}")
-
-
-def _timing_lines(doc: Mapping[str, Any]) -> list[str]:
-    t = doc.get("timing") or {}
-    if not t:
-        return []
-    roles = ", ".join(f"{k} {v:.0f} s" for k, v in t.get("unit_seconds_by_role", {}).items())
-    return [f"wall time {t['wall_seconds']:.0f} s ({t['wall_seconds'] / 60:.1f} min) with --jobs {t['jobs']} "
-            f"on {t.get('cpus')} CPUs; {t['units']} units; unit time by role: {roles}"]
-
-
-def calibration_markdown(doc: Mapping[str, Any]) -> str:
-    """The calibration document as Markdown (tables of false alarms, equivalent mutants, power; flags; timing)."""
-    rows = _rows(doc)
-
-    def table(key: str) -> list[str]:
-        head = HEADERS[key]
-        out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        out += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows[key]]
-        return out + [""]
-
-    lines = ["# rfverify calibration: false-alarm rates and power", "", _settings_line(doc) + ".", ""]
-    if doc.get("command"):
-        lines += ["```sh", doc["command"], "```", ""]
-    lines += _timing_lines(doc) + [""]
-    lines += [f"## Flags ({len(doc['flags'])})", ""]
-    lines += [f"- {f}" for f in doc["flags"]] or ["none"]
-    lines += ["", "A false-alarm rate is flagged when its interval lies above the design α (a check's share of "
-              "the profile's family α, 0 for a deterministic check); a bug's power when under "
-              f"{doc['settings']['power_target']:.0%}.", ""]
-    lines += ["## False alarms, pooled over the references of each kind", ""] + table("pooled")
-    lines += ["## False alarms per reference", ""] + table("references")
-    if rows["equivalent"]:
-        lines += ["## Equivalent mutants (must pass every check)", ""] + table("equivalent")
-    if rows["power"]:
-        lines += ["## Power per mutant", ""] + table("power")
-    return "\n".join(lines)
-
-
-def calibration_summary(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """What the report index shows: per kind and profile, the family-wise false-alarm rate and the bugs caught.
-
-    Holds no timings, so an index that embeds it stays byte-identical across runs.
-    """
-    rows = []
-    kinds = sorted({p["kind"] for p in doc["by_kind"]} | {p["kind"] for p in doc["power"]})
-    for kind in kinds:
-        for profile in doc["settings"]["profiles"]:
-            fw = next((p for p in doc["by_kind"] if p["kind"] == kind and p["profile"] == profile
-                       and p["check"] == "(family-wise)"), None)
-            bugs = [p for p in doc["power"] if p["kind"] == kind and p["profile"] == profile]
-            strong = sum(all(not c["flagged"] for c in p["caught_by"].values()) for p in bugs)
-            rows.append({"kind": kind, "profile": profile,
-                         "family": None if fw is None else f"{fw['failures']}/{fw['trials']} {_iv(fw['interval95'])}",
-                         "bugs": len(bugs), "strong": strong})
-    return {"html": "calibration/calibration.html", "markdown": "calibration/calibration.md",
-            "json": "calibration/calibration.json", "flags": len(doc["flags"]), "settings": _settings_line(doc),
-            "rows": rows}
-
-
-def load_calibration_summary(out: Any) -> dict[str, Any] | None:
-    """The summary of ``out/calibration/calibration.json`` if a calibration has been written there, else None."""
-    import json
-    from pathlib import Path
-
-    path = Path(out) / "calibration" / "calibration.json"
-    if not path.is_file():
-        return None
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        return calibration_summary(doc) if doc.get("schema_version") == CALIBRATION_SCHEMA_VERSION else None
-    except (ValueError, KeyError, TypeError):
-        return None
-
-
-def write_calibration(doc: Mapping[str, Any], out: Any) -> list[Any]:
-    """Write ``calibration.json``, ``calibration.md`` and ``calibration.html`` into ``out``; returns the paths."""
-    import json
-    from pathlib import Path
-
-    from .html import _env
-    from .reporting import provenance
-
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    prov = provenance()
-    full = dict(doc)
-    full["provenance"] = prov
-    paths = []
-    texts = {
-        "calibration.json": json.dumps(full, indent=2, allow_nan=False) + "\n",
-        "calibration.md": calibration_markdown(doc) + "\n",
-        "calibration.html": _env().get_template("calibration.html.j2").render(
-            title="rfverify calibration", doc=doc, rows=_rows(doc), headers=HEADERS, settings=_settings_line(doc),
-            timing=_timing_lines(doc), provenance=prov, command=doc.get("command", "")),
-    }
-    for name, text in texts.items():
-        path = out / name
-        with open(path, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        paths.append(path)
-    return paths

@@ -13,18 +13,18 @@ import importlib
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable
 
-from .errors import UsageError
+from rfverify.errors import UsageError
 
-__all__ = ["Claim", "CLAIM_PROVIDERS", "register_claim_provider", "evaluate_claims", "claims_markdown", "VERDICTS"]
+__all__ = ["Claim", "CLAIM_PROVIDERS", "register_claim_provider", "evaluate_claims", "VERDICTS"]
 
 VERDICTS = ("holds", "fails", "holds with a correction")
 
 #: Providers, in the order their claims are listed.
 CLAIM_PROVIDERS: list[str] = [
-    "rfverify.highprec.maxout_claims:evaluate_maxout_claims",
-    "rfverify.implementations.compositional_claims:evaluate_compositional_claims",
-    "rfverify.implementations.zoo_claims:evaluate_zoo_claims",
-    "rfverify.implementations.adapted_claims:evaluate_adapted_claims",
+    "rfverify.studies.claims.mroueh:evaluate_maxout_claims",
+    "rfverify.studies.claims.daniely2017:evaluate_compositional_claims",
+    "rfverify.studies.claims.alber2017:evaluate_alber2017_claims",
+    "rfverify.studies.claims.munkhoeva2018:evaluate_munkhoeva2018_claims",
 ]
 
 
@@ -89,14 +89,3 @@ def evaluate_claims(sources: Iterable[str] | None = None) -> list[Claim]:
         known = sorted({c.source for c in evaluate_claims()})
         raise UsageError(f"no claims from {', '.join(sorted(wanted))}; sources are {', '.join(known)}")
     return claims
-
-
-def claims_markdown(claims: list[Claim]) -> str:
-    def cell(t: str) -> str:
-        return t.replace("|", "\\|").replace("\n", " ")
-
-    lines = ["| source | location | statement | verdict | evidence |", "|---|---|---|---|---|"]
-    for c in claims:
-        verdict = c.verdict if c.verdict == "holds" else f"**{c.verdict}**"
-        lines.append(f"| {c.source} | {cell(c.location)} | {cell(c.statement)} | {verdict} | {cell(c.evidence)} |")
-    return "\n".join(lines) + "\n"

@@ -1,7 +1,7 @@
 """The ``kernel`` plug-in kind: checks of a kernel itself, before anything is held to it.
 
 A kernel is a registry name (with parameters), a :class:`~rfverify.kernels.Kernel` (e.g. a
-composite from :mod:`rfverify.composition`), any callable ``k(X, Y) -> (n_X, n_Y) Gram`` or
+composite from :mod:`rfverify.kernels.composition`), any callable ``k(X, Y) -> (n_X, n_Y) Gram`` or
 ``"MODULE:ATTR"`` naming one.  The checks (``properties/kernel_properties.py``,
 ``properties/kernel_composition.py``) ask what the cs4787 lecture's definition of a kernel asks:
 symmetry, positive semi-definiteness of every Gram matrix, k(x, x) = 1 where claimed, and, for
@@ -33,16 +33,16 @@ from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
-from .adapters import _spec_of, load_object, to_numpy
-from .composition import CompositeKernel, declared_psd
-from .domains import DOMAINS, _calibrate_scale
-from .errors import PluginError, UsageError
-from .kernels import Kernel, as_kernel
-from .profiles import Profile, get_profile
-from .registry import BaseContext, CheckSpec, checks_for, statistical_count
-from .results import Report
-from .seeding import DEFAULT_SEED, SeedSource
-from .stats import roundoff_inner_product
+from rfverify.adapters import _spec_of, load_object, to_numpy
+from rfverify.kernels.composition import CompositeKernel, declared_psd
+from rfverify.domains import DOMAINS, _calibrate_scale
+from rfverify.errors import PluginError, UsageError
+from rfverify.kernels import Kernel, as_kernel
+from rfverify.profiles import Profile, get_profile
+from rfverify.registry import BaseContext, CheckSpec, checks_for, statistical_count
+from rfverify.results import Report
+from rfverify.seeding import DEFAULT_SEED, SeedSource
+from rfverify.stats import roundoff_inner_product
 
 __all__ = ["KernelBudget", "KERNEL_BUDGETS", "PLAN", "PointSet", "KernelConfig", "KernelContext",
            "verify_kernel", "screen_reference_kernel", "KernelOverflow", "evaluation_tolerance", "psd_tolerance", "kernel_accuracy",
@@ -458,7 +458,7 @@ def verify_kernel(kernel: Any, *, kernel_params: Mapping[str, Any] | None = None
     :class:`~rfverify.results.Report` of kind ``kernel``.  ``time_limit`` / ``memory_limit``: per check
     (:class:`rfverify.guard.Limits`).
     """
-    from .runner import run
+    from rfverify.runner import run
 
     config = KernelConfig(kernel, kernel_params=kernel_params, dim=dim, domain=domain, normalized=normalized,
                           psd=psd, seed=seed, profile=profile, name=name, feature_map=feature_map)
@@ -481,7 +481,7 @@ def screen_reference_kernel(fm_config: Any) -> str | None:
     itself), else the problem: what failed, the witness, and the ``rfverify check kernel`` command
     that shows it.
     """
-    from .runner import run_check
+    from rfverify.runner import run_check
 
     config = KernelConfig(fm_config.kernel, dim=fm_config.dim, domain=fm_config.domain, seed=fm_config.seeds.root,
                           profile="quick", kernel_spec=fm_config.kernel_spec, domain_spec=fm_config.domain_spec)

@@ -27,12 +27,12 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from . import guard
-from .adapters import load_object
-from .errors import PluginError, UsageError
-from .profiles import Profile, get_profile
-from .registry import BaseContext, CheckSpec, statistical_count
-from .seeding import DEFAULT_SEED, SeedSource
+from rfverify import guard
+from rfverify.adapters import load_object
+from rfverify.errors import PluginError, UsageError
+from rfverify.profiles import Profile, get_profile
+from rfverify.registry import BaseContext, CheckSpec, statistical_count
+from rfverify.seeding import DEFAULT_SEED, SeedSource
 
 __all__ = ["OrthogonalBudget", "ORTHOGONAL_BUDGETS", "OrthogonalSampler", "OrthogonalConfig",
            "OrthogonalContext", "verify_orthogonal", "KERNEL_NOTE", "GROUPS"]
@@ -138,7 +138,7 @@ class OrthogonalConfig:
         self.profile = get_profile(profile)
         self.budget = ORTHOGONAL_BUDGETS[self.profile.name] if self.profile.name in ORTHOGONAL_BUDGETS \
             else ORTHOGONAL_BUDGETS["default"]
-        from .validation import as_name
+        from rfverify.validation import as_name
 
         self.sampler = OrthogonalSampler(implementation, name=as_name(name))
         self._cache: dict[tuple[Any, ...], np.ndarray] = {}
@@ -244,7 +244,7 @@ def verify_orthogonal(implementation: Any, *, dim: int = 8, group: str = "O", se
     :class:`~rfverify.results.Report` (kind ``orthogonal``).  ``time_limit`` /
     ``memory_limit``: per check (:class:`rfverify.guard.Limits`).
     """
-    from .runner import run
+    from rfverify.runner import run
 
     config = OrthogonalConfig(implementation, dim=dim, group=group, seed=seed, profile=profile, name=name)
     return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit)

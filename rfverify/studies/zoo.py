@@ -15,7 +15,7 @@ __all__ = ["ZooEntry", "ZOO", "zoo_entries", "VERIFIERS", "verify_entry"]
 #: kind -> "module:function" verifying one implementation of that kind; called as
 #: ``fn(implementation, seed=..., profile=..., xfail=..., **entry.options)`` -> Report.
 VERIFIERS: dict[str, str] = {"feature-map": "rfverify.runner:verify",
-                             "quadrature": "rfverify.quadrature:verify_quadrature"}
+                             "quadrature": "rfverify.kinds.quadrature:verify_quadrature"}
 
 
 @dataclass(frozen=True)
@@ -54,8 +54,8 @@ ZOO: list[ZooEntry] = [
 ]
 
 # Random orthogonal matrices and fast transforms (issue 3).
-VERIFIERS.update({"orthogonal": "rfverify.orthogonal_kind:verify_orthogonal",
-                  "transform": "rfverify.transform_kind:verify_transform"})
+VERIFIERS.update({"orthogonal": "rfverify.kinds.orthogonal:verify_orthogonal",
+                  "transform": "rfverify.kinds.transform:verify_transform"})
 _ORTH = "rfverify.implementations.orthogonal:"
 ZOO += [
     ZooEntry("haar-qr", _ORTH + "haar_qr", {"dim": 16, "group": "O"}, kind="orthogonal",
@@ -182,11 +182,11 @@ def zoo_entries(names: list[str] | None = None) -> list[ZooEntry]:
     if not names:
         return list(ZOO)
     by = {e.name: e for e in ZOO}
-    from .errors import UsageError
+    from rfverify.errors import UsageError
 
     unknown = [n for n in names if n not in by]
     if unknown:
-        from .validation import show
+        from rfverify.validation import show
 
         raise UsageError(f"unknown zoo entr{'y' if len(unknown) == 1 else 'ies'} {', '.join(map(show, unknown))}; "
                          f"known: {', '.join(by)}")
@@ -206,8 +206,8 @@ def verify_entry(entry: ZooEntry, *, seed: int, profile: str) -> Any:
 # where claimed, and the composition rules for composites; the sigmoid kernel is declared not PSD, so
 # its witness is an expected finding), and scikit-learn's pairwise kernels that users hand us as
 # reference callables.  Composite feature maps through the feature-map harness.
-VERIFIERS["kernel"] = "rfverify.kernel_kind:verify_kernel"
-from rfverify.kernels import _REGISTRY as _KERNELS, kernel_names as _kernel_names  # noqa: E402
+VERIFIERS["kernel"] = "rfverify.kinds.kernel:verify_kernel"
+from rfverify.kernels.base import _REGISTRY as _KERNELS, kernel_names as _kernel_names  # noqa: E402
 
 ZOO += [ZooEntry(f"kernel-{_k}", _k, {"dim": 16}, kind="kernel", doc=_KERNELS[_k].doc.split(";")[0])
         for _k in _kernel_names()]

@@ -1,0 +1,22 @@
+"""Helpers shared by the claim modules: a 99.9% normal interval and a fixed design of input pairs."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats
+
+_Z = float(stats.norm.isf(0.0005))  # 99.9% two-sided
+
+
+def _ci(samples: np.ndarray) -> tuple[float, float]:
+    return float(np.mean(samples)), float(_Z * np.std(samples, ddof=1) / math.sqrt(len(samples)))
+
+
+def _pairs(rng: np.random.Generator, d: int = 8) -> tuple[np.ndarray, np.ndarray]:
+    X = rng.standard_normal((3, d))
+    Y = np.array([0.9, 0.3, -0.5])[:, None] * X + rng.standard_normal((3, d))
+    X *= np.array([2.0, 0.5, 1.0])[:, None] / np.linalg.norm(X, axis=1, keepdims=True)
+    Y *= np.array([3.0, 1.5, 0.7])[:, None] / np.linalg.norm(Y, axis=1, keepdims=True)
+    return X, Y
