@@ -20,7 +20,8 @@ from scipy import stats
 from rfverify.errors import PluginError
 from rfverify.metrics import alignment, held_out_data, labels_of, relative_frobenius_error, target_alignment
 from rfverify.metrics import MetricsBudget, t_interval
-from rfverify.registry import CheckContext, effect, register_check
+from rfverify.kinds.feature_map import CheckContext
+from rfverify.registry import effect, register_check
 from rfverify.results import CheckResult
 
 #: Confidence of the reported savings interval (a measurement, not the test).

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rfverify.registry import CheckContext, effect, not_for_data_dependent, register_check
+from rfverify.kinds.feature_map import CheckContext, not_for_data_dependent
+from rfverify.registry import effect, register_check
 from rfverify.results import CheckResult
 from rfverify.stats import binomial_upper_test, clopper_pearson, hoeffding_bound, hoeffding_epsilon
 

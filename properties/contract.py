@@ -8,24 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from rfverify.registry import CheckContext, register_check
+from rfverify.kinds.feature_map import CheckContext
+from rfverify.registry import register_check
 from rfverify.results import CheckResult
-from rfverify.stats import roundoff_inner_product
+from rfverify.tolerances import contract_tolerance
 
-#: Margin over Higham's gamma_{d+2} for a nonlinearity applied to an inner
-#: product whose argument may reach ~256 in magnitude (|cos'| <= 1, so the
-#: absolute error of cos(w.x + b) is at most |arg| * gamma_{d+2}).
-ROUNDOFF_MARGIN = 256.0
 CONTRACT_M = 64
 SINGLE_ROWS = 4
-
-
-def roundoff_tolerance(d: int, F: np.ndarray) -> float:
-    """Absolute tolerance for recomputing features: margin * gamma_{d+2}(dtype) * max |F|."""
-    dtype = F.real.dtype if np.iscomplexobj(F) else F.dtype
-    if dtype.kind != "f":
-        dtype = np.dtype(np.float64)
-    return ROUNDOFF_MARGIN * roundoff_inner_product(d + 2, dtype) * max(float(np.max(np.abs(F))), 1e-300)
 
 
 @register_check("feature-map", "contract", statistical=False, cost="3 fits, ~10 transforms")
@@ -65,7 +54,7 @@ def check_contract(ctx: CheckContext) -> CheckResult:
     details["m_out"] = m_out
     details["dtype"] = str(F1.dtype)
     details["n_components"] = CONTRACT_M
-    tol = roundoff_tolerance(ctx.dim, F1)
+    tol = contract_tolerance(ctx.dim, F1)
     details["tolerance"] = tol
     F2 = fitted.transform(Z)
     diff_repeat = float(np.max(np.abs(F1 - F2)))

@@ -7,7 +7,8 @@ import math
 import numpy as np
 from scipy import stats as st
 
-from rfverify.registry import CheckContext, effect, not_for_data_dependent, register_check
+from rfverify.kinds.feature_map import CheckContext, not_for_data_dependent
+from rfverify.registry import effect, register_check
 from rfverify.results import CheckResult
 from rfverify.stats import log_slope
 

@@ -7,7 +7,8 @@ from dataclasses import replace
 from rfverify.adapters import as_feature_map
 from rfverify.kernels.composition import CompositeKernel
 from rfverify.kinds.kernel import KernelContext
-from rfverify.registry import CheckContext, Declarations, register_check
+from rfverify.kinds.feature_map import CheckContext, Declarations
+from rfverify.registry import register_check
 from rfverify.results import CheckResult
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rfverify.kinds.kernel import KernelContext, KernelOverflow, PointSet, evaluation_tolerance, psd_tolerance
+from rfverify.kinds.kernel import KernelContext, KernelOverflow, PointSet
+from rfverify.tolerances import evaluation_tolerance, psd_tolerance
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
 
@@ -162,7 +163,7 @@ def check_psd(ctx: KernelContext) -> CheckResult:
     Test: the Gram matrices of the first ``budget.psd_sets`` point sets of the plan (sizes 8 to
     96 at the default profile; i.i.d., mixed-norm and clustered sets at 0.1 to 3 length scales),
     symmetrised, eigenvalues by ``eigvalsh``; lambda_min is compared with
-    -tol, tol = n eta max|K| + EIG_CONSTANT n u ||K||_2 (:func:`rfverify.kinds.kernel.psd_tolerance`:
+    -tol, tol = n eta max|K| + EIG_CONSTANT n u ||K||_2 (:func:`rfverify.tolerances.psd_tolerance`:
     Weyl's inequality for the evaluation error plus LAPACK's backward-error bound for the
     symmetric eigenproblem).  Deterministic: no alpha; a PSD kernel evaluated within round-off
     cannot fail.  On failure a **witness set** is reported: a few points (greedy shrinking, see
@@ -259,7 +260,7 @@ def check_normalisation(ctx: KernelContext) -> CheckResult:
     claim).
     Test: the diagonal of the Gram matrices of the first ``budget.psd_sets`` point sets against 1
     with the relative evaluation round-off eta = EVAL_CONSTANT gamma_{d+2}(u) (1 + r^2) as
-    tolerance (:func:`rfverify.kinds.kernel.evaluation_tolerance`).  Deterministic: no alpha.
+    tolerance (:func:`rfverify.tolerances.evaluation_tolerance`).  Deterministic: no alpha.
     Applies to: kernels claimed normalised (registry ``normalized=True``, derived for composites
     by :func:`rfverify.kernels.composition.diagonal_constant`, or ``normalized=True`` / ``--normalized``);
     skipped with the reason otherwise.

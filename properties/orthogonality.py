@@ -7,28 +7,7 @@ import numpy as np
 from rfverify.kinds.orthogonal import OrthogonalContext
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
-from rfverify.stats import roundoff_inner_product
-
-#: The small constant c in Higham's gamma~_k = c k u / (1 - c k u) (Higham 2002, §19.3: "c denotes a
-#: small integer constant"); the orthogonality bound below is 2 c d^2 u.
-ORTHO_CONSTANT = 4
-
-
-def orthogonality_tolerance(d: int, dtype: np.dtype) -> float:
-    """Named bound on ``max |Q^T Q - I|`` for a matrix computed as a product of d Householder reflections.
-
-    Higham (2002), Lemma 19.3 / Thm 19.4: applying r reflections of length d in
-    floating point gives columns ``Q(e_j + Δ_j)`` with ``||Δ_j||_2 <= r γ~_d``;
-    with r = d, ``|Q̂^T Q̂ - I|_max <= 2 d γ~_d + O(u^2) ≈ 2 c d^2 u``, ``u`` the
-    unit round-off of the sampler's dtype (so a float32 sampler is judged at
-    float32 precision).  Our own evaluation of ``Q̂^T Q̂`` in float64 adds
-    ``γ_d(float64) * max_ij sum_k |q_ki q_kj| <= γ_d(float64) * (1 + tol)``.
-    """
-    dt = np.dtype(dtype) if np.dtype(dtype).kind == "f" else np.dtype(np.float64)
-    u = float(np.finfo(dt).eps) / 2.0
-    tol = 2.0 * ORTHO_CONSTANT * d * d * u
-    return tol + roundoff_inner_product(d, np.float64) * (1.0 + tol)
-
+from rfverify.tolerances import orthogonality_tolerance
 
 @register_check("orthogonal", "orthogonality", statistical=False,
                 cost="budget.ortho_draws matrices (default 16), two d x d products each")

@@ -9,7 +9,7 @@ import numpy as np
 from rfverify.kinds.quadrature import QuadratureContext, wick_moment
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
-from rfverify.stats import roundoff_inner_product
+from rfverify.tolerances import roundoff_inner_product
 
 #: Entries of the random integer vectors a_k of the linear forms, and of the coefficients.
 FORM_ENTRIES = 2

@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from rfverify.errors import PluginError
-from rfverify.registry import CheckContext, register_check
+from rfverify.kinds.feature_map import CheckContext
+from rfverify.registry import register_check
 from rfverify.results import CheckResult
+from rfverify.tolerances import contract_tolerance
 
-from rfverify.properties.contract import roundoff_tolerance
 
 REPRO_M = 64
 
@@ -46,7 +47,7 @@ def check_reproducibility(ctx: CheckContext) -> CheckResult:
         F3 = ctx.fit(REPRO_M, rs_b).transform(Z)
     finally:
         np.random.set_state(saved)
-    tol = roundoff_tolerance(ctx.dim, F1)
+    tol = contract_tolerance(ctx.dim, F1)
     same = F1.shape == F2.shape and float(np.max(np.abs(F1 - F2))) if F1.shape == F2.shape else np.inf
     details["same_seed_max_abs_diff"] = same
     if F1.shape != F2.shape or same != 0.0:

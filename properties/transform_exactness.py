@@ -7,44 +7,17 @@ import numpy as np
 from rfverify.errors import PluginError
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
-from rfverify.stats import roundoff_inner_product
+from rfverify.tolerances import roundoff_inner_product, transform_tolerance
 from rfverify.kinds.transform import TransformContext
 
-__all__ = ["exactness_tolerance", "exactness_violation", "DTYPES", "NORMALISATION_EXTRA"]
+__all__ = ["exactness_violation", "DTYPES"]
 
 #: Input dtypes every transform is exercised with.
 DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-#: Extra roundings for a normalisation (sqrt, reciprocal or cast, the scaling multiply).
-NORMALISATION_EXTRA = 3
-
-
-def exactness_tolerance(X: np.ndarray, M: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """Named elementwise bound on ``|apply(X) - X M^T|`` for an algorithm of rounding depth <= d + 3.
-
-    Higham (2002) Lemma 3.1 and eq. (3.5): a value computed by at most K
-    roundings of sums of products ``m_jk x_k`` satisfies
-    ``|fl(y_j) - y_j| <= γ_K (|M| |x|)_j``.  Dense matmul (any summation order)
-    has K = d - 1, the FWHT K = log2 d (butterfly) or sum_i (b_i - 1) (Kronecker
-    factors), normalisation adds 3; we take K = d + 3 (covers all of them).
-    A fast factorisation M = F_1 ... F_L of an orthogonal M may have
-    ``|F_1| ... |F_L| |x|`` larger than ``|M| |x|``; its normwise backward error
-    is bounded by ``γ_K ||x||_2 ||M||_2`` (Higham §3.5), so the bound is the
-    larger of the two.  The float64 reference ``X M^T`` adds
-    ``γ_d(float64) (|X| |M|^T)``.  ``dtype`` is the input's: a float32 input is
-    judged at float32 precision, a float64 one at float64.
-    """
-    d = M.shape[0]
-    Xa = np.abs(X.astype(np.float64))
-    comp = Xa @ np.abs(M).T
-    normwise = np.linalg.norm(X.astype(np.float64), axis=1, keepdims=True) * np.linalg.norm(M, 2)
-    g = roundoff_inner_product(d + NORMALISATION_EXTRA, dtype)
-    return g * np.maximum(comp, normwise) + roundoff_inner_product(d, np.float64) * comp + np.finfo(np.float64).tiny
-
-
 def exactness_violation(Y: np.ndarray, X: np.ndarray, M: np.ndarray) -> tuple[float, str | None]:
     """``(max err/tol, message or None)`` comparing ``Y`` with ``X @ M.T``."""
     ref = X.astype(np.float64) @ M.T
-    tol = exactness_tolerance(X, M, X.dtype)
+    tol = transform_tolerance(X, M, X.dtype)
     err = np.abs(np.asarray(Y, dtype=np.float64) - ref)
     ratio = err / tol
     worst = float(np.max(ratio)) if ratio.size else 0.0
@@ -84,7 +57,7 @@ def check_exactness(ctx: TransformContext) -> CheckResult:
     Test: Gaussian X (seeded per n and dtype) with n over the profile's batch
     sizes (default 1, 2, 3, 17, 64: including n = 1 and n != d, which expose a
     transform along the wrong axis) and both dtypes, against the float64
-    reference ``X @ M.T`` with :func:`exactness_tolerance` (Higham's γ_{d+3}
+    reference ``X @ M.T`` with :func:`rfverify.tolerances.transform_tolerance` (Higham's γ_{d+3}
     of the input's dtype); a transform that raises on a valid batch fails.
     Deterministic: no alpha.
     Applies to: every transform.  Catches: sequency (Walsh) order for natural
@@ -128,7 +101,7 @@ def check_linearity(ctx: TransformContext) -> CheckResult:
     Property: the transform is linear (as any ``X @ M.T`` is).
     Test: a = 2.5, b = -0.75 (exact in binary), Gaussian X1, X2 with 8 rows, both
     dtypes; tolerance ``|a| t(X1) + |b| t(X2) + t(aX1 + bX2) + γ_2 (|a||Y1| + |b||Y2|)``
-    with t the :func:`exactness_tolerance` of each application.  Deterministic.
+    with t the :func:`rfverify.tolerances.transform_tolerance` of each application.  Deterministic.
     Applies to: every transform.  Catches: data-dependent scaling (dividing by
     a norm), offsets, state carried between calls.
     Reference: Higham (2002), eq. (3.5).
@@ -141,8 +114,8 @@ def check_linearity(ctx: TransformContext) -> CheckResult:
         Y1, Y2, Y3 = (np.asarray(ctx.apply(X), dtype=np.float64) for X in (X1, X2, X3))
         M = ctx.M
         comb = LIN_A * Y1 + LIN_B * Y2
-        tol = (abs(LIN_A) * exactness_tolerance(X1, M, dtype) + abs(LIN_B) * exactness_tolerance(X2, M, dtype)
-               + exactness_tolerance(X3, M, dtype)
+        tol = (abs(LIN_A) * transform_tolerance(X1, M, dtype) + abs(LIN_B) * transform_tolerance(X2, M, dtype)
+               + transform_tolerance(X3, M, dtype)
                + roundoff_inner_product(2, np.float64) * (abs(LIN_A) * np.abs(Y1) + abs(LIN_B) * np.abs(Y2)))
         # X3 was rounded to dtype: its deviation from a X1 + b X2 propagates through M
         tol += roundoff_inner_product(1, dtype) * (np.abs(LIN_A * X1.astype(np.float64) + LIN_B * X2.astype(np.float64))

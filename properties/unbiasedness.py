@@ -6,7 +6,8 @@ import math
 
 import numpy as np
 
-from rfverify.registry import CheckContext, effect, not_for_data_dependent, register_check
+from rfverify.kinds.feature_map import CheckContext, not_for_data_dependent
+from rfverify.registry import effect, register_check
 from rfverify.results import CheckResult
 from rfverify.stats import detectable_effect, mean_test, required_trials
 

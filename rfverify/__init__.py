@@ -10,7 +10,8 @@ __version__ = "0.1.0"
 from rfverify.errors import PluginError, RfverifyError, UsageError  # noqa: E402
 from rfverify.kernels import Kernel, get_kernel, kernel_names, register_kernel  # noqa: E402
 from rfverify.results import CheckResult, Effect, Report  # noqa: E402
-from rfverify.runner import check_names, verify  # noqa: E402
+from rfverify.kinds import check_names  # noqa: E402
+from rfverify.kinds.feature_map import verify  # noqa: E402
 from rfverify.seeding import DEFAULT_SEED, SeedSource  # noqa: E402
 
 __all__ = [

@@ -14,9 +14,8 @@ import traceback
 from typing import Any, Sequence
 
 from rfverify import __version__
-from rfverify.adapters import load_object
 from rfverify.errors import RfverifyError, UsageError
-from rfverify.options import SHARED_OPTIONS, parse_param, parse_seed
+from rfverify.options import SHARED_OPTIONS, parse_seed
 
 __all__ = ["main", "build_parser"]
 
@@ -53,48 +52,27 @@ def _limits(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def _add_feature_map_options(fm: argparse.ArgumentParser) -> None:
-    fm.add_argument("--kernel", default="rbf", help="registry name, or MODULE:ATTR of k(X, Y) -> Gram (default rbf)")
-    fm.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="kernel parameter (repeatable)")
-    fm.add_argument("--dim", default="16", help="input dimension d (default 16)")
-    fm.add_argument("--domain", default="gaussian",
-                    help="gaussian | sphere | positive | MODULE:ATTR of domain(n, d, rng) (default gaussian)")
-    fm.add_argument("--bound", help="declared C with |feature| * sqrt(m) <= C (enables the Hoeffding check)")
-    fm.add_argument("--biased", action="store_true", help="the estimate is not claimed unbiased")
-    fm.add_argument("--bias-bound", help="with --biased: the claimed bound on |E k_hat - k|")
-    fm.add_argument("--data-dependent", action="store_true",
-                    help="fit depends on X (an adapted basis): skip the checks over the features' randomness and "
-                    "measure adapted-approximation instead (default: the plug-in's attribute or detection decides)")
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="rfverify", description="Verify random-feature implementations, with numbers.")
     parser.add_argument("--version", action="version", version=f"rfverify {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     check = sub.add_parser("check", help="verify one implementation")
     kinds = check.add_subparsers(dest="kind", parser_class=_Parser)
-    fm = kinds.add_parser("feature-map", help="a feature map: factory, function, or sklearn-style estimator",
-                          description="Verify a feature map MODULE:ATTR against a kernel.")
-    fm.add_argument("target", metavar="MODULE:ATTR")
-    _add_feature_map_options(fm)
-    _add_common(fm)
-    qd = kinds.add_parser("quadrature", help="a stochastic quadrature rule rule(d, rng) -> (points, weights)",
-                          description="Verify a rule MODULE:ATTR estimating E f(w), w ~ N(0, I_d).")
-    qd.add_argument("target", metavar="MODULE:ATTR")
-    qd.add_argument("--dim", default="8", help="dimension d (default 8)")
-    qd.add_argument("--degree", default="0", help="claimed degree of exactness for every draw (default 0)")
-    qb = qd.add_mutually_exclusive_group()
-    qb.add_argument("--unbiased", dest="biased", action="store_false", help="claimed unbiased (default)")
-    qb.add_argument("--biased", dest="biased", action="store_true", help="not claimed unbiased")
-    qd.set_defaults(biased=False)
-    _add_common(qd)
+    from rfverify.kinds import KINDS
+
+    for row in KINDS.values():  # one sub-command per row of the kind table
+        cls = row.config_class()
+        kp = kinds.add_parser(row.name, help=row.summary, description=cls.CLI.description)
+        kp.add_argument("target", metavar=cls.CLI.metavar)
+        cls.add_cli_options(kp)
+        _add_common(kp)
     rep = sub.add_parser("report", help="verify implementations and write reports (HTML, JSON, Markdown)",
                          description="Verify one feature map MODULE:ATTR (with the options of 'check "
                          "feature-map'), or every reference implementation and published claim (--all), and "
                          "write an HTML page and a JSON report per implementation, index.html, index.json and "
                          "SUMMARY.md into --out.")
     rep.add_argument("target", metavar="MODULE:ATTR", nargs="?", help="a feature map to report on")
-    _add_feature_map_options(rep)
+    KINDS["feature-map"].config_class().add_cli_options(rep)
     rep.add_argument("--check", action="append", metavar="NAME", help="with MODULE:ATTR: run only this check")
     rep.add_argument("--all", action="store_true", help="every implementation of the reference zoo, and the claims")
     rep.add_argument("--only", action="append", metavar="NAME", help="only this zoo entry (repeatable)")
@@ -116,41 +94,6 @@ def build_parser() -> argparse.ArgumentParser:
     tb.add_argument("--debug", action="store_true", help="show tracebacks")
     lst = sub.add_parser("list", help="list kernels, checks and zoo entries")
     lst.add_argument("what", choices=["kernels", "checks", "zoo"])
-    orth = kinds.add_parser("orthogonal", help="a random orthogonal-matrix sampler claimed Haar on O(d) or SO(d)",
-                            description="Verify MODULE:ATTR, sample(d, rng) -> (d, d) or an object with "
-                            "rvs(dim=..., random_state=...), against Haar measure on --group.")
-    orth.add_argument("target", metavar="MODULE:ATTR")
-    orth.add_argument("--dim", default="8", help="matrix dimension d (default 8)")
-    orth.add_argument("--group", default="O", choices=["O", "SO"], help="declared group (default O)")
-    _add_common(orth)
-    tr = kinds.add_parser("transform", help="a fast linear transform apply(X) claimed equal to X @ M.T",
-                          description="Verify MODULE:ATTR, apply(X (n, d)) -> (n, d), against X @ M.T.")
-    tr.add_argument("target", metavar="MODULE:ATTR")
-    tr.add_argument("--dim", default="64", help="width d (default 64)")
-    tr.add_argument("--matrix", default="hadamard",
-                    help="hadamard | hadamard-normalized | MODULE:ATTR of M(d) -> (d, d) (default hadamard)")
-    tr.add_argument("--inplace", action="store_true", help="apply may overwrite its input")
-    _add_common(tr)
-    kn = kinds.add_parser("kernel", help="a kernel k(X, Y) -> Gram: symmetry, PSD (with a witness set), "
-                          "normalisation, composition rules",
-                          description="Verify a registry kernel NAME or MODULE:ATTR naming a callable k(X, Y) -> Gram "
-                          "matrix: symmetry, positive semi-definiteness (a witness set if not), k(x, x) = 1 where "
-                          "claimed, and for composite kernels that the composite's feature map estimates it.")
-    kn.add_argument("target", metavar="NAME|MODULE:ATTR")
-    kn.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="kernel parameter (repeatable)")
-    kn.add_argument("--dim", default="16", help="input dimension d (default 16)")
-    kn.add_argument("--domain", default=None, help="gaussian | sphere | positive | MODULE:ATTR of domain(n, d, rng) "
-                    "(default: the registry kernel's, else gaussian)")
-    kn_norm = kn.add_mutually_exclusive_group()
-    kn_norm.add_argument("--normalized", dest="normalized", action="store_true", default=None,
-                         help="claim k(x, x) = 1 (default: the registry's claim)")
-    kn_norm.add_argument("--not-normalized", dest="normalized", action="store_false",
-                         help="do not hold the kernel to k(x, x) = 1")
-    kn.add_argument("--not-psd", action="store_true",
-                    help="declare the kernel not PSD in general: a witness set is then an expected finding (xfail)")
-    kn.add_argument("--feature-map", metavar="MODULE:ATTR",
-                    help="for a composite kernel: the feature map to test (default: the reference composite map)")
-    _add_common(kn)
     bench = sub.add_parser("bench", help="benchmark the structured transforms against their baselines",
                            description="Time FWHT, butterflies (and registered extras) against naive numpy and "
                            "dense BLAS baselines measured in the same run; print the table.")
@@ -190,60 +133,19 @@ def _add_calibrate(sub: Any) -> None:
     cal.add_argument("--debug", action="store_true", help="show tracebacks")
 
 
-def _parse_int(text: str, what: str) -> int:
-    try:
-        return int(text)
-    except (TypeError, ValueError):
-        raise UsageError(f"{what} must be an integer, got {text!r}") from None
-
-
-def _cmd_check_feature_map(args: argparse.Namespace) -> int:
+def _cmd_check(args: argparse.Namespace) -> int:
+    """``rfverify check KIND MODULE:ATTR ...``: the kind's configuration from its options, then the runner."""
+    from rfverify.kinds import get_kind
     from rfverify.runner import run
 
-    report = run(_feature_map_config(args), checks=args.check, **_limits(args))
-    return _emit(report, args)
-
-
-def _cmd_check_quadrature(args: argparse.Namespace) -> int:
-    from rfverify.kinds.quadrature import QuadratureConfig
-    from rfverify.runner import run
-
-    config = QuadratureConfig(load_object(args.target), dim=_parse_int(args.dim, "--dim"),
-                              degree=_parse_int(args.degree, "--degree"), unbiased=not args.biased,
-                              seed=parse_seed(args.seed), profile=args.profile)
-    config.plugin.spec = args.target
+    config = get_kind(args.kind).config_class().from_cli(args)
     return _emit(run(config, checks=args.check, **_limits(args)), args)
 
 
 def _feature_map_config(args: argparse.Namespace) -> Any:
-    from rfverify.runner import FeatureMapConfig
+    from rfverify.kinds.feature_map import FeatureMapConfig
 
-    params = dict(parse_param(p) for p in args.param)
-    kernel: Any = args.kernel
-    kernel_spec = args.kernel
-    if ":" in kernel:
-        kernel = load_object(kernel)
-    domain: Any = args.domain
-    domain_spec = args.domain
-    if ":" in domain:
-        domain = load_object(domain)
-    config = FeatureMapConfig(
-        args.target,
-        kernel=kernel,
-        kernel_params=params,
-        dim=_parse_int(args.dim, "--dim"),
-        domain=domain,
-        bound=args.bound,
-        unbiased=not args.biased,
-        bias_bound=args.bias_bound,
-        seed=parse_seed(args.seed),
-        profile=args.profile,
-        kernel_spec=kernel_spec,
-        domain_spec=domain_spec,
-        data_dependent=True if args.data_dependent else None,
-    )
-    config.plugin.spec = args.target
-    return config
+    return FeatureMapConfig.from_cli(args)
 
 
 def _emit(report: Any, args: argparse.Namespace) -> int:
@@ -364,45 +266,12 @@ def _cmd_list(args: argparse.Namespace) -> int:
             params = ", ".join(f"{k}={p.default!r}" for k, p in spec.params.items())
             print(f"{name}({params})  {spec.doc}")
     else:
-        from rfverify.registry import KINDS, checks_for
+        from rfverify.kinds import KINDS, checks_for
 
         for kind in KINDS:
             for s in checks_for(kind):
                 print(f"{kind}/{s.name}{' [statistical]' if s.statistical else ''}  {s.summary}")
     return 0
-
-
-def _cmd_check_orthogonal(args: argparse.Namespace) -> int:
-    from rfverify.kinds.orthogonal import OrthogonalConfig
-    from rfverify.runner import run
-
-    config = OrthogonalConfig(args.target, dim=_parse_int(args.dim, "--dim"), group=args.group,
-                              seed=parse_seed(args.seed), profile=args.profile)
-    return _emit(run(config, checks=args.check, **_limits(args)), args)
-
-
-def _cmd_check_transform(args: argparse.Namespace) -> int:
-    from rfverify.runner import run
-    from rfverify.kinds.transform import TransformConfig
-
-    config = TransformConfig(args.target, dim=_parse_int(args.dim, "--dim"), matrix=args.matrix,
-                             inplace=args.inplace, seed=parse_seed(args.seed), profile=args.profile)
-    return _emit(run(config, checks=args.check, **_limits(args)), args)
-
-
-def _cmd_check_kernel(args: argparse.Namespace) -> int:
-    from rfverify.kinds.kernel import KernelConfig
-    from rfverify.runner import run
-
-    params = dict(parse_param(p) for p in args.param)
-    domain: Any = args.domain
-    if domain is not None and ":" in domain:
-        domain = load_object(domain)
-    config = KernelConfig(args.target, kernel_params=params, dim=_parse_int(args.dim, "--dim"), domain=domain,
-                          normalized=args.normalized, psd=False if args.not_psd else None,
-                          seed=parse_seed(args.seed), profile=args.profile, domain_spec=args.domain,
-                          feature_map=args.feature_map)
-    return _emit(run(config, checks=args.check, **_limits(args)), args)
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
@@ -438,7 +307,8 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
 
     from rfverify.report.calibration_pages import calibration_markdown, write_calibration
     from rfverify.studies.calibration import CALIBRATION_REFERENCES, calibrate, load_mutants
-    from rfverify.registry import KINDS
+    from rfverify.kinds import KINDS
+    from rfverify.kinds.base import parse_int
     from rfverify.studies.zoo import zoo_entries
 
     kinds = args.kind or None
@@ -452,9 +322,9 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     if args.mutants and kinds:
         names = {m.name for m in load_mutants(args.mutants) if m.kind in kinds}
         mutants = [n for n in (mutants or [m.name for m in load_mutants(args.mutants)]) if n in names]
-    ints = {o: _parse_int(getattr(args, o), "--" + o.replace("_", "-"))
+    ints = {o: parse_int(getattr(args, o), "--" + o.replace("_", "-"))
             for o in ("fa_seeds", "power_seeds", "scan_seeds", "seed_base", "jobs")}
-    eq = None if args.equivalent_seeds is None else _parse_int(args.equivalent_seeds, "--equivalent-seeds")
+    eq = None if args.equivalent_seeds is None else parse_int(args.equivalent_seeds, "--equivalent-seeds")
     if ints["jobs"] < 1:
         raise UsageError(f"--jobs must be at least 1, got {ints['jobs']}")
     last = [0.0]
@@ -484,20 +354,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        if args.command == "check" and args.kind == "orthogonal":
-            return _cmd_check_orthogonal(args)
-        if args.command == "check" and args.kind == "transform":
-            return _cmd_check_transform(args)
-        if args.command == "check" and args.kind == "kernel":
-            return _cmd_check_kernel(args)
         if args.command == "bench":
             return _cmd_bench(args)
         if args.command == "check":
-            if args.kind == "feature-map":
-                return _cmd_check_feature_map(args)
-            if args.kind == "quadrature":
-                return _cmd_check_quadrature(args)
-            raise UsageError("say what to check: rfverify check feature-map MODULE:ATTR ...")
+            if args.kind is None:
+                raise UsageError("say what to check: rfverify check KIND MODULE:ATTR ... (KIND: "
+                                 "feature-map, orthogonal, transform, quadrature, kernel)")
+            return _cmd_check(args)
         if args.command == "report":
             return _cmd_report(args)
         if args.command == "claims":

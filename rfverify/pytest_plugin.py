@@ -47,27 +47,14 @@ from rfverify.options import SHARED_OPTIONS, parse_seed
 from rfverify.profiles import get_profile
 from rfverify.results import CheckResult
 
-__all__ = ["parametrize_with_checks", "Case", "CONFIGS"]
+__all__ = ["parametrize_with_checks", "Case"]
 
 _SETTINGS = pytest.StashKey[dict]()
-#: kind -> "module:Class" of its configuration (the runner's config protocol, see ARCHITECTURE.md);
-#: ``Class(implementation, seed=, profile=, name=, **options)``.
-CONFIGS: dict[str, str] = {
-    "feature-map": "rfverify.runner:FeatureMapConfig",
-    "orthogonal": "rfverify.kinds.orthogonal:OrthogonalConfig",
-    "transform": "rfverify.kinds.transform:TransformConfig",
-    "quadrature": "rfverify.kinds.quadrature:QuadratureConfig",
-    "kernel": "rfverify.kinds.kernel:KernelConfig",
-}
-
-
 def _config_class(kind: str) -> Any:
-    import importlib
+    """The configuration class of ``kind``, from the one kind table (:data:`rfverify.kinds.KINDS`)."""
+    from rfverify.kinds import get_kind
 
-    if kind not in CONFIGS:
-        raise UsageError(f"unknown kind {kind!r}; use one of {', '.join(CONFIGS)}")
-    mod, cls = CONFIGS[kind].split(":")
-    return getattr(importlib.import_module(mod), cls)
+    return get_kind(kind).config_class()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -135,7 +122,7 @@ class Case:
 
     def run(self, seed: int, profile: str, limits: Any = None) -> CheckResult:
         """The check's result (never an exception for a misbehaving plug-in: status ``error``)."""
-        from rfverify.registry import checks_for
+        from rfverify.kinds import checks_for
         from rfverify.runner import _apply_xfail, run_check
 
         config, problem = self.shared.get(self, seed, profile, limits)
@@ -189,7 +176,7 @@ def parametrize_with_checks(implementations: Any, *, kind: str = "feature-map", 
     """Parametrise a test over every (implementation, check) pair of plug-in ``kind``; ids ``impl[check]``.
 
     ``kind``: ``feature-map`` (default), ``orthogonal``, ``transform``,
-    ``quadrature`` or ``kernel`` (:data:`CONFIGS`).  ``options`` are those of the
+    ``quadrature`` or ``kernel`` (:data:`rfverify.kinds.KINDS`).  ``options`` are those of the
     kind's ``verify_*`` function: for feature maps :func:`rfverify.verify`'s
     (``kernel``, ``kernel_params``, ``dim``, ``domain``, ``bound``, ``unbiased``,
     ``bias_bound``), for orthogonal samplers ``dim`` and ``group``, for transforms
@@ -198,6 +185,7 @@ def parametrize_with_checks(implementations: Any, *, kind: str = "feature-map", 
     Configuration errors (unknown kind, kernel, option, check or expected-failure
     name) raise at collection.
     """
+    from rfverify.kinds import checks_for
     from rfverify.runner import select
 
     config_class = _config_class(kind)
@@ -206,7 +194,7 @@ def parametrize_with_checks(implementations: Any, *, kind: str = "feature-map", 
     labels = list(ids) if ids is not None else [_label(i) for i in implementations]
     if len(labels) != len(implementations):
         raise ValueError("ids must name every implementation")
-    specs = select(kind, checks, xfail)
+    specs = select(checks_for(kind), kind, checks, xfail)
     cases = []
     for impl, label in zip(implementations, labels):
         try:

@@ -24,7 +24,6 @@ __all__ = [
     "log_slope",
     "hoeffding_bound",
     "hoeffding_epsilon",
-    "roundoff_inner_product",
 ]
 
 
@@ -192,14 +191,3 @@ def hoeffding_bound(m: int, eps: float, c: float) -> float:
 def hoeffding_epsilon(m: int, bound: float, c: float) -> float:
     """The eps at which :func:`hoeffding_bound` equals ``bound``: C^2 sqrt(2 ln(2/bound) / m)."""
     return c * c * math.sqrt(2.0 * math.log(2.0 / bound) / m)
-
-
-def roundoff_inner_product(n: int, dtype: np.dtype | type = np.float64) -> float:
-    """Higham's gamma_n = n u / (1 - n u): relative error bound of an n-term inner product.
-
-    ``|fl(x.y) - x.y| <= gamma_n * sum |x_i y_i|`` (Higham, *Accuracy and
-    Stability of Numerical Algorithms*, 2nd ed., eq. 3.5).
-    """
-    u = float(np.finfo(np.dtype(dtype)).eps) / 2.0
-    nu = n * u
-    return nu / (1.0 - nu) if nu < 1 else math.inf

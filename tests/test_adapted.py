@@ -12,8 +12,7 @@ from scipy import stats
 import rfverify
 from rfverify.cli import main
 from rfverify.errors import UsageError
-from rfverify.implementations.adapted import (SupervisedAdaptedBasis, UnsupervisedAdaptedBasis, features,
-                                              mixture_domain, mixture_labels, sab_loss_grad, uab_loss_grad)
+from rfverify.implementations.adapted import (SupervisedAdaptedBasis, UnsupervisedAdaptedBasis, mixture_domain, mixture_labels, sab_loss_grad, uab_loss_grad)
 from rfverify.implementations.rff import RandomFourierFeatures
 from rfverify.metrics import (alignment, kernel_metrics, max_abs_error, mean_abs_error, relative_frobenius_error,
                               t_interval, target_alignment, target_gram)
@@ -235,7 +234,7 @@ def test_features_needed_interpolates_on_log_log_axes():
 
 
 def test_detection_uab_without_attribute_is_detected_rff_is_not():
-    from rfverify.runner import FeatureMapConfig
+    from rfverify.kinds.feature_map import FeatureMapConfig
 
     cfg = FeatureMapConfig(UndeclaredUAB, **RBF)
     assert cfg.preflight() is None

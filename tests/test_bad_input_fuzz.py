@@ -27,7 +27,7 @@ from rfverify.errors import UsageError
 from rfverify.kinds.orthogonal import verify_orthogonal
 from rfverify.kinds.quadrature import verify_quadrature
 from rfverify.results import Report
-from rfverify.runner import verify
+from rfverify.kinds.feature_map import verify
 from rfverify.kinds.transform import verify_transform
 
 FUZZ = settings(max_examples=30, derandomize=True, deadline=None, database=None,

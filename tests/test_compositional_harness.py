@@ -25,7 +25,7 @@ from rfverify import cli
 from rfverify.implementations.compositional import zoo as cz
 from rfverify.implementations.compositional.features import CompositionalFeatures, comment1_printed
 from rfverify.implementations.rff import RandomFourierFeatures
-from rfverify.runner import FeatureMapConfig
+from rfverify.kinds.feature_map import FeatureMapConfig
 from rfverify.seeding import DEFAULT_SEED
 from rfverify.studies.zoo import verify_entry, zoo_entries
 

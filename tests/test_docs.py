@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import rfverify
-from rfverify.registry import KINDS, checks_for
+from rfverify.kinds import KINDS, checks_for
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCTEST_MODULES = ["rfverify.seeding", "rfverify.kernels", "rfverify.implementations.rff"]

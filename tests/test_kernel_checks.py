@@ -24,7 +24,8 @@ from rfverify.kernels.composition import (CompositeKernel, diagonal_constant, ke
 from rfverify.errors import UsageError
 from rfverify.implementations import composite as C
 from rfverify.implementations.rff import RandomFourierFeatures
-from rfverify.kinds.kernel import KernelConfig, evaluation_tolerance, psd_tolerance, verify_kernel
+from rfverify.kinds.kernel import KernelConfig, verify_kernel
+from rfverify.tolerances import evaluation_tolerance, psd_tolerance
 from rfverify.kernels import get_kernel, kernel_names
 from rfverify.properties.kernel_properties import shrink_witness
 from rfverify.seeding import DEFAULT_SEED

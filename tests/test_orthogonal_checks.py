@@ -19,7 +19,7 @@ from rfverify.cli import main
 from rfverify.implementations.orthogonal import haar_householder, haar_qr, haar_qr_so
 from rfverify.kinds.orthogonal import KERNEL_NOTE, verify_orthogonal
 from rfverify.properties.haar import coordinate_cdf, eigenangle_cdf, expected_trace_moments, pair_angles
-from rfverify.registry import checks_for
+from rfverify.kinds import checks_for
 from rfverify.seeding import DEFAULT_SEED
 
 SEEDS = [DEFAULT_SEED] + list(range(1, 21))

@@ -16,7 +16,7 @@ from rfverify.cli import main
 from rfverify.implementations import quadrature as Q
 from rfverify.kinds.quadrature import (QUADRATURE_BUDGETS, double_factorial, gaussian_monomial_moment,
                                  verify_quadrature, wick_moment)
-from rfverify.registry import KINDS, checks_for
+from rfverify.kinds import KINDS, checks_for
 from rfverify.seeding import DEFAULT_SEED
 
 SEEDS = [DEFAULT_SEED] + list(range(1, 21))

@@ -7,7 +7,6 @@ re-verified in full at the committed seed and profile and compared with the comm
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 from pathlib import Path
@@ -16,11 +15,12 @@ from typing import Any
 import pytest
 
 from rfverify.report.html import page_filename
-from rfverify.registry import checks_for
+from rfverify.kinds import checks_for
 from rfverify.report.writing import INDEX_SCHEMA_VERSION, provenance, report_document
 from rfverify.results import SCHEMA_VERSION
 from rfverify.seeding import DEFAULT_SEED
-from rfverify.studies.zoo import VERIFIERS, ZOO, verify_entry
+from rfverify.kinds import get_kind
+from rfverify.studies.zoo import ZOO, verify_entry
 
 REPORTS = Path(__file__).resolve().parent.parent / "reports"
 REGENERATE = "reports/ is stale: regenerate it with `rfverify report --all --out reports/` and commit it"
@@ -57,8 +57,7 @@ def test_entry_configuration_is_current(entry: Any) -> None:
     assert (REPORTS / (page_filename(entry.name) + ".html")).exists(), REGENERATE
     assert doc["schema_version"] == SCHEMA_VERSION, REGENERATE
     assert [c["name"] for c in doc["checks"]] == [s.name for s in checks_for(entry.kind)], REGENERATE
-    mod, fn = VERIFIERS[entry.kind].split(":")
-    verify = getattr(importlib.import_module(mod), fn)
+    verify = get_kind(entry.kind).verify_function()
     try:
         fresh = verify(entry.implementation, seed=doc["seed"], profile=doc["profile"], xfail=dict(entry.xfail) or None,
                        checks=[], **entry.options)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats as st
 
-from rfverify import stats
+from rfverify import stats, tolerances
 
 
 def test_mean_test_false_alarm_rate_matches_alpha():
@@ -65,8 +65,8 @@ def test_hoeffding_formulas_match_papers():
 
 def test_roundoff_gamma():
     u = np.finfo(np.float64).eps / 2
-    assert stats.roundoff_inner_product(10) == pytest.approx(10 * u / (1 - 10 * u))
-    assert stats.roundoff_inner_product(10, np.float32) > 1e-7
+    assert tolerances.roundoff_inner_product(10) == pytest.approx(10 * u / (1 - 10 * u))
+    assert tolerances.roundoff_inner_product(10, np.float32) > 1e-7
 
 
 def test_skewness_corrected_mean_test_is_calibrated_where_plain_t_is_not():

@@ -11,7 +11,7 @@ from rfverify.cli import main
 from rfverify.implementations import structured as S
 from rfverify.implementations.structured import fwht
 from rfverify.properties.transform_exactness import exactness_violation
-from rfverify.registry import checks_for
+from rfverify.kinds import checks_for
 from rfverify.kinds.transform import verify_transform
 from test_structured_transforms import (broken_sequency, broken_skip_last_stage, broken_wrong_axis,
                                         broken_wrong_normalisation)

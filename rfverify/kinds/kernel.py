@@ -26,8 +26,8 @@ command that shows it.
 
 from __future__ import annotations
 
+import argparse
 import math
-import shlex
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
@@ -38,59 +38,24 @@ from rfverify.kernels.composition import CompositeKernel, declared_psd
 from rfverify.domains import DOMAINS, _calibrate_scale
 from rfverify.errors import PluginError, UsageError
 from rfverify.kernels import Kernel, as_kernel
-from rfverify.profiles import Profile, get_profile
-from rfverify.registry import BaseContext, CheckSpec, checks_for, statistical_count
+from rfverify.kinds import checks_for
+from rfverify.kinds.base import CliSpec, KindConfig, parse_int
+from rfverify.options import parse_param, parse_seed
+from rfverify.profiles import Profile
+from rfverify.registry import BaseContext, CheckSpec
 from rfverify.results import Report
-from rfverify.seeding import DEFAULT_SEED, SeedSource
-from rfverify.stats import roundoff_inner_product
+from rfverify.seeding import DEFAULT_SEED
 
 __all__ = ["KernelBudget", "KERNEL_BUDGETS", "PLAN", "PointSet", "KernelConfig", "KernelContext",
-           "verify_kernel", "screen_reference_kernel", "KernelOverflow", "evaluation_tolerance", "psd_tolerance", "kernel_accuracy",
-           "EVAL_CONSTANT", "EIG_CONSTANT", "MAX_KERNEL_DIM"]
+           "verify_kernel", "screen_reference_kernel", "KernelOverflow", "kernel_accuracy", "MAX_KERNEL_DIM"]
 
 MAX_KERNEL_DIM = 4096
-
-#: c in the relative evaluation error c * gamma_{d+2}(u) * (1 + r^2) of one kernel value: the d-term
-#: sums (inner products, squared or l1 distances) carry gamma_{d+2} relative error (Higham 2002,
-#: eq. 3.5); a kernel that exponentiates them (rbf, Laplacian, exp) turns that into a relative error
-#: proportional to the exponent, i.e. to r^2 = |x|^2 / (d s0^2), the squared input norm in units of
-#: the kernel's length scale s0; c = 8 covers the few further roundings (scaling, exp, tanh, powers).
-EVAL_CONSTANT = 8
-#: c in LAPACK's error bound for the symmetric eigenproblem, |lambda_hat - lambda| <= p(n) u ||K||_2
-#: with p(n) = c n ("a modestly growing function of n": LAPACK Users' Guide, 3rd ed., §4.7).
-EIG_CONSTANT = 4
-
-
-def evaluation_tolerance(dtype: Any, d: int, r2: float, accuracy: float = 0.0) -> float:
-    """Relative error of one computed kernel value: ``EVAL_CONSTANT * gamma_{d+2}(u) * (1 + r2) + accuracy``.
-
-    ``u`` is the unit round-off of the dtype the kernel returns (a float32 kernel is judged at
-    float32 precision), ``r2`` the largest squared input norm in units of the length scale,
-    ``accuracy`` the kernel's stated approximation error (``KernelSpec.accuracy``; 0 for closed forms).
-    """
-    dt = np.dtype(dtype) if np.dtype(dtype).kind == "f" else np.dtype(np.float64)
-    return EVAL_CONSTANT * roundoff_inner_product(d + 2, dt) * (1.0 + r2) + accuracy
-
 
 def kernel_accuracy(kernel: Kernel) -> float:
     """The stated approximation error of a kernel (a composite: the sum over its parts)."""
     if isinstance(kernel, CompositeKernel):
         return float(sum(kernel_accuracy(p) for p in kernel.parts))
     return float(kernel._spec.accuracy) if kernel._spec is not None else 0.0
-
-
-def psd_tolerance(n: int, d: int, dtype: Any, r2: float, max_abs: float, norm2: float,
-                  accuracy: float = 0.0) -> float:
-    """Named bound on how negative the computed smallest eigenvalue of a PSD kernel's Gram can be.
-
-    The computed Gram is K + E with |E_ij| <= eta max|K| (eta = :func:`evaluation_tolerance`), so
-    by Weyl's inequality |lambda_min(K + E) - lambda_min(K)| <= ||E||_2 <= ||E||_F <= n eta max|K|;
-    ``numpy.linalg.eigvalsh`` (LAPACK syevd, backward stable) returns the eigenvalues of K + E + F
-    with ||F||_2 <= EIG_CONSTANT n u64 ||K||_2 (LAPACK Users' Guide §4.7).  A PSD kernel therefore
-    has computed lambda_min >= -(n eta max|K| + EIG_CONSTANT n u64 ||K||_2).
-    """
-    u64 = float(np.finfo(np.float64).eps) / 2.0
-    return n * evaluation_tolerance(dtype, d, r2, accuracy) * max_abs + EIG_CONSTANT * n * u64 * norm2
 
 
 @dataclass(frozen=True)
@@ -177,20 +142,19 @@ class _Uncalibrated(Exception):
     pass
 
 
-def _validate_dim(dim: Any) -> int:
-    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or not 1 <= int(dim) <= MAX_KERNEL_DIM:
-        raise UsageError(f"dim must be an integer in [1, {MAX_KERNEL_DIM}], got {dim!r}")
-    return int(dim)
-
-
 def _budget(profile: Profile) -> KernelBudget:
     return KERNEL_BUDGETS.get(profile.name, KERNEL_BUDGETS["default"])
 
 
-class KernelConfig:
-    """A validated configuration for verifying one kernel (the runner's config protocol)."""
+class KernelConfig(KindConfig):
+    """A validated configuration for verifying one kernel."""
 
     kind = "kernel"
+    DIM_RANGE = (1, MAX_KERNEL_DIM)
+    DIM_WHY = "point sets of a few hundred points in d dimensions, Gram matrices evaluated in float64"
+    CLI = CliSpec("Verify a registry kernel NAME or MODULE:ATTR naming a callable k(X, Y) -> Gram matrix: symmetry, "
+                  "positive semi-definiteness (a witness set if not), k(x, x) = 1 where claimed, and for composite "
+                  "kernels that the composite's feature map estimates it.", metavar="NAME|MODULE:ATTR")
 
     def __init__(self, kernel: Any, *, kernel_params: Mapping[str, Any] | None = None, dim: int = 16,
                  domain: str | Callable[..., Any] | None = None, normalized: bool | None = None,
@@ -209,7 +173,7 @@ class KernelConfig:
         elif spec is None and callable(kernel) and not isinstance(kernel, Kernel):
             spec = _spec_of(kernel)
         self.kernel_spec = spec
-        self.dim = _validate_dim(dim)
+        self.dim = self.validate_dim(dim)
         if domain is None:
             domain = self.kernel._spec.domain if self.kernel._spec is not None else "gaussian"
         if isinstance(domain, str):
@@ -233,8 +197,7 @@ class KernelConfig:
         self.psd = psd if psd is not None else (decl is not False)
         self.psd_note = (self.kernel._spec.psd_note if self.kernel._spec is not None and not self.kernel._spec.psd
                          else "declared not positive semi-definite")
-        self.seeds = SeedSource(seed)
-        self.profile = get_profile(profile)
+        self._init_common(seed, profile)
         self.budget = _budget(self.profile)
         self.name = name or self.kernel.describe()
         self.feature_map = load_object(feature_map) if isinstance(feature_map, str) else feature_map
@@ -269,8 +232,12 @@ class KernelConfig:
             out["composition"] = self.kernel.tree()
         return out
 
-    def reproduce(self, check: str) -> str:
-        parts = ["rfverify", "check", "kernel", self.kernel_spec or "<MODULE:ATTR>"]
+    @property
+    def target_spec(self) -> str | None:
+        return self.kernel_spec
+
+    def reproduce_options(self) -> list[str]:
+        parts: list[str] = []
         if self.kernel_spec:
             for k in sorted(self.kernel.params):
                 parts += ["--param", f"{k}={self.kernel.params[k]!r}"]
@@ -283,12 +250,37 @@ class KernelConfig:
             parts.append("--not-psd")
         if self.feature_map is not None:
             parts += ["--feature-map", self.feature_map_spec or "<MODULE:ATTR>"]
-        parts += ["--seed", str(self.seeds.root), "--profile", self.profile.name, "--check", check]
-        return " ".join(shlex.quote(p) if not p.startswith("<") else p for p in parts)
+        return parts
 
-    def context(self, spec: CheckSpec) -> "KernelContext":
-        alpha = self.profile.family_alpha / max(1, statistical_count(spec.kind))
-        return KernelContext(spec.name, self.profile, self.seeds, alpha, self.reproduce(spec.name), config=self)
+    def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> "KernelContext":
+        return KernelContext(spec.name, self.profile, self.seeds, alpha, reproduce, config=self)
+
+    @classmethod
+    def add_cli_options(cls, kn: argparse.ArgumentParser) -> None:
+        kn.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                        help="kernel parameter (repeatable)")
+        kn.add_argument("--dim", default="16", help="input dimension d (default 16)")
+        kn.add_argument("--domain", default=None, help="gaussian | sphere | positive | MODULE:ATTR of "
+                        "domain(n, d, rng) (default: the registry kernel's, else gaussian)")
+        kn_norm = kn.add_mutually_exclusive_group()
+        kn_norm.add_argument("--normalized", dest="normalized", action="store_true", default=None,
+                             help="claim k(x, x) = 1 (default: the registry's claim)")
+        kn_norm.add_argument("--not-normalized", dest="normalized", action="store_false",
+                             help="do not hold the kernel to k(x, x) = 1")
+        kn.add_argument("--not-psd", action="store_true",
+                        help="declare the kernel not PSD in general: a witness set is then an expected finding (xfail)")
+        kn.add_argument("--feature-map", metavar="MODULE:ATTR",
+                        help="for a composite kernel: the feature map to test (default: the reference composite map)")
+
+    @classmethod
+    def from_cli(cls, args: argparse.Namespace) -> "KernelConfig":
+        params = dict(parse_param(p) for p in args.param)
+        domain: Any = args.domain
+        if domain is not None and ":" in domain:
+            domain = load_object(domain)
+        return cls(args.target, kernel_params=params, dim=parse_int(args.dim, "--dim"), domain=domain,
+                   normalized=args.normalized, psd=False if args.not_psd else None, seed=parse_seed(args.seed),
+                   profile=args.profile, domain_spec=args.domain, feature_map=args.feature_map)
 
     def preflight(self) -> str | None:
         """Calibrate the scale and evaluate the kernel once on the first point set; the problem, or None."""
@@ -463,10 +455,6 @@ def verify_kernel(kernel: Any, *, kernel_params: Mapping[str, Any] | None = None
     config = KernelConfig(kernel, kernel_params=kernel_params, dim=dim, domain=domain, normalized=normalized,
                           psd=psd, seed=seed, profile=profile, name=name, feature_map=feature_map)
     return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit)
-
-
-def check_names() -> list[str]:
-    return [s.name for s in checks_for("kernel")]
 
 
 #: The checks run on a user-supplied reference kernel before the feature-map harness uses it.

@@ -21,7 +21,7 @@ kernel``: see :data:`KERNEL_NOTE`.
 
 from __future__ import annotations
 
-import shlex
+import argparse
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
@@ -30,15 +30,16 @@ import numpy as np
 from rfverify import guard
 from rfverify.adapters import load_object
 from rfverify.errors import PluginError, UsageError
-from rfverify.profiles import Profile, get_profile
-from rfverify.registry import BaseContext, CheckSpec, statistical_count
-from rfverify.seeding import DEFAULT_SEED, SeedSource
+from rfverify.kinds.base import CliSpec, KindConfig, parse_int
+from rfverify.options import parse_seed
+from rfverify.profiles import Profile
+from rfverify.registry import BaseContext, CheckSpec
+from rfverify.seeding import DEFAULT_SEED
 
 __all__ = ["OrthogonalBudget", "ORTHOGONAL_BUDGETS", "OrthogonalSampler", "OrthogonalConfig",
            "OrthogonalContext", "verify_orthogonal", "KERNEL_NOTE", "GROUPS"]
 
 GROUPS = ("O", "SO")
-MAX_ORTHO_DIM = 1024
 
 KERNEL_NOTE = (
     "'Haar' and 'unbiased ORF kernel' are different claims: the ORF estimate "
@@ -75,12 +76,6 @@ def _validate_group(group: Any) -> str:
     if not isinstance(group, str) or group not in GROUPS:
         raise UsageError(f"group must be 'O' or 'SO', got {group!r}")
     return str(group)
-
-
-def _validate_dim(dim: Any) -> int:
-    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or not 1 <= int(dim) <= MAX_ORTHO_DIM:
-        raise UsageError(f"dim must be an integer in [1, {MAX_ORTHO_DIM}], got {dim!r}")
-    return int(dim)
 
 
 class OrthogonalSampler:
@@ -125,17 +120,20 @@ class OrthogonalSampler:
         return Q
 
 
-class OrthogonalConfig:
-    """A validated configuration for verifying one orthogonal sampler (see :class:`~rfverify.runner.FeatureMapConfig`)."""
+class OrthogonalConfig(KindConfig):
+    """A validated configuration for verifying one orthogonal sampler."""
 
     kind = "orthogonal"
+    DIM_RANGE = (1, 1024)
+    DIM_WHY = "the Haar battery holds thousands of d x d matrices: 1500 draws at d = 1024 are 12 GB"
+    CLI = CliSpec("Verify MODULE:ATTR, sample(d, rng) -> (d, d) or an object with rvs(dim=..., random_state=...), "
+                  "against Haar measure on --group.")
 
     def __init__(self, implementation: Any, *, dim: int = 8, group: str = "O", seed: int = DEFAULT_SEED,
                  profile: str | Profile = "default", name: str | None = None) -> None:
-        self.dim = _validate_dim(dim)
+        self.dim = self.validate_dim(dim)
         self.group = _validate_group(group)
-        self.seeds = SeedSource(seed)
-        self.profile = get_profile(profile)
+        self._init_common(seed, profile)
         self.budget = ORTHOGONAL_BUDGETS[self.profile.name] if self.profile.name in ORTHOGONAL_BUDGETS \
             else ORTHOGONAL_BUDGETS["default"]
         from rfverify.validation import as_name
@@ -145,8 +143,8 @@ class OrthogonalConfig:
         self._dtype: np.dtype | None = None
 
     @property
-    def label(self) -> str:
-        return self.sampler.spec or self.sampler.name
+    def plugin(self) -> OrthogonalSampler:
+        return self.sampler
 
     def target(self) -> dict[str, Any]:
         return {"name": f"Haar on {self.group}({self.dim})", "params": {}}
@@ -157,16 +155,21 @@ class OrthogonalConfig:
                            "ortho_draws": self.budget.ortho_draws},
                 "note": KERNEL_NOTE}
 
-    def reproduce(self, check: str) -> str:
-        parts = ["rfverify", "check", "orthogonal", self.sampler.spec or "<MODULE:ATTR>", "--dim", str(self.dim),
-                 "--group", self.group, "--seed", str(self.seeds.root), "--profile", self.profile.name,
-                 "--check", check]
-        return " ".join(shlex.quote(p) if not p.startswith("<") else p for p in parts)
+    def reproduce_options(self) -> list[str]:
+        return ["--dim", str(self.dim), "--group", self.group]
 
-    def context(self, spec: CheckSpec) -> "OrthogonalContext":
-        alpha = self.profile.family_alpha / max(1, statistical_count(spec.kind))
-        return OrthogonalContext(spec.name, self.profile, self.seeds, alpha, self.reproduce(spec.name),
-                                 config=self)
+    def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> "OrthogonalContext":
+        return OrthogonalContext(spec.name, self.profile, self.seeds, alpha, reproduce, config=self)
+
+    @classmethod
+    def add_cli_options(cls, p: argparse.ArgumentParser) -> None:
+        p.add_argument("--dim", default="8", help="matrix dimension d (default 8)")
+        p.add_argument("--group", default="O", choices=["O", "SO"], help="declared group (default O)")
+
+    @classmethod
+    def from_cli(cls, args: argparse.Namespace) -> "OrthogonalConfig":
+        return cls(args.target, dim=parse_int(args.dim, "--dim"), group=args.group, seed=parse_seed(args.seed),
+                   profile=args.profile)
 
     def preflight(self) -> str | None:
         """Draw once (a health check); the problem, or None."""

@@ -20,22 +20,22 @@ moments), the config and context classes, the budgets per profile and
 
 from __future__ import annotations
 
-import math
-import shlex
+import argparse
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from rfverify import __version__  # noqa: F401  (the report carries it via the runner)
 from rfverify import guard
 from rfverify.adapters import load_object
 from rfverify.errors import PluginError, UsageError
-from rfverify.profiles import Profile, get_profile
-from rfverify.registry import BaseContext, CheckSpec, checks_for, statistical_count
+from rfverify.kinds.base import CliSpec, KindConfig, parse_int
+from rfverify.options import parse_seed
+from rfverify.profiles import Profile
+from rfverify.registry import BaseContext, CheckSpec
 from rfverify.results import Report
-from rfverify.seeding import DEFAULT_SEED, SeedSource
+from rfverify.seeding import DEFAULT_SEED
 
 __all__ = [
     "QuadraturePlugin",
@@ -188,50 +188,56 @@ class QuadratureContext(BaseContext):
         return self.plugin.draw(self.dim, self.rng("draw", *stream, trial=trial))
 
 
-def _validate_dim(dim: Any) -> int:
-    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or not (1 <= int(dim) <= MAX_DIM):
-        raise UsageError(f"dim must be an integer in [1, {MAX_DIM}], got {dim!r}")
-    return int(dim)
-
-
 def _validate_degree(degree: Any) -> int:
     if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) or not (0 <= int(degree) <= MAX_DEGREE):
         raise UsageError(f"degree must be an integer in [0, {MAX_DEGREE}], got {degree!r}")
     return int(degree)
 
 
-class QuadratureConfig:
-    """A validated configuration for verifying one quadrature rule (the runner's config protocol)."""
+class QuadratureConfig(KindConfig):
+    """A validated configuration for verifying one quadrature rule."""
 
     kind = "quadrature"
+    DIM_RANGE = (1, MAX_DIM)
+    DIM_WHY = "exactness moments are enumerated over monomials of d variables: 4096 keeps degree 3 tractable"
+    CLI = CliSpec("Verify a rule MODULE:ATTR estimating E f(w), w ~ N(0, I_d).")
 
     def __init__(self, rule: Any, *, dim: int = 8, degree: int = 0, unbiased: bool = True,
                  seed: int = DEFAULT_SEED, profile: str | Profile = "default", name: str | None = None) -> None:
-        self.dim = _validate_dim(dim)
+        self.dim = self.validate_dim(dim)
         self.degree = _validate_degree(degree)
         from rfverify.validation import as_flag, as_name
 
         self.unbiased = as_flag(unbiased, "unbiased")
-        self.seeds = SeedSource(seed)
-        self.profile = get_profile(profile)
+        self._init_common(seed, profile)
         self.budget = budget_for(self.profile)
         self.plugin = rule if isinstance(rule, QuadraturePlugin) else QuadraturePlugin(rule, name=as_name(name))
 
-    @property
-    def label(self) -> str:
-        return self.plugin.spec or self.plugin.name
+    def reproduce_options(self) -> list[str]:
+        return ["--dim", str(self.dim), "--degree", str(self.degree), "--unbiased" if self.unbiased else "--biased"]
 
-    def reproduce(self, check: str) -> str:
-        parts = ["rfverify", "check", "quadrature", self.plugin.spec or "<MODULE:ATTR>", "--dim", str(self.dim),
-                 "--degree", str(self.degree), "--unbiased" if self.unbiased else "--biased",
-                 "--seed", str(self.seeds.root), "--profile", self.profile.name, "--check", check]
-        return " ".join(shlex.quote(p) if not p.startswith("<") else p for p in parts)
+    def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> QuadratureContext:
+        return QuadratureContext(spec.name, self.profile, self.seeds, alpha, reproduce, plugin=self.plugin,
+                                 dim=self.dim, degree=self.degree, unbiased=self.unbiased, budget=self.budget)
 
-    def context(self, spec: CheckSpec) -> QuadratureContext:
-        alpha = self.profile.family_alpha / max(1, statistical_count(spec.kind))
-        return QuadratureContext(spec.name, self.profile, self.seeds, alpha, self.reproduce(spec.name),
-                                 plugin=self.plugin, dim=self.dim, degree=self.degree, unbiased=self.unbiased,
-                                 budget=self.budget)
+    @classmethod
+    def add_cli_options(cls, p: argparse.ArgumentParser) -> None:
+        p.add_argument("--dim", default="8", help="dimension d (default 8)")
+        p.add_argument("--degree", default="0", help="claimed degree of exactness for every draw (default 0)")
+        qb = p.add_mutually_exclusive_group()
+        qb.add_argument("--unbiased", dest="biased", action="store_false", help="claimed unbiased (default)")
+        qb.add_argument("--biased", dest="biased", action="store_true", help="not claimed unbiased")
+        p.set_defaults(biased=False)
+
+    @classmethod
+    def from_cli(cls, args: argparse.Namespace) -> "QuadratureConfig":
+        from rfverify.adapters import load_object
+
+        config = cls(load_object(args.target), dim=parse_int(args.dim, "--dim"),
+                     degree=parse_int(args.degree, "--degree"), unbiased=not args.biased,
+                     seed=parse_seed(args.seed), profile=args.profile)
+        config.plugin.spec = args.target
+        return config
 
     def target(self) -> dict[str, Any]:
         """What the rule is held to: the standard Gaussian integral in d dimensions."""
@@ -269,7 +275,3 @@ def verify_quadrature(rule: Any, *, dim: int = 8, degree: int = 0, unbiased: boo
     config = QuadratureConfig(rule, dim=dim, degree=degree, unbiased=unbiased, seed=seed, profile=profile,
                               name=name)
     return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit)
-
-
-def check_names() -> list[str]:
-    return [s.name for s in checks_for("quadrature")]

@@ -13,12 +13,12 @@ A transform is ``apply(X (n, d)) -> (n, d)`` — a function or an object with an
 ``inplace=True`` declares that ``apply`` may overwrite its input; otherwise
 the caller's array must be left untouched.  All checks of this kind are
 deterministic (no alpha): they compare against the dense definition with a
-derived round-off tolerance (:func:`rfverify.properties.transform_exactness.exactness_tolerance`).
+derived round-off tolerance (:func:`rfverify.tolerances.transform_tolerance`).
 """
 
 from __future__ import annotations
 
-import shlex
+import argparse
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
@@ -27,9 +27,11 @@ import numpy as np
 from rfverify import guard
 from rfverify.adapters import load_object
 from rfverify.errors import PluginError, UsageError
-from rfverify.profiles import Profile, get_profile
-from rfverify.registry import BaseContext, CheckSpec, statistical_count
-from rfverify.seeding import DEFAULT_SEED, SeedSource
+from rfverify.kinds.base import CliSpec, KindConfig, parse_int
+from rfverify.options import parse_seed
+from rfverify.profiles import Profile
+from rfverify.registry import BaseContext, CheckSpec
+from rfverify.seeding import DEFAULT_SEED
 
 __all__ = ["TransformBudget", "TRANSFORM_BUDGETS", "TransformPlugin", "DeclaredMatrix", "TransformConfig",
            "TransformContext", "verify_transform", "MATRICES"]
@@ -148,16 +150,17 @@ class TransformPlugin:
         return Y
 
 
-class TransformConfig:
-    """A validated configuration for verifying one transform (see :class:`~rfverify.runner.FeatureMapConfig`)."""
+class TransformConfig(KindConfig):
+    """A validated configuration for verifying one transform."""
 
     kind = "transform"
+    DIM_RANGE = (1, MAX_TRANSFORM_DIM)
+    DIM_WHY = "the exactness reference is a dense d x d product: 2^14 keeps it at 2 GB"
+    CLI = CliSpec("Verify MODULE:ATTR, apply(X (n, d)) -> (n, d), against X @ M.T.")
 
     def __init__(self, implementation: Any, *, dim: int = 64, matrix: Any = "hadamard", inplace: bool = False,
                  seed: int = DEFAULT_SEED, profile: str | Profile = "default", name: str | None = None) -> None:
-        if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or not 1 <= int(dim) <= MAX_TRANSFORM_DIM:
-            raise UsageError(f"dim must be an integer in [1, {MAX_TRANSFORM_DIM}], got {dim!r}")
-        self.dim = int(dim)
+        self.dim = self.validate_dim(dim)
         self.matrix = DeclaredMatrix(matrix)
         self.M = self.matrix.at(self.dim)
         if self.M is None:
@@ -167,14 +170,9 @@ class TransformConfig:
         from rfverify.validation import as_flag, as_name
 
         self.inplace = as_flag(inplace, "inplace")
-        self.seeds = SeedSource(seed)
-        self.profile = get_profile(profile)
+        self._init_common(seed, profile)
         self.budget = TRANSFORM_BUDGETS.get(self.profile.name, TRANSFORM_BUDGETS["default"])
         self.plugin = TransformPlugin(implementation, name=as_name(name))
-
-    @property
-    def label(self) -> str:
-        return self.plugin.spec or self.plugin.name
 
     def target(self) -> dict[str, Any]:
         return {"name": self.matrix.name, "params": {"d": self.dim}}
@@ -183,17 +181,24 @@ class TransformConfig:
         return {"dim": self.dim, "matrix": self.matrix.spec or self.matrix.name, "inplace": self.inplace,
                 "form": self.plugin.form, "spec": self.plugin.spec, "batch_sizes": list(self.budget.ns)}
 
-    def reproduce(self, check: str) -> str:
-        parts = ["rfverify", "check", "transform", self.plugin.spec or "<MODULE:ATTR>", "--dim", str(self.dim),
-                 "--matrix", self.matrix.spec or "<MODULE:ATTR>"]
-        if self.inplace:
-            parts.append("--inplace")
-        parts += ["--seed", str(self.seeds.root), "--profile", self.profile.name, "--check", check]
-        return " ".join(shlex.quote(p) if not p.startswith("<") else p for p in parts)
+    def reproduce_options(self) -> list[str]:
+        return ["--dim", str(self.dim), "--matrix", self.matrix.spec or "<MODULE:ATTR>"] + (
+            ["--inplace"] if self.inplace else [])
 
-    def context(self, spec: CheckSpec) -> "TransformContext":
-        alpha = self.profile.family_alpha / max(1, statistical_count(spec.kind))
-        return TransformContext(spec.name, self.profile, self.seeds, alpha, self.reproduce(spec.name), config=self)
+    def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> "TransformContext":
+        return TransformContext(spec.name, self.profile, self.seeds, alpha, reproduce, config=self)
+
+    @classmethod
+    def add_cli_options(cls, p: argparse.ArgumentParser) -> None:
+        p.add_argument("--dim", default="64", help="width d (default 64)")
+        p.add_argument("--matrix", default="hadamard",
+                       help="hadamard | hadamard-normalized | MODULE:ATTR of M(d) -> (d, d) (default hadamard)")
+        p.add_argument("--inplace", action="store_true", help="apply may overwrite its input")
+
+    @classmethod
+    def from_cli(cls, args: argparse.Namespace) -> "TransformConfig":
+        return cls(args.target, dim=parse_int(args.dim, "--dim"), matrix=args.matrix, inplace=args.inplace,
+                   seed=parse_seed(args.seed), profile=args.profile)
 
     def preflight(self) -> str | None:
         """Apply once to a 2-row float64 batch (a health check); the problem, or None."""

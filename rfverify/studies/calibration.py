@@ -18,12 +18,11 @@ suite) and per-mutant power, each with a 95% Clopper–Pearson interval.
 
 from __future__ import annotations
 
-import importlib
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
-from rfverify.runner import verify
+from rfverify.kinds.feature_map import verify
 from rfverify.report.calibration_pages import CALIBRATION_SCHEMA_VERSION
 from rfverify.stats import clopper_pearson
 
@@ -37,7 +36,7 @@ STUDY_BASE = 1_000_000
 class Mutant:
     """One entry of a mutant library: a deliberately changed implementation and what must happen to it.
 
-    ``kind`` selects the verifier (:data:`rfverify.studies.zoo.VERIFIERS`), called as
+    ``kind`` selects the verifier (the kind table, :data:`rfverify.kinds.KINDS`), called as
     ``verify(implementation, seed=..., profile=..., checks=..., **options)``.  A bug names the
     check(s) that must end with status ``expect`` (``"fail"``, or ``"error"`` for a plug-in the
     harness must refuse) in ``caught_by``; an *equivalent* mutant (``equivalent=True``, empty
@@ -59,10 +58,9 @@ class Mutant:
 
     def verify(self, *, seed: int, profile: str, checks: Iterable[str] | None = None) -> Any:
         """Run the kind's verifier on this mutant; returns its :class:`~rfverify.results.Report`."""
-        from rfverify.studies.zoo import VERIFIERS
+        from rfverify.kinds import get_kind
 
-        mod, fn = VERIFIERS[self.kind].split(":")
-        verify = getattr(importlib.import_module(mod), fn)
+        verify = get_kind(self.kind).verify_function()
         return verify(self.implementation, seed=seed, profile=profile,
                       checks=None if checks is None else list(checks), **dict(self.options))
 
@@ -152,7 +150,7 @@ def load_mutants(spec: str) -> list[Mutant]:
 
     from rfverify.adapters import load_object
     from rfverify.errors import UsageError
-    from rfverify.registry import checks_for
+    from rfverify.kinds import checks_for
 
     if not isinstance(spec, str) or not spec.strip():
         raise UsageError(f"--mutants takes a path lib.py[:ATTR] or MODULE:ATTR, got {spec!r}")
@@ -172,7 +170,7 @@ def load_mutants(spec: str) -> list[Mutant]:
     except TypeError:
         raise UsageError(f"mutant library {spec!r} is {type(obj).__name__}, not a list of Mutant") from None
     seen: set[str] = set()
-    from rfverify.studies.zoo import VERIFIERS
+    from rfverify.kinds import KINDS
 
     for m in entries:
         if not isinstance(m, Mutant):
@@ -180,8 +178,8 @@ def load_mutants(spec: str) -> list[Mutant]:
         if m.name in seen:
             raise UsageError(f"mutant library {spec!r}: duplicate name {m.name!r}")
         seen.add(m.name)
-        if m.kind not in VERIFIERS:
-            raise UsageError(f"mutant {m.name!r}: unknown kind {m.kind!r}; kinds: {', '.join(VERIFIERS)}")
+        if m.kind not in KINDS:
+            raise UsageError(f"mutant {m.name!r}: unknown kind {m.kind!r}; kinds: {', '.join(KINDS)}")
         known = {c.name for c in checks_for(m.kind)}
         unknown = [c for c in m.caught_by if c not in known]
         if unknown:
@@ -330,7 +328,7 @@ def _interval(k: int, n: int) -> list[float]:
 def _design_alphas(kind: str, profile: str) -> tuple[float, dict[str, float]]:
     """Family-wise alpha of ``profile`` and each check's share (0 for a deterministic check)."""
     from rfverify.profiles import get_profile
-    from rfverify.registry import checks_for, statistical_count
+    from rfverify.kinds import checks_for, statistical_count
 
     fam = get_profile(profile).family_alpha
     share = fam / max(1, statistical_count(kind))

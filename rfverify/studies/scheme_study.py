@@ -18,7 +18,6 @@ All feature maps use the paired form sqrt(1/m)[cos Wx, sin Wx] with m frequencie
 from __future__ import annotations
 
 import math
-import time
 from typing import Any, Iterable
 
 import numpy as np

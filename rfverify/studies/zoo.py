@@ -10,12 +10,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-__all__ = ["ZooEntry", "ZOO", "zoo_entries", "VERIFIERS", "verify_entry"]
-
-#: kind -> "module:function" verifying one implementation of that kind; called as
-#: ``fn(implementation, seed=..., profile=..., xfail=..., **entry.options)`` -> Report.
-VERIFIERS: dict[str, str] = {"feature-map": "rfverify.runner:verify",
-                             "quadrature": "rfverify.kinds.quadrature:verify_quadrature"}
+__all__ = ["ZooEntry", "ZOO", "zoo_entries", "verify_entry"]
 
 
 @dataclass(frozen=True)
@@ -54,8 +49,6 @@ ZOO: list[ZooEntry] = [
 ]
 
 # Random orthogonal matrices and fast transforms (issue 3).
-VERIFIERS.update({"orthogonal": "rfverify.kinds.orthogonal:verify_orthogonal",
-                  "transform": "rfverify.kinds.transform:verify_transform"})
 _ORTH = "rfverify.implementations.orthogonal:"
 ZOO += [
     ZooEntry("haar-qr", _ORTH + "haar_qr", {"dim": 16, "group": "O"}, kind="orthogonal",
@@ -194,11 +187,11 @@ def zoo_entries(names: list[str] | None = None) -> list[ZooEntry]:
 
 
 def verify_entry(entry: ZooEntry, *, seed: int, profile: str) -> Any:
-    """Verify one zoo entry with the verifier of its kind."""
-    import importlib
+    """Verify one zoo entry with the verifier of its kind (from the kind table), called as
+    ``verify(implementation, seed=, profile=, xfail=, **entry.options)`` -> Report."""
+    from rfverify.kinds import get_kind
 
-    mod, fn = VERIFIERS[entry.kind].split(":")
-    verify = getattr(importlib.import_module(mod), fn)
+    verify = get_kind(entry.kind).verify_function()
     return verify(entry.implementation, seed=seed, profile=profile, xfail=dict(entry.xfail) or None,
                   **entry.options)
 
@@ -206,7 +199,6 @@ def verify_entry(entry: ZooEntry, *, seed: int, profile: str) -> Any:
 # where claimed, and the composition rules for composites; the sigmoid kernel is declared not PSD, so
 # its witness is an expected finding), and scikit-learn's pairwise kernels that users hand us as
 # reference callables.  Composite feature maps through the feature-map harness.
-VERIFIERS["kernel"] = "rfverify.kinds.kernel:verify_kernel"
 from rfverify.kernels.base import _REGISTRY as _KERNELS, kernel_names as _kernel_names  # noqa: E402
 
 ZOO += [ZooEntry(f"kernel-{_k}", _k, {"dim": 16}, kind="kernel", doc=_KERNELS[_k].doc.split(";")[0])

@@ -43,7 +43,7 @@ def decide(ctx: Any, declared: bool | None) -> dict[str, Any]:
     Raises :class:`~rfverify.errors.PluginError` if the map misbehaves while being probed.
     """
     from rfverify.metrics import sample_domain
-    from rfverify.properties.contract import roundoff_tolerance
+    from rfverify.tolerances import contract_tolerance
 
     plugin = ctx.plugin
     if declared is True:
@@ -67,7 +67,7 @@ def decide(ctx: Any, declared: bool | None) -> dict[str, Any]:
     F1 = f1.transform(Z)
     F1b = plugin.fit(DETECT_M, rs, X1).transform(Z)
     F2 = plugin.fit(DETECT_M, rs, X2).transform(Z)
-    tol = roundoff_tolerance(ctx.dim, F1)
+    tol = contract_tolerance(ctx.dim, F1)
     same_x = float(np.max(np.abs(F1 - F1b))) if F1.shape == F1b.shape else float("inf")
     diff = float(np.max(np.abs(F1 - F2))) if F1.shape == F2.shape else float("inf")
     evidence = {"probe_m": DETECT_M, "fit_rows": DETECT_N, "random_state": rs, "tolerance": tol,

@@ -1,0 +1,139 @@
+"""What every plug-in kind shares: :class:`KindConfig`.
+
+A kind's configuration class (one per module of :mod:`rfverify.kinds`) subclasses :class:`KindConfig` and
+provides only what is its own:
+
+* the plug-in contract: ``__init__`` validates the options and wraps the plug-in; ``preflight()`` calls it
+  once; ``_context(spec, alpha, reproduce)`` builds the context its checks receive;
+* what it is held to (``target()``) and its configuration record (``as_dict()``);
+* its options on the command line (``CLI``, ``add_cli_options``, ``from_cli``) and in the reproduce
+  command (``reproduce_options()``).
+
+The base owns the rest, once: the seed and profile, the one dimension rule (:meth:`KindConfig.validate_dim`,
+with the kind's documented range ``DIM_RANGE``), the alpha split between statistical checks, the check
+list (:func:`rfverify.kinds.checks_for`), the reproduce command and the report header.  The generic runner
+(:func:`rfverify.runner.run`) needs nothing else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from typing import Any, ClassVar
+
+import numpy as np
+
+from rfverify.errors import UsageError
+from rfverify.kinds import checks_for, statistical_count
+from rfverify.profiles import Profile, get_profile
+from rfverify.registry import BaseContext, CheckSpec
+from rfverify.seeding import SeedSource
+
+__all__ = ["KindConfig", "CliSpec", "parse_int"]
+
+
+def parse_int(text: Any, what: str) -> int:
+    """An integer option from the command line (``what`` names it in the one-line error)."""
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        raise UsageError(f"{what} must be an integer, got {text!r}") from None
+
+
+class CliSpec:
+    """The ``rfverify check KIND`` sub-command of a kind: its description and the target's metavar (the
+    one-line help is the kind table's ``summary``)."""
+
+    def __init__(self, description: str, metavar: str = "MODULE:ATTR") -> None:
+        self.description, self.metavar = description, metavar
+
+
+class KindConfig:
+    """Base of every kind's validated configuration (the runner's protocol).
+
+    Subclasses set ``kind`` (a key of :data:`rfverify.kinds.KINDS`), ``DIM_RANGE`` (the dimensions the kind
+    accepts, with the reason in ``DIM_WHY``) and ``CLI``, and implement ``_context``, ``target``,
+    ``as_dict``, ``preflight``, ``reproduce_options``, ``add_cli_options`` and ``from_cli``.
+    """
+
+    kind: ClassVar[str]
+    #: Inclusive range of the input/matrix dimension d this kind accepts.
+    DIM_RANGE: ClassVar[tuple[int, int]] = (1, 4096)
+    #: Why the upper end is where it is (shown in ``ARCHITECTURE.md`` and the README).
+    DIM_WHY: ClassVar[str] = ""
+    CLI: ClassVar[CliSpec]
+
+    seeds: SeedSource
+    profile: Profile
+
+    def _init_common(self, seed: Any, profile: str | Profile) -> None:
+        """Seed source and profile (every kind's ``__init__`` calls this)."""
+        self.seeds = SeedSource(seed)
+        self.profile = get_profile(profile)
+
+    @classmethod
+    def validate_dim(cls, dim: Any, what: str = "dim") -> int:
+        """The one dimension rule: an integer (not a bool) in ``DIM_RANGE``; else a one-line UsageError."""
+        lo, hi = cls.DIM_RANGE
+        if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or not lo <= int(dim) <= hi:
+            raise UsageError(f"{what} must be an integer in [{lo}, {hi}], got {dim!r}")
+        return int(dim)
+
+    # -- shared by every kind ----------------------------------------------------------------
+    def checks(self) -> list[CheckSpec]:
+        """The kind's checks, in report order."""
+        return checks_for(self.kind)
+
+    def alpha(self) -> float:
+        """Each statistical check's share of the profile's family-wise alpha (Bonferroni over the kind's
+        statistical checks; fixed by the registry, not by the selection, so a verdict never depends on it)."""
+        return self.profile.family_alpha / max(1, statistical_count(self.kind))
+
+    def context(self, spec: CheckSpec) -> BaseContext:
+        """The context check ``spec`` runs in."""
+        return self._context(spec, self.alpha(), self.reproduce(spec.name))
+
+    @property
+    def target_spec(self) -> str | None:
+        """The plug-in as ``MODULE:ATTR`` (None: not importable by name)."""
+        return getattr(getattr(self, "plugin", None), "spec", None)
+
+    def reproduce(self, check: str) -> str:
+        """The one command that reproduces ``check`` under this configuration."""
+        parts = ["rfverify", "check", self.kind, self.target_spec or "<MODULE:ATTR>", *self.reproduce_options(),
+                 "--seed", str(self.seeds.root), "--profile", self.profile.name, "--check", check]
+        return " ".join(shlex.quote(p) if not p.startswith("<") else p for p in parts)
+
+    def header(self) -> dict[str, Any]:
+        """The report header: implementation, kind, target, seed, profile and configuration."""
+        return {"implementation": self.label, "kind": self.kind, "kernel": self.target(), "seed": self.seeds.root,
+                "profile": self.profile.name, "config": self.as_dict()}
+
+    @property
+    def label(self) -> str:
+        plugin = getattr(self, "plugin", None)
+        return self.target_spec or getattr(plugin, "name", "implementation")
+
+    # -- what each kind provides -------------------------------------------------------------
+    def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> BaseContext:  # pragma: no cover
+        raise NotImplementedError
+
+    def target(self) -> dict[str, Any]:  # pragma: no cover
+        raise NotImplementedError
+
+    def as_dict(self) -> dict[str, Any]:  # pragma: no cover
+        raise NotImplementedError
+
+    def preflight(self) -> str | None:  # pragma: no cover
+        raise NotImplementedError
+
+    def reproduce_options(self) -> list[str]:  # pragma: no cover
+        raise NotImplementedError
+
+    @classmethod
+    def add_cli_options(cls, parser: argparse.ArgumentParser) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    @classmethod
+    def from_cli(cls, args: argparse.Namespace) -> "KindConfig":  # pragma: no cover
+        raise NotImplementedError

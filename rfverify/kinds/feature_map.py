@@ -1,0 +1,350 @@
+"""The ``feature-map`` plug-in kind: a random-feature map held to a kernel.
+
+The plug-in (a factory, a function, an sklearn-style class or instance, or ``"MODULE:ATTR"``; see
+:mod:`rfverify.adapters`) is fitted with ``n_components`` and ``random_state`` and must return features whose
+inner products estimate the declared kernel.  What it claims (:class:`Declarations`: a bound C, unbiasedness,
+a bias bound, data dependence) decides which checks apply.  :class:`CheckContext` is what its checks receive:
+the designed input pairs (shared by every check of one configuration) and kernel estimates over independent
+draws, every ``random_state`` spawned from the root seed and a stable key that never contains the
+implementation's name.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping
+
+import numpy as np
+
+from rfverify.adapters import FeatureMapPlugin, FittedMap, _spec_of, as_feature_map, load_object
+from rfverify.domains import DOMAINS, PairSet, make_pairs
+from rfverify.errors import PluginError, UsageError
+from rfverify.kernels import Kernel, as_kernel
+from rfverify.kinds.base import CliSpec, KindConfig, parse_int
+from rfverify.options import parse_param, parse_seed
+from rfverify.profiles import Profile
+from rfverify.registry import BaseContext, CheckSpec
+from rfverify.results import Report
+from rfverify.seeding import DEFAULT_SEED
+from rfverify.validation import as_flag, as_name
+
+__all__ = ["Declarations", "CheckContext", "Estimates", "FeatureMapConfig", "verify", "not_for_data_dependent",
+           "PREFLIGHT_M"]
+
+#: n_components of the preflight's one fit-and-transform.
+PREFLIGHT_M = 16
+
+
+@dataclass(frozen=True)
+class Declarations:
+    """What the plug-in claims; these decide which checks apply.
+
+    ``bound``: C with |feature| * sqrt(m) <= C (enables the Hoeffding check);
+    ``unbiased``: E[k_hat] = k is claimed (default); ``bias_bound``: for a
+    scheme claimed biased, the bound |E k_hat - k| <= bias_bound it promises;
+    ``data_dependent``: fit depends on X (declared or detected, see
+    :mod:`rfverify.kinds.data_dependence`): the checks over the features' randomness
+    do not apply (:func:`not_for_data_dependent`).
+    """
+
+    bound: float | None = None
+    unbiased: bool = True
+    bias_bound: float | None = None
+    data_dependent: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"bound": self.bound, "unbiased": self.unbiased, "bias_bound": self.bias_bound,
+                "data_dependent": self.data_dependent}
+
+
+def not_for_data_dependent(ctx: Any) -> str | None:
+    """The skip reason of the checks over the features' randomness for a data-dependent map, else None."""
+    if getattr(getattr(ctx, "declarations", None), "data_dependent", False):
+        return ("not promised for a data-dependent map: an adapted basis is a deterministic function of its data "
+                "and seed, not an average of independent random features, so a claim over the randomness of the "
+                "basis (unbiasedness, concentration, the 1/m error rate) is not a claim of the method "
+                "(alber2017 §3.2); adapted-approximation measures it on held-out points instead")
+    return None
+
+
+@dataclass
+class Estimates:
+    """Kernel estimates of R seeds at the pair design, for one feature count m."""
+
+    values: np.ndarray  # (R, P)
+    sup: np.ndarray  # (R,) max |feature| * sqrt(m_out) per seed
+    m_out: int
+
+
+@dataclass
+class CheckContext(BaseContext):
+    """Everything a feature-map check may use; randomness only via ``seeds``."""
+
+    plugin: FeatureMapPlugin = None  # type: ignore[assignment]
+    kernel: Kernel = None  # type: ignore[assignment]
+    domain: Any = "gaussian"
+    dim: int = 16
+    declarations: Declarations = field(default_factory=Declarations)
+    #: Shared by every check of one configuration, so the pair design (and, for a callable kernel,
+    #: the calibration of the input scale) is computed once, not once per check.
+    pair_cache: dict[str, PairSet] = field(default_factory=dict, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.plugin.name
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        """The stable key of this check's streams.
+
+        The implementation is deliberately *not* in it: the same command
+        reproduces a verdict however the implementation was named, and
+        implementations are compared on common random numbers.
+        """
+        dom = self.domain if isinstance(self.domain, str) else getattr(self.domain, "__qualname__", "domain")
+        return ("feature-map", self.check, self.kernel.describe(), self.dim, dom)
+
+    def random_state(self, *stream: Any, trial: int) -> int:
+        return self.seeds.random_state(*self.key, *stream, trial=trial)
+
+    def rng(self, *stream: Any) -> np.random.Generator:
+        return self.seeds.rng(*self.key, *stream)
+
+    @property
+    def pairs(self) -> PairSet:
+        """The designed input pairs (the same for every check of a configuration)."""
+        if "pairs" not in self.pair_cache:
+            dom = self.domain if isinstance(self.domain, str) else getattr(self.domain, "__qualname__", "domain")
+            rng = self.seeds.rng("pairs", self.kernel.describe(), self.dim, dom)
+            self.pair_cache["pairs"] = make_pairs(self.domain, self.dim, self.kernel, rng)
+        return self.pair_cache["pairs"]
+
+    def stacked_inputs(self) -> np.ndarray:
+        p = self.pairs
+        return np.vstack([p.X, p.Y])
+
+    def fit(self, m: int, random_state: int) -> FittedMap:
+        return self.plugin.fit(m, random_state, self.stacked_inputs())
+
+    def estimate_once(self, m: int, random_state: int) -> tuple[np.ndarray, float, int]:
+        """k_hat at every pair from one draw; also max |feature| * sqrt(m_out)."""
+        Z = self.stacked_inputs()
+        fitted = self.fit(m, random_state)
+        F = fitted.transform(Z)
+        P = self.pairs.n
+        k_hat = np.real(np.sum(F[:P] * np.conj(F[P:]), axis=1))
+        sup = float(np.max(np.abs(F))) * np.sqrt(F.shape[1])
+        return k_hat, sup, F.shape[1]
+
+    def estimates(self, m: int, trials: range, *stream: Any) -> Estimates:
+        vals = np.empty((len(trials), self.pairs.n))
+        sups = np.empty(len(trials))
+        m_out = 0
+        for i, t in enumerate(trials):
+            vals[i], sups[i], m_out = self.estimate_once(m, self.random_state(*stream, m, trial=t))
+        return Estimates(vals, sups, m_out)
+
+
+def _validate_bound(bound: Any) -> float | None:
+    if bound is None:
+        return None
+    if isinstance(bound, (bool, np.bool_)):
+        raise UsageError(f"bound must be a positive number, got {bound!r}")
+    try:
+        b = float(bound)
+    except (TypeError, ValueError):
+        raise UsageError(f"bound must be a positive number, got {bound!r}") from None
+    if not np.isfinite(b) or b <= 0:
+        raise UsageError(f"bound must be a positive finite number, got {bound!r}")
+    return b
+
+
+class FeatureMapConfig(KindConfig):
+    """A validated configuration for verifying one feature map.
+
+    Every plug-in kind has a config class with this interface: ``kind``,
+    ``seeds``, ``profile``, ``label``, ``target()``, ``as_dict()``,
+    ``context(spec)``, ``preflight()`` and ``reproduce(check)``; :func:`run`
+    needs nothing else.
+    """
+
+    kind = "feature-map"
+    DIM_RANGE = (1, 65536)
+    DIM_WHY = "the pair design and a fit on 2 x 24 rows stay within memory up to 2^16 input dimensions"
+    CLI = CliSpec("Verify a feature map MODULE:ATTR against a kernel.")
+
+    def __init__(self, implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "rbf",
+                 kernel_params: Mapping[str, Any] | None = None, dim: int = 16,
+                 domain: str | Callable[..., Any] = "gaussian", bound: float | None = None,
+                 unbiased: bool = True, bias_bound: float | None = None, seed: int = DEFAULT_SEED,
+                 profile: str | Profile = "default", name: str | None = None,
+                 kernel_spec: str | None = None, domain_spec: str | None = None,
+                 data_dependent: bool | None = None) -> None:
+        self.kernel = as_kernel(kernel, kernel_params)
+        self.kernel_spec = kernel_spec if kernel_spec is not None else (kernel if isinstance(kernel, str) else None)
+        if self.kernel_spec is None and callable(kernel) and not isinstance(kernel, Kernel):
+            # an importable callable is named MODULE:ATTR in the reproduce command (None: not importable)
+            self.kernel_spec = _spec_of(kernel)
+        elif self.kernel_spec is None and self.kernel.name and ":" in self.kernel.name:
+            self.kernel_spec = self.kernel.name
+        self.dim = self.validate_dim(dim)
+        if isinstance(domain, str):
+            if domain not in DOMAINS:
+                raise UsageError(f"unknown domain {domain!r}; use one of {', '.join(DOMAINS)} or a callable "
+                                 "domain(n, d, rng) -> (n, d) array")
+            self.domain_spec = domain
+        elif callable(domain):
+            self.domain_spec = domain_spec if domain_spec is not None else _spec_of(domain)
+        else:
+            raise UsageError(f"domain must be a name or a callable, got {type(domain).__name__}")
+        self.domain = domain
+        if data_dependent not in (None, True, False):
+            raise UsageError(f"data_dependent must be True, False or None (decide), got {data_dependent!r}")
+        #: None: the plug-in's attribute or detection decides (in the preflight); True/False: the caller's.
+        self.declared_data_dependent = data_dependent
+        #: How data dependence was decided (set by the preflight; recorded in the report).
+        self.data_dependence: dict[str, Any] | None = None
+        self.declarations = Declarations(_validate_bound(bound), as_flag(unbiased, "unbiased"), _validate_bound(bias_bound),
+                                         data_dependent is True)
+        self._init_common(seed, profile)
+        self._pair_cache: dict[str, Any] = {}
+        self.plugin: FeatureMapPlugin = as_feature_map(
+            implementation, kernel_params=dict(self.kernel.params), name=as_name(name))
+
+    def reproduce_options(self) -> list[str]:
+        """This configuration's options in the reproduce command (between the target and ``--seed``)."""
+        parts = ["--kernel", self.kernel_spec or "<MODULE:ATTR>"]
+        if isinstance(self.kernel_spec, str):  # --param goes to a registry kernel or a MODULE:ATTR callable
+            for k in sorted(self.kernel.params):
+                parts += ["--param", f"{k}={self.kernel.params[k]!r}"]
+        parts += ["--dim", str(self.dim), "--domain", self.domain_spec or "<MODULE:ATTR>"]
+        d = self.declarations
+        if d.bound is not None:
+            parts += ["--bound", repr(d.bound)]
+        if not d.unbiased:
+            parts += ["--biased"]
+        if d.bias_bound is not None:
+            parts += ["--bias-bound", repr(d.bias_bound)]
+        if self.declared_data_dependent is True:
+            parts += ["--data-dependent"]
+        return parts
+
+    def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> CheckContext:
+        return CheckContext(spec.name, self.profile, self.seeds, alpha, reproduce,
+                            plugin=self.plugin, kernel=self.kernel, domain=self.domain, dim=self.dim,
+                            declarations=self.declarations, pair_cache=self._pair_cache)
+
+    def target(self) -> dict[str, Any]:
+        """What the implementation is held to (here: the kernel)."""
+        return self.kernel.to_dict()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "dim": self.dim,
+            "domain": self.domain_spec,
+            "declarations": self.declarations.to_dict(),
+            "form": self.plugin.form,
+            "spec": self.plugin.spec,
+            "passthrough": dict(self.plugin.passthrough),
+            "data_dependence": self.data_dependence,
+        }
+
+    def preflight(self) -> str | None:
+        """Build, fit and transform once (a health check); the problem, or None.
+
+        A user-supplied kernel callable (not a registry kernel) is screened first: the cheap
+        deterministic ``kernel-symmetry`` and ``kernel-psd`` checks (issue 10); a kernel that is
+        not symmetric PSD cannot be estimated by any feature map, so every check then errors.
+        """
+        if self.kernel._spec is None:
+            from rfverify.kinds.kernel import screen_reference_kernel  # a kind may use another kind
+
+            problem = screen_reference_kernel(self)
+            if problem is not None:
+                return problem
+        ctx = self.context(self.checks()[0])
+        try:
+            ctx.estimate_once(PREFLIGHT_M, self.seeds.random_state("preflight"))
+            self.decide_data_dependence(ctx)
+        except PluginError as exc:
+            return str(exc)
+        except UsageError:
+            raise
+        return None
+
+    def decide_data_dependence(self, ctx: CheckContext) -> None:
+        """Declared or detected, once (:mod:`rfverify.kinds.data_dependence`); sets ``declarations.data_dependent``."""
+        from dataclasses import replace
+
+        from rfverify.kinds.data_dependence import decide
+
+        if self.data_dependence is None:
+            self.data_dependence = decide(ctx, self.declared_data_dependent)
+            self.declarations = replace(self.declarations, data_dependent=bool(self.data_dependence["data_dependent"]))
+
+    def metrics(self) -> dict[str, Any]:
+        """The report's ``metrics`` block: held-out kernel-approximation metrics (:mod:`rfverify.metrics`)."""
+        from rfverify.metrics import report_metrics
+
+        return report_metrics(self.context(self.checks()[0]))
+
+    # -- the command line ----------------------------------------------------------------------
+    @classmethod
+    def add_cli_options(cls, fm: argparse.ArgumentParser) -> None:
+        fm.add_argument("--kernel", default="rbf", help="registry name, or MODULE:ATTR of k(X, Y) -> Gram (default rbf)")
+        fm.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                        help="kernel parameter (repeatable)")
+        fm.add_argument("--dim", default="16", help="input dimension d (default 16)")
+        fm.add_argument("--domain", default="gaussian",
+                        help="gaussian | sphere | positive | MODULE:ATTR of domain(n, d, rng) (default gaussian)")
+        fm.add_argument("--bound", help="declared C with |feature| * sqrt(m) <= C (enables the Hoeffding check)")
+        fm.add_argument("--biased", action="store_true", help="the estimate is not claimed unbiased")
+        fm.add_argument("--bias-bound", help="with --biased: the claimed bound on |E k_hat - k|")
+        fm.add_argument("--data-dependent", action="store_true",
+                        help="fit depends on X (an adapted basis): skip the checks over the features' randomness "
+                        "and measure adapted-approximation instead (default: the plug-in's attribute or detection "
+                        "decides)")
+
+    @classmethod
+    def from_cli(cls, args: argparse.Namespace) -> "FeatureMapConfig":
+        params = dict(parse_param(p) for p in args.param)
+        kernel: Any = load_object(args.kernel) if ":" in args.kernel else args.kernel
+        domain: Any = load_object(args.domain) if ":" in args.domain else args.domain
+        config = cls(args.target, kernel=kernel, kernel_params=params, dim=parse_int(args.dim, "--dim"),
+                     domain=domain, bound=args.bound, unbiased=not args.biased, bias_bound=args.bias_bound,
+                     seed=parse_seed(args.seed), profile=args.profile, kernel_spec=args.kernel,
+                     domain_spec=args.domain, data_dependent=True if args.data_dependent else None)
+        config.plugin.spec = args.target
+        return config
+
+
+def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "rbf",
+           kernel_params: Mapping[str, Any] | None = None, dim: int = 16,
+           domain: str | Callable[..., Any] = "gaussian", bound: float | None = None, unbiased: bool = True,
+           bias_bound: float | None = None, seed: int = DEFAULT_SEED, profile: str | Profile = "default",
+           checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
+           name: str | None = None, time_limit: float | None = None, memory_limit: int | str | None = None,
+           data_dependent: bool | None = None, metrics: bool | None = None) -> Report:
+    """Verify a feature map against a kernel; returns a :class:`~rfverify.results.Report`.
+
+    ``implementation`` is a factory, a function, an sklearn-style class or
+    instance, or a ``"MODULE:ATTR"`` string (see :mod:`rfverify.adapters`).
+    ``checks`` selects checks by name; ``xfail`` maps check names to the reason
+    they are expected to fail.  Raises :class:`~rfverify.errors.UsageError`
+    for bad arguments; a misbehaving implementation yields status ``error``.
+    ``time_limit`` (seconds per check) and ``memory_limit`` (bytes or "4G")
+    default to the profile's (:mod:`rfverify.guard`); 0 disables either.
+    ``data_dependent``: declare that fit depends on X (True), or that it does
+    not (False); None lets the plug-in's ``data_dependent`` attribute or a
+    detection in the preflight decide (:mod:`rfverify.kinds.data_dependence`).
+    ``metrics``: compute the report's held-out metrics block (None: when every
+    check runs).
+    """
+    config = FeatureMapConfig(implementation, kernel=kernel, kernel_params=kernel_params, dim=dim,
+                              domain=domain, bound=bound, unbiased=unbiased, bias_bound=bias_bound,
+                              seed=seed, profile=profile, name=name, data_dependent=data_dependent)
+    from rfverify.runner import run
+
+    return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit,
+               metrics=metrics)

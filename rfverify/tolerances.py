@@ -1,0 +1,155 @@
+"""Every round-off bound rfverify judges computed values by, defined once, each with its inequality cited.
+
+A deterministic check fails only when an error exceeds one of these bounds, so each is a *proved* upper bound
+on floating-point error (times a stated small constant where the reference says "a small constant"), never a
+tuned number.  ``u`` is the unit round-off of the dtype being judged (a float32 plug-in is judged at float32
+precision); rfverify's own reference computations are float64 and add their own γ term.
+
+======================  ===========================================================  =========================
+bound                   value                                                        used by
+======================  ===========================================================  =========================
+γ_n                     n u / (1 - n u) (Higham 2002, eq. 3.5)                        everything below
+contract                ROUNDOFF_MARGIN γ_{d+2} max|Φ|                                contract, reproducibility,
+                                                                                     data dependence
+orthogonality           2 c d² u + γ_d(f64)(1 + 2 c d² u) (Higham Lemma 19.3)          orthogonality
+transform               γ_{d+3} max(|M||x|, ‖x‖₂‖M‖₂) + γ_d(f64)|M||x| (Lemma 3.1)     transform-exactness
+kernel evaluation       EVAL_CONSTANT γ_{d+2} (1 + r²) + accuracy                     kernel checks
+PSD                     n η max|K| + EIG_CONSTANT n u₆₄ ‖K‖₂ (Weyl; LAPACK §4.7)       kernel-psd
+======================  ===========================================================  =========================
+
+>>> round(roundoff_inner_product(10) / 2.0 ** -53, 6)  # γ_10 ≈ 10 u in float64
+10.0
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = ["unit_roundoff", "roundoff_inner_product", "ROUNDOFF_MARGIN", "contract_tolerance", "ORTHO_CONSTANT",
+           "orthogonality_tolerance", "NORMALISATION_EXTRA", "transform_tolerance", "EVAL_CONSTANT", "EIG_CONSTANT",
+           "evaluation_tolerance", "psd_tolerance"]
+
+
+def _float_dtype(dtype: Any) -> np.dtype:
+    """``dtype`` if it is a real floating dtype, else float64 (integers and others are judged as float64)."""
+    dt = np.dtype(dtype)
+    return dt if dt.kind == "f" else np.dtype(np.float64)
+
+
+def unit_roundoff(dtype: Any = np.float64) -> float:
+    """u = eps / 2 of a floating dtype (float64 for anything else)."""
+    return float(np.finfo(_float_dtype(dtype)).eps) / 2.0
+
+
+def roundoff_inner_product(n: int, dtype: np.dtype | type = np.float64) -> float:
+    """Higham's gamma_n = n u / (1 - n u): relative error bound of an n-term inner product.
+
+    ``|fl(x.y) - x.y| <= gamma_n * sum |x_i y_i|`` (Higham, *Accuracy and
+    Stability of Numerical Algorithms*, 2nd ed., eq. 3.5).
+    """
+    u = float(np.finfo(np.dtype(dtype)).eps) / 2.0
+    nu = n * u
+    return nu / (1.0 - nu) if nu < 1 else math.inf
+
+
+# -- feature maps: recomputing features ---------------------------------------------------------------
+#: Margin over Higham's gamma_{d+2} for a nonlinearity applied to an inner
+#: product whose argument may reach ~256 in magnitude (|cos'| <= 1, so the
+#: absolute error of cos(w.x + b) is at most |arg| * gamma_{d+2}).
+ROUNDOFF_MARGIN = 256.0
+
+
+def contract_tolerance(d: int, F: np.ndarray) -> float:
+    """Absolute tolerance for recomputing features: margin * gamma_{d+2}(dtype) * max |F|."""
+    dtype = F.real.dtype if np.iscomplexobj(F) else F.dtype
+    if dtype.kind != "f":
+        dtype = np.dtype(np.float64)
+    return ROUNDOFF_MARGIN * roundoff_inner_product(d + 2, dtype) * max(float(np.max(np.abs(F))), 1e-300)
+
+
+# -- orthogonal samplers ------------------------------------------------------------------------------
+#: The small constant c in Higham's gamma~_k = c k u / (1 - c k u) (Higham 2002, §19.3: "c denotes a
+#: small integer constant"); the orthogonality bound below is 2 c d^2 u.
+ORTHO_CONSTANT = 4
+
+
+def orthogonality_tolerance(d: int, dtype: np.dtype) -> float:
+    """Named bound on ``max |Q^T Q - I|`` for a matrix computed as a product of d Householder reflections.
+
+    Higham (2002), Lemma 19.3 / Thm 19.4: applying r reflections of length d in
+    floating point gives columns ``Q(e_j + Δ_j)`` with ``||Δ_j||_2 <= r γ~_d``;
+    with r = d, ``|Q̂^T Q̂ - I|_max <= 2 d γ~_d + O(u^2) ≈ 2 c d^2 u``, ``u`` the
+    unit round-off of the sampler's dtype (so a float32 sampler is judged at
+    float32 precision).  Our own evaluation of ``Q̂^T Q̂`` in float64 adds
+    ``γ_d(float64) * max_ij sum_k |q_ki q_kj| <= γ_d(float64) * (1 + tol)``.
+    """
+    u = unit_roundoff(dtype)
+    tol = 2.0 * ORTHO_CONSTANT * d * d * u
+    return tol + roundoff_inner_product(d, np.float64) * (1.0 + tol)
+
+
+# -- fast transforms ----------------------------------------------------------------------------------
+#: Extra roundings for a normalisation (sqrt, reciprocal or cast, the scaling multiply).
+NORMALISATION_EXTRA = 3
+
+
+def transform_tolerance(X: np.ndarray, M: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Named elementwise bound on ``|apply(X) - X M^T|`` for an algorithm of rounding depth <= d + 3.
+
+    Higham (2002) Lemma 3.1 and eq. (3.5): a value computed by at most K
+    roundings of sums of products ``m_jk x_k`` satisfies
+    ``|fl(y_j) - y_j| <= γ_K (|M| |x|)_j``.  Dense matmul (any summation order)
+    has K = d - 1, the FWHT K = log2 d (butterfly) or sum_i (b_i - 1) (Kronecker
+    factors), normalisation adds 3; we take K = d + 3 (covers all of them).
+    A fast factorisation M = F_1 ... F_L of an orthogonal M may have
+    ``|F_1| ... |F_L| |x|`` larger than ``|M| |x|``; its normwise backward error
+    is bounded by ``γ_K ||x||_2 ||M||_2`` (Higham §3.5), so the bound is the
+    larger of the two.  The float64 reference ``X M^T`` adds
+    ``γ_d(float64) (|X| |M|^T)``.  ``dtype`` is the input's: a float32 input is
+    judged at float32 precision, a float64 one at float64.
+    """
+    d = M.shape[0]
+    Xa = np.abs(X.astype(np.float64))
+    comp = Xa @ np.abs(M).T
+    normwise = np.linalg.norm(X.astype(np.float64), axis=1, keepdims=True) * np.linalg.norm(M, 2)
+    g = roundoff_inner_product(d + NORMALISATION_EXTRA, dtype)
+    return g * np.maximum(comp, normwise) + roundoff_inner_product(d, np.float64) * comp + np.finfo(np.float64).tiny
+
+
+# -- kernels ------------------------------------------------------------------------------------------
+#: c in the relative evaluation error c * gamma_{d+2}(u) * (1 + r^2) of one kernel value: the d-term
+#: sums (inner products, squared or l1 distances) carry gamma_{d+2} relative error (Higham 2002,
+#: eq. 3.5); a kernel that exponentiates them (rbf, Laplacian, exp) turns that into a relative error
+#: proportional to the exponent, i.e. to r^2 = |x|^2 / (d s0^2), the squared input norm in units of
+#: the kernel's length scale s0; c = 8 covers the few further roundings (scaling, exp, tanh, powers).
+EVAL_CONSTANT = 8
+#: c in LAPACK's error bound for the symmetric eigenproblem, |lambda_hat - lambda| <= p(n) u ||K||_2
+#: with p(n) = c n ("a modestly growing function of n": LAPACK Users' Guide, 3rd ed., §4.7).
+EIG_CONSTANT = 4
+
+
+def evaluation_tolerance(dtype: Any, d: int, r2: float, accuracy: float = 0.0) -> float:
+    """Relative error of one computed kernel value: ``EVAL_CONSTANT * gamma_{d+2}(u) * (1 + r2) + accuracy``.
+
+    ``u`` is the unit round-off of the dtype the kernel returns (a float32 kernel is judged at
+    float32 precision), ``r2`` the largest squared input norm in units of the length scale,
+    ``accuracy`` the kernel's stated approximation error (``KernelSpec.accuracy``; 0 for closed forms).
+    """
+    return EVAL_CONSTANT * roundoff_inner_product(d + 2, _float_dtype(dtype)) * (1.0 + r2) + accuracy
+
+
+def psd_tolerance(n: int, d: int, dtype: Any, r2: float, max_abs: float, norm2: float,
+                  accuracy: float = 0.0) -> float:
+    """Named bound on how negative the computed smallest eigenvalue of a PSD kernel's Gram can be.
+
+    The computed Gram is K + E with |E_ij| <= eta max|K| (eta = :func:`evaluation_tolerance`), so
+    by Weyl's inequality |lambda_min(K + E) - lambda_min(K)| <= ||E||_2 <= ||E||_F <= n eta max|K|;
+    ``numpy.linalg.eigvalsh`` (LAPACK syevd, backward stable) returns the eigenvalues of K + E + F
+    with ||F||_2 <= EIG_CONSTANT n u64 ||K||_2 (LAPACK Users' Guide §4.7).  A PSD kernel therefore
+    has computed lambda_min >= -(n eta max|K| + EIG_CONSTANT n u64 ||K||_2).
+    """
+    u64 = unit_roundoff(np.float64)
+    return n * evaluation_tolerance(dtype, d, r2, accuracy) * max_abs + EIG_CONSTANT * n * u64 * norm2
