@@ -20,7 +20,7 @@ from scipy import stats
 from rfverify.errors import PluginError
 from rfverify.metrics import alignment, held_out_data, labels_of, relative_frobenius_error, target_alignment
 from rfverify.metrics import MetricsBudget, t_interval
-from rfverify.kinds.feature_map import CheckContext
+from rfverify.kinds.feature_map import CheckContext, reference_random_basis
 from rfverify.registry import effect, register_check
 from rfverify.results import CheckResult
 
@@ -71,24 +71,7 @@ def reference_basis(ctx: CheckContext, fitted: Any, m: int, random_state: int,
             raise PluginError(ctx.name, f"initial_basis() returned {type(basis).__name__} without transform",
                               "initial_basis() must return an object with transform(X)")
         return basis, "the random basis it started from (initial_basis())"
-    name, params = ctx.kernel.name, dict(ctx.kernel.params)
-    if name == "rbf":
-        from rfverify.implementations.rff import RandomFourierFeatures
-
-        return (RandomFourierFeatures(m, random_state, gamma=params["gamma"]).fit(X_fit),
-                "random Fourier features (rfverify.implementations.rff, same m and random_state)")
-    if name == "laplacian":
-        from rfverify.implementations.laplacian import LaplacianRandomFeatures
-
-        return (LaplacianRandomFeatures(m, random_state, gamma=params["gamma"]).fit(X_fit),
-                "Cauchy random Fourier features (rfverify.implementations.laplacian, same m and random_state)")
-    if name == "arccos":
-        from rfverify.implementations.arccos import ArcCosineFeatures
-
-        return (ArcCosineFeatures(m, random_state, order=params["order"]).fit(X_fit),
-                "arc-cosine random features (rfverify.implementations.arccos, same m and random_state)")
-    return None, (f"no reference random basis: the map has no initial_basis() and rfverify has no random "
-                  f"features for kernel {ctx.kernel.describe()}")
+    return reference_random_basis(ctx.kernel, m, random_state, X_fit)
 
 
 def _transform(basis: Any, X: np.ndarray, who: str) -> np.ndarray:

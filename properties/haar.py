@@ -399,9 +399,7 @@ def check_invariance(ctx: OrthogonalContext) -> CheckResult:
     a convention, a preferred direction, finite subgroups).
     Reference: the uniqueness of Haar measure, e.g. Mezzadri (2006) §3.
     """
-    from rfverify.implementations.orthogonal import haar_qr
-
-    R0 = haar_qr(ctx.dim, ctx.rng("R0"), group=ctx.group)
+    R0 = ctx.reference_rotation("R0")
 
     def test(sample: np.ndarray) -> tuple[float, str, dict]:
         A, B = sample[0::2], sample[1::2]

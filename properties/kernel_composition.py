@@ -18,9 +18,7 @@ def _applies(ctx: KernelContext) -> str | None:
         return ("not built with the composition rules (rfverify.kernels.composition: kernel_sum, kernel_product, "
                 "kernel_scale, kernel_conformal, kernel_exp)")
     if ctx.config.feature_map is None:
-        from rfverify.implementations.composite import why_no_tree
-
-        reason = why_no_tree(k)
+        reason = ctx.why_no_reference_map()
         if reason:
             return f"no composite feature map to test: {reason}"
     return None
@@ -61,10 +59,8 @@ def check_composition(ctx: KernelContext) -> CheckResult:
         plugin = as_feature_map(cfg.feature_map, name="the given composite feature map")
         desc = plugin.name
     else:
-        from rfverify.implementations.composite import composite_features, feature_tree
-
-        desc = "the composite feature map " + feature_tree(kernel).describe()
-        plugin = as_feature_map(composite_features(kernel), name="composite feature map")
+        features, desc = ctx.reference_feature_map()
+        plugin = as_feature_map(features, name="composite feature map")
     b = ctx.budget
     profile = replace(ctx.profile, unbiased_m=b.composition_m, max_trials=b.composition_max_trials)
     fm_ctx = CheckContext(ctx.check, profile, ctx.seeds, ctx.alpha, ctx.reproduce, plugin=plugin, kernel=kernel,

@@ -5,7 +5,7 @@ returns a :class:`Report`; everything else is importable from its module.
 Importing rfverify has no side effects beyond defining the kernel registry.
 """
 
-__version__ = "0.1.0"
+from rfverify.version import __version__  # noqa: E402
 
 from rfverify.errors import PluginError, RfverifyError, UsageError  # noqa: E402
 from rfverify.kernels import Kernel, get_kernel, kernel_names, register_kernel  # noqa: E402

@@ -13,7 +13,7 @@ import sys
 import traceback
 from typing import Any, Sequence
 
-from rfverify import __version__
+from rfverify.version import __version__
 from rfverify.errors import RfverifyError, UsageError
 from rfverify.options import SHARED_OPTIONS, parse_seed
 

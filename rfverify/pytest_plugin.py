@@ -41,7 +41,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import pytest
 
-from rfverify import __version__
+from rfverify.version import __version__
 from rfverify.errors import UsageError
 from rfverify.options import SHARED_OPTIONS, parse_seed
 from rfverify.profiles import get_profile

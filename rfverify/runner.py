@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextvars
 from typing import Any, Callable, Iterable, Mapping
 
-from rfverify import __version__
+from rfverify.version import __version__
 from rfverify.errors import PluginError, UsageError
 from rfverify.guard import Limits, guarded
 from rfverify.registry import CheckSpec

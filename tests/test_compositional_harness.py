@@ -108,7 +108,7 @@ def test_feature_map_config_names_importable_callables_only():
     cfg = FeatureMapConfig(RandomFourierFeatures, kernel=_rbf, kernel_params={"gamma": 0.5}, dim=4,
                            domain=cz.angle_domain, profile="quick")
     cmd = cfg.reproduce("unbiasedness")
-    assert "--kernel rfverify.kernels:_rbf --param gamma=0.5" in cmd
+    assert "--kernel rfverify.kernels.builtins:_rbf --param gamma=0.5" in cmd
     assert "--domain rfverify.implementations.compositional.zoo:angle_domain" in cmd
 
     def local_domain(n, d, rng):

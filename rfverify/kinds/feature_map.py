@@ -319,6 +319,34 @@ class FeatureMapConfig(KindConfig):
         return config
 
 
+def reference_random_basis(kernel: Kernel, m: int, random_state: int,
+                           X_fit: np.ndarray) -> tuple[Any | None, str]:
+    """The registry's random features for ``kernel`` (rbf, laplacian, arccos), fitted at ``m`` and
+    ``random_state``, with a description; ``(None, reason)`` for other kernels.
+
+    The random basis that ``adapted-approximation`` compares a data-dependent map with; the kind hands it
+    to the check so that the checks never import the reference schemes they judge.
+    """
+    name, params = kernel.name, dict(kernel.params)
+    if name == "rbf":
+        from rfverify.implementations.rff import RandomFourierFeatures
+
+        return (RandomFourierFeatures(m, random_state, gamma=params["gamma"]).fit(X_fit),
+                "random Fourier features (rfverify.implementations.rff, same m and random_state)")
+    if name == "laplacian":
+        from rfverify.implementations.laplacian import LaplacianRandomFeatures
+
+        return (LaplacianRandomFeatures(m, random_state, gamma=params["gamma"]).fit(X_fit),
+                "Cauchy random Fourier features (rfverify.implementations.laplacian, same m and random_state)")
+    if name == "arccos":
+        from rfverify.implementations.arccos import ArcCosineFeatures
+
+        return (ArcCosineFeatures(m, random_state, order=params["order"]).fit(X_fit),
+                "arc-cosine random features (rfverify.implementations.arccos, same m and random_state)")
+    return None, (f"no reference random basis: the map has no initial_basis() and rfverify has no random "
+                  f"features for kernel {kernel.describe()}")
+
+
 def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "rbf",
            kernel_params: Mapping[str, Any] | None = None, dim: int = 16,
            domain: str | Callable[..., Any] = "gaussian", bound: float | None = None, unbiased: bool = True,

@@ -430,6 +430,21 @@ class KernelContext(BaseContext):
     def budget(self) -> KernelBudget:
         return self.config.budget
 
+    # -- the reference composite feature map (:mod:`rfverify.implementations.composite`) --------------
+    def why_no_reference_map(self) -> str | None:
+        """Why rfverify has no reference feature map for this composite kernel (None: it has one)."""
+        from rfverify.implementations.composite import why_no_tree
+
+        return why_no_tree(self.kernel)
+
+    def reference_feature_map(self) -> tuple[Any, str]:
+        """The composite's reference feature map (a factory), built by the lecture's rules from its parts'
+        maps, and its description; the kind hands it to ``kernel-composition``."""
+        from rfverify.implementations.composite import composite_features, feature_tree
+
+        return (composite_features(self.kernel),
+                "the composite feature map " + feature_tree(self.kernel).describe())
+
 
 def verify_kernel(kernel: Any, *, kernel_params: Mapping[str, Any] | None = None, dim: int = 16,
                   domain: str | Callable[..., Any] | None = None, normalized: bool | None = None,

@@ -226,6 +226,13 @@ class OrthogonalContext(BaseContext):
         """A check-private Generator (e.g. for choosing entries), independent of the sample."""
         return self.seeds.rng("orthogonal", self.check, self.dim, self.group, *stream)
 
+    def reference_rotation(self, *stream: Any) -> np.ndarray:
+        """A fixed Haar-distributed matrix of the declared group from rfverify's reference sampler
+        (:func:`rfverify.implementations.orthogonal.haar_qr`), drawn from this check's private stream."""
+        from rfverify.implementations.orthogonal import haar_qr
+
+        return haar_qr(self.dim, self.rng(*stream), group=self.group)
+
     def pilot(self) -> np.ndarray:
         """The shared Haar sample's first look: ``budget.pilot`` matrices."""
         return self.config.draws("haar", 0, self.budget.pilot)

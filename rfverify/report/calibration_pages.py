@@ -161,7 +161,7 @@ def write_calibration(doc: Mapping[str, Any], out: Any) -> list[Any]:
     from pathlib import Path
 
     from rfverify.report.html import _env
-    from rfverify.report.writing import provenance
+    from rfverify.report.provenance import provenance
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

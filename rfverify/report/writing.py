@@ -13,11 +13,10 @@ byte-identical files.  Files written into the output directory:
 from __future__ import annotations
 
 import json
-import platform
-import sys
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from rfverify.report.provenance import provenance
 from rfverify.results import Report, _fmt
 
 __all__ = ["write_reports", "markdown_summary", "provenance", "report_document", "index_document",
@@ -25,21 +24,6 @@ __all__ = ["write_reports", "markdown_summary", "provenance", "report_document",
 
 #: Version of the layout of ``index.json`` (the per-implementation files carry Report's ``schema_version``).
 INDEX_SCHEMA_VERSION = 1
-
-
-def provenance() -> dict[str, str]:
-    import numpy
-    import scipy
-
-    from rfverify import __version__
-
-    return {
-        "rfverify": __version__,
-        "numpy": numpy.__version__,
-        "scipy": scipy.__version__,
-        "python": platform.python_version(),
-        "platform": f"{sys.platform}-{platform.machine()}",
-    }
 
 
 def markdown_summary(reports: Iterable[tuple[str, Report]]) -> str:
