@@ -36,6 +36,9 @@ __all__ = [
 ]
 
 _EXTRA_BENCHMARKS: dict[str, Callable[[bool], list[dict]]] = {}
+#: The benchmark groups of rfverify's own studies, run by every ``rfverify bench`` after the built-in ones
+#: (name -> "module:function(quick) -> rows"; imported when run, never registered by an import side effect).
+BENCHMARK_GROUPS: dict[str, str] = {"zoo-feature-maps": "rfverify.studies.scheme_study:throughput_rows"}
 
 
 def register_benchmark(name: str, fn: Callable[[bool], list[dict]]) -> None:
@@ -179,6 +182,11 @@ def run_structured_benchmarks(quick: bool = False) -> list[dict]:
 
 def _run_all(quick: bool) -> list[dict]:
     rows = _fwht_rows(quick) + _latency_rows(quick) + _butterfly_rows(quick)
+    import importlib
+
+    for spec in BENCHMARK_GROUPS.values():
+        mod, fn = spec.split(":")
+        rows.extend(getattr(importlib.import_module(mod), fn)(quick))
     for fn in _EXTRA_BENCHMARKS.values():
         rows.extend(fn(quick))
     return rows

@@ -9,7 +9,7 @@
   (alber2017 §4: one block stalls, two and three follow the Gaussian basis).
 * :func:`throughput_rows` — rows per second of ``transform`` at d = 1024, m = 4096 (float64
   and float32) for every scheme against dense RFF, and the parameters each scheme stores.
-  Registered with :func:`rfverify.studies.bench.register_benchmark` as ``"zoo-feature-maps"``.
+  Run by ``rfverify bench`` as the group ``"zoo-feature-maps"`` (:data:`rfverify.studies.bench.BENCHMARK_GROUPS`).
 
 All feature maps use the paired form sqrt(1/m)[cos Wx, sin Wx] with m frequencies, so
 "m" is the number of frequencies for every scheme (2m outputs).
@@ -211,12 +211,3 @@ def memory_rows(d: int = 1024, m: int = 4096) -> list[dict[str, Any]]:
         rows.append({"scheme": name, "d": d, "m": m, "parameters": k, "bytes_float64": 8 * k,
                      "per_feature": k / m})
     return rows
-
-
-def _register() -> None:
-    from rfverify.studies.bench import register_benchmark
-
-    register_benchmark("zoo-feature-maps", lambda quick: throughput_rows(quick))
-
-
-_register()
