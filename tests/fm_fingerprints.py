@@ -72,9 +72,14 @@ def _digest(*parts: Any) -> str:
 def _params_repr(obj: Any) -> str:
     if not hasattr(obj, "get_params"):
         return "-"
-    params = obj.get_params(deep=False)
-    return repr({k: (getattr(v, "__qualname__", None) or repr(v)) if callable(v) and not isinstance(v, type)
-                 else repr(v) for k, v in params.items()})
+    def show(v: Any) -> str:
+        if callable(v) and not isinstance(v, type):
+            return getattr(v, "__qualname__", None) or repr(v)
+        if v is None or isinstance(v, (bool, int, float, str, type, np.dtype, np.generic)):
+            return repr(v)
+        return f"<{type(v).__qualname__}>"  # an object (a skeleton, a tree): its repr may hold addresses
+
+    return repr({k: show(v) for k, v in obj.get_params(deep=False).items()})
 
 
 def _inputs(domain: Any, d: int) -> tuple[np.ndarray, np.ndarray]:
