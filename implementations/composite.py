@@ -334,7 +334,7 @@ LEAVES: dict[str, Callable[[Mapping[str, Any]], Node]] = {
     "polynomial": lambda params: PolynomialLeaf(params["gamma"], params["coef0"], params["degree"]),
 }
 
-#: Composition op -> node class; a planted bug swaps one (tests/kernel_mutants.py).
+#: Composition op -> node class; a planted bug swaps one (tests/mutants/kernel_mutants.py).
 NODES: dict[str, Any] = {"sum": Sum, "product": Product, "scale": Scale, "conformal": Conformal, "exp": Exp}
 
 

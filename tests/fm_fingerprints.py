@@ -112,10 +112,7 @@ def fingerprint(impl: Any, kernel_params: dict[str, Any], d: int, domain: Any = 
 def subjects() -> dict[str, Callable[[], str]]:
     """name -> a thunk computing its fingerprint: zoo reference maps, EXTRA, feature-map mutants."""
     from rfverify.zoo import ZOO
-    try:
-        from tests.mutants import LIBRARY
-    except ImportError:  # before the mutant package existed (recording time)
-        from mutant_library import LIBRARY  # type: ignore[no-redef]
+    from tests.mutants import LIBRARY
 
     out: dict[str, Callable[[], str]] = {}
     for e in ZOO:
