@@ -171,14 +171,13 @@ class _AdaptedBasis(FeatureMap):
     data_dependent = True
     #: What the adaptation optimises (rfverify's adapted-approximation check judges this quantity).
     adapted_objective = "kernel-approximation"
+    _params = ("gamma", "init", "n_steps", "batch_size", "learning_rate")
 
     def __init__(self, n_components: int = 100, random_state: Any = None, gamma: float = 1.0,
                  init: str = "rff", n_steps: int = 500, batch_size: int = 64,
                  learning_rate: float = 0.01) -> None:
         super().__init__(n_components, random_state, gamma=gamma, init=init, n_steps=n_steps,
                          batch_size=batch_size, learning_rate=learning_rate)
-
-    _params = ("gamma", "init", "n_steps", "batch_size", "learning_rate")
 
     def _check_params(self) -> None:
         v = self.n_steps
@@ -285,14 +284,13 @@ class SupervisedAdaptedBasis(_AdaptedBasis):
     """
 
     adapted_objective = "target-alignment"
+    _params = _AdaptedBasis._params + ("label_fn",)
 
     def __init__(self, n_components: int = 100, random_state: Any = None, gamma: float = 1.0,
                  init: str = "rff", n_steps: int = 500, batch_size: int = 64, learning_rate: float = 0.01,
                  label_fn: Callable[[np.ndarray], Any] | None = None) -> None:
         super().__init__(n_components, random_state, gamma, init, n_steps, batch_size, learning_rate)
         self.label_fn = label_fn
-
-    _params = _AdaptedBasis._params + ("label_fn",)
 
     def labels_for(self, X: Any) -> np.ndarray:
         """Labels of X by ``label_fn`` (for held-out alignment); a usage error without one."""

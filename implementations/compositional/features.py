@@ -217,14 +217,14 @@ class CompositionalFeatures(FeatureMap):
     ``n_features_out_``.
     """
 
+    _params = ("skeleton", "conversion", "deduplicate")
+    #: ``fit()`` without X draws all randomness too: the skeleton fixes the input width.
+    _fit_without_data = True
+
     def __init__(self, skeleton: Skeleton, n_components: int = 1000, random_state: int | None = None,
                  *, conversion: str = "comment1", deduplicate: bool = True) -> None:
         super().__init__(n_components, random_state, skeleton=skeleton, conversion=conversion,
                          deduplicate=deduplicate)
-
-    _params = ("skeleton", "conversion", "deduplicate")
-    #: ``fit()`` without X draws all randomness too: the skeleton fixes the input width.
-    _fit_without_data = True
 
     # -- template hooks -----------------------------------------------------
     def _check_params(self) -> None:
