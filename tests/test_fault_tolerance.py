@@ -311,8 +311,8 @@ def test_cli_writes_the_report_and_exits_2_on_a_hang(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("target,needle", [
-    ("tests.faulty_plugins:FMPrints", "printed to stdout"),
-    ("tests.faulty_plugins:FMWarns", None),
+    ("faulty_plugins:FMPrints", "printed to stdout"),  # run with cwd=tests/
+    ("faulty_plugins:FMWarns", None),
 ])
 def test_cli_json_on_stdout_stays_valid(target, needle):
     """In a fresh interpreter (warnings printed as by default): stdout is exactly the JSON report."""

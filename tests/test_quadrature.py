@@ -237,7 +237,7 @@ def _bad_shape(d, rng):
 
 
 def test_cli_broken_rule_is_a_one_line_error(capsys):
-    code = main(["check", "quadrature", "test_quadrature:_bad_shape", "--dim", "4", "--profile", "quick"])
+    code = main(["check", "quadrature", "tests.test_quadrature:_bad_shape", "--dim", "4", "--profile", "quick"])
     err = capsys.readouterr().err
     assert code == 2 and "points have shape (3, 5) for d=4" in err and len(err.strip().splitlines()) == 1
     assert main(["check", "quadrature", f"{MOD}:sr33_haar", "--degree", "99"]) == 2
