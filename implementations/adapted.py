@@ -46,6 +46,7 @@ from typing import Any, Callable
 import numpy as np
 
 from rfverify.errors import UsageError
+from rfverify.implementations._base import FeatureMap
 from rfverify.implementations.orf import OrthogonalRandomFeatures
 from rfverify.implementations.rff import RandomFourierFeatures
 from rfverify.metrics import target_gram
@@ -160,50 +161,33 @@ class _FixedBasis:
         return features(X, self.W_, self.b_)
 
 
-class _AdaptedBasis:
-    """Shared plumbing: validation, the initial random basis, Adam; subclasses give the objective."""
+class _AdaptedBasis(FeatureMap):
+    """Shared plumbing: the initial random basis, Adam; subclasses give the objective.
+
+    Data-dependent, so it overrides the template's ``_fit(X, y)`` hook instead of ``_draw``.
+    """
 
     #: Declared to rfverify: fit depends on X (statistical checks over the randomness do not apply).
     data_dependent = True
     #: What the adaptation optimises (rfverify's adapted-approximation check judges this quantity).
     adapted_objective = "kernel-approximation"
+    _params = ("gamma", "init", "n_steps", "batch_size", "learning_rate")
 
     def __init__(self, n_components: int = 100, random_state: Any = None, gamma: float = 1.0,
                  init: str = "rff", n_steps: int = 500, batch_size: int = 64,
                  learning_rate: float = 0.01) -> None:
-        self.n_components = n_components
-        self.random_state = random_state
-        self.gamma = gamma
-        self.init = init
-        self.n_steps = n_steps
-        self.batch_size = batch_size
-        self.learning_rate = learning_rate
+        super().__init__(n_components, random_state, gamma=gamma, init=init, n_steps=n_steps,
+                         batch_size=batch_size, learning_rate=learning_rate)
 
-    def get_params(self, deep: bool = False) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in ("n_components", "random_state", "gamma", "init", "n_steps",
-                                               "batch_size", "learning_rate")}
-
-    def set_params(self, **params: Any) -> "_AdaptedBasis":
-        for k, v in params.items():
-            setattr(self, k, v)
-        return self
-
-    def _validate(self, X: Any) -> np.ndarray:
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise UsageError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}")
-        for name in ("n_components", "n_steps", "batch_size"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (0 if name == "n_steps" else 1):
-                raise UsageError(f"{name} must be a {'non-negative' if name == 'n_steps' else 'positive'} "
-                                 f"integer, got {v!r}")
-        if not (np.isfinite(self.gamma) and self.gamma > 0):
-            raise UsageError(f"gamma must be > 0, got {self.gamma!r}")
-        if not (np.isfinite(self.learning_rate) and self.learning_rate > 0):
-            raise UsageError(f"learning_rate must be > 0, got {self.learning_rate!r}")
+    def _check_params(self) -> None:
+        v = self.n_steps
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+            raise UsageError(f"n_steps must be a non-negative integer, got {v!r}")
+        self._require_positive_int("batch_size")
+        self._require_positive("gamma")
+        self._require_positive("learning_rate")
         if self.init not in INITS:
             raise UsageError(f"init must be one of {', '.join(INITS)}, got {self.init!r}")
-        return X
 
     def _rngs(self) -> np.random.Generator:
         """The mini-batch stream: a child of random_state's SeedSequence, independent of the initial draw."""
@@ -220,8 +204,8 @@ class _AdaptedBasis:
         orf = OrthogonalRandomFeatures(self.n_components, self.random_state, gamma=self.gamma).fit(X)
         return np.array(orf.W_, dtype=np.float64), None
 
-    def fit(self, X: Any, y: Any = None) -> "_AdaptedBasis":
-        X = self._validate(X)
+    def _fit(self, X: np.ndarray, y: Any) -> None:
+        """Start from the random basis, then ``n_steps`` Adam steps on the objective over X (and y)."""
         if X.shape[0] < 2:
             raise UsageError(f"fit needs at least 2 rows to adapt the basis, got {X.shape[0]}")
         self.n_features_in_ = X.shape[1]
@@ -239,7 +223,6 @@ class _AdaptedBasis:
         self.W_ = scale * params[0]
         self.b_ = params[1] if b0 is not None else None
         self.loss_curve_ = np.array(losses)
-        return self
 
     def _adam(self, objective: Callable[..., Any], params: list[np.ndarray], mom: list[np.ndarray],
               vel: list[np.ndarray], rng: np.random.Generator, scale: float, phase: bool,
@@ -256,16 +239,11 @@ class _AdaptedBasis:
                 p -= self.learning_rate * (mo / (1 - ADAM_BETA1**t)) / (np.sqrt(ve / (1 - ADAM_BETA2**t)) + ADAM_EPS)
             losses.append(loss)
 
-    def transform(self, X: Any) -> np.ndarray:
-        X = self._validate(X)
-        if not hasattr(self, "W_"):
-            raise UsageError(f"{type(self).__name__} is not fitted; call fit(X) first")
-        if X.shape[1] != self.n_features_in_:
-            raise UsageError(f"X has {X.shape[1]} features, but fit saw {self.n_features_in_}")
-        return features(X, self.W_, self.b_)
+    def _fitted_dim(self) -> int | None:
+        return self.n_features_in_ if hasattr(self, "W_") else None
 
-    def fit_transform(self, X: Any, y: Any = None) -> np.ndarray:
-        return self.fit(X, y).transform(X)
+    def _features(self, X: np.ndarray) -> np.ndarray:
+        return features(X, self.W_, self.b_)
 
     def initial_basis(self) -> _FixedBasis:
         """The random basis (RB) this map started from, fitted, with the same ``transform``."""
@@ -306,15 +284,13 @@ class SupervisedAdaptedBasis(_AdaptedBasis):
     """
 
     adapted_objective = "target-alignment"
+    _params = _AdaptedBasis._params + ("label_fn",)
 
     def __init__(self, n_components: int = 100, random_state: Any = None, gamma: float = 1.0,
                  init: str = "rff", n_steps: int = 500, batch_size: int = 64, learning_rate: float = 0.01,
                  label_fn: Callable[[np.ndarray], Any] | None = None) -> None:
         super().__init__(n_components, random_state, gamma, init, n_steps, batch_size, learning_rate)
         self.label_fn = label_fn
-
-    def get_params(self, deep: bool = False) -> dict[str, Any]:
-        return {**super().get_params(deep), "label_fn": self.label_fn}
 
     def labels_for(self, X: Any) -> np.ndarray:
         """Labels of X by ``label_fn`` (for held-out alignment); a usage error without one."""

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from rfverify.errors import UsageError
-from rfverify.implementations._fourier import FeatureMapBase
+from rfverify.implementations._base import FeatureMap
 
 __all__ = ["ArcCosineFeatures", "DeepArcCosineFeatures", "arccos_activation"]
 
@@ -39,26 +39,21 @@ def arccos_activation(Z: np.ndarray, order: int) -> np.ndarray:
     return R if order == 1 else R * R
 
 
-class ArcCosineFeatures(FeatureMapBase):
+class ArcCosineFeatures(FeatureMap):
     """φ(x) = sqrt(2/m) Θ(Wx)(Wx)^n, W_ij ~ N(0, 1); ``W_`` stored C-contiguous (d, m).
 
     Bound: for n = 0 every feature is 0 or sqrt(2/m), so C = sqrt(2); for n >= 1 unbounded.
     """
 
-    _params = ("order",)
+    _params = ("order", "dtype")
 
     def __init__(self, n_components: int = 100, random_state: Any = None, order: int = 1,
                  dtype: Any = np.float64) -> None:
         super().__init__(n_components, random_state, order=order, dtype=dtype)
 
-    def get_params(self, deep: bool = False) -> dict[str, Any]:
-        return {**super().get_params(deep), "dtype": self.dtype}
-
-    def _validate(self, X: Any) -> np.ndarray:
-        X = super()._validate(X)
+    def _check_params(self) -> None:
         if self.order not in (0, 1, 2):
             raise UsageError(f"order must be 0, 1 or 2, got {self.order!r}")
-        return X
 
     def _draw(self, d: int, rng: np.random.Generator) -> None:
         self.W_ = rng.standard_normal((d, self.n_components), dtype=self._dtype)
@@ -79,18 +74,16 @@ class DeepArcCosineFeatures(ArcCosineFeatures):
     each): O(w d + (L-1) w^2) numbers.
     """
 
-    _params = ("order", "layers")
+    _params = ("order", "layers", "dtype")
 
     def __init__(self, n_components: int = 100, random_state: Any = None, order: int = 1, layers: int = 2,
                  dtype: Any = np.float64) -> None:
         super().__init__(n_components, random_state, order=order, dtype=dtype)
         self.layers = layers
 
-    def _validate(self, X: Any) -> np.ndarray:
-        X = super()._validate(X)
-        if isinstance(self.layers, bool) or not (isinstance(self.layers, (int, np.integer)) and self.layers >= 1):
-            raise UsageError(f"layers must be a positive integer, got {self.layers!r}")
-        return X
+    def _check_params(self) -> None:
+        super()._check_params()
+        self._require_positive_int("layers")
 
     def _draw(self, d: int, rng: np.random.Generator) -> None:
         w = -(-self.n_components // self.layers)

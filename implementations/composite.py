@@ -53,6 +53,7 @@ import numpy as np
 
 from rfverify.kernels.composition import CompositeKernel
 from rfverify.errors import UsageError
+from rfverify.implementations._base import FeatureMap
 from rfverify.kernels import Kernel, get_kernel
 
 __all__ = ["Node", "RandomLeaf", "LinearLeaf", "PolynomialLeaf", "Sum", "Scale", "Conformal", "Product", "Exp",
@@ -333,7 +334,7 @@ LEAVES: dict[str, Callable[[Mapping[str, Any]], Node]] = {
     "polynomial": lambda params: PolynomialLeaf(params["gamma"], params["coef0"], params["degree"]),
 }
 
-#: Composition op -> node class; a planted bug swaps one (tests/kernel_mutants.py).
+#: Composition op -> node class; a planted bug swaps one (tests/mutants/kernel_mutants.py).
 NODES: dict[str, Any] = {"sum": Sum, "product": Product, "scale": Scale, "conformal": Conformal, "exp": Exp}
 
 
@@ -368,41 +369,22 @@ def feature_tree(kernel: Kernel, *, nodes: Mapping[str, Any] | None = None) -> N
     return nodes[kernel.op](parts[0], parts[1])
 
 
-class CompositeFeatures:
+class CompositeFeatures(FeatureMap):
     """The feature map of a tree: m independent draws, concatenated, / sqrt(m) (one draw if exact)."""
 
+    _params = ("tree",)
+
     def __init__(self, tree: Node, n_components: int = 100, random_state: Any = None) -> None:
-        self.tree = tree
-        self.n_components = n_components
-        self.random_state = random_state
+        super().__init__(n_components, random_state, tree=tree)
 
-    def fit(self, X: Any, y: Any = None) -> "CompositeFeatures":
-        X = self._validate(X)
-        m = self.n_components
-        if isinstance(m, bool) or not (isinstance(m, (int, np.integer)) and m >= 1):
-            raise UsageError(f"n_components must be a positive integer, got {m!r}")
-        rng = np.random.default_rng(self.random_state)
-        self.m_ = int(m) if self.tree.random else 1
-        self.state_ = self.tree.draw(X.shape[1], self.m_, rng)
-        self.n_features_in_ = X.shape[1]
-        return self
+    def _draw(self, d: int, rng: np.random.Generator) -> None:
+        self.m_ = int(self.n_components) if self.tree.random else 1
+        self.state_ = self.tree.draw(d, self.m_, rng)
 
-    def transform(self, X: Any) -> np.ndarray:
-        X = self._validate(X)
-        if not hasattr(self, "state_"):
-            raise UsageError(f"{type(self).__name__} is not fitted; call fit(X) first")
-        if X.shape[1] != self.n_features_in_:
-            raise UsageError(f"X has {X.shape[1]} features, but fit saw {self.n_features_in_}")
+    def _features(self, X: np.ndarray) -> np.ndarray:
         A = self.tree.apply(self.state_, X)
         A = np.broadcast_to(A, (X.shape[0], self.m_, A.shape[2]))
         return A.reshape(X.shape[0], -1) / math.sqrt(self.m_)
-
-    @staticmethod
-    def _validate(X: Any) -> np.ndarray:
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise UsageError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}")
-        return X
 
 
 def composite_features(kernel: Kernel, *, nodes: Mapping[str, Any] | None = None) -> Callable[..., CompositeFeatures]:

@@ -12,13 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from rfverify.errors import UsageError
-from rfverify.implementations._fourier import FeatureMapBase
+from rfverify.implementations._base import FeatureMap
 
 __all__ = ["LaplacianRandomFeatures"]
 
 
-class LaplacianRandomFeatures(FeatureMapBase):
+class LaplacianRandomFeatures(FeatureMap):
     """sqrt(2/m) cos(Wx + b) with Cauchy(0, gamma) frequencies; ``W_`` C-contiguous (d, m)."""
 
     _params = ("gamma",)
@@ -26,11 +25,8 @@ class LaplacianRandomFeatures(FeatureMapBase):
     def __init__(self, n_components: int = 100, random_state: Any = None, gamma: float = 1.0) -> None:
         super().__init__(n_components, random_state, gamma=gamma)
 
-    def _validate(self, X: Any) -> np.ndarray:
-        X = super()._validate(X)
-        if not (np.isfinite(self.gamma) and self.gamma > 0):
-            raise UsageError(f"gamma must be > 0, got {self.gamma!r}")
-        return X
+    def _check_params(self) -> None:
+        self._require_positive("gamma")
 
     def _draw(self, d: int, rng: np.random.Generator) -> None:
         self.W_ = self.gamma * rng.standard_cauchy((d, self.n_components))

@@ -36,52 +36,46 @@ from typing import Any
 import numpy as np
 
 from rfverify.errors import UsageError
+from rfverify.implementations._base import FeatureMap
 
 __all__ = ["MaxoutFeatures", "MaxoutHash", "MaxoutHashFeatures"]
 
 
-class _MaxoutBase:
+class _MaxoutBase(FeatureMap):
+    """``q``, and the weights ``W_`` of shape ``(d, m * q)``: column ``l * q + j`` is ``w_j^l``."""
+
+    _params = ("q",)
+
     def __init__(self, n_components: int = 100, random_state: Any = None, q: int = 2) -> None:
-        self.n_components = n_components
-        self.random_state = random_state
-        self.q = q
+        super().__init__(n_components, random_state, q=q)
 
-    def get_params(self, deep: bool = False) -> dict[str, Any]:
-        return {"n_components": self.n_components, "random_state": self.random_state, "q": self.q}
+    def _check_params(self) -> None:
+        self._require_positive_int("q")
 
-    def _validate(self, X: Any) -> np.ndarray:
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise UsageError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}")
-        for name in ("n_components", "q"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise UsageError(f"{name} must be a positive integer, got {v!r}")
-        return X
+    def _draw(self, d: int, rng: np.random.Generator) -> None:
+        self.W_ = rng.standard_normal((d, self.n_components * self.q))
 
-    def fit(self, X: Any, y: Any = None) -> Any:
-        """Draw ``W_`` of shape ``(d, m * q)``: column ``l * q + j`` is ``w_j^l``."""
-        X = self._validate(X)
-        rng = np.random.default_rng(self.random_state)
-        self.W_ = rng.standard_normal((X.shape[1], self.n_components * self.q))
-        return self
+    def _fitted_dim(self) -> int | None:
+        # The state is W_ alone (a subclass may fit without the base's fit): its rows are the input width.
+        return self.W_.shape[0] if hasattr(self, "W_") else None
 
     def _projections(self, X: Any) -> np.ndarray:
-        """``<w_j^l, x>`` as an ``(n, m, q)`` array."""
+        """``<w_j^l, x>`` as an ``(n, m, q)`` array (validates X)."""
         X = self._validate(X)
-        if not hasattr(self, "W_"):
-            raise UsageError(f"{type(self).__name__} is not fitted; call fit(X) first")
-        if X.shape[1] != self.W_.shape[0]:
-            raise UsageError(f"X has {X.shape[1]} features, but fit saw {self.W_.shape[0]}")
+        self._check_fitted(X)
+        return self._project(X)
+
+    def _project(self, X: np.ndarray) -> np.ndarray:
+        """``<w_j^l, x>`` of a validated X as an ``(n, m, q)`` array."""
         return (X @ self.W_).reshape(X.shape[0], self.n_components, self.q)
 
 
 class MaxoutFeatures(_MaxoutBase):
     """Random maxout features ``Phi(x) = (max_j <w_j^l, x>)_l / sqrt(m)`` (Definition 1)."""
 
-    def transform(self, X: Any) -> np.ndarray:
+    def _features(self, X: np.ndarray) -> np.ndarray:
         """``(n, m)`` feature matrix; ``Phi(X) @ Phi(Z).T`` estimates the maxout kernel."""
-        return self._projections(X).max(axis=2) / np.sqrt(self.n_components)
+        return self._project(X).max(axis=2) / np.sqrt(self.n_components)
 
 
 class MaxoutHash(_MaxoutBase):
@@ -91,10 +85,10 @@ class MaxoutHash(_MaxoutBase):
     vector ties everywhere and is rejected.
     """
 
-    def transform(self, X: Any) -> np.ndarray:
+    def _features(self, X: np.ndarray) -> np.ndarray:
         """``(n, m)`` integer codes."""
-        proj = self._projections(X)
-        if np.any(np.all(np.asarray(X, dtype=float) == 0, axis=1)):
+        proj = self._project(X)
+        if np.any(np.all(X == 0, axis=1)):
             raise UsageError("MaxoutHash codes are undefined for the zero vector (all projections tie)")
         return proj.argmax(axis=2)
 
@@ -134,8 +128,8 @@ class MaxoutHashFeatures(_MaxoutBase):
     ``|feature| sqrt(m q) = sqrt(q)``, so ``C = sqrt(q)`` is a valid bound.
     """
 
-    def transform(self, X: Any) -> np.ndarray:
-        codes = MaxoutHash.transform(self, X)  # type: ignore[arg-type]
+    def _features(self, X: np.ndarray) -> np.ndarray:
+        codes = MaxoutHash._features(self, X)  # type: ignore[arg-type]
         n, m = codes.shape
         out = np.zeros((n, m, self.q))
         np.put_along_axis(out, codes[:, :, None], 1.0, axis=2)

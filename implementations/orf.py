@@ -10,7 +10,7 @@ marginally a random Fourier feature and the estimate is *unbiased*; within a blo
 directions are orthogonal, which lowers the variance (Yu et al. 2016, Thm. 1; munkhoeva2018
 Prop. 2.2 reads a block as a stochastic spherical-radial rule of degree (1, 3)).
 Without ``S`` (rows of equal norm sqrt(d)/sigma) the estimate is biased — see the mutant
-in ``tests/zoo_mutants.py``.
+in ``tests/mutants/zoo_mutants.py``.
 
 >>> import numpy as np
 >>> f = OrthogonalRandomFeatures(64, random_state=0, gamma=0.5).fit(np.zeros((1, 16)))

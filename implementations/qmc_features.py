@@ -17,7 +17,7 @@ Points are clipped to [2^-53, 1 - 2^-53] before Φ^{-1} (a grid point at 0 would
 infinite frequency; the clip moves probability < 2^-30 per point).  Paired outputs
 sqrt(1/m)[cos Wx, sin Wx] (2m outputs, C = sqrt(2)).  Without the randomisation the
 points are deterministic: the same features for every random_state (caught by the
-reproducibility check, see ``tests/zoo_mutants.py``).
+reproducibility check, see ``tests/mutants/zoo_mutants.py``).
 """
 
 from __future__ import annotations

@@ -74,6 +74,7 @@ from typing import Any
 import numpy as np
 
 from rfverify.errors import UsageError
+from rfverify.implementations._base import FeatureMap
 
 from rfverify.implementations.orthogonal import haar_qr
 from rfverify.implementations.structured import Butterfly, is_power_of_two
@@ -368,7 +369,7 @@ def _phi(kernel: str, order: int, T: np.ndarray) -> list[np.ndarray]:
     return [math.sqrt(2.0) * np.maximum(T, 0.0)]
 
 
-class QuadratureFeatures:
+class QuadratureFeatures(FeatureMap):
     """psi(x) = [sqrt(omega_i / n) phi(w_i . x)] over the points of ``n_components`` rule draws.
 
     ``kernel="rbf"``: k = exp(-gamma |x - y|^2) = E cos(sqrt(2 gamma) w.(x - y)),
@@ -387,17 +388,19 @@ class QuadratureFeatures:
 
     def __init__(self, n_components: int = 8, random_state: Any = None, *, gamma: float = 1.0, order: int = 0,
                  rule: Any = None, kernel: str | None = None, centre: str = "drop") -> None:
-        self.n_components = n_components
-        self.random_state = random_state
-        self.gamma = gamma
-        self.order = order
-        self.rule = self.default_rule if rule is None else rule
-        self.kernel_name = self.default_kernel if kernel is None else kernel
-        self.centre = centre
+        super().__init__(n_components, random_state, gamma=gamma, order=order,
+                         rule=self.default_rule if rule is None else rule,
+                         kernel_name=self.default_kernel if kernel is None else kernel, centre=centre)
 
     def get_params(self, deep: bool = False) -> dict[str, Any]:
+        # the constructor's ``kernel`` is stored as kernel_name (``kernel`` is the method below)
         return {"n_components": self.n_components, "random_state": self.random_state, "gamma": self.gamma,
                 "order": self.order, "rule": self.rule, "kernel": self.kernel_name, "centre": self.centre}
+
+    def set_params(self, **params: Any) -> "QuadratureFeatures":
+        if "kernel" in params:
+            params["kernel_name"] = params.pop("kernel")
+        return super().set_params(**params)
 
     def _rule(self) -> Any:
         if isinstance(self.rule, str):
@@ -406,19 +409,17 @@ class QuadratureFeatures:
             return RULES[self.rule]
         return self.rule
 
-    def _validate(self) -> None:
+    def _check_params(self) -> None:
         if self.kernel_name not in KERNELS:
             raise UsageError(f"kernel must be one of {KERNELS}, got {self.kernel_name!r}")
         if self.centre not in CENTRE_MODES:
             raise UsageError(f"centre must be one of {CENTRE_MODES}, got {self.centre!r}")
         if self.order not in (0, 1):
             raise UsageError(f"order must be 0 or 1, got {self.order!r}")
-        if not (isinstance(self.n_components, (int, np.integer)) and self.n_components >= 1):
-            raise UsageError(f"n_components must be a positive integer, got {self.n_components!r}")
-        if not (np.isfinite(self.gamma) and self.gamma > 0):
-            raise UsageError(f"gamma must be > 0, got {self.gamma!r}")
+        self._require_positive("gamma")
 
-    def _draw(self, d: int, gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    def _draw_rule(self, d: int, gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """One draw of the rule: (points, weights)."""
         rule = self._rule()
         if self.centre == "resample" and self.kernel_name == "rbf":
             if not isinstance(rule, SR33):
@@ -433,18 +434,15 @@ class QuadratureFeatures:
         P, w = rule(d, gen)
         return np.asarray(P, dtype=float), np.asarray(w, dtype=float)
 
-    def fit(self, X: Any, y: Any = None) -> "QuadratureFeatures":
-        self._validate()
-        X = np.asarray(X, dtype=float)
-        d = X.shape[1]
-        gen = np.random.default_rng(self.random_state)
+    def _draw(self, d: int, gen: np.random.Generator) -> None:
+        """``n_components`` rule draws: points ``points_``, weights ``weights_``; the map keeps the off-centre ones."""
         rule = self._rule()
         if hasattr(rule, "draw_many") and not (self.centre == "resample" and self.kernel_name == "rbf"):
             P, w = rule.draw_many(d, self.n_components, gen)
         else:
             pts, wts = [], []
             for _ in range(self.n_components):
-                Pk, wk = self._draw(d, gen)
+                Pk, wk = self._draw_rule(d, gen)
                 pts.append(Pk)
                 wts.append(wk)
             P, w = np.vstack(pts), np.concatenate(wts)
@@ -462,14 +460,11 @@ class QuadratureFeatures:
         scale = math.sqrt(2.0 * self.gamma) if self.kernel_name == "rbf" else 1.0
         self.W_ = np.ascontiguousarray((scale * P[keep]).T)  # (d, m)
         self.a_ = np.sqrt(w[keep])
-        return self
 
-    def transform(self, X: Any) -> np.ndarray:
-        X = np.asarray(X, dtype=float)
-        if not hasattr(self, "W_"):
-            raise UsageError("QuadratureFeatures is not fitted; call fit(X) first")
-        if X.ndim != 2 or X.shape[1] != self.W_.shape[0]:
-            raise UsageError(f"X must be (n, {self.W_.shape[0]}), got shape {X.shape}")
+    def _fitted_dim(self) -> int | None:
+        return self.W_.shape[0] if hasattr(self, "W_") else None
+
+    def _features(self, X: np.ndarray) -> np.ndarray:
         T = X @ self.W_
         return np.hstack([self.a_ * f for f in _phi(self.kernel_name, self.order, T)])
 

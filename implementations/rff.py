@@ -26,69 +26,49 @@ from typing import Any
 
 import numpy as np
 
-from rfverify.errors import UsageError
+from rfverify.implementations._base import FeatureMap
 
 __all__ = ["RandomFourierFeatures", "RandomFourierFeaturesCosSin"]
 
 
-class _RFFBase:
+class _RFFBase(FeatureMap):
+    """The two Gaussian RFF forms: ``gamma``, frequencies stored as ``W_`` (d, m)."""
+
+    _params = ("gamma",)
+
     def __init__(self, n_components: int = 100, random_state: Any = None, gamma: float = 1.0) -> None:
-        self.n_components = n_components
-        self.random_state = random_state
-        self.gamma = gamma
+        super().__init__(n_components, random_state, gamma=gamma)
 
-    def get_params(self, deep: bool = False) -> dict[str, Any]:
-        return {"n_components": self.n_components, "random_state": self.random_state, "gamma": self.gamma}
-
-    def _validate(self, X: Any) -> np.ndarray:
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise UsageError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}")
-        if not (isinstance(self.n_components, (int, np.integer)) and self.n_components >= 1):
-            raise UsageError(f"n_components must be a positive integer, got {self.n_components!r}")
-        if not (np.isfinite(self.gamma) and self.gamma > 0):
-            raise UsageError(f"gamma must be > 0, got {self.gamma!r}")
-        return X
+    def _check_params(self) -> None:
+        self._require_positive("gamma")
 
     def _draw_frequencies(self, d: int, rng: np.random.Generator) -> np.ndarray:
         # Stored as a C-contiguous (d, m) matrix: X @ W_ is a plain GEMM (the
         # transposed view of an (m, d) array is ~100x slower in OpenBLAS here).
         return np.ascontiguousarray(rng.normal(0.0, np.sqrt(2.0 * self.gamma), size=(self.n_components, d)).T)
 
-    def _check_fitted(self, X: np.ndarray) -> None:
-        if not hasattr(self, "W_"):
-            raise UsageError(f"{type(self).__name__} is not fitted; call fit(X) first")
-        if X.shape[1] != self.W_.shape[0]:
-            raise UsageError(f"X has {X.shape[1]} features, but fit saw {self.W_.shape[0]}")
+    def _fitted_dim(self) -> int | None:
+        # The state is W_ alone (a subclass may fit without the base's fit): its rows are the input width.
+        return self.W_.shape[0] if hasattr(self, "W_") else None
 
 
 class RandomFourierFeatures(_RFFBase):
     """phi(x) = sqrt(2/m) cos(W x + b), W_ij ~ N(0, 2 gamma), b ~ U[0, 2 pi]; ``W_`` is stored as (d, m)."""
 
-    def fit(self, X: Any, y: Any = None) -> "RandomFourierFeatures":
-        X = self._validate(X)
-        rng = np.random.default_rng(self.random_state)
-        self.W_ = self._draw_frequencies(X.shape[1], rng)
+    def _draw(self, d: int, rng: np.random.Generator) -> None:
+        self.W_ = self._draw_frequencies(d, rng)
         self.b_ = rng.uniform(0.0, 2.0 * np.pi, size=self.n_components)
-        return self
 
-    def transform(self, X: Any) -> np.ndarray:
-        X = self._validate(X)
-        self._check_fitted(X)
+    def _features(self, X: np.ndarray) -> np.ndarray:
         return np.sqrt(2.0 / self.n_components) * np.cos(X @ self.W_ + self.b_)
 
 
 class RandomFourierFeaturesCosSin(_RFFBase):
     """phi(x) = sqrt(1/m) [cos W x, sin W x], W_ij ~ N(0, 2 gamma); 2m outputs."""
 
-    def fit(self, X: Any, y: Any = None) -> "RandomFourierFeaturesCosSin":
-        X = self._validate(X)
-        rng = np.random.default_rng(self.random_state)
-        self.W_ = self._draw_frequencies(X.shape[1], rng)
-        return self
+    def _draw(self, d: int, rng: np.random.Generator) -> None:
+        self.W_ = self._draw_frequencies(d, rng)
 
-    def transform(self, X: Any) -> np.ndarray:
-        X = self._validate(X)
-        self._check_fitted(X)
+    def _features(self, X: np.ndarray) -> np.ndarray:
         P = X @ self.W_
         return np.sqrt(1.0 / self.n_components) * np.hstack([np.cos(P), np.sin(P)])

@@ -40,7 +40,7 @@ __all__ = ["StructuredOrthogonalFeatures", "SORF1", "SORF2", "SORF3", "FastfoodF
 class StructuredOrthogonalFeatures(FourierBase):
     """SORF with ``n_blocks`` HD factors; ``diags_`` (n_stacked, n_blocks, p) holds all randomness."""
 
-    _params = ("gamma", "n_blocks")
+    _params = ("gamma", "n_blocks", "dtype")
     n_blocks_default = 3
 
     def __init__(self, n_components: int = 100, random_state: Any = None, gamma: float = 1.0,

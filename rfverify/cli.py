@@ -118,8 +118,8 @@ def _add_calibrate(sub: Any) -> None:
                      help=f"zoo entry to measure false alarms on (repeatable; default {', '.join(CALIBRATION_REFERENCES)})")
     cal.add_argument("--no-references", action="store_true", help="measure only the mutants")
     cal.add_argument("--kind", action="append", metavar="KIND", help="only references and mutants of this kind (repeatable)")
-    cal.add_argument("--mutants", metavar="LIBRARY", help="mutant library: path lib.py[:ATTR] or MODULE:ATTR "
-                     "(a list of rfverify.studies.calibration.Mutant; e.g. tests/mutant_library.py)")
+    cal.add_argument("--mutants", metavar="LIBRARY", help="mutant library: MODULE[:ATTR], a path lib.py[:ATTR] or a "
+                     "package directory (a list of rfverify.studies.calibration.Mutant; e.g. tests.mutants)")
     cal.add_argument("--mutant", action="append", metavar="NAME", help="only this mutant of the library (repeatable)")
     cal.add_argument("--profile", action="append", metavar="NAME", help="profile (repeatable; default quick and default)")
     cal.add_argument("--fa-seeds", default="100", help="seeds per reference, whole suite (default 100)")

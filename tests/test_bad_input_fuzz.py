@@ -35,11 +35,11 @@ FUZZ = settings(max_examples=30, derandomize=True, deadline=None, database=None,
 
 # A valid, cheap command per kind; the fuzzer replaces one option (or the target) at a time.
 BASE = {
-    "feature-map": ("faulty_plugins:Features", {"--param": "gamma=0.5", "--dim": "3", "--domain": "gaussian",
+    "feature-map": ("tests.faulty_plugins:Features", {"--param": "gamma=0.5", "--dim": "3", "--domain": "gaussian",
                                                 "--check": "contract"}),
-    "orthogonal": ("faulty_plugins:orthogonal", {"--dim": "3", "--group": "O", "--check": "orthogonality"}),
-    "transform": ("faulty_plugins:hadamard", {"--dim": "4", "--matrix": "hadamard", "--check": "transform-input"}),
-    "quadrature": ("faulty_plugins:mc_rule", {"--dim": "3", "--degree": "0", "--check": "rule-contract"}),
+    "orthogonal": ("tests.faulty_plugins:orthogonal", {"--dim": "3", "--group": "O", "--check": "orthogonality"}),
+    "transform": ("tests.faulty_plugins:hadamard", {"--dim": "4", "--matrix": "hadamard", "--check": "transform-input"}),
+    "quadrature": ("tests.faulty_plugins:mc_rule", {"--dim": "3", "--degree": "0", "--check": "rule-contract"}),
 }
 COMMON = {"--seed": "7", "--profile": "quick"}
 
@@ -58,10 +58,10 @@ SPECS = st.one_of(
     st.text(max_size=12),
     st.builds(lambda m, a: f"{m}:{a}", st.text(max_size=8), st.text(max_size=8)),
     st.builds(lambda m, a: f"rfv_fuzz_absent_{m}:{a}", IDENT, IDENT),
-    st.builds(lambda m, a: f"{m}:{a}", st.sampled_from(["math", "os.path", "faulty_plugins", "rfverify.kernels"]),
+    st.builds(lambda m, a: f"{m}:{a}", st.sampled_from(["math", "os.path", "tests.faulty_plugins", "rfverify.kernels"]),
               st.one_of(IDENT, st.sampled_from(["pi", "sqrt", "join", "SAFETY_CAP", "MAX_DIM", "__name__"]))),
 ).filter(lambda s: ":" not in s or s.count(":") != 1 or _missing_module(s.split(":")[0])
-         or s.split(":")[0] in ("math", "os.path", "faulty_plugins", "rfverify.kernels"))
+         or s.split(":")[0] in ("math", "os.path", "tests.faulty_plugins", "rfverify.kernels"))
 
 TEXT = st.text(max_size=10)
 INTS = st.one_of(st.integers(-10, 0), st.integers(10**5, 10**30)).map(str)
@@ -75,7 +75,7 @@ OPTION_VALUES = {
     "--param": st.one_of(TEXT, st.builds(lambda k, v: f"{k}={v}", st.one_of(IDENT, TEXT),
                                          st.one_of(TEXT, NUMBERS)),
                          st.sampled_from(["gamma=0.5", "gamma=-1", "gamma=nan", "gamma", "=1", "gamma=1j"])),
-    "--domain": st.one_of(TEXT, SPECS, st.sampled_from(["sphere", "cube", "faulty_plugins:mc_rule"])),
+    "--domain": st.one_of(TEXT, SPECS, st.sampled_from(["sphere", "cube", "tests.faulty_plugins:mc_rule"])),
     "--kernel": st.one_of(TEXT, SPECS, st.sampled_from(["rbf", "laplacian", "gauss", "math:sqrt"])),
     "--bound": st.one_of(TEXT, NUMBERS, st.sampled_from(["1.5", "-1", "0", "inf", "1e400"])),
     "--check": st.one_of(TEXT, st.sampled_from(["contract", "haar", "exactness", "unbiasedness "])),
@@ -83,7 +83,7 @@ OPTION_VALUES = {
     "--memory-limit": st.one_of(TEXT, NUMBERS, st.sampled_from(["4G", "0", "1K", "12X", "-1G", "1e3T"])),
     "--group": st.one_of(TEXT, st.sampled_from(["O", "SO", "U", "o"])),
     "--matrix": st.one_of(TEXT, SPECS, st.sampled_from(["hadamard", "hadamard-normalized", "dct",
-                                                        "faulty_plugins:hadamard", "math:pi"])),
+                                                        "tests.faulty_plugins:hadamard", "math:pi"])),
     "--degree": st.one_of(TEXT, INTS, st.sampled_from(["0", "-1", "12", "3.5"])),
 }
 KIND_OPTIONS = {
@@ -141,18 +141,18 @@ def test_cli_bad_module_attr(kind, spec):
 
 
 @pytest.mark.parametrize("argv", [
-    ["check", "feature-map", "faulty_plugins:Features", "--dim", "-3"],
-    ["check", "feature-map", "faulty_plugins:Features", "--seed", "-1"],
-    ["check", "orthogonal", "faulty_plugins:orthogonal", "--time-limit", "-5"],
+    ["check", "feature-map", "tests.faulty_plugins:Features", "--dim", "-3"],
+    ["check", "feature-map", "tests.faulty_plugins:Features", "--seed", "-1"],
+    ["check", "orthogonal", "tests.faulty_plugins:orthogonal", "--time-limit", "-5"],
     ["check", "feature-map", "-x"],
-    ["check", "feature-map", "faulty_plugins:Features", "--no-such-option"],
+    ["check", "feature-map", "tests.faulty_plugins:Features", "--no-such-option"],
     ["check"], ["check", "nope", "x:y"], ["nope"], [], ["report"], ["report", "--only", "no-such-entry"],
     ["report", "--all", "--time-limit", "5"], ["list", "everything"],
-    ["check", "feature-map", "faulty_plugins:Features", "--check", "contract", "--json", "/nonexistent/dir/r.json"],
-    ["check", "transform", "faulty_plugins:hadamard", "--dim", "12"],
-    ["check", "transform", "faulty_plugins:hadamard", "--dim", "4", "--matrix", "faulty_plugins:Features"],
-    ["check", "feature-map", "faulty_plugins:Features", "--kernel", "math:sqrt", "--check", "contract"],
-    ["check", "feature-map", "faulty_plugins:Features", "--param", "gamma=1", "--param", "gamma=x"],
+    ["check", "feature-map", "tests.faulty_plugins:Features", "--check", "contract", "--json", "/nonexistent/dir/r.json"],
+    ["check", "transform", "tests.faulty_plugins:hadamard", "--dim", "12"],
+    ["check", "transform", "tests.faulty_plugins:hadamard", "--dim", "4", "--matrix", "tests.faulty_plugins:Features"],
+    ["check", "feature-map", "tests.faulty_plugins:Features", "--kernel", "math:sqrt", "--check", "contract"],
+    ["check", "feature-map", "tests.faulty_plugins:Features", "--param", "gamma=1", "--param", "gamma=x"],
 ])
 def test_cli_option_like_values_and_bad_commands(argv):
     assert_clean(argv, *run_cli(argv))
@@ -167,14 +167,14 @@ JUNK = st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20), st.floa
                  st.binary(max_size=4), st.just(np.zeros(2)), st.just(object()))
 
 API = {
-    "verify": (verify, "faulty_plugins:Features", {"kernel_params": {"gamma": 0.5}, "dim": 3, "checks": ["contract"]},
+    "verify": (verify, "tests.faulty_plugins:Features", {"kernel_params": {"gamma": 0.5}, "dim": 3, "checks": ["contract"]},
                ["kernel", "kernel_params", "dim", "domain", "bound", "unbiased", "bias_bound", "seed", "profile",
                 "checks", "xfail", "name", "time_limit", "memory_limit"]),
-    "verify_orthogonal": (verify_orthogonal, "faulty_plugins:orthogonal", {"dim": 3, "checks": ["orthogonality"]},
+    "verify_orthogonal": (verify_orthogonal, "tests.faulty_plugins:orthogonal", {"dim": 3, "checks": ["orthogonality"]},
                           ["dim", "group", "seed", "profile", "checks", "xfail", "name", "time_limit"]),
-    "verify_transform": (verify_transform, "faulty_plugins:hadamard", {"dim": 4, "checks": ["transform-input"]},
+    "verify_transform": (verify_transform, "tests.faulty_plugins:hadamard", {"dim": 4, "checks": ["transform-input"]},
                          ["dim", "matrix", "inplace", "seed", "profile", "checks", "xfail", "name", "memory_limit"]),
-    "verify_quadrature": (verify_quadrature, "faulty_plugins:mc_rule", {"dim": 3, "checks": ["rule-contract"]},
+    "verify_quadrature": (verify_quadrature, "tests.faulty_plugins:mc_rule", {"dim": 3, "checks": ["rule-contract"]},
                           ["dim", "degree", "unbiased", "seed", "profile", "checks", "xfail", "name"]),
 }
 #: Valid values mixed into the API fuzz, per keyword.
@@ -226,8 +226,8 @@ def test_api_bad_implementation(api, target):
     (verify_orthogonal, {"name": ""}, "name must be a non-empty string"),
 ])
 def test_api_bad_values_found_by_the_fuzzer(fn, kwargs, needle):
-    target = {verify: "faulty_plugins:Features", verify_transform: "faulty_plugins:hadamard",
-              verify_quadrature: "faulty_plugins:mc_rule", verify_orthogonal: "faulty_plugins:orthogonal"}[fn]
+    target = {verify: "tests.faulty_plugins:Features", verify_transform: "tests.faulty_plugins:hadamard",
+              verify_quadrature: "tests.faulty_plugins:mc_rule", verify_orthogonal: "tests.faulty_plugins:orthogonal"}[fn]
     with pytest.raises(UsageError, match=None) as info:
         fn(target, profile="quick", **kwargs)
     assert needle in str(info.value)

@@ -17,7 +17,7 @@ from rfverify.studies.calibration import CALIBRATION_REFERENCES, Unit, aggregate
 from rfverify.report.writing import write_reports
 from rfverify.studies.zoo import verify_entry, zoo_entries
 
-LIBRARY = "tests/mutant_library.py"
+LIBRARY = "tests.mutants"
 #: Cheap mutants with state that outlives one call (module-level buffers, lazily mutated attributes,
 #: the global RNG) next to ordinary ones: the units must still be independent of each other.
 STATEFUL = ["rff-half-scale", "fwht-reused-output-buffer", "rff-radians-on-every-call", "sr33-global-rng",

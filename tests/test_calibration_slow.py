@@ -19,7 +19,7 @@ from sklearn.kernel_approximation import RBFSampler
 
 from rfverify.studies.calibration import false_alarm_study, power_study
 from rfverify.implementations.rff import RandomFourierFeatures, RandomFourierFeaturesCosSin
-from rff_mutants import CAUGHT_BY
+from tests.mutants.rff_mutants import CAUGHT_BY
 
 pytestmark = pytest.mark.slow
 KW = dict(kernel="rbf", kernel_params={"gamma": 0.5}, bound=float(np.sqrt(2.0)), profile="default")

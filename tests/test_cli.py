@@ -38,7 +38,7 @@ def test_sklearn_rbf_sampler_passes_default_suite_via_cli(tmp_path, capsys):
 
 
 def test_failing_check_exits_1_and_reproduce_reproduces(in_tests_dir, capsys):
-    code = main(["check", "feature-map", "rff_mutants:HalfScale", *RBF, "--check", "unbiasedness", "--json", "-"])
+    code = main(["check", "feature-map", "tests.mutants.rff_mutants:HalfScale", *RBF, "--check", "unbiasedness", "--json", "-"])
     data = json.loads(capsys.readouterr().out)
     assert code == 1
     chk = data["checks"][0]
@@ -52,16 +52,16 @@ def test_failing_check_exits_1_and_reproduce_reproduces(in_tests_dir, capsys):
 
 @pytest.mark.parametrize("argv,needle", [
     (["check", "feature-map", "nosuchmodule:X"], "cannot import module 'nosuchmodule'"),
-    (["check", "feature-map", "rff_mutants"], "expected MODULE:ATTR"),
-    (["check", "feature-map", "rff_mutants:Nope"], "has no attribute 'Nope'"),
-    (["check", "feature-map", "rff_mutants:HalfScale", "--kernel", "nope"], "unknown kernel 'nope'"),
-    (["check", "feature-map", "rff_mutants:HalfScale", "--param", "gamma"], "KEY=VALUE"),
-    (["check", "feature-map", "rff_mutants:HalfScale", "--param", "gamma=-2"], "out of range"),
-    (["check", "feature-map", "rff_mutants:HalfScale", "--profile", "fast"], "unknown profile"),
-    (["check", "feature-map", "rff_mutants:HalfScale", "--dim", "abc"], "--dim must be an integer"),
-    (["check", "feature-map", "rff_mutants:HalfScale", "--seed", "-3"], "non-negative"),
-    (["check", "feature-map", "rff_mutants:HalfScale", "--check", "nope"], "unknown check"),
-    (["check", "feature-map", "rff_mutants:HalfScale", "--frobnicate"], "unrecognized arguments"),
+    (["check", "feature-map", "tests.mutants.rff_mutants"], "expected MODULE:ATTR"),
+    (["check", "feature-map", "tests.mutants.rff_mutants:Nope"], "has no attribute 'Nope'"),
+    (["check", "feature-map", "tests.mutants.rff_mutants:HalfScale", "--kernel", "nope"], "unknown kernel 'nope'"),
+    (["check", "feature-map", "tests.mutants.rff_mutants:HalfScale", "--param", "gamma"], "KEY=VALUE"),
+    (["check", "feature-map", "tests.mutants.rff_mutants:HalfScale", "--param", "gamma=-2"], "out of range"),
+    (["check", "feature-map", "tests.mutants.rff_mutants:HalfScale", "--profile", "fast"], "unknown profile"),
+    (["check", "feature-map", "tests.mutants.rff_mutants:HalfScale", "--dim", "abc"], "--dim must be an integer"),
+    (["check", "feature-map", "tests.mutants.rff_mutants:HalfScale", "--seed", "-3"], "non-negative"),
+    (["check", "feature-map", "tests.mutants.rff_mutants:HalfScale", "--check", "nope"], "unknown check"),
+    (["check", "feature-map", "tests.mutants.rff_mutants:HalfScale", "--frobnicate"], "unrecognized arguments"),
 ])
 def test_usage_errors_exit_2_with_one_line(in_tests_dir, capsys, argv, needle):
     assert main(argv) == 2

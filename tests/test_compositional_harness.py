@@ -28,26 +28,11 @@ from rfverify.implementations.rff import RandomFourierFeatures
 from rfverify.kinds.feature_map import FeatureMapConfig
 from rfverify.seeding import DEFAULT_SEED
 from rfverify.studies.zoo import verify_entry, zoo_entries
+from tests.mutants.compositional_mutants import PrintedComment1Features, printed_deep1d, printed_shallow
 
 SEEDS = [DEFAULT_SEED] + list(range(1, 21))
 ENTRIES = ["compositional-shallow", "compositional-deep1d"]
 CHECKS = ["contract", "reproducibility", "unbiasedness", "concentration", "error-rate", "adapted-approximation"]
-
-
-class PrintedComment1Features(CompositionalFeatures):
-    """Broken on purpose: Comment 1 as printed, √(2R cos(θ + b)) (principal complex root), per feature."""
-
-    def transform(self, X: np.ndarray) -> np.ndarray:
-        psi = self.feature_values(X)
-        return comment1_printed(psi, self.b_[None, :]) * np.sqrt(self.counts_ / self.n_components)[None, :]
-
-
-def printed_shallow(n_components, random_state):
-    return PrintedComment1Features(cz.shallow(), n_components, random_state, deduplicate=False)
-
-
-def printed_deep1d(n_components, random_state):
-    return PrintedComment1Features(cz.deep1d(), n_components, random_state, deduplicate=False)
 
 
 SCHEMES = {  # name: (correct factory, broken factory, kernel, dim)

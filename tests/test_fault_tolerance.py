@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import faulty_plugins as fp
+from tests import faulty_plugins as fp
 import rfverify
 from rfverify.cli import main
 from rfverify.errors import PluginError, UsageError
@@ -299,19 +299,19 @@ def test_bad_memory_limit_is_a_usage_error(bad):
 
 
 def test_cli_writes_the_report_and_exits_2_on_a_hang(tmp_path, capsys):
-    code = main(["check", "feature-map", "faulty_plugins:FMBusyLoop", "--param", "gamma=0.5", "--dim", "4",
+    code = main(["check", "feature-map", "tests.faulty_plugins:FMBusyLoop", "--param", "gamma=0.5", "--dim", "4",
                  "--profile", "quick", "--time-limit", "1", "--report", str(tmp_path)])
     out, err = capsys.readouterr()
     assert code == 2 and "Traceback" not in out + err
     assert err.splitlines()[-1].startswith("rfverify: error: FMBusyLoop: the preflight call did not finish")
     pages = {p.name for p in tmp_path.iterdir()}
-    assert "faulty_plugins.FMBusyLoop.json" in pages and "index.html" in pages
-    data = json.loads((tmp_path / "faulty_plugins.FMBusyLoop.json").read_text())
+    assert "tests.faulty_plugins.FMBusyLoop.json" in pages and "index.html" in pages
+    data = json.loads((tmp_path / "tests.faulty_plugins.FMBusyLoop.json").read_text())
     assert {c["status"] for c in data["checks"]} == {"error"}
 
 
 @pytest.mark.parametrize("target,needle", [
-    ("faulty_plugins:FMPrints", "printed to stdout"),
+    ("faulty_plugins:FMPrints", "printed to stdout"),  # run with cwd=tests/
     ("faulty_plugins:FMWarns", None),
 ])
 def test_cli_json_on_stdout_stays_valid(target, needle):

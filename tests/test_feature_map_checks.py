@@ -9,7 +9,7 @@ from sklearn.kernel_approximation import RBFSampler
 import rfverify
 from rfverify.implementations.rff import RandomFourierFeatures, RandomFourierFeaturesCosSin
 from rfverify.seeding import DEFAULT_SEED
-from rff_mutants import CAUGHT_BY
+from tests.mutants.rff_mutants import CAUGHT_BY
 
 GAMMA = 0.5
 C_RFF = float(np.sqrt(2.0))
@@ -42,7 +42,7 @@ def test_mutant_caught_by_its_check(mutant, seed):
 
 
 def test_failure_message_names_implementation_inputs_interval_and_reproduce():
-    from rff_mutants import HalfScale
+    from tests.mutants.rff_mutants import HalfScale
 
     res = rfverify.verify(HalfScale, kernel_params={"gamma": GAMMA}, checks=["unbiasedness"])["unbiasedness"]
     text = res.explain()
@@ -50,7 +50,7 @@ def test_failure_message_names_implementation_inputs_interval_and_reproduce():
     assert "pair" in text and "exact" in text and "±" in text
     assert res.effect is not None and res.effect.low <= res.effect.estimate <= res.effect.high
     assert "0.5" in res.message  # the scale diagnosis: about 0.5 x the kernel
-    assert res.reproduce.startswith("rfverify check feature-map rff_mutants:HalfScale ")
+    assert res.reproduce.startswith("rfverify check feature-map tests.mutants.rff_mutants:HalfScale ")
     assert "--check unbiasedness" in res.reproduce and f"--seed {DEFAULT_SEED}" in res.reproduce
 
 
@@ -62,7 +62,7 @@ def test_concentration_catches_false_bound():
 
 
 def test_concentration_catches_shared_draw():
-    from rff_mutants import SharedDraw
+    from tests.mutants.rff_mutants import SharedDraw
 
     res = rfverify.verify(SharedDraw, kernel_params={"gamma": GAMMA}, bound=C_RFF,
                           checks=["concentration"])["concentration"]
@@ -75,7 +75,7 @@ def test_concentration_skips_without_bound():
 
 
 def test_declared_bias_bound_is_tested():
-    from rff_mutants import HalfScale
+    from tests.mutants.rff_mutants import HalfScale
 
     ok = rfverify.verify(RandomFourierFeatures, kernel_params={"gamma": GAMMA}, unbiased=False, bias_bound=0.05,
                          checks=["unbiasedness"], profile="quick")["unbiasedness"]

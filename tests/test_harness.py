@@ -187,7 +187,7 @@ def test_bad_user_input_raises_usage_error(kwargs, needle):
 
 
 def test_xfail_mapping():
-    from rff_mutants import HalfScale
+    from tests.mutants.rff_mutants import HalfScale
 
     r = rfverify.verify(HalfScale, kernel_params={"gamma": GAMMA}, checks=["unbiasedness"],
                         xfail={"unbiasedness": "known scale bug"})["unbiasedness"]

@@ -17,7 +17,7 @@ import re
 import numpy as np
 import pytest
 
-import kernel_mutants as M
+from tests.mutants import kernel_mutants as M
 from rfverify import cli, verify
 from rfverify.kernels.composition import (CompositeKernel, diagonal_constant, kernel_conformal, kernel_exp, kernel_product,
                                   kernel_scale, kernel_sum)
@@ -208,7 +208,7 @@ def test_composition_measured_false_alarms_and_power_over_21_seeds():
     r = _composition(mix, M.wrong_weight_mix_features, DEFAULT_SEED)
     assert re.search(r"about 0\.5\d* x the kernel", r.message), r.message  # w^2 + (1 - w)^2 = 1/2 of w + (1 - w)
     assert "rfverify check kernel rbf_laplacian_mix" in r.reproduce
-    assert "--feature-map kernel_mutants:wrong_weight_mix_features" in r.reproduce
+    assert "--feature-map tests.mutants.kernel_mutants:wrong_weight_mix_features" in r.reproduce
     assert cli.main(r.reproduce.split()[1:]) == 1
 
 
@@ -237,9 +237,9 @@ def test_feature_map_checks_error_when_the_reference_callable_is_not_a_kernel(ke
     report = verify(RandomFourierFeatures, kernel=kernel, profile="quick")
     assert report.exit_code == 2
     for r in report.results:
-        assert r.status == "error" and f"the reference kernel kernel_mutants:{kernel.__name__} is {what}" in r.message
+        assert r.status == "error" and f"the reference kernel tests.mutants.kernel_mutants:{kernel.__name__} is {what}" in r.message
         assert "witness" in r.message or "k(y, x)" in r.message
-        assert f"see: rfverify check kernel kernel_mutants:{kernel.__name__} --dim 16 --domain gaussian" in r.message
+        assert f"see: rfverify check kernel tests.mutants.kernel_mutants:{kernel.__name__} --dim 16 --domain gaussian" in r.message
 
 
 def test_a_correct_reference_callable_passes_the_screen():
@@ -260,10 +260,10 @@ def test_registry_kernels_are_not_screened(monkeypatch):
 
 @pytest.mark.parametrize("argv, code", [
     (["check", "kernel", "rbf", "--profile", "quick"], 0),
-    (["check", "kernel", "kernel_mutants:tanh_kernel", "--profile", "quick", "--check", "kernel-psd"], 1),
-    (["check", "kernel", "kernel_mutants:asymmetric_rbf", "--profile", "quick", "--check", "kernel-symmetry"], 1),
+    (["check", "kernel", "tests.mutants.kernel_mutants:tanh_kernel", "--profile", "quick", "--check", "kernel-psd"], 1),
+    (["check", "kernel", "tests.mutants.kernel_mutants:asymmetric_rbf", "--profile", "quick", "--check", "kernel-symmetry"], 1),
     (["check", "kernel", "polynomial", "--normalized", "--profile", "quick", "--check", "kernel-normalisation"], 1),
-    (["check", "kernel", "kernel_mutants:raising_kernel", "--profile", "quick"], 2),
+    (["check", "kernel", "tests.mutants.kernel_mutants:raising_kernel", "--profile", "quick"], 2),
     (["check", "kernel", "rbf", "--param", "gamma=-1"], 2),
     (["check", "kernel", "no_such_kernel"], 2),
     (["check", "kernel", "rbf", "--domain", "cube"], 2),
@@ -278,7 +278,7 @@ def test_cli_exit_codes(argv, code, capsys):
 
 def test_cli_json_carries_the_witness(tmp_path, capsys):
     out = tmp_path / "k.json"
-    assert cli.main(["check", "kernel", "kernel_mutants:rbf_truncated", "--profile", "quick", "--check",
+    assert cli.main(["check", "kernel", "tests.mutants.kernel_mutants:rbf_truncated", "--profile", "quick", "--check",
                      "kernel-psd", "--json", str(out)]) == 1
     doc = json.loads(out.read_text())
     assert doc["kind"] == "kernel"

@@ -1,4 +1,4 @@
-"""The mutant library (tests/mutant_library.py): its shape, every bug caught, every equivalent mutant passing.
+"""The mutant library (the package tests/mutants/): its shape, every bug caught, every equivalent mutant passing.
 
 * the library has >= 40 bugs and >= 5 equivalent mutants, spans every plug-in kind the zoo verifies,
   every feature-map scheme family and every category the issue lists, and each entry is documented;
@@ -12,6 +12,7 @@ Power over many seeds is measured by ``rfverify calibrate`` (reports/calibration
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import math
 import warnings
@@ -20,11 +21,11 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from mutant_library import BUGS, CATEGORIES, EQUIVALENT, LIBRARY
 from rfverify.studies.calibration import Mutant, load_mutants
 from rfverify.kinds import checks_for
 from rfverify.seeding import DEFAULT_SEED
 from rfverify.kinds import KINDS
+from tests.mutants import BUGS, CATEGORIES, EQUIVALENT, LIBRARY
 
 SEEDS = [DEFAULT_SEED, 1]  # many more seeds: the power runs of rfverify calibrate
 
@@ -62,8 +63,27 @@ def test_library_size_kinds_categories_and_docs():
 
 
 def test_library_loads_through_the_calibrate_loader():
-    assert [m.name for m in load_mutants("tests/mutant_library.py")] == [m.name for m in LIBRARY]
-    assert [m.name for m in load_mutants("mutant_library:EQUIVALENT")] == [m.name for m in EQUIVALENT]
+    names = [m.name for m in LIBRARY]
+    assert [m.name for m in load_mutants("tests.mutants")] == names
+    assert [m.name for m in load_mutants("tests/mutants")] == names  # a package directory
+    assert [m.name for m in load_mutants("tests/mutants/__init__.py")] == names
+    assert [m.name for m in load_mutants("tests.mutants:EQUIVALENT")] == [m.name for m in EQUIVALENT]
+    # every form imports the one package: the same objects, so the same reproduce commands
+    assert load_mutants("tests/mutants")[0].implementation is LIBRARY[0].implementation
+
+
+def test_library_is_a_package_of_modules_within_the_line_limit():
+    import pathlib
+
+    import tests.mutants as pkg
+
+    folder = pathlib.Path(pkg.__file__).parent
+    long = {p.name: n for p in folder.glob("*.py") if (n := len(p.read_text().splitlines())) > 800}
+    assert not long, f"modules over 800 lines: {long}"
+    by_kind = {m.kind for m in LIBRARY}
+    for kind in by_kind:  # one module per plug-in kind holds that kind's entries
+        module = importlib.import_module("tests.mutants." + kind.replace("-", "_"))
+        assert {m.kind for m in module.BUGS + module.EQUIVALENT} == {kind}, module.__name__
 
 
 def _verify(m: Mutant, seed: int, profile: str, checks=None):

@@ -14,7 +14,7 @@ import pytest
 from scipy import integrate
 from scipy.stats import ortho_group, special_ortho_group
 
-from broken_orthogonal import BROKEN_SAMPLERS, CAUGHT_BY, CLAIMED_GROUP
+from tests.mutants.broken_orthogonal import BROKEN_SAMPLERS, CAUGHT_BY, CLAIMED_GROUP
 from rfverify.cli import main
 from rfverify.implementations.orthogonal import haar_householder, haar_qr, haar_qr_so
 from rfverify.kinds.orthogonal import KERNEL_NOTE, verify_orthogonal
@@ -66,7 +66,7 @@ def test_failure_message_is_actionable():
     res = verify_orthogonal(BROKEN_SAMPLERS["qr_without_sign_correction"], dim=8,
                             checks=["haar-entries"])["haar-entries"]
     assert res.status == "fail" and "Q[1,1]" in res.message and "P(>0) = 0.000" in res.message
-    assert res.reproduce.startswith("rfverify check orthogonal broken_orthogonal:qr_without_sign_correction --dim 8")
+    assert res.reproduce.startswith("rfverify check orthogonal tests.mutants.broken_orthogonal:qr_without_sign_correction --dim 8")
     assert f"--seed {DEFAULT_SEED}" in res.reproduce and "--check haar-entries" in res.reproduce
     det = verify_orthogonal(BROKEN_SAMPLERS["so_claimed_as_o"], dim=8, checks=["haar-determinant"])["haar-determinant"]
     assert det.status == "fail" and "SO(d) while O(d) is claimed" in det.message
@@ -103,7 +103,7 @@ def test_cli_check_orthogonal(capsys, tmp_path):
                  "--profile", "quick"]) == 0
     assert "PASSED" in capsys.readouterr().out
     js = tmp_path / "r.json"
-    assert main(["check", "orthogonal", "broken_orthogonal:so_claimed_as_o", "--dim", "4", "--json", str(js)]) == 1
+    assert main(["check", "orthogonal", "tests.mutants.broken_orthogonal:so_claimed_as_o", "--dim", "4", "--json", str(js)]) == 1
     assert '"kind": "orthogonal"' in js.read_text()
     assert main(["check", "orthogonal", "scipy.stats:special_ortho_group", "--dim", "4", "--group", "SO",
                  "--check", "haar-determinant"]) == 0

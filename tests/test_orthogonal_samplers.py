@@ -18,7 +18,7 @@ from rfverify.implementations.orthogonal import (
 )
 
 _spec = importlib.util.spec_from_file_location(
-    "broken_orthogonal", pathlib.Path(__file__).with_name("broken_orthogonal.py"))
+    "broken_orthogonal", pathlib.Path(__file__).parent / "mutants" / "broken_orthogonal.py")
 broken = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(broken)
 

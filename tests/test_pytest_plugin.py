@@ -8,10 +8,10 @@ import pytest
 
 HEADER = """
 import sys
-sys.path.insert(0, {tests!r})
+sys.path.insert(0, {root!r})
 from sklearn.kernel_approximation import RBFSampler
 from rfverify.pytest_plugin import parametrize_with_checks
-from rff_mutants import HalfScale
+from tests.mutants.rff_mutants import HalfScale
 """
 
 
@@ -20,7 +20,7 @@ def make_test(pytester):
     from pathlib import Path
 
     def _make(body):
-        pytester.makepyfile(HEADER.format(tests=str(Path(__file__).parent)) + body)
+        pytester.makepyfile(HEADER.format(root=str(Path(__file__).parent.parent)) + body)
         return pytester
 
     return _make
@@ -83,16 +83,16 @@ def test_nothing():
 
 XDIST_HEADER = """
 import sys
-sys.path.insert(0, {tests!r})
+sys.path.insert(0, {root!r})
 from rfverify.pytest_plugin import parametrize_with_checks
-from rff_mutants import HalfScale
+from tests.mutants.rff_mutants import HalfScale
 """
 XDIST_BODY = """
 import json, os
 from pathlib import Path
 import pytest
-import faulty_plugins as fp
-from broken_orthogonal import so_claimed_as_o
+from tests import faulty_plugins as fp
+from tests.mutants.broken_orthogonal import so_claimed_as_o
 from rfverify.implementations.rff import RandomFourierFeatures
 
 def _record(case):
@@ -126,7 +126,7 @@ def test_verdicts_identical_for_0_1_2_and_4_xdist_workers(pytester, tmp_path, mo
     seeds are keyed by check, never by order or worker."""
     from pathlib import Path
 
-    pytester.makepyfile(XDIST_HEADER.format(tests=str(Path(__file__).parent)) + XDIST_BODY)
+    pytester.makepyfile(XDIST_HEADER.format(root=str(Path(__file__).parent.parent)) + XDIST_BODY)
     p = pytester
     outs = {}
     for run in (("-n", "0"), ("-n", "1"), ("-n", "2"), ("-n", "4", "--dist", "loadgroup")):
@@ -156,8 +156,8 @@ def test_verdicts_identical_for_0_1_2_and_4_xdist_workers(pytester, tmp_path, mo
     ({"kind": "quadrature", "checks": ["haar-entries"]}, "unknown check name(s) haar-entries; quadrature checks"),
 ])
 def test_parametrize_with_checks_rejects_bad_configuration_at_collection(kwargs, needle):
-    import faulty_plugins as fp
     from rfverify.errors import UsageError
+    from tests import faulty_plugins as fp
     from rfverify.pytest_plugin import parametrize_with_checks
 
     impl = {"orthogonal": fp.orthogonal, "transform": fp.hadamard}.get(kwargs.get("kind"), fp.mc_rule)

@@ -10,7 +10,7 @@ import mpmath
 import numpy as np
 import pytest
 
-import quadrature_mutants as qm
+from tests.mutants import quadrature_mutants as qm
 import rfverify
 from rfverify.cli import main
 from rfverify.implementations import quadrature as Q
@@ -223,11 +223,11 @@ def test_cli_quadrature_exit_codes_and_reproduce(capsys, tmp_path):
     code = main(["check", "quadrature", f"{MOD}:sr33_haar", "--dim", "8", "--degree", "3", "--profile", "quick",
                  "--check", "exactness"])
     assert code == 0
-    code = main(["check", "quadrature", "quadrature_mutants:missing_weight", "--dim", "8", "--degree", "3",
+    code = main(["check", "quadrature", "tests.mutants.quadrature_mutants:missing_weight", "--dim", "8", "--degree", "3",
                  "--profile", "quick", "--check", "exactness", "--json", str(tmp_path / "r.json")])
     out = capsys.readouterr().out
     assert code == 1 and "not exact at degree 0" in out
-    assert ("rfverify check quadrature quadrature_mutants:missing_weight --dim 8 --degree 3 --unbiased "
+    assert ("rfverify check quadrature tests.mutants.quadrature_mutants:missing_weight --dim 8 --degree 3 --unbiased "
             f"--seed {DEFAULT_SEED} --profile quick --check exactness") in out
     assert '"kind": "quadrature"' in (tmp_path / "r.json").read_text()
 
@@ -237,7 +237,7 @@ def _bad_shape(d, rng):
 
 
 def test_cli_broken_rule_is_a_one_line_error(capsys):
-    code = main(["check", "quadrature", "test_quadrature:_bad_shape", "--dim", "4", "--profile", "quick"])
+    code = main(["check", "quadrature", "tests.test_quadrature:_bad_shape", "--dim", "4", "--profile", "quick"])
     err = capsys.readouterr().err
     assert code == 2 and "points have shape (3, 5) for d=4" in err and len(err.strip().splitlines()) == 1
     assert main(["check", "quadrature", f"{MOD}:sr33_haar", "--degree", "99"]) == 2

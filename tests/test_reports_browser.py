@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from cdp_client import Browser, find_chromium
+from tests.cdp_client import Browser, find_chromium
 from rfverify.report.html import render_index_page, render_report_page
 from rfverify.results import CheckResult, Effect, Report
 

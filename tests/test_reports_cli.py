@@ -35,10 +35,10 @@ def test_report_zoo_entry_and_failing_exit_code(tmp_path: Path, capsys: pytest.C
     assert main(["report", "--only", "rff-cossin", "--profile", "quick", "--out", str(tmp_path)]) == 0
     assert (tmp_path / "rff-cossin.html").exists()
     assert "[1/1] rff-cossin: passed" in capsys.readouterr().err
-    code = main(["report", "rff_mutants:HalfScale", "--param", "gamma=0.5", "--dim", "4", "--profile", "quick",
+    code = main(["report", "tests.mutants.rff_mutants:HalfScale", "--param", "gamma=0.5", "--dim", "4", "--profile", "quick",
                  "--check", "unbiasedness", "--out", str(tmp_path / "bad")])
     assert code == 1
-    assert 'class="banner failed"' in (tmp_path / "bad" / "rff_mutants.HalfScale.html").read_text()
+    assert 'class="banner failed"' in (tmp_path / "bad" / "tests.mutants.rff_mutants.HalfScale.html").read_text()
 
 
 @pytest.mark.parametrize("argv,words", [

@@ -22,6 +22,8 @@ from rfverify.implementations.structured import (
     fwht_rounding_depth,
     hd_block,
 )
+from tests.mutants.transform_mutants import (broken_sequency, broken_skip_last_stage, broken_wrong_axis,
+                                             broken_wrong_normalisation)
 
 BACKENDS = ["numpy"] + (["numba"] if S.numba_available() else [])
 DTYPES = [np.float32, np.float64]
@@ -222,38 +224,6 @@ def test_numba_kernel_is_bit_identical_to_textbook_butterfly(dtype):
 # ---------------------------------------------------------------------------
 # planted bugs are caught by the same comparison
 # ---------------------------------------------------------------------------
-def _sequency_order(d):
-    """Walsh (sequency) ordering: rows of H sorted by number of sign changes."""
-    H = hadamard(d)
-    changes = (np.diff(H, axis=1) != 0).sum(axis=1)
-    return np.argsort(changes, kind="stable")
-
-
-def broken_sequency(X):
-    Y = fwht(X)
-    return Y[..., _sequency_order(X.shape[-1])]
-
-
-def broken_skip_last_stage(X):
-    Y = np.array(X, dtype=np.float64)
-    d = Y.shape[-1]
-    h = 1
-    while h < d // 2:  # stops one stage early
-        v = Y.reshape(-1, d // (2 * h), 2, h)
-        a, b = v[:, :, 0, :].copy(), v[:, :, 1, :].copy()
-        v[:, :, 0, :], v[:, :, 1, :] = a + b, a - b
-        h *= 2
-    return Y
-
-
-def broken_wrong_axis(X):
-    return fwht(X, axis=0) if X.shape[0] == X.shape[1] else fwht(X)
-
-
-def broken_wrong_normalisation(X):
-    return fwht(X, normalized=True) / np.sqrt(X.shape[-1])
-
-
 @pytest.mark.parametrize(
     "broken,normalized",
     [(broken_sequency, False), (broken_skip_last_stage, False),

@@ -13,30 +13,11 @@ from rfverify.implementations.structured import fwht
 from rfverify.properties.transform_exactness import exactness_violation
 from rfverify.kinds import checks_for
 from rfverify.kinds.transform import verify_transform
-from test_structured_transforms import (broken_sequency, broken_skip_last_stage, broken_wrong_axis,
-                                        broken_wrong_normalisation)
+from tests.mutants.transform_mutants import (broken_axis0, broken_mutates_input, broken_pads, broken_sequency,
+                                             broken_skip_last_stage, broken_wrong_axis, broken_wrong_normalisation)
 
 BACKENDS = ["numpy"] + (["numba"] if S.numba_available() else [])
 D = 64
-
-
-def broken_mutates_input(X):
-    """Transforms in place while claiming out-of-place."""
-    return fwht(X, inplace=True) if X.dtype in (np.float32, np.float64) else fwht(X)
-
-
-def broken_pads(X):
-    """Zero-pads any width to the next power of two instead of refusing it."""
-    d = X.shape[1]
-    D2 = 1 << max(0, (d - 1).bit_length())
-    Z = np.zeros((X.shape[0], D2))
-    Z[:, :d] = X
-    return fwht(Z)
-
-
-def broken_axis0(X):
-    """Transforms along the batch axis."""
-    return fwht(X, axis=0)
 
 
 #: planted bug -> (declared matrix, the check that must catch it)

@@ -12,7 +12,7 @@ import pytest
 
 import rfverify
 from rfverify.seeding import DEFAULT_SEED
-from zoo_mutants import CAUGHT_BY, ArcCosHalfScale
+from tests.mutants.zoo_mutants import CAUGHT_BY, ArcCosHalfScale
 
 SEEDS = [DEFAULT_SEED] + list(range(1, 21))
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rfverify.errors import UsageError
+from rfverify.implementations._base import FeatureMap
 
 from rfverify.implementations.compositional.skeleton import InputNode, InternalNode, Skeleton
 
@@ -195,7 +196,7 @@ def comment1_printed(psi: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.sqrt((2 * R * np.cos(th + np.asarray(b))).astype(complex))
 
 
-class CompositionalFeatures:
+class CompositionalFeatures(FeatureMap):
     """Random features of Algorithm 1 (RFSS) for a computation skeleton; sklearn-style.
 
     Parameters
@@ -216,35 +217,37 @@ class CompositionalFeatures:
     ``n_features_out_``.
     """
 
+    _params = ("skeleton", "conversion", "deduplicate")
+    #: ``fit()`` without X draws all randomness too: the skeleton fixes the input width.
+    _fit_without_data = True
+
     def __init__(self, skeleton: Skeleton, n_components: int = 1000, random_state: int | None = None,
                  *, conversion: str = "comment1", deduplicate: bool = True) -> None:
-        self.skeleton = skeleton
-        self.n_components = n_components
-        self.random_state = random_state
-        self.conversion = conversion
-        self.deduplicate = deduplicate
+        super().__init__(n_components, random_state, skeleton=skeleton, conversion=conversion,
+                         deduplicate=deduplicate)
 
-    # -- public -------------------------------------------------------------
-    def fit(self, X: np.ndarray | None = None, y: object = None) -> "CompositionalFeatures":
-        """Draw all randomness once; X is only checked against the skeleton (features do not depend on it)."""
+    # -- template hooks -----------------------------------------------------
+    def _check_params(self) -> None:
         if not isinstance(self.skeleton, Skeleton):
             raise UsageError("CompositionalFeatures needs a Skeleton — build one with shallow_skeleton/deep_image_skeleton")
-        if not (isinstance(self.n_components, (int, np.integer)) and self.n_components >= 1):
-            raise UsageError(f"n_components must be a positive int, got {self.n_components!r}")
         if self.conversion not in CONVERSIONS:
             raise UsageError(f"conversion must be one of {CONVERSIONS}, got {self.conversion!r}")
-        if X is not None:
-            self.skeleton.validate_inputs(X)
-        rng = np.random.default_rng(self.random_state)
+
+    def _check_input(self, X: np.ndarray) -> None:
+        """Every base space's domain (±1, sphere, categories) and the skeleton's input width."""
+        self.skeleton.validate_inputs(X)
+
+    def _fitted_dim(self) -> int | None:
+        return self.skeleton.n_columns if hasattr(self, "counts_") else None
+
+    def _draw(self, d: int | None, rng: np.random.Generator) -> None:
+        """Draw all randomness once (Algorithm 1 for every feature); features do not depend on X."""
         sample = sample_features(self.skeleton, int(self.n_components), rng=rng)
         self.sample_ = sample
         self._set_unique(sample)
-        return self
 
-    def transform(self, X: np.ndarray) -> np.ndarray:
+    def _features(self, X: np.ndarray) -> np.ndarray:
         """Feature matrix Φ(X) with ``Φ(x)·Φ(x')`` (real part for "complex") the RFSS kernel estimate."""
-        self._check_fitted()
-        X = self.skeleton.validate_inputs(X)
         psi = self._complex_values(X) * np.sqrt(self.counts_ / self.n_components)[None, :]
         if self.conversion == "complex":
             return psi
@@ -252,13 +255,11 @@ class CompositionalFeatures:
             return np.concatenate([psi.real, psi.imag], axis=1)
         return comment1_real(psi, self.b_[None, :])
 
-    def fit_transform(self, X: np.ndarray, y: object = None) -> np.ndarray:
-        return self.fit(X).transform(X)
-
     def feature_values(self, X: np.ndarray) -> np.ndarray:
         """Unweighted complex ψ_j(X) of the unique features, shape (N, n_unique)."""
-        self._check_fitted()
-        return self._complex_values(self.skeleton.validate_inputs(X))
+        X = self._validate(X)
+        self._check_fitted(X)
+        return self._complex_values(X)
 
     def approximate_kernel(self, X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
         """RFSS Gram estimate ``Φ(X) Φ(Y)^T`` (real part)."""
@@ -268,7 +269,7 @@ class CompositionalFeatures:
 
     def feature_columns(self, j: int) -> np.ndarray:
         """Input columns read by output feature j (its sparse support)."""
-        self._check_fitted()
+        self._require_fitted()
         nodes = self.leaf_node_[self.ptr_[j] : self.ptr_[j + 1]]
         S = self.skeleton
         cols = [np.arange(S.starts[u], S.starts[u] + S.nodes[u].base.dim) for u in nodes]
@@ -276,12 +277,12 @@ class CompositionalFeatures:
 
     @property
     def n_features_out_(self) -> int:
-        self._check_fitted()
+        self._require_fitted()
         n = self.counts_.size
         return 2 * n if self.conversion == "re_im" else n
 
     # -- internals ------------------------------------------------------------
-    def _check_fitted(self) -> None:
+    def _require_fitted(self) -> None:
         if not hasattr(self, "counts_"):
             raise UsageError("CompositionalFeatures is not fitted — call fit(X) first")
 

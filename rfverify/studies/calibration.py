@@ -7,7 +7,7 @@ seed, so a study is reproducible and its seeds differ from the default one.
 
 :func:`calibrate` (``rfverify calibrate``) does both at scale: references from
 the zoo (one or more per kind) and a *mutant library* (a list of
-:class:`Mutant`, e.g. ``tests/mutant_library.py``), over several profiles.
+:class:`Mutant`, e.g. the package ``tests.mutants``), over several profiles.
 The work is split into independent units (implementation x seed x profile),
 each a pure function of its key — so the results do not depend on the number
 of worker processes (``jobs``) or on the order the units run in — and
@@ -138,12 +138,33 @@ def power_study(impl: Any, check: str, n_seeds: int, *, seeds: Iterable[int] | N
 _LIBRARIES: dict[str, dict[str, Mutant]] = {}
 
 
-def load_mutants(spec: str) -> list[Mutant]:
-    """The mutants of a library: a path ``lib.py`` (or ``lib.py:ATTR``) or ``MODULE:ATTR``; ATTR defaults to LIBRARY.
+def _module_of_path(path: Any) -> tuple[str, str]:
+    """(the sys.path entry, the dotted module name) that import the file or package directory ``path``.
 
-    A path's directory is put at the front of ``sys.path`` (so the library can import its sibling
-    modules) and the file is imported under its stem, as pytest's ``pythonpath`` would.  Raises
-    :class:`~rfverify.errors.UsageError` for a bad spec or a malformed library.
+    Inside a package (folders with ``__init__.py``) the name is the full dotted name from the
+    outermost package, so the library's relative imports work and its classes get the same
+    ``__module__`` as when imported by that name; a lone file is imported under its stem.
+    """
+    path = path.resolve()
+    if path.is_dir():
+        parts, folder = [path.name], path.parent
+    elif path.name == "__init__.py":
+        parts, folder = [path.parent.name], path.parent.parent
+    else:
+        parts, folder = [path.stem], path.parent
+    while (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return str(folder), ".".join(parts)
+
+
+def load_mutants(spec: str) -> list[Mutant]:
+    """The mutants of a library: a path (``lib.py`` or a package directory, optionally ``:ATTR``) or
+    ``MODULE[:ATTR]``; ATTR defaults to LIBRARY.
+
+    A path is imported under its full dotted name (see :func:`_module_of_path`), with the folder
+    above its outermost package put at the front of ``sys.path``, as pytest's ``rootdir``-relative
+    import would.  Raises :class:`~rfverify.errors.UsageError` for a bad spec or a malformed library.
     """
     import sys
     from pathlib import Path
@@ -153,16 +174,17 @@ def load_mutants(spec: str) -> list[Mutant]:
     from rfverify.kinds import checks_for
 
     if not isinstance(spec, str) or not spec.strip():
-        raise UsageError(f"--mutants takes a path lib.py[:ATTR] or MODULE:ATTR, got {spec!r}")
+        raise UsageError(f"--mutants takes a path lib.py[:ATTR], a package directory or MODULE[:ATTR], got {spec!r}")
     head, _, attr = spec.partition(":") if not spec.endswith(".py") else (spec, "", "")
     if head.endswith(".py") or "/" in head or "\\" in head:
         path = Path(head)
-        if path.suffix != ".py" or not path.is_file():
-            raise UsageError(f"mutant library {head!r} is not a .py file")
-        folder = str(path.resolve().parent)
+        is_package = path.is_dir() and (path / "__init__.py").is_file()
+        if not is_package and (path.suffix != ".py" or not path.is_file()):
+            raise UsageError(f"mutant library {head!r} is not a .py file or a package directory")
+        folder, module = _module_of_path(path)
         if folder not in sys.path:
             sys.path.insert(0, folder)
-        obj = load_object(f"{path.stem}:{attr or 'LIBRARY'}")
+        obj = load_object(f"{module}:{attr or 'LIBRARY'}")
     else:
         obj = load_object(spec if attr else f"{head}:LIBRARY")
     try:

@@ -1,8 +1,8 @@
 """Planted bugs for the kernel checks (issue 10): kernels and composite feature maps broken on purpose.
 
 Each is a realistic mistake: a copy-paste in a distance, a sign error, a truncated series, a claim
-that does not hold, a missing square root.  Importable as ``kernel_mutants:NAME`` (tests/ is on the
-path), so the CLI tests can name them.
+that does not hold, a missing square root.  Importable as ``tests.mutants.kernel_mutants:NAME`` from the
+repository root, so the CLI tests can name them.
 """
 
 from __future__ import annotations

@@ -1,0 +1,148 @@
+"""Fingerprints of every reference feature map (and every feature-map mutant) at a fixed seed.
+
+A fingerprint is the SHA-256 of what a map returns (dtype, shape and bytes of ``transform`` on two
+input sets, after one ``fit``) plus its ``get_params()``: equal fingerprints mean the same random
+draws in the same order and the same arithmetic.  ``tests/data/fm_fingerprints.json`` was recorded
+*before* the feature-map template (issue 14, item 5) replaced the six base classes; the test in
+``tests/test_feature_map_template.py`` keeps every map bit-identical to it.
+
+Re-record (only for a deliberate change of a scheme's output, said so in the commit)::
+
+    python -m tests.fm_fingerprints --record
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from rfverify.adapters import as_feature_map
+
+DATA = Path(__file__).parent / "data" / "fm_fingerprints.json"
+SEED = 20261123
+N_COMPONENTS = 24
+
+_IMPL = "rfverify.implementations."
+_RBF = {"gamma": 0.5}
+
+#: Reference maps not in the zoo (or in another configuration than the zoo's): name -> (spec, params, dim).
+EXTRA: dict[str, tuple[str, dict[str, Any], int]] = {
+    "maxout-hash-codes-q3": (_IMPL + "maxout:MaxoutHash", {"q": 3}, 6),
+    "maxout-q1": (_IMPL + "maxout:MaxoutFeatures", {"q": 1}, 6),
+    "rff-phase-d1": (_IMPL + "rff:RandomFourierFeatures", {"gamma": 2.0}, 1),
+    "orf-float32": (_IMPL + "orf:OrthogonalRandomFeatures", {"gamma": 0.5, "dtype": np.float32}, 5),
+    "sorf-1-float32": (_IMPL + "structured_features:SORF1", {"gamma": 0.5, "dtype": np.float32}, 6),
+    "sorf-2-d5": (_IMPL + "structured_features:SORF2", _RBF, 5),
+    "sorf-n-blocks-2": (_IMPL + "structured_features:StructuredOrthogonalFeatures", {"gamma": 0.5, "n_blocks": 2}, 7),
+    "fastfood-float32": (_IMPL + "structured_features:FastfoodFeatures", {"gamma": 0.5, "dtype": np.float32}, 9),
+    "qmc-sobol-d3": (_IMPL + "qmc_features:SobolFourierFeatures", {"gamma": 2.0}, 3),
+    "qmc-halton-float32": (_IMPL + "qmc_features:HaltonFourierFeatures", {"gamma": 0.5, "dtype": np.float32}, 4),
+    "arccos-1-float32": (_IMPL + "arccos:ArcCosineFeatures", {"order": 1, "dtype": np.float32}, 5),
+    "arccos-deep-3-order-0": (_IMPL + "arccos:DeepArcCosineFeatures", {"order": 0, "layers": 3}, 5),
+    "laplacian-d3": (_IMPL + "laplacian:LaplacianRandomFeatures", {"gamma": 1.5}, 3),
+    "composite-rbf-plus-laplacian": (_IMPL + "composite:RBFPlusLaplacianFeatures",
+                                     {"rbf_gamma": 0.5, "laplacian_gamma": 0.25}, 4),
+    "composite-rbf-times-polynomial": (_IMPL + "composite:RBFTimesPolynomialFeatures", {"rbf_gamma": 0.5}, 3),
+    "composite-rbf-times-polynomial-wide": (_IMPL + "composite:RBFTimesPolynomialFeatures", {"degree": 2}, 9),
+    "composite-exp-linear": (_IMPL + "composite:ExpLinearFeatures", {"gamma": 0.3}, 4),
+    "sr33-rbf": (_IMPL + "quadrature:SR33RBF", _RBF, 5),
+    "sr33-resampled-rbf": (_IMPL + "quadrature:SR33ResampledRBF", _RBF, 5),
+    "sr33-butterfly-arccos": (_IMPL + "quadrature:SR33ButterflyArcCos", {"order": 1}, 8),
+    "uab-orf": (_IMPL + "adapted:UnsupervisedAdaptedBasis", {"gamma": 0.5, "init": "orf", "n_steps": 30}, 6),
+    "sab-labels": (_IMPL + "adapted:sab_mixture", {"gamma": 0.5}, 6),
+}
+
+
+def _digest(*parts: Any) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        if isinstance(p, np.ndarray):
+            h.update(f"{p.dtype.str}{p.shape}".encode())
+            h.update(np.ascontiguousarray(p).tobytes())
+        else:
+            h.update(repr(p).encode())
+    return h.hexdigest()[:24]
+
+
+def _params_repr(obj: Any) -> str:
+    if not hasattr(obj, "get_params"):
+        return "-"
+    def show(v: Any) -> str:
+        if callable(v) and not isinstance(v, type):
+            return getattr(v, "__qualname__", None) or repr(v)
+        if v is None or isinstance(v, (bool, int, float, str, type, np.dtype, np.generic)):
+            return repr(v)
+        return f"<{type(v).__qualname__}>"  # an object (a skeleton, a tree): its repr may hold addresses
+
+    return repr({k: show(v) for k, v in obj.get_params(deep=False).items()})
+
+
+def _inputs(domain: Any, d: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(SEED)
+    if callable(domain):
+        return np.asarray(domain(9, d, rng), dtype=np.float64), np.asarray(domain(5, d, rng), dtype=np.float64)
+    X, Y = rng.standard_normal((9, d)) / np.sqrt(d), rng.standard_normal((5, d)) / np.sqrt(d)
+    if domain == "sphere":
+        X /= np.linalg.norm(X, axis=1, keepdims=True)
+        Y /= np.linalg.norm(Y, axis=1, keepdims=True)
+    elif domain == "positive":
+        X, Y = np.abs(X), np.abs(Y)
+    return X, Y
+
+
+def fingerprint(impl: Any, kernel_params: dict[str, Any], d: int, domain: Any = "gaussian") -> str:
+    """The fingerprint of one map: fit at SEED on X, transform X twice and Y once (or the error raised)."""
+    X, Y = _inputs(domain, d)
+    try:
+        plugin = as_feature_map(impl, kernel_params=kernel_params)
+        obj = plugin.build(N_COMPONENTS, SEED)
+        ret = obj.fit(X) if not hasattr(obj, "label_fn") or obj.label_fn else obj.fit(X, np.arange(9) % 2)
+        obj = ret if ret is not None and hasattr(ret, "transform") else obj
+        F1, F2, G = (np.asarray(obj.transform(A)) for A in (X, X.copy(), Y))
+        return _digest(F1, F2, G, _params_repr(obj))
+    except Exception as exc:  # a mutant may be refused: the message is then the fingerprint
+        return "raises " + _digest(type(exc).__name__, str(exc))
+
+
+def subjects() -> dict[str, Callable[[], str]]:
+    """name -> a thunk computing its fingerprint: zoo reference maps, EXTRA, feature-map mutants."""
+    from rfverify.studies.zoo import ZOO
+    from tests.mutants import LIBRARY
+
+    out: dict[str, Callable[[], str]] = {}
+    for e in ZOO:
+        if e.kind == "feature-map" and e.implementation.startswith(_IMPL):
+            opts = dict(e.options)
+            out["zoo:" + e.name] = (lambda o=opts, i=e.implementation: fingerprint(
+                i, dict(o.get("kernel_params", {})), int(o.get("dim", 16)), o.get("domain", "gaussian")))
+    for name, (spec, params, d) in EXTRA.items():
+        out["extra:" + name] = lambda s=spec, p=params, dd=d: fingerprint(s, dict(p), dd)
+    for mu in LIBRARY:
+        if mu.kind == "feature-map":
+            opts = dict(mu.options)
+            out["mutant:" + mu.name] = (lambda o=opts, i=mu.implementation: fingerprint(
+                i, dict(o.get("kernel_params", {})) if isinstance(o.get("kernel"), str) else {},
+                int(o.get("dim", 16)), o.get("domain", "gaussian")))
+    return out
+
+
+def compute() -> dict[str, str]:
+    """Every fingerprint; a map whose output is not reproducible (fresh entropy) is marked so."""
+    out = {}
+    for name, thunk in subjects().items():
+        a, b = thunk(), thunk()
+        out[name] = a if a == b else "nondeterministic"
+    return out
+
+
+if __name__ == "__main__":  # pragma: no cover - recording tool
+    if "--record" not in sys.argv:
+        sys.exit("usage: python -m tests.fm_fingerprints --record")
+    DATA.parent.mkdir(exist_ok=True)
+    DATA.write_text(json.dumps(compute(), indent=1, sort_keys=True) + "\n")
+    print(f"wrote {DATA}")
