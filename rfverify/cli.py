@@ -83,8 +83,19 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--debug", action="store_true", help="show tracebacks")
     cl = sub.add_parser("claims", help="evaluate and print the published-claims table",
                         description="Every statement from the source papers that rfverify checks, with its verdict.")
-    cl.add_argument("--source", action="append", help="only claims from this paper (repeatable)")
+    cl.add_argument("--source", action="append", help="only claims from this paper (repeatable; checked before "
+                    "anything is computed)")
+    cl.add_argument("--id", action="append", dest="ids", metavar="ID",
+                    help="only this claim (repeatable); every row's reproduce command uses it")
+    cl.add_argument("--format", choices=["terminal", "markdown", "latex", "json"], default="terminal",
+                    help="terminal (wrapped at 120 columns, default), markdown (id, claim, method, verdict, evidence), "
+                    "latex (a longtable to paste) or json (every field)")
+    cl.add_argument("--out", metavar="FILE", help="write the table to FILE instead of stdout")
     cl.add_argument("--json", metavar="FILE", help="also write the claims as JSON")
+    cl.add_argument("--list", action="store_true", help="list the claim ids and statements without evaluating")
+    cl.add_argument("--recompute", action="store_true",
+                    help="recompute the high-precision values with mpmath instead of reading the committed table")
+    cl.add_argument("--quiet", action="store_true", help="no progress on stderr")
     cl.add_argument("--debug", action="store_true", help="show tracebacks")
     tb = sub.add_parser("tables", help="write high-precision reference tables (mpmath)",
                         description="Write the maxout Hermite tables (q, sigma^2, h_1..h_8, a_0..a_8, the kernel's "
@@ -236,18 +247,41 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def _cmd_claims(args: argparse.Namespace) -> int:
     import json
+    import time
 
-    from rfverify.report.writing import claims_markdown
-    from rfverify.studies.claims import evaluate_claims
+    from rfverify.report.claims_tables import claims_latex, claims_markdown, claims_terminal, counts_line
+    from rfverify.studies.claims import evaluate_claims, select_specs
 
-    claims = evaluate_claims(args.source)
-    print(claims_markdown(claims), end="")
+    specs = select_specs(args.source, args.ids)  # an unknown source or id is rejected here, before any work
+    if args.list:
+        for s in specs:
+            print(f"{s.id}  {s.location}: {s.statement}")
+        return 0
+    if args.recompute:
+        from rfverify.highprec.tables import set_recompute
+
+        set_recompute(True)
+
+    def progress(i: int, n: int, spec: Any, seconds: float) -> None:
+        if not args.quiet:
+            print(f"[{i}/{n}] {spec.id} ({seconds:.1f} s)", file=sys.stderr, flush=True)
+
+    t0 = time.perf_counter()
+    claims = evaluate_claims(args.source, args.ids, progress=progress)
+    if not args.quiet:
+        print(f"{counts_line(claims)} ({time.perf_counter() - t0:.1f} s)", file=sys.stderr)
+    render = {"terminal": claims_terminal, "markdown": claims_markdown, "latex": claims_latex,
+              "json": lambda cs: json.dumps([c.to_dict() for c in cs], indent=2) + "\n"}[args.format]
+    text = render(claims)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+    else:
+        print(text, end="")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump([c.to_dict() for c in claims], fh, indent=2)
             fh.write("\n")
-    counts = {v: sum(c.verdict == v for c in claims) for v in ("holds", "holds with a correction", "fails")}
-    print(f"\n{len(claims)} claims: " + ", ".join(f"{n} {v}" for v, n in counts.items()))
     return 0
 
 
