@@ -13,7 +13,8 @@ import re
 import textwrap
 from typing import Any, Mapping, Sequence
 
-__all__ = ["VERDICT_ORDER", "claim_dicts", "verdict_counts", "counts_line", "first_sentence", "claims_terminal", "claims_markdown", "claims_latex"]
+__all__ = ["VERDICT_ORDER", "claim_dicts", "verdict_counts", "counts_line", "first_sentence", "claims_terminal", "claims_markdown", "claims_latex",
+           "claim_qualifier"]
 
 #: The verdicts in table order (mirrors ``rfverify.studies.claims.verdicts.VERDICTS``; a test keeps them equal).
 VERDICT_ORDER = ("holds", "holds under a stated condition", "false as printed; corrected form holds", "false",
@@ -51,9 +52,10 @@ def _claim_text(c: Mapping[str, Any]) -> str:
     return f"{c['location']}: \u201c{c['statement']}\u201d"
 
 
-def _qualifier(c: Mapping[str, Any]) -> str:
+def claim_qualifier(c: Mapping[str, Any]) -> str:
+    """' (condition: ...)', ' (correction: ...)', ' (counterexample: ...)' or ' (why not checkable)'."""
     f = c.get("finding") or {}
-    if c["verdict"] == "holds under a stated condition" and f.get("condition"):
+    if c.get("verdict") == "holds under a stated condition" and f.get("condition"):
         return f" (condition: {f['condition']})"
     if c["verdict"] == "false as printed; corrected form holds" and f.get("correction"):
         return f" (correction: {f['correction']})"
@@ -69,7 +71,7 @@ def claims_terminal(claims: Sequence[Any], width: int = 120) -> str:
     out = []
     label = 11
     for c in claim_dicts(claims):
-        head = f"{c['id']}  [{c['verdict'].upper()}{_qualifier(c)}]"
+        head = f"{c['id']}  [{c['verdict'].upper()}{claim_qualifier(c)}]"
         out.append(textwrap.fill(head, width, subsequent_indent=" " * label))
         for key, text in (("claim", _claim_text(c)), ("method", c["method"]), ("evidence", c["evidence"]),
                           ("rule", f"{c.get('rule', '')}: {c.get('rule_text', '')}"),
@@ -89,7 +91,7 @@ def claims_markdown(claims: Sequence[Any]) -> str:
     lines = ["| id | claim | method | verdict | evidence |", "|---|---|---|---|---|"]
     for c in claim_dicts(claims):
         verdict = c["verdict"] if c["verdict"] == "holds" else f"**{c['verdict']}**"
-        verdict += _md(_qualifier(c))
+        verdict += _md(claim_qualifier(c))
         lines.append(f"| `{c['id']}` | {_md(_claim_text(c))} | {_md(c['method'])} | {verdict} | "
                      f"{_md(first_sentence(c['evidence']))} |")
     return "\n".join(lines) + "\n"
@@ -114,7 +116,7 @@ def claims_latex(claims: Sequence[Any]) -> str:
     ]
     for c in claim_dicts(claims):
         cells = [f"\\texttt{{{_tex(c['id'])}}}", _tex(_claim_text(c)), _tex(c["method"]),
-                 f"\\textbf{{{_tex(c['verdict'])}}}{_tex(_qualifier(c))}", _tex(first_sentence(c["evidence"]))]
+                 f"\\textbf{{{_tex(c['verdict'])}}}{_tex(claim_qualifier(c))}", _tex(first_sentence(c["evidence"]))]
         lines.append(" & ".join(cells) + " \\\\ \\hline")
     lines += [f"\\caption{{{_tex(counts_line(claims))}}}", "\\end{longtable}"]
     return "\n".join(lines) + "\n"
