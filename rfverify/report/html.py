@@ -224,6 +224,9 @@ def render_index_page(entries: Iterable[tuple[str, Report]], *, seed: int, profi
     claim_rows = claim_dicts(claims or [])
     claim_rules: dict[str, str] = {}
     for c in claim_rows:
+        for key in ("rule", "rule_text", "reproduce", "method"):
+            c.setdefault(key, "")
+        c.setdefault("finding", {})
         c["short"] = first_sentence(str(c.get("evidence", "")))
         c["qualifier"] = claim_qualifier(c).strip(" ()")
         if c.get("rule"):

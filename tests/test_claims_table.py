@@ -1,0 +1,81 @@
+"""The committed values behind the claims: every stored high-precision value recomputed bit for bit, the table
+complete for the claims (no silent fallback to the slow path), and the Fig. 1 study re-run (slow)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from mpmath import mp
+
+from rfverify.highprec import tables
+from rfverify.highprec.tables import FUNCTIONS, TABLE_PATH, table_key
+
+SLOW_KEYS = {"expected_min_max_product(3, 30)"}  # nested tanh-sinh: 30 s to minutes; run with -m slow
+
+
+def _stored() -> dict:
+    return json.loads(TABLE_PATH.read_text(encoding="utf-8"))
+
+
+def test_table_has_provenance_and_exactly_the_claims_keys():
+    from rfverify.studies.claims.mroueh import TABLE_KEYS
+
+    doc = _stored()
+    prov = doc["provenance"]
+    assert prov["generator"] == "rfverify.studies.claims.mroueh.write_value_table"
+    assert prov["mpmath"] and "bit for bit" in prov["check"]
+    assert set(doc["values"]) == {table_key(n, *a) for n, a in TABLE_KEYS}
+
+
+def _recompute(key: str) -> None:
+    name, args = key.split("(", 1)
+    ints = tuple(int(a) for a in args.rstrip(")").split(", "))
+    fresh = tables._encode(FUNCTIONS[name](*ints))
+    assert fresh == _stored()["values"][key], f"{key}: the committed value differs from a fresh mpmath computation"
+
+
+@pytest.mark.parametrize("key", sorted(k for k in json.loads(TABLE_PATH.read_text())["values"] if k not in SLOW_KEYS))
+def test_stored_value_recomputes_bit_for_bit(key):
+    _recompute(key)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", sorted(SLOW_KEYS))
+def test_slow_stored_value_recomputes_bit_for_bit(key):
+    _recompute(key)
+
+
+def test_decode_is_exact_and_recompute_switch(monkeypatch):
+    with mp.workdps(45):
+        x = mp.mpf(1) / 3
+        assert tables._decode(tables._encode(x)) == x and tables._decode(tables._encode((x, -x))) == (x, -x)
+    calls = []
+    monkeypatch.setitem(FUNCTIONS, "sigma2", lambda *a: calls.append(a) or mp.mpf(7))
+    key = table_key("sigma2", 4, 30)
+    assert key in _stored()["values"]
+    assert tables.value("sigma2", 4, 30) != 7 and calls == []  # read from the table
+    tables.set_recompute(True)
+    try:
+        assert tables.value("sigma2", 4, 30) == 7 and calls == [(4, 30)]  # the slow path when asked
+    finally:
+        tables.set_recompute(False)
+
+
+def test_mroueh_claims_never_miss_the_table():
+    from rfverify.studies.claims import evaluate_claims
+
+    tables.MISSES.clear()
+    evaluate_claims(ids=["mroueh-thm1-eq6", "mroueh-appA-sigma2-log", "mroueh-lemma1-a2", "mroueh-appB-thm2-Kxx"])
+    assert not tables.MISSES, f"values computed instead of read: {sorted(tables.MISSES)}"
+
+
+@pytest.mark.slow
+def test_fig1_committed_run_recomputes():
+    from rfverify.studies.claims.alber2017_adapted import FIG1_CACHE, fig1_study
+
+    doc = json.loads(FIG1_CACHE.read_text(encoding="utf-8"))
+    fresh = fig1_study()
+    for k, v in doc["results"].items():
+        np.testing.assert_allclose(fresh[k], np.array(v), rtol=1e-9, err_msg=f"Fig. 1 study: {k} changed")
