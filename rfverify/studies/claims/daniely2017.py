@@ -344,3 +344,59 @@ def evaluate_compositional_claims() -> list[dict[str, Any]]:
     from rfverify.studies.claims import evaluate_claims
 
     return [c.to_dict() for c in evaluate_claims([SOURCE])]
+
+
+@claim("sec5-complexity-depth", "Section 5 (after eq. 11)",
+       "When all conjugate activations are the same (11) implies that C(S) <= (sigma'(1))^depth(S), where equality "
+       "holds when the skeleton is layered",
+       "eq. 11 exactly on a layered 1-D skeleton and on a skeleton with a skip connection (output reads an input and an "
+       "internal node), sigma = exp(a(rho - 1)) with sigma'(1) = a in {1/4, 2}; Monte Carlo sparsity, 20000 features, "
+       f"CLT {_LEVEL}")
+def _depth_bound() -> tuple[str, Finding]:
+    from rfverify.implementations.compositional import CircleRFS, InputNode, InternalNode, Skeleton
+
+    rng = _rng(SEED, 10)
+    rows, layered_ok, skip = [], True, {}
+    for a in (0.25, 2.0):
+        act = ExpActivation(a)
+        lay = conv1d_skeleton(8, [(2, 2, act), (2, 2, act)], act, name="layered")
+        layered_ok &= abs(complexity(lay) - a ** lay.depth()) <= ROUNDOFF * max(1.0, a ** lay.depth())
+        base = CircleRFS()
+        sk = Skeleton((InputNode(base, 0), InputNode(base, 1), InternalNode(act, (1,)), InternalNode(act, (0, 2))),
+                      name="skip")
+        smp = sample_features(sk, 20000, rng=rng)
+        m, h = clt_interval(smp.leaves[:, None].astype(float))
+        skip[a] = (complexity(sk), a ** sk.depth(), float(m[0]), float(h[0]))
+        rows.append(f"a = {a:g}: C = {skip[a][0]:.4f} vs a^depth = {skip[a][1]:.4f} (sparsity {m[0]:.4f} +/- {h[0]:.4f})")
+    printed_ok = layered_ok and all(c <= b + ROUNDOFF for c, b, _, _ in skip.values())
+    cond_ok = layered_ok and all(c <= b + ROUNDOFF for a, (c, b, _, _) in skip.items() if a >= 1)
+    mc_ok = all(abs(mm - c) <= hh for c, _, mm, hh in skip.values())
+    return (f"Layered skeletons give C(S) = sigma'(1)^depth exactly; with a skip connection "
+            + "; ".join(rows) + f" ({_LEVEL}): the bound fails when sigma'(1) < 1, as for the paper's own exp((rho-1)/4).",
+            Finding(printed_ok and mc_ok, counterexample=f"sigma'(1) = 1/4, skip connection: C = {skip[0.25][0]:.4f} > "
+                                                         f"{skip[0.25][1]:.4f}",
+                    condition="sigma'(1) >= 1 (or a layered skeleton)", holds_under_condition=cond_ok and mc_ok))
+
+
+@claim("thm3-kernel-approximation", "Theorem 3",
+       "Assume that q >= 2 C^4 log(2/delta)/eps^2, then for every x, x' we have Pr(|k_w(x, x') - k(x, x')| >= eps) <= delta",
+       f"Monte Carlo: one non-deduplicated fit of 800 q features of the shallow skeleton (4 circle inputs, C = 1) split "
+       f"into 800 independent q-feature maps, eps = 0.2, delta = 0.05, 3 pairs; Clopper-Pearson {_LEVEL} intervals")
+def _thm3() -> tuple[str, Finding]:
+    rng = _rng(SEED, 11)
+    eps, delta, C, R = 0.2, 0.05, 1.0, 800
+    q = math.ceil(2 * C**4 * math.log(2 / delta) / eps**2)
+    sk = shallow_skeleton(4)
+    x, y = _pairs_1d(rng, 4, 3)
+    k = skeleton_kernel(sk, x, y).diagonal()
+    fm = CompositionalFeatures(sk, R * q, int(rng.integers(2**31)), deduplicate=False).fit()
+    est = per_feature_products(fm, x, y, "complex").reshape(R, q, -1).mean(1)  # (R, 3)
+    parts, ok = [], True
+    for p in range(3):
+        hits = int(np.sum(np.abs(est[:, p] - k[p]) >= eps))
+        ci = stats.binomtest(hits, R).proportion_ci(1 - ALPHA, method="exact")
+        ok &= ci.low <= delta
+        parts.append(f"{hits / R:.4f} [{ci.low:.4f}, {ci.high:.4f}] at k = {k[p]:.3f}")
+    return (f"With q = {q} features the frequency of |k_w - k| >= {eps} is " + "; ".join(parts)
+            + f" ({_LEVEL}), all at most delta = {delta} (Hoeffding on |psi psi'| <= C^2 gives exactly this q).",
+            Finding(bool(ok), counterexample="a tail frequency above delta"))
