@@ -64,7 +64,7 @@ EXPECTED = {
     "munkhoeva2018-prop2.2": CORRECTED,
     "munkhoeva2018-sec2.3-a0": CORRECTED,
     "munkhoeva2018-fn3-two-times": HOLDS_UNDER_CONDITION,
-    "munkhoeva2018-sec2.3-per-vertex-radii": HOLDS,
+    "munkhoeva2018-sec2.3-per-vertex-radii": NOT_REPRODUCED,
     "munkhoeva2018-sec2.4-butterfly": FALSE,
     "cs4787-rbf-range": HOLDS_UNDER_CONDITION,
     "cs4787-polynomial-kernel": HOLDS_UNDER_CONDITION,
