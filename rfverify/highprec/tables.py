@@ -19,13 +19,16 @@ from pathlib import Path
 from typing import Any, Iterable
 
 import mpmath
+import numpy as np
 from mpmath import mp
+from numpy.polynomial import chebyshev as _cheb
 from mpmath.libmp import from_man_exp
 
 from rfverify.highprec import maxout
 
 __all__ = ["TABLE_PATH", "FUNCTIONS", "value", "set_recompute", "recompute_enabled", "table_key", "build_table",
-           "write_table", "MISSES"]
+           "write_table", "MISSES", "CHEBYSHEV_PATH", "chebyshev_coefficients", "kappa_of_angle", "kernel_of_angle",
+           "write_chebyshev_table"]
 
 TABLE_PATH = Path(__file__).with_name("data") / "maxout_values.json"
 
@@ -110,4 +113,58 @@ def write_table(keys: Iterable[tuple[str, tuple[int, ...]]], generator: str, pat
     doc = build_table(list(keys), generator)
     path.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     _table.cache_clear()
+    return path
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The numpy kernel tables (Chebyshev coefficients of kappa_q and K_q, q = 1..Q_MAX): 2-D quadrature, ~0.5 s per q.
+# ----------------------------------------------------------------------------------------------------------------
+
+CHEBYSHEV_PATH = Path(__file__).with_name("data") / "maxout_chebyshev.json"
+
+
+@lru_cache(maxsize=1)
+def _chebyshev_table() -> dict[str, Any]:
+    if not CHEBYSHEV_PATH.exists():
+        return {}
+    return json.loads(CHEBYSHEV_PATH.read_text(encoding="utf-8"))["coefficients"]
+
+
+def chebyshev_coefficients(q: int) -> tuple[Any, Any]:
+    """``(c_kappa, c_kernel)`` of :func:`rfverify.highprec.maxout.kappa_of_angle` / ``kernel_of_angle`` for ``q``:
+    from the committed table (exact float64) unless recomputing."""
+    q = maxout._check_q(q)
+    stored = None if _STATE["recompute"] else _chebyshev_table().get(str(q))
+    if stored is None:
+        if not _STATE["recompute"]:
+            MISSES.add(f"chebyshev({q})")
+        return maxout._chebyshev_tables(q)
+    return np.array(stored["kappa"]), np.array(stored["kernel"])
+
+
+def kappa_of_angle(theta: Any, q: int) -> Any:
+    """Same values as :func:`rfverify.highprec.maxout.kappa_of_angle` (bit for bit), from the committed table."""
+    t = maxout._check_theta(theta)
+    return _cheb.chebval(2 * t / np.pi - 1, chebyshev_coefficients(q)[0])
+
+
+def kernel_of_angle(theta: Any, q: int) -> Any:
+    """Same values as :func:`rfverify.highprec.maxout.kernel_of_angle` (bit for bit), from the committed table."""
+    t = maxout._check_theta(theta)
+    return _cheb.chebval(2 * t / np.pi - 1, chebyshev_coefficients(q)[1])
+
+
+def write_chebyshev_table(generator: str, path: Path | None = None) -> Path:
+    path = CHEBYSHEV_PATH if path is None else Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    coeffs = {}
+    for q in range(1, maxout.Q_MAX + 1):
+        ck, cK = maxout._chebyshev_tables(q)
+        coeffs[str(q)] = {"kappa": [float(x) for x in ck], "kernel": [float(x) for x in cK]}
+    doc = {"provenance": {"generator": generator, "source": "rfverify.highprec.maxout._chebyshev_tables",
+                          "values": "float64, exact (JSON repr round-trips)",
+                          "check": "tests/test_claims_table.py recomputes every coefficient and compares bit for bit"},
+           "coefficients": coeffs}
+    path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    _chebyshev_table.cache_clear()
     return path

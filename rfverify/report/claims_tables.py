@@ -69,7 +69,7 @@ def claim_qualifier(c: Mapping[str, Any]) -> str:
 def claims_terminal(claims: Sequence[Any], width: int = 120) -> str:
     """One block per claim: ``id  VERDICT`` then claim, method, evidence and reproduce, wrapped to ``width``."""
     out = []
-    label = 11
+    label = 12
     for c in claim_dicts(claims):
         head = f"{c['id']}  [{c['verdict'].upper()}{claim_qualifier(c)}]"
         out.append(textwrap.fill(head, width, subsequent_indent=" " * label))

@@ -158,7 +158,7 @@ def _complexity_study() -> dict[str, dict[str, float]]:
                                                             ReLUActivation(), name="deep1d-relu-exp1")),
                        ("exp1-only", conv1d_skeleton(23, [(5, 2, ExpActivation(1.0)), (4, 2, ExpActivation(1.0))],
                                                      ExpActivation(1.0), name="exp1-only"))]:
-        smp = sample_features(skel, 200000, rng=rng)
+        smp = sample_features(skel, 100000, rng=rng)
         T = 64
         pl, pc = leaf_count_pgf(skel, T), leaf_count_pgf(skel, T, total_calls=True)
         ml, hl = clt_interval(np.minimum(smp.leaves, T - 1)[:, None], n_compared=6)
@@ -173,7 +173,7 @@ def _complexity_study() -> dict[str, dict[str, float]]:
 @claim("eq11", "eq. 11",
        "It is immediate to verify that C(S) is the expected value of the number of recursive calls and the sparsity "
        "of a random feature",
-       f"Monte Carlo, 200000 features per skeleton (3 skeletons); exact laws of leaf and call counts from generating "
+       f"Monte Carlo, 100000 features per skeleton (3 skeletons); exact laws of leaf and call counts from generating "
        f"functions; truncated means E min(N, 63) with CLT intervals at family-wise {_LEVEL} (Bonferroni over 6)")
 def _eq11() -> tuple[str, Finding]:
     recs = _complexity_study()
