@@ -229,9 +229,12 @@ def test_markdown_columns_and_first_sentence(claims):
 def test_latex_escapes_and_closes(claims):
     tex = claims_latex(claims)
     assert tex.count("\\begin{longtable}") == 1 and tex.rstrip().endswith("\\end{longtable}")
-    body = tex.split("\\endhead", 1)[1]
-    assert not re.search(r"(?<!\\)[_%&#]", body.replace("\\_", "").replace("\\%", "").replace("\\&", "")
-                         .replace("\\#", "")), "unescaped LaTeX special character"
+    rows = [r for r in tex.split("\\endhead", 1)[1].splitlines() if r.endswith("\\\\ \\hline")]
+    assert len(rows) == len(claims)
+    for row in rows:
+        bare = re.sub(r"\\[_%&#${}]", "", row)
+        assert not re.search(r"[_%#$]", bare), f"unescaped LaTeX special character in {row[:80]}"
+        assert bare.count("&") == 4, f"a cell holds an unescaped & in {row[:80]}"
 
 
 def test_cli_id_and_formats(tmp_path, capsys):
@@ -247,3 +250,9 @@ def test_cli_id_and_formats(tmp_path, capsys):
     assert "\\begin{longtable}" in (tmp_path / "c.tex").read_text()
     assert main(["claims", "--source", "nosuch"]) == 2
     assert "unknown claim source nosuch" in capsys.readouterr().err
+
+
+def test_finding_round_trips():
+    for f in (Finding(False, counterexample="c", condition="x", holds_under_condition=False),
+              Finding(None, uncheckable="why"), Finding(False, empirical=True, power="p")):
+        assert Finding(**f.to_dict()) == f

@@ -58,10 +58,11 @@ def table_key(name: str, *args: int) -> str:
 
 
 def _encode(v: Any) -> Any:
+    """An mpf as ``[signed mantissa (decimal string), binary exponent]``: exact (``mpf.man_exp`` drops the sign)."""
     if isinstance(v, (tuple, list)):
         return [_encode(x) for x in v]
-    man, exp = mp.mpf(v).man_exp if not isinstance(v, mpmath.mpf) else v.man_exp
-    return [str(int(man)), int(exp)]
+    sign, man, exp, _ = (v if isinstance(v, mpmath.mpf) else mp.mpf(v))._mpf_
+    return [str(-int(man) if sign else int(man)), int(exp)]
 
 
 def _decode(v: Any) -> Any:
@@ -100,7 +101,7 @@ def build_table(keys: Iterable[tuple[str, tuple[int, ...]]], generator: str) -> 
             "mpmath": mpmath.__version__,
             "precision": f"the last argument of each key is the working precision in decimal digits "
                          f"(reference {maxout.REFERENCE_DPS}, check {maxout.CHECK_DPS}); values stored exactly "
-                         "as [mantissa, binary exponent]",
+                         "as [signed mantissa, binary exponent]",
             "check": "tests/test_claims_table.py recomputes every value and compares bit for bit",
         },
         "values": values,

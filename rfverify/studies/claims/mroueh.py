@@ -238,13 +238,12 @@ def _theorem1() -> tuple[str, Finding]:
     in4 = abs(mc4["K"] - true4) <= _Z * mc4["K_se"] + hp.NUMPY_KERNEL_ABS_ERROR
     in0 = abs(mc0["K"] - float(k2)) <= _Z * mc0["K_se"]
     with mp.workdps(_REF):
-        # the helper's 2-D tanh-sinh returns +0.5513... = -E[min max] = K_3(-1) (Monte Carlo E[min max] ~ -0.55)
-        d3 = abs(minmax3 - mp.sqrt(3) / mp.pi)
+        d3 = abs(-minmax3 - mp.sqrt(3) / mp.pi)
         agree_q2 = abs(float(T.kernel_of_angle(np.pi, 2)))
         ev = (f"At q = 2, rho = 0 the formula gives 0 but the true K = h_1(2)^2 = 1/pi = {_s(b_hi[0], 20)} (45 vs 30 "
               f"digits differ by {_s(abs(b_hi[0] - b_lo[0]), 2)}; closed form {_s(k2, 20)}; Monte Carlo "
               f"{_interval(mc0['K'], mc0['K_se'])}); at q = 3, rho = -1 the formula gives 0, the true "
-              f"K = -E[min max] = {_s(minmax3, 15)} by 2-D tanh-sinh (= sqrt(3)/pi to {_s(d3, 2)}; table "
+              f"K = -E[min max] = {_s(-minmax3, 15)} by 2-D tanh-sinh (= sqrt(3)/pi to {_s(d3, 2)}; table "
               f"{k3:.10f}); at q = 4, "
               f"rho = 0.5 it gives {claimed4:.6f} against the true {true4:.6f}, Monte Carlo "
               f"{_interval(mc4['K'], mc4['K_se'])}. The two agree only at rho = 1, at q = 1, and at q = 2, "

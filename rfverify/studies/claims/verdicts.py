@@ -89,7 +89,10 @@ class Finding:
     uncheckable: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v not in (None, False)}
+        """Every field that says something (``printed_holds`` always; unset fields and ``empirical=False`` left out);
+        ``Finding(**f.to_dict()) == f``."""
+        return {k: v for k, v in asdict(self).items()
+                if k == "printed_holds" or not (v is None or (k == "empirical" and v is False))}
 
 
 def judge(f: Finding) -> tuple[str, str]:
