@@ -177,6 +177,7 @@ def test_no_row_contradicts_its_evidence(claims):
         finding = Finding(**c.finding) if c.finding else None
         assert finding is not None and judge(finding) == (c.verdict, c.rule), c.id
         assert c.reproduce == f"rfverify claims --id {c.id}"
+        json.dumps(c.to_dict(), allow_nan=False)  # the JSON and index.json outputs
         if c.verdict != NOT_CHECKABLE:
             assert re.search(r"\d", c.evidence), f"{c.id}: evidence without numbers"
         assert not c.evidence.lstrip().startswith(("{", "[", "'")) and "': " not in c.evidence, \

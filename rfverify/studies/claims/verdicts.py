@@ -88,6 +88,13 @@ class Finding:
     power: str | None = None
     uncheckable: str | None = None
 
+    def __post_init__(self) -> None:
+        # numpy comparisons give numpy.bool_: store plain bools so the finding serialises to JSON
+        for name in ("printed_holds", "holds_under_condition", "correction_holds", "empirical"):
+            v = getattr(self, name)
+            if v is not None and not isinstance(v, bool):
+                object.__setattr__(self, name, bool(v))
+
     def to_dict(self) -> dict[str, Any]:
         """Every field that says something (``printed_holds`` always; unset fields and ``empirical=False`` left out);
         ``Finding(**f.to_dict()) == f``."""
