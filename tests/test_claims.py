@@ -66,6 +66,7 @@ EXPECTED = {
     "munkhoeva2018-fn3-two-times": HOLDS_UNDER_CONDITION,
     "munkhoeva2018-sec2.3-per-vertex-radii": NOT_REPRODUCED,
     "munkhoeva2018-sec2.4-butterfly": FALSE,
+    "munkhoeva2018-sec3-beta-d": HOLDS,
     "cs4787-rbf-range": HOLDS_UNDER_CONDITION,
     "cs4787-polynomial-kernel": HOLDS_UNDER_CONDITION,
     "cs4787-sigmoid-kernel": FALSE,

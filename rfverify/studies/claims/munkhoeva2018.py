@@ -7,6 +7,7 @@ Every number comes from fixed seeds (Monte Carlo with a stated 99.9% normal inte
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -235,3 +236,26 @@ def evaluate_munkhoeva2018_claims() -> list[dict]:
     from rfverify.studies.claims import evaluate_claims
 
     return [c.to_dict() for c in evaluate_claims([SOURCE])]
+
+
+@claim("sec3-beta-d", "Section 3, after Proposition 3.1",
+       "Term beta_d depends on dimension d, its maximum is beta_86 ~ 64.7 < 65, and lim_{d->inf} beta_d = 64, though it "
+       "is lower for small d",
+       "mpmath 30 digits: beta_d = (d^(-d/(d+1)) + d^(1/(d+1))) 2^((6d+1)/(d+1)) (d/(d+1))^(d/(d+1)) for d = 1..1000, "
+       "10^6, 10^9; rule: argmax 86, max < 65, decreasing beyond, within 1e-5 of 64 at 10^9")
+def _beta_d() -> tuple[str, Finding]:
+    from mpmath import mp
+
+    with mp.workdps(30):
+        def beta(d: int) -> Any:
+            d_ = mp.mpf(d)
+            return (d_ ** (-d_ / (d_ + 1)) + d_ ** (1 / (d_ + 1))) * 2 ** ((6 * d_ + 1) / (d_ + 1)) * (d_ / (d_ + 1)) ** (d_ / (d_ + 1))
+
+        vals = [beta(d) for d in range(1, 1001)]
+        top = max(range(1000), key=lambda i: vals[i])
+        tail = [vals[-1], beta(10**6), beta(10**9)]
+        decreasing = all(b < a for a, b in zip(vals[top:], vals[top + 1:])) and tail[0] > tail[1] > tail[2]
+        ok = top + 1 == 86 and vals[top] < 65 and decreasing and abs(tail[2] - 64) < mp.mpf("1e-5")
+        return (f"beta_d peaks at d = {top + 1} with {mp.nstr(vals[top], 10)}, decreases beyond (beta_3000 = "
+                f"{mp.nstr(tail[0], 8)}, beta_10^9 = {mp.nstr(tail[2], 10)}) toward 64, and is {mp.nstr(vals[0], 4)} at "
+                f"d = 1 and {mp.nstr(vals[1], 6)} at d = 2.", Finding(ok, counterexample="a different maximum or limit"))
