@@ -256,6 +256,6 @@ def _beta_d() -> tuple[str, Finding]:
         tail = [vals[-1], beta(10**6), beta(10**9)]
         decreasing = all(b < a for a, b in zip(vals[top:], vals[top + 1:])) and tail[0] > tail[1] > tail[2]
         ok = top + 1 == 86 and vals[top] < 65 and decreasing and abs(tail[2] - 64) < mp.mpf("1e-5")
-        return (f"beta_d peaks at d = {top + 1} with {mp.nstr(vals[top], 10)}, decreases beyond (beta_3000 = "
+        return (f"beta_d peaks at d = {top + 1} with {mp.nstr(vals[top], 10)}, decreases beyond (beta_1000 = "
                 f"{mp.nstr(tail[0], 8)}, beta_10^9 = {mp.nstr(tail[2], 10)}) toward 64, and is {mp.nstr(vals[0], 4)} at "
                 f"d = 1 and {mp.nstr(vals[1], 6)} at d = 2.", Finding(ok, counterexample="a different maximum or limit"))
