@@ -54,6 +54,7 @@ EXPECTED = {
     "daniely2017-sec6-dedup": HOLDS,
     "daniely2017-sec5-complexity-depth": HOLDS_UNDER_CONDITION,
     "daniely2017-thm3-kernel-approximation": HOLDS,
+    "daniely2017-cor4-function-approximation": HOLDS,
     "alber2017-eq6-arccos-scale": CORRECTED,
     "alber2017-deep-arccos-recursion": CORRECTED,
     "alber2017-eq4-gaussian-scale": CORRECTED,
