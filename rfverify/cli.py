@@ -234,7 +234,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
         progress.note("evaluating the published claims ...")
         t0 = time.perf_counter()
-        claims = evaluate_claims()
+        claims = evaluate_claims(progress=lambda i, n, spec, t: progress.note(f"claim {i}/{n} {spec.id} ({t:.1f} s)"))
         progress.note(f"{len(claims)} claims evaluated ({time.perf_counter() - t0:.1f} s)")
     for _, report in reports:
         print(report.table())
