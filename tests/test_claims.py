@@ -259,3 +259,22 @@ def test_finding_round_trips():
     for f in (Finding(False, counterexample="c", condition="x", holds_under_condition=False),
               Finding(None, uncheckable="why"), Finding(False, empirical=True, power="p")):
         assert Finding(**f.to_dict()) == f
+
+
+def test_verdict_follows_the_numbers_not_fixed_text(monkeypatch):
+    """Plant a wrong committed value: the claim that reads it turns false, with the number in its counterexample."""
+    from mpmath import mp
+
+    from rfverify.highprec import tables
+
+    good = evaluate_claims(ids=["mroueh-appB-thm2-Kxx"])[0]
+    assert good.verdict == HOLDS
+    real = tables.value
+
+    def planted(name, *args):
+        v = real(name, *args)
+        return v + mp.mpf("0.01") if (name, args) == ("sigma2", (16, 30)) else v
+
+    monkeypatch.setattr("rfverify.studies.claims.mroueh.V", planted)
+    bad = evaluate_claims(ids=["mroueh-appB-thm2-Kxx"])[0]
+    assert bad.verdict == FALSE and bad.rule == "R4" and "1.0e-02" in bad.finding["counterexample"]

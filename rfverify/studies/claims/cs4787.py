@@ -132,7 +132,7 @@ def _composition() -> tuple[str, Finding]:
     ok = all(e <= 10 for e in errs.values()) and lam >= -tol
     return ("The five feature maps reproduce their kernels to within " + ", ".join(f"{e:.2f}" for e in errs.values())
             + f" units of n eps max|K| (x^T A y, c K1, K1 + K2, K1 K2, f K1 f; bound 10); the smallest eigenvalue of "
-            f"exp(x^T y/4) on the same points is {lam:.2e} (round-off bound {tol:.1e}).", Finding(ok))
+            f"exp(x^T y/4) on the same points is {lam:.2e} (round-off bound {tol:.1e}).", Finding(ok, counterexample="a feature map off its kernel beyond round-off, or exp(K1) indefinite"))
 
 
 @claim("rff-identity", "\"Random Fourier features\"",
@@ -205,7 +205,8 @@ def _same_model() -> tuple[str, Finding]:
     diff = float(np.max(np.abs(pw - pu)))
     scale = float(np.max(np.abs(pw)))
     return (f"The largest difference between the two models' predictions is {diff:.1e} (predictions up to "
-            f"{scale:.2f}; bound 1e-9 relative), the round-off of 3000 updates.", Finding(diff <= 1e-9 * max(scale, 1)))
+            f"{scale:.2f}; bound 1e-9 relative), the round-off of 3000 updates.", Finding(diff <= 1e-9 * max(scale, 1),
+                                                                              counterexample=f"predictions differ by {diff:.1e}"))
 
 
 @claim("cost-table", "\"Tradeoffs when Learning with Kernels\" (cost table)",

@@ -107,7 +107,8 @@ def _a0() -> tuple[str, Finding]:
         dev = max(abs(a[q][0] - mp.mpf(1) / q) for q in _QS)
     ok = dev <= DIGITS_TOL and prec <= DIGITS_TOL
     return (f"Over q = 1..16 the largest |a_0(q) - 1/q| is {_s(dev, 3)}, with 45- and 30-digit values differing "
-            f"by at most {_s(prec, 3)}; e.g. a_0(4) = {_s(a[4][0], 25)}.", Finding(ok))
+            f"by at most {_s(prec, 3)}; e.g. a_0(4) = {_s(a[4][0], 25)}.",
+            Finding(ok, counterexample=f"|a_0 - 1/q| = {_s(dev, 3)}"))
 
 
 @claim("lemma1-a1", "Theorem 1 / Lemma 1", "a_1(q) = h_1^2(q)/(q-1)",
@@ -146,7 +147,7 @@ def _nonneg() -> tuple[str, Finding]:
     with mp.workdps(_REF):
         amin = min(min(v) for v in c.values())
     return (f"The smallest of a_0..a_8 over q = 1..16 is {_s(amin, 3)} (exact zeros: a_2k(2) and a_i(1), i >= 1); "
-            f"the smallest nonzero one shown, a_8(3), is {_s(c[3][8], 6)}.", Finding(amin >= 0))
+            f"the smallest nonzero one shown, a_8(3), is {_s(c[3][8], 6)}.", Finding(amin >= 0, counterexample=f"min a_i = {_s(amin, 3)}"))
 
 
 @claim("lemma1-sum", "Theorem 1 / Lemma 1; Section 2.1 item 1", "sum_{i>=0} a_i(q) = 1",
@@ -159,7 +160,8 @@ def _sum() -> tuple[str, Finding]:
         part = {q: mp.fsum(c[q]) for q in (2, 4, 16)}
     return (f"The largest |kappa_q(1) - 1| over q = 1..16 is {dev:.1e} (table error <= {hp.NUMPY_KERNEL_ABS_ERROR:g}); "
             f"the partial sums to i = 8 are {_s(part[2], 6)} (q = 2), {_s(part[4], 6)} (q = 4), {_s(part[16], 6)} "
-            "(q = 16), approaching 1 slowly (a_i ~ i^-3/2).", Finding(dev <= 10 * hp.NUMPY_KERNEL_ABS_ERROR))
+            "(q = 16), approaching 1 slowly (a_i ~ i^-3/2).",
+            Finding(dev <= 10 * hp.NUMPY_KERNEL_ABS_ERROR, counterexample=f"|kappa_q(1) - 1| = {dev:.1e}"))
 
 
 @claim("sec2.1-even-odd", "Section 2.1 item 3 (citing [26])", "sum_{i>=0} a_{2i}(q) = sum_{i>=0} a_{2i+1}(q) = 1/2",
@@ -181,7 +183,8 @@ def _even_odd() -> tuple[str, Finding]:
 def _h1_asym() -> tuple[str, Finding]:
     with mp.workdps(_CHK):
         r = [V("expected_max", q, _CHK) / mp.sqrt(2 * mp.log(q)) for q in _BIG_QS]
-    return (f"h_1(q)/sqrt(2 log q) = {_ratio_text(r)}: it increases to 1, slowly.", Finding(_asymptotic(r)))
+    return (f"h_1(q)/sqrt(2 log q) = {_ratio_text(r)}: it increases to 1, slowly.",
+            Finding(_asymptotic(r), counterexample=f"ratio {_s(r[-1], 4)} at q = 2^40"))
 
 
 @claim("appA-sigma2-log", "Appendix A, after (6)", "it is well known that sigma^2(q) ~ log(q)",
@@ -206,7 +209,7 @@ def _slope() -> tuple[str, Finding]:
     with mp.workdps(_CHK):
         r = [q * V("expected_max", q, _CHK) ** 2 / ((q - 1) * 2 * mp.log(q)) for q in _BIG_QS]
     return (f"1 + eps(q) = {_ratio_text(r)}: eps(q) -> 0, slowly (eps(16) = {_s(r[1] - 1, 3)}).",
-            Finding(_asymptotic(r)))
+            Finding(_asymptotic(r), counterexample=f"1 + eps = {_s(r[-1], 4)} at q = 2^40"))
 
 
 @claim("sec2.1-kappa-decreasing-in-q", "Section 2.1",
@@ -218,7 +221,8 @@ def _decreasing() -> tuple[str, Finding]:
     inc = float(np.max(np.diff(kap, axis=0)))
     return (f"The largest increase kappa_(q+1)(rho) - kappa_q(rho) over the grid and q = 1..15 is {inc:.1e} "
             f"(negative: strictly decreasing); kappa_q(0) = 1/q -> 0 and kappa_16(0.9) = "
-            f"{float(T.kappa_of_angle(math.acos(0.9), 16)):.4f}.", Finding(inc <= hp.NUMPY_KERNEL_ABS_ERROR))
+            f"{float(T.kappa_of_angle(math.acos(0.9), 16)):.4f}.", Finding(inc <= hp.NUMPY_KERNEL_ABS_ERROR,
+                                                           counterexample=f"increase {inc:.1e}"))
 
 
 # ------------------------------------------------------------------------------------ the kernel
@@ -275,7 +279,8 @@ def _second_term() -> tuple[str, Finding]:
 def _kxx() -> tuple[str, Finding]:
     dev = max(abs(float(T.kernel_of_angle(0.0, q)) - float(V("sigma2", q, _CHK))) for q in _QS)
     return (f"The largest |K_q(1) - sigma^2(q)| over q = 1..16 is {dev:.1e}; e.g. sigma^2(16) = "
-            f"{_s(V('sigma2', 16, _REF), 25)}.", Finding(dev <= 10 * hp.NUMPY_KERNEL_ABS_ERROR))
+            f"{_s(V('sigma2', 16, _REF), 25)}.",
+            Finding(dev <= 10 * hp.NUMPY_KERNEL_ABS_ERROR, counterexample=f"|K_q(1) - sigma^2| = {dev:.1e}"))
 
 
 @claim("sec2.1-far-apart", "Section 2.1", "Qualitatively the derived kernel K(x, z) ~ 0 for far apart points",
@@ -314,7 +319,7 @@ def _q1() -> tuple[str, Finding]:
     th = np.linspace(0, np.pi, 201)
     dev = float(np.max(np.abs(T.kernel_of_angle(th, 1) - np.cos(th))))
     return (f"The largest |K_1(rho) - rho| over 201 angles is {dev:.1e}: at q = 1 the kernel is <x, z>.",
-            Finding(dev <= 10 * hp.NUMPY_KERNEL_ABS_ERROR))
+            Finding(dev <= 10 * hp.NUMPY_KERNEL_ABS_ERROR, counterexample=f"|K_1(rho) - rho| = {dev:.1e}"))
 
 
 @claim("derived-K2-arccos1", "not printed (derived from Theorem 1's true form at q = 2)",
@@ -331,7 +336,8 @@ def _k2_arccos() -> tuple[str, Finding]:
     dnp = float(np.max(np.abs(get_kernel("arccos", order=1)(X, Z)[0] - T.kernel_of_angle(ts, 2))))
     return (f"Over rho in {list(rhos)} the two closed forms differ by at most {_s(dev, 3)} at 45 digits (asin rho = "
             f"pi/2 - t); rfverify's arccos order-1 kernel and the maxout q = 2 table differ by {dnp:.1e} on 9 angles.",
-            Finding(dev <= DIGITS_TOL and dnp <= 10 * hp.NUMPY_KERNEL_ABS_ERROR))
+            Finding(dev <= DIGITS_TOL and dnp <= 10 * hp.NUMPY_KERNEL_ABS_ERROR,
+                    counterexample=f"closed forms differ by {_s(dev, 3)}, tables by {dnp:.1e}"))
 
 
 @claim("remark1-hash", "Remark 1",
