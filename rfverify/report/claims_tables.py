@@ -13,7 +13,8 @@ import re
 import textwrap
 from typing import Any, Mapping, Sequence
 
-__all__ = ["VERDICT_ORDER", "claim_dicts", "verdict_counts", "counts_line", "first_sentence", "claims_terminal", "claims_markdown", "claims_latex",
+__all__ = ["VERDICT_ORDER", "claim_dicts", "verdict_counts", "counts_line", "first_sentence", "claims_terminal",
+           "claims_markdown", "claims_latex",
            "claim_qualifier"]
 
 #: The verdicts in table order (mirrors ``rfverify.studies.claims.verdicts.VERDICTS``; a test keeps them equal).

@@ -132,7 +132,8 @@ def _composition() -> tuple[str, Finding]:
     ok = all(e <= 10 for e in errs.values()) and lam >= -tol
     return ("The five feature maps reproduce their kernels to within " + ", ".join(f"{e:.2f}" for e in errs.values())
             + f" units of n eps max|K| (x^T A y, c K1, K1 + K2, K1 K2, f K1 f; bound 10); the smallest eigenvalue of "
-            f"exp(x^T y/4) on the same points is {lam:.2e} (round-off bound {tol:.1e}).", Finding(ok, counterexample="a feature map off its kernel beyond round-off, or exp(K1) indefinite"))
+            f"exp(x^T y/4) on the same points is {lam:.2e} (round-off bound {tol:.1e}).",
+            Finding(ok, counterexample="a feature map off its kernel beyond round-off, or exp(K1) indefinite"))
 
 
 @claim("rff-identity", "\"Random Fourier features\"",

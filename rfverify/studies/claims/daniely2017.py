@@ -241,7 +241,8 @@ def _shallow() -> tuple[str, Finding]:
     u = np.concatenate([np.cos(th), np.sin(th)], 1) / math.sqrt(nin)
     dev = float(np.max(np.abs(skeleton_kernel(sk, th) - GaussianRFS(dim=2 * nin, a=0.5).kernel(u, u))))
     return (f"exp((rho - 1)/4) = exp(-||u - u'||^2/8) is Example 3 with a = 0.5 (bandwidth 2, gamma = 1/8) on the unit "
-            f"sphere; the Grams differ by {dev:.1e} on 5 random points.", Finding(dev <= ROUNDOFF, counterexample=f"Grams differ by {dev:.1e}"))
+            f"sphere; the Grams differ by {dev:.1e} on 5 random points.",
+            Finding(dev <= ROUNDOFF, counterexample=f"Grams differ by {dev:.1e}"))
 
 
 @claim("thm6-ex5", "Theorem 6, Example 5",

@@ -296,7 +296,8 @@ def _far() -> tuple[str, Finding]:
 
 @claim("sec2.1-nearby-linear", "Section 2.1",
        "K(x, z) ~ sigma^2(q) <x, z> for points in the same neighborhood",
-       "numpy table of K_q (error <= 1e-10): slope (K_q(1) - K_q(rho))/(1 - rho) at 1 - rho = 1e-4, q = 2..16; rule: within 5% of the claimed slope")
+       "numpy table of K_q (error <= 1e-10): slope (K_q(1) - K_q(rho))/(1 - rho) at 1 - rho = 1e-4, q = 2..16; "
+       "rule: within 5% of the claimed slope")
 def _nearby() -> tuple[str, Finding]:
     eps = 1e-4
     th = math.acos(1 - eps)

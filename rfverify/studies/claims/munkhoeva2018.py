@@ -54,7 +54,8 @@ def _munk_21() -> tuple[str, Finding]:
 @claim("prop2.2", "Section 2.2, Proposition 2.2",
        "Orthogonal Random Features for the RBF kernel are SR rules of degree (1, 3): "
        "SR^{1,3} = sum_{i=1}^d [f(rho Q e_i) + f(-rho Q e_i)]/2, k_ORF = sum_{i=1}^d f(w_i)",
-       "4000 draws in d = 8 at one pair (Q by batched sign-corrected QR): the printed sum, the rule with weight 1/d (one shared rho ~ chi(d)), ORF "
+       "4000 draws in d = 8 at one pair (Q by batched sign-corrected QR): the printed sum, the rule with weight 1/d "
+       "(one shared rho ~ chi(d)), ORF "
        "(independent chi(d) radius per row), 99.9% normal intervals; exactness of {+-Q e_i} on a random cubic")
 def _munk_22() -> tuple[str, Finding]:
     rng = np.random.default_rng(20180202)
