@@ -1,9 +1,8 @@
 """Verdicts on the printed claims of Daniely, Frostig, Gupta & Singer (2017), "Random Features for
 Compositional Kernels" (arXiv:1703.07872).
 
-:func:`evaluate_compositional_claims` returns one record per claim with keys ``id``,
-``source``, ``location``, ``statement`` (quoted as printed), ``method``, ``verdict``
-(``"holds"`` | ``"fails"`` | ``"holds with a correction"``) and ``evidence`` (numbers).
+:data:`CLAIMS` lists one :class:`~rfverify.studies.claims.ClaimSpec` per claim; each computes its evidence
+(sentences with numbers) and a :class:`~rfverify.studies.claims.verdicts.Finding` from which the verdict follows.
 
 Statistical evidence uses CLT intervals at family-wise level ``ALPHA`` with a Bonferroni
 correction over the pairs compared (``z = Φ^{-1}(1 - ALPHA/(2P))``); per-feature products
