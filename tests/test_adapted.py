@@ -366,12 +366,13 @@ def test_cli_data_dependent_option(capsys, tmp_path):
 
 
 def test_claims_provider_registered_and_fig1_direction():
-    from rfverify.studies.claims import CLAIM_PROVIDERS
-    from rfverify.studies.claims.alber2017_adapted import _alber_eq4, fig1_study
+    from rfverify.studies.claims import claim_specs, evaluate_claims
+    from rfverify.studies.claims.alber2017_adapted import fig1_study
 
-    assert "rfverify.studies.claims.alber2017:evaluate_alber2017_claims" in CLAIM_PROVIDERS
+    ids = [s.id for s in claim_specs(["alber2017"])]
+    assert "alber2017-sec4.2-fig1-uab-savings" in ids and "alber2017-eq4-gaussian-scale" in ids
     r = fig1_study(seeds=1, steps=200)
     assert np.all(r["e_uab"][0] < r["e_rb"][0, :5]) and np.all(r["savings"] > 1)
     assert np.all(r["ta_sab"] > r["ta_rb"])
-    eq4 = _alber_eq4()
-    assert eq4["verdict"] == "holds with a correction" and "0.5 ... 0.5" in eq4["evidence"]
+    eq4 = evaluate_claims(ids=["alber2017-eq4-gaussian-scale"])[0]
+    assert eq4.verdict == "false as printed; corrected form holds" and "phi(x).phi(x) = 0.5 for every draw" in eq4.evidence

@@ -197,29 +197,15 @@ def test_hash_rejects_zero_vector():
 # ---------------------------------------------------------------- claims
 
 
-EXPECTED_VERDICTS = {
-    "lemma1-a0": "holds",
-    "lemma1-a1": "holds",
-    "lemma1-a2": "holds with a correction",
-    "lemma1-nonneg": "holds",
-    "lemma1-sum": "holds",
-    "sec2-even-odd": "holds with a correction",
-    "sec2-h1-asymptotic": "holds",
-    "appA-sigma2-log": "holds with a correction",
-    "sec2-slope": "holds",
-    "theorem1": "fails",
-    "appA-second-term": "fails",
-    "thm2-Kxx": "holds",
-    "sec2-far-apart": "fails",
-    "remark1-hash": "holds",
-}
-
-
 def test_claims_verdicts():
+    """Every claim of the paper is evaluated with a verdict, a rule and numbers; the verdicts themselves are
+    pinned in tests/test_claims.py."""
     records = evaluate_maxout_claims()
-    got = {r["id"]: r["verdict"] for r in records}
-    assert got == EXPECTED_VERDICTS
-    keys = {"id", "source", "location", "statement", "method", "verdict", "evidence"}
+    assert len(records) >= 14
     for r in records:
-        assert set(r) == keys and r["source"] == "mroueh" and isinstance(r["evidence"], str)
+        assert r["source"] == "mroueh" and r["id"].startswith("mroueh-") and isinstance(r["evidence"], str)
+        assert r["rule"] in {"R1", "R2", "R3", "R4"} and r["reproduce"] == f"rfverify claims --id {r['id']}"
         assert any(ch.isdigit() for ch in r["evidence"]), f"{r['id']}: evidence without numbers"
+    got = {r["id"]: r["verdict"] for r in records}
+    assert got["mroueh-thm1-eq6"] == "false as printed; corrected form holds"
+    assert got["mroueh-appA-second-term"] == "false" and got["mroueh-lemma1-a0"] == "holds"

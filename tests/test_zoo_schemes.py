@@ -122,19 +122,18 @@ def test_sorf1_is_classified_biased_with_numbers():
 
 
 def test_zoo_claims_provider_registered_with_verdicts():
-    from rfverify.studies.claims import CLAIM_PROVIDERS, Claim
-    from rfverify.studies.claims.alber2017 import _alber_deep, _alber_eq6
-    from rfverify.studies.claims.munkhoeva2018 import evaluate_munkhoeva2018_claims
+    from rfverify.studies.claims import SOURCES, evaluate_claims
 
-    assert "rfverify.studies.claims.alber2017:evaluate_alber2017_claims" in CLAIM_PROVIDERS
-    assert "rfverify.studies.claims.munkhoeva2018:evaluate_munkhoeva2018_claims" in CLAIM_PROVIDERS
-    records = [_alber_eq6(), _alber_deep(), *evaluate_munkhoeva2018_claims()]
-    claims = {c["id"]: Claim(**{k: str(v) for k, v in c.items()}) for c in records}
-    assert claims["alber2017-arccos-feature-scale"].verdict == "holds with a correction"
-    assert claims["alber2017-deep-arccos-recursion"].verdict == "holds with a correction"
-    assert claims["munkhoeva2018-prop-2.1"].verdict == "holds"
-    assert claims["munkhoeva2018-prop-2.2"].verdict == "holds with a correction"
-
+    assert SOURCES["alber2017"] == "rfverify.studies.claims.alber2017"
+    assert SOURCES["munkhoeva2018"] == "rfverify.studies.claims.munkhoeva2018"
+    ids = ["alber2017-eq6-arccos-scale", "alber2017-deep-arccos-recursion", "munkhoeva2018-prop2.1",
+           "munkhoeva2018-prop2.2"]
+    claims = {c.id: c for c in evaluate_claims(ids=ids)}
+    corrected = "false as printed; corrected form holds"
+    assert claims["alber2017-eq6-arccos-scale"].verdict == corrected
+    assert claims["alber2017-deep-arccos-recursion"].verdict == corrected
+    assert claims["munkhoeva2018-prop2.1"].verdict == "holds"
+    assert claims["munkhoeva2018-prop2.2"].verdict == corrected
 
 def test_mse_table_shape():
     from rfverify.studies.scheme_study import GAUSSIAN_SCHEMES, mse_table

@@ -219,10 +219,19 @@ def render_index_page(entries: Iterable[tuple[str, Report]], *, seed: int, profi
         group["rows"].append(row)
         rows.append(row)
     totals = {v: sum(r["verdict"] == v for r in rows) for v in ("passed", "failed", "error")}
-    claim_rows = [c.to_dict() if hasattr(c, "to_dict") else dict(c) for c in (claims or [])]
-    claim_counts: dict[str, int] = {}
+    from rfverify.report.claims_tables import claim_dicts, claim_qualifier, first_sentence, verdict_counts
+
+    claim_rows = claim_dicts(claims or [])
+    claim_rules: dict[str, str] = {}
     for c in claim_rows:
-        claim_counts[c["verdict"]] = claim_counts.get(c["verdict"], 0) + 1
+        for key in ("rule", "rule_text", "reproduce", "method"):
+            c.setdefault(key, "")
+        c.setdefault("finding", {})
+        c["short"] = first_sentence(str(c.get("evidence", "")))
+        c["qualifier"] = claim_qualifier(c).strip(" ()")
+        if c.get("rule"):
+            claim_rules[c["rule"]] = c.get("rule_text", "")
+    claim_counts = verdict_counts(claim_rows)
     return _env().get_template("index.html.j2").render(
         title="rfverify correctness reports",
         seed=seed,
@@ -234,6 +243,7 @@ def render_index_page(entries: Iterable[tuple[str, Report]], *, seed: int, profi
         claims=claim_rows,
         claims_evaluated=claims is not None,
         claim_counts=claim_counts,
+        claim_rules=dict(sorted(claim_rules.items())),
         command=command,
         calibration=calibration,
     )

@@ -99,11 +99,9 @@ def index_document(reports: Sequence[tuple[str, Report]], *, seed: int, profile:
 
 
 def _claims_section(claims: Sequence[Any]) -> str:
+    from rfverify.report.claims_tables import counts_line
 
-    counts: dict[str, int] = {}
-    for c in claims:
-        counts[c.verdict] = counts.get(c.verdict, 0) + 1
-    head = f"## Published claims\n\n{len(claims)} claims: " + ", ".join(f"{n} {v}" for v, n in counts.items())
+    head = f"## Published claims\n\n{counts_line(claims)}"
     return (head + "\n\n<details><summary>claims table</summary>\n\n" + claims_markdown(list(claims))
             + "\n</details>\n")
 
@@ -165,12 +163,8 @@ _fmt  # re-exported for renderers
 
 
 def claims_markdown(claims: Sequence[Any]) -> str:
-    """The claims table as Markdown (one row per claim: source, location, statement, verdict, evidence)."""
-    def cell(t: str) -> str:
-        return t.replace("|", "\\|").replace("\n", " ")
+    """The claims table as Markdown: id, claim, method, verdict, one-sentence evidence
+    (:func:`rfverify.report.claims_tables.claims_markdown`)."""
+    from rfverify.report.claims_tables import claims_markdown as _markdown
 
-    lines = ["| source | location | statement | verdict | evidence |", "|---|---|---|---|---|"]
-    for c in claims:
-        verdict = c.verdict if c.verdict == "holds" else f"**{c.verdict}**"
-        lines.append(f"| {c.source} | {cell(c.location)} | {cell(c.statement)} | {verdict} | {cell(c.evidence)} |")
-    return "\n".join(lines) + "\n"
+    return _markdown(claims)

@@ -1,91 +1,125 @@
 """The published-claims registry: every statement from the papers that rfverify checks.
 
-Each provider is a function returning dicts with keys ``id``, ``source``,
-``location``, ``statement``, ``method``, ``verdict`` (``holds`` | ``fails`` |
-``holds with a correction``) and ``evidence``.  Scheme modules register their
-provider here (a ``"module:function"`` string, imported only when claims are
-evaluated).  ``rfverify claims`` prints the table.
+Each paper has one module (``SOURCES`` maps the paper to it) holding a list ``CLAIMS`` of
+:class:`ClaimSpec`: the claim id (``paper-section-eq``), where it is printed, the statement quoted as
+printed, the method in one phrase, and a function computing, in the run, the evidence (one or two plain
+sentences with numbers, interval levels and precision) and a :class:`~.verdicts.Finding`.  The verdict is
+never written by hand: :func:`~.verdicts.judge` derives it from the finding (rules R1–R6, documented in
+:mod:`rfverify.studies.claims.verdicts`).
+
+Selection (``sources``, ``ids``) happens before anything is computed, and an unknown source or id is
+rejected at once.  ``rfverify claims`` prints the table; ``rfverify claims --id ID`` re-runs one claim.
+Every claim draws its randomness from fixed seeds, so results are byte-identical run to run.
 """
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import asdict, dataclass
-from typing import Any, Iterable
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
 
 from rfverify.errors import UsageError
+from rfverify.studies.claims.verdicts import RULES, VERDICTS, Finding, judge
 
-__all__ = ["Claim", "CLAIM_PROVIDERS", "register_claim_provider", "evaluate_claims", "VERDICTS"]
+__all__ = ["Claim", "ClaimSpec", "SOURCES", "VERDICTS", "RULES", "Finding", "claim_specs", "select_specs",
+           "evaluate_claims", "evaluate_spec", "reproduce_command"]
 
-VERDICTS = ("holds", "fails", "holds with a correction")
-
-#: Providers, in the order their claims are listed.
-CLAIM_PROVIDERS: list[str] = [
-    "rfverify.studies.claims.mroueh:evaluate_maxout_claims",
-    "rfverify.studies.claims.daniely2017:evaluate_compositional_claims",
-    "rfverify.studies.claims.alber2017:evaluate_alber2017_claims",
-    "rfverify.studies.claims.munkhoeva2018:evaluate_munkhoeva2018_claims",
-]
+#: Paper -> the module holding its ``CLAIMS``, in the order the table lists them.
+SOURCES: dict[str, str] = {
+    "mroueh": "rfverify.studies.claims.mroueh",
+    "daniely2017": "rfverify.studies.claims.daniely2017",
+    "alber2017": "rfverify.studies.claims.alber2017",
+    "munkhoeva2018": "rfverify.studies.claims.munkhoeva2018",
+    "cs4787": "rfverify.studies.claims.cs4787",
+}
 
 
 @dataclass(frozen=True)
-class Claim:
+class ClaimSpec:
+    """A claim before it is evaluated: everything but the evidence, the finding and the verdict."""
+
     id: str
     source: str
     location: str
     statement: str
     method: str
-    verdict: str
+    evaluate: Callable[[], tuple[str, Finding]] = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One evaluated claim: a row a reviewer can paste, with the command that re-runs it."""
+
+    id: str
+    source: str
+    location: str
+    statement: str
+    method: str
     evidence: str
+    verdict: str
+    rule: str
+    finding: dict[str, Any]
+    reproduce: str
+    seconds: float = field(default=0.0, compare=False)
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
             raise ValueError(f"claim {self.id}: verdict must be one of {VERDICTS}, got {self.verdict!r}")
 
-    def to_dict(self) -> dict[str, str]:
-        return asdict(self)
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "source": self.source, "location": self.location, "statement": self.statement,
+                "method": self.method, "evidence": self.evidence, "verdict": self.verdict, "rule": self.rule,
+                "rule_text": RULES[self.rule], "finding": dict(self.finding), "reproduce": self.reproduce}
 
 
-def register_claim_provider(spec: str) -> None:
-    if spec not in CLAIM_PROVIDERS:
-        CLAIM_PROVIDERS.append(spec)
+def reproduce_command(claim_id: str) -> str:
+    return f"rfverify claims --id {claim_id}"
 
 
-def _load(spec: str) -> Any:
-    mod, fn = spec.split(":")
-    return getattr(importlib.import_module(mod), fn)
+def claim_specs(sources: Iterable[str] | None = None) -> list[ClaimSpec]:
+    """Every registered claim (of the given papers), in table order; imports the modules, computes nothing."""
+    wanted = list(SOURCES) if sources is None else list(dict.fromkeys(sources))
+    unknown = [s for s in wanted if s not in SOURCES]
+    if unknown:
+        raise UsageError(f"unknown claim source {', '.join(unknown)}; sources are {', '.join(SOURCES)}")
+    specs: list[ClaimSpec] = []
+    for source in wanted:
+        specs.extend(importlib.import_module(SOURCES[source]).CLAIMS)
+    return specs
 
 
-def _format_evidence(ev: Any) -> str:
-    """Evidence as one readable string: numbers to 6 significant digits, dicts as key = value."""
-    if isinstance(ev, str):
-        return ev
-    if isinstance(ev, dict):
-        return "; ".join(f"{k} = {_format_evidence(v)}" for k, v in ev.items())
-    if isinstance(ev, (list, tuple)):
-        return "[" + ", ".join(_format_evidence(v) for v in ev) + "]"
-    try:
-        import numbers
-
-        if isinstance(ev, numbers.Real) and not isinstance(ev, bool):
-            return f"{float(ev):.6g}"
-    except Exception:  # pragma: no cover
-        pass
-    return str(ev)
+def select_specs(sources: Iterable[str] | None = None, ids: Iterable[str] | None = None) -> list[ClaimSpec]:
+    """The claims selected by paper and/or id, checked before anything is computed."""
+    specs = claim_specs(sources or None)
+    if ids:
+        ids = list(dict.fromkeys(ids))
+        by_id = {s.id: s for s in specs}
+        unknown = [i for i in ids if i not in by_id]
+        if unknown:
+            scope = f" of {', '.join(sources)}" if sources else ""
+            raise UsageError(f"unknown claim id {', '.join(unknown)}{scope}; list the ids with 'rfverify claims --list'")
+        specs = [by_id[i] for i in ids]
+    return specs
 
 
-def evaluate_claims(sources: Iterable[str] | None = None) -> list[Claim]:
-    """Evaluate every registered claim (optionally only those of the given paper sources)."""
-    wanted = set(sources) if sources else None
-    claims: list[Claim] = []
-    for spec in CLAIM_PROVIDERS:
-        for raw in _load(spec)():
-            fields = {k: str(raw[k]) for k in ("id", "source", "location", "statement", "method", "verdict")}
-            fields["evidence"] = _format_evidence(raw["evidence"])
-            claim = Claim(**fields)
-            if wanted is None or claim.source in wanted:
-                claims.append(claim)
-    if wanted is not None and not claims:
-        known = sorted({c.source for c in evaluate_claims()})
-        raise UsageError(f"no claims from {', '.join(sorted(wanted))}; sources are {', '.join(known)}")
+def evaluate_spec(spec: ClaimSpec) -> Claim:
+    t0 = time.perf_counter()
+    evidence, finding = spec.evaluate()
+    verdict, rule = judge(finding)
+    return Claim(id=spec.id, source=spec.source, location=spec.location, statement=spec.statement,
+                 method=spec.method, evidence=evidence, verdict=verdict, rule=rule, finding=finding.to_dict(),
+                 reproduce=reproduce_command(spec.id), seconds=time.perf_counter() - t0)
+
+
+def evaluate_claims(sources: Iterable[str] | None = None, ids: Iterable[str] | None = None,
+                    progress: Callable[[int, int, ClaimSpec, float], None] | None = None) -> list[Claim]:
+    """Evaluate the selected claims (default: all).  ``progress(i, n, spec, seconds)`` is called after each."""
+    specs = select_specs(sources, ids)
+    claims = []
+    for i, spec in enumerate(specs, 1):
+        claim = evaluate_spec(spec)
+        claims.append(claim)
+        if progress is not None:
+            progress(i, len(specs), spec, claim.seconds)
     return claims

@@ -20,3 +20,30 @@ def _pairs(rng: np.random.Generator, d: int = 8) -> tuple[np.ndarray, np.ndarray
     X *= np.array([2.0, 0.5, 1.0])[:, None] / np.linalg.norm(X, axis=1, keepdims=True)
     Y *= np.array([3.0, 1.5, 0.7])[:, None] / np.linalg.norm(Y, axis=1, keepdims=True)
     return X, Y
+
+
+def claim_list(source: str):  # type: ignore[no-untyped-def]
+    """``(CLAIMS, claim)``: the module's claim list and a decorator registering a claim function in it.
+
+    ``@claim(local_id, location, statement, method)`` on a function returning ``(evidence, Finding)``;
+    the claim id is ``f"{source}-{local_id}"`` (paper-section-eq).
+    """
+    from rfverify.studies.claims import ClaimSpec
+
+    specs: list = []
+
+    def claim(local_id: str, location: str, statement: str, method: str):  # type: ignore[no-untyped-def]
+        def wrap(fn):  # type: ignore[no-untyped-def]
+            cid = f"{source}-{local_id}"
+            if any(s.id == cid for s in specs):
+                raise ValueError(f"duplicate claim id {cid}")
+            specs.append(ClaimSpec(cid, source, location, statement, method, fn))
+            return fn
+        return wrap
+
+    return specs, claim
+
+
+def level(alpha: float) -> str:
+    """An interval level as a reader writes it: 1e-3 -> '99.9%'."""
+    return f"{100 * (1 - alpha):.10g}%"

@@ -1,6 +1,6 @@
 """Claims of alber2017 about adapted bases (Fig. 1, §4.2) and the Gaussian random basis (eq. 4), checked numerically.
 
-``evaluate_adapted_claims()`` is registered in :data:`rfverify.studies.claims.CLAIM_PROVIDERS`.  Fixed seeds;
+:data:`CLAIMS` is appended to :data:`rfverify.studies.claims.alber2017.CLAIMS`.  Fixed seeds;
 data from :func:`~rfverify.implementations.adapted.mixture_domain` (a 4-component mixture on 2-D
 pieces) in d = 32; every error is measured on held-out points (never the fitted ones); intervals are
 95% Student t over seeds.  Runtime: about 10 s.
@@ -8,7 +8,9 @@ pieces) in d = 32; every error is measured on held-out points (never the fitted 
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 
@@ -17,8 +19,13 @@ from rfverify.implementations.adapted import (SupervisedAdaptedBasis, Unsupervis
 from rfverify.implementations.rff import RandomFourierFeatures
 from rfverify.kernels import get_kernel
 from rfverify.metrics import relative_frobenius_error, t_interval, target_alignment
+from rfverify.studies.claims._common import claim_list
+from rfverify.studies.claims.verdicts import Finding
 
-__all__ = ["evaluate_adapted_claims", "fig1_study"]
+__all__ = ["CLAIMS", "fig1_study"]
+
+#: alber2017's claims on eq. (4) and §4.2 (listed by :mod:`.alber2017` after its own).
+CLAIMS, claim = claim_list("alber2017")
 
 FIG1_D, FIG1_GAMMA = 32, 0.5
 FIG1_N_FIT, FIG1_N_TEST = 512, 128
@@ -76,54 +83,89 @@ def fig1_study(seeds: int = FIG1_SEEDS, steps: int = FIG1_STEPS) -> dict:
             "ta_rb": ta_rb, "ta_sab": ta_sab}
 
 
+#: The committed Fig. 1 run (the study takes 20-70 s on this machine; ``rfverify claims --recompute`` re-runs it,
+#: and a slow test recomputes it and compares).
+FIG1_CACHE = Path(__file__).with_name("data") / "alber2017_fig1.json"
+_FIG1_ARRAYS = ("e_rb", "e_uab", "savings", "ta_rb", "ta_sab")
+
+
+def _fig1_settings() -> dict:
+    return {"d": FIG1_D, "gamma": FIG1_GAMMA, "n_fit": FIG1_N_FIT, "n_test": FIG1_N_TEST, "seeds": FIG1_SEEDS,
+            "uab_m": list(FIG1_UAB_M), "rb_m": list(FIG1_RB_M), "sab_m": list(FIG1_SAB_M), "steps": FIG1_STEPS}
+
+
+def write_fig1_cache(path: Path | None = None) -> Path:
+    """Run :func:`fig1_study` at the claim's settings and commit its numbers (exact float64 via repr)."""
+    import numpy
+    import scipy
+
+    r = fig1_study()
+    doc = {"provenance": {"generator": "rfverify.studies.claims.alber2017_adapted.write_fig1_cache",
+                          "numpy": numpy.__version__, "scipy": scipy.__version__,
+                          "check": "tests/test_claims_table.py (slow) re-runs the study and compares"},
+           "settings": _fig1_settings(), "extrapolated": bool(r["extrapolated"]),
+           "results": {k: np.asarray(r[k]).tolist() for k in _FIG1_ARRAYS}}
+    path = FIG1_CACHE if path is None else Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def fig1_results() -> tuple[dict, str]:
+    """The Fig. 1 study at the claim's settings: from the committed run unless recomputing; and where it came from."""
+    from rfverify.highprec.tables import recompute_enabled
+
+    if not recompute_enabled() and FIG1_CACHE.exists():
+        doc = json.loads(FIG1_CACHE.read_text(encoding="utf-8"))
+        if doc["settings"] == _fig1_settings():
+            r = {k: np.array(v) for k, v in doc["results"].items()}
+            r["extrapolated"] = doc["extrapolated"]
+            return r, "the committed run (--recompute re-runs it)"
+    return fig1_study(), "computed in this run"
+
+
 def _geo(values: np.ndarray) -> tuple[float, float, float]:
     mean, lo, hi = t_interval(np.log(values))
     return math.exp(mean), math.exp(lo), math.exp(hi)
 
 
-def _alber_fig1() -> dict:
-    r = fig1_study()
+@claim("sec4.2-fig1-uab-savings", "Section 4.2 and Fig. 1",
+       "a data-dependent basis can approximate the kernel equally well with up to two orders of magnitude fewer "
+       "features compared to the random baseline. This hold for both the Gaussian and the ArcCos kernel. However, the "
+       "advantage diminishes as the number of features increases",
+       f"held-out relative Frobenius error, Gaussian kernel gamma = {FIG1_GAMMA}, 4-component mixture on 2-D pieces in "
+       f"d = {FIG1_D} ({FIG1_N_FIT} fit / {FIG1_N_TEST} test points), RB = RFF m = 8..8192, UAB (Adam, {FIG1_STEPS} "
+       f"steps) m = 8..128, savings = RB features for UAB's error / m, {FIG1_SEEDS} seeds, 95% t-intervals of the log")
+def _alber_fig1() -> tuple[str, Finding]:
+    r, origin = fig1_results()
     sav = [_geo(r["savings"][:, j]) for j in range(len(FIG1_UAB_M))]
     best = max(range(len(sav)), key=lambda j: sav[j][0])
-    e_rb, e_uab = r["e_rb"].mean(axis=0), r["e_uab"].mean(axis=0)
-    ta_rb, ta_sab = r["ta_rb"].mean(axis=0), r["ta_sab"].mean(axis=0)
-    curve = "; ".join(f"m = {m}: UAB {e_uab[j]:.3f}, RB {e_rb[list(FIG1_RB_M).index(m)]:.3f}, savings "
-                      f"x{sav[j][0]:.3g} [{sav[j][1]:.3g}, {sav[j][2]:.3g}]" for j, m in enumerate(FIG1_UAB_M))
-    rb_tail = ", ".join(f"{m}: {e_rb[j]:.3f}" for j, m in enumerate(FIG1_RB_M) if m > FIG1_UAB_M[-1])
-    sab = "; ".join(f"m = {m}: SAB {ta_sab[j]:.3f} vs RB {ta_rb[j]:.3f}" for j, m in enumerate(FIG1_SAB_M))
     top = sav[best][0]
-    if top >= 100:
-        verdict, magnitude = "holds", "two orders of magnitude reached"
-    elif top >= 10:
-        verdict, magnitude = "holds", ("one order of magnitude (the low end of the paper's 'one to two orders'); "
-                                       "two orders (x100) NOT reproduced on this data")
-    elif top > 1:
-        verdict, magnitude = "holds with a correction", (f"only the direction: at most x{top:.3g}, not one to two "
-                                                         "orders of magnitude")
-    else:
-        verdict, magnitude = "fails", "UAB does not need fewer features than RB here"
-    trend = ("the advantage diminishes as m grows, as the paper says" if sav[-1][0] < sav[0][0] else
-             "the savings do not diminish with m over this grid (the paper says they do)")
-    return {
-        "id": "alber2017-fig1-adapted-savings", "source": "alber2017", "location": "§4.2 and Fig. 1",
-        "statement": "a data-dependent basis (UAB) approximates the kernel equally well with up to two orders of "
-                     "magnitude fewer features than the random basis (RB); the advantage diminishes with more "
-                     "features; SAB aligns better with the labels",
-        "method": f"Gaussian kernel gamma = {FIG1_GAMMA} on a 4-component mixture on 2-D pieces in d = {FIG1_D} "
-                  f"(rfverify.implementations.adapted.mixture_domain); fit on {FIG1_N_FIT} points, relative "
-                  f"Frobenius error on {FIG1_N_TEST} held-out points; RB = RFF at m = 8...8192, UAB (RFF start, "
-                  f"Adam, {FIG1_STEPS} steps of 64 pairs) at m = 8...128; savings = RB features needed for UAB's "
-                  f"error (log-log interpolation) / m; {FIG1_SEEDS} seeds, 95% t-intervals of the log; SAB "
-                  f"({FIG1_STEPS // 2} steps) held-out alignment with yy^T",
-        "verdict": verdict,
-        "evidence": f"{curve}; RB beyond: {rb_tail}. Largest savings x{top:.3g} [{sav[best][1]:.3g}, "
-                    f"{sav[best][2]:.3g}] at m = {FIG1_UAB_M[best]}: {magnitude}; {trend}"
-                    f"{' (some RB counts extrapolated at slope -1/2)' if r['extrapolated'] else ''}. "
-                    f"Target alignment: {sab}",
-    }
+    diminishes = sav[-1][2] < sav[0][1]  # the last interval lies wholly below the first
+    ta_rb, ta_sab = r["ta_rb"].mean(axis=0), r["ta_sab"].mean(axis=0)
+    curve = ", ".join(f"x{s[0]:.3g} [{s[1]:.3g}, {s[2]:.3g}] at m = {m}" for s, m in zip(sav, FIG1_UAB_M))
+    return (f"UAB needs fewer features than RB at every m, by {curve} (95%); the largest saving x{top:.3g} is "
+            f"{'at least' if top >= 100 else 'short of'} two orders of magnitude and the saving "
+            f"{'diminishes' if diminishes else 'does not diminish'} as m grows; the ArcCos half of the claim is not run. "
+            f"SAB's held-out label alignment exceeds RB's ({_fmt(ta_sab)} vs {_fmt(ta_rb)} at m = "
+            f"{', '.join(map(str, FIG1_SAB_M))}); study numbers from {origin}.",
+            Finding(top >= 100 and diminishes, empirical=True,
+                    power=f"synthetic data (the paper's MNIST/CoverType runs are out of reach), d = {FIG1_D}, m <= "
+                          f"{FIG1_UAB_M[-1]} for UAB, {FIG1_SEEDS} seeds; the intervals resolve savings to about a "
+                          "factor 2, so x100 and a falling trend would be seen"
+                          + (" (some RB counts extrapolated at slope -1/2)" if r["extrapolated"] else "")))
 
 
-def _alber_eq4() -> dict:
+def _fmt(v: np.ndarray) -> str:
+    return "/".join(f"{x:.3f}" for x in v)
+
+
+@claim("eq4-gaussian-scale", "eq. (4)",
+       "phi(x) = sqrt(1/D) [sin(W^T x), cos(W^T x)], W in R^{d x D/2} with entries from N(0, sigma^-1), "
+       "approximates k(x, x') = exp(-||x - x'||^2 / (2 sigma^2))",
+       "exact at x = x' (phi(x).phi(x) = 1/2 for every draw); Monte Carlo, 200 draws of D = 512 in d = 8, sigma = 1.5, "
+       "frequencies N(0, sigma^-2 I), 3 pairs, 99.9% t-intervals of E[estimate]/k")
+def _alber_eq4() -> tuple[str, Finding]:
     rng = np.random.default_rng(20170604)
     d, D, R, sigma = 8, 512, 200, 1.5
     X = rng.standard_normal((3, d))
@@ -137,23 +179,15 @@ def _alber_eq4() -> dict:
         ratios.append(np.sum(phi(X) * phi(Y), axis=1) / k)
         diag.append(float(np.sum(phi(X[:1]) ** 2)))
     r = np.array(ratios)
-    parts = []
-    for i in range(3):
-        mean, lo, hi = t_interval(r[:, i], 0.999)
-        parts.append(f"pair {i} (k = {k[i]:.3f}): E[estimate]/k = {mean:.4f} [{lo:.4f}, {hi:.4f}]")
-    return {
-        "id": "alber2017-eq4-gaussian-scale", "source": "alber2017", "location": "eq. (4)",
-        "statement": "phi(x) = sqrt(1/D) [sin(W^T x), cos(W^T x)], W in R^{d x D/2} with entries from N(0, sigma^-1), "
-                     "approximates k(x, x') = exp(-||x - x'||^2 / (2 sigma^2))",
-        "method": f"exact at x = x' (phi(x).phi(x) = (1/D)(D/2) for every draw); Monte Carlo: {R} draws of D = {D} "
-                  f"in d = {d}, sigma = {sigma}, frequencies N(0, sigma^-2 I), 3 pairs; 99.9% t-intervals",
-        "verdict": "holds with a correction",
-        "evidence": f"phi(x).phi(x) = {min(diag):.6g} ... {max(diag):.6g} for every draw (k(x, x) = 1); "
-                    + "; ".join(parts) + " — the printed map estimates k/2: with D/2 frequencies it needs "
-                    "sqrt(2/D) (the paired RFF form sqrt(1/m)[cos, sin] for m frequencies), like eq. (6); "
-                    "N(0, sigma^-1) must be read as standard deviation 1/sigma (variance sigma^-2)",
-    }
+    ci = [t_interval(r[:, i], 0.999) for i in range(3)]
+    printed_ok = all(lo <= 1 <= hi for _, lo, hi in ci) and abs(max(diag) - 1) <= 1e-12
+    corrected_ok = all(2 * lo <= 1 <= 2 * hi for _, lo, hi in ci) and abs(2 * min(diag) - 1) <= 1e-12
+    return (f"phi(x).phi(x) = {min(diag):.6g} for every draw although k(x, x) = 1, and E[estimate]/k = "
+            + ", ".join(f"{m:.4f} [{lo:.4f}, {hi:.4f}]" for m, lo, hi in ci) + " (99.9%): the printed map estimates "
+            "k/2; with D/2 frequencies it needs sqrt(2/D), and N(0, sigma^-1) must be read as standard deviation "
+            "1/sigma.",
+            Finding(printed_ok, counterexample=f"phi(x).phi(x) = {min(diag):.3g} vs k(x, x) = 1",
+                    correction="phi(x) = sqrt(2/D) [sin(W^T x), cos(W^T x)], W entries N(0, sigma^-2)",
+                    correction_holds=corrected_ok))
 
 
-def evaluate_adapted_claims() -> list[dict]:
-    return [_alber_eq4(), _alber_fig1()]

@@ -1,0 +1,280 @@
+"""The published-claims table: the verdict rules (one test per rule), selection before computation, and rows
+that are self-contained and never contradict their evidence.
+
+The full evaluation (every claim but alber2017's Fig. 1 study, which tests/test_adapted.py covers) runs once per
+module; with the committed high-precision table it takes seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from rfverify.cli import main
+from rfverify.errors import UsageError
+from rfverify.report.claims_tables import VERDICT_ORDER, claims_latex, claims_markdown, claims_terminal, first_sentence
+from rfverify.studies.claims import SOURCES, ClaimSpec, claim_specs, evaluate_claims, evaluate_spec, select_specs
+from rfverify.studies.claims.verdicts import (CORRECTED, FALSE, HOLDS, HOLDS_UNDER_CONDITION, NOT_CHECKABLE,
+                                              NOT_REPRODUCED, RULES, VERDICTS, Finding, judge)
+
+FIG1 = "alber2017-sec4.2-fig1-uab-savings"
+
+#: Every claim's verdict.  A change here is a change of the published table: say why in the commit.
+EXPECTED = {
+    "mroueh-lemma1-a0": HOLDS,
+    "mroueh-lemma1-a1": HOLDS_UNDER_CONDITION,
+    "mroueh-lemma1-a2": HOLDS_UNDER_CONDITION,
+    "mroueh-lemma1-nonneg": HOLDS,
+    "mroueh-lemma1-sum": HOLDS,
+    "mroueh-sec2.1-even-odd": HOLDS_UNDER_CONDITION,
+    "mroueh-sec2.1-h1-asymptotic": HOLDS,
+    "mroueh-appA-sigma2-log": CORRECTED,
+    "mroueh-sec2.1-slope": HOLDS,
+    "mroueh-sec2.1-kappa-decreasing-in-q": HOLDS,
+    "mroueh-thm1-eq6": CORRECTED,
+    "mroueh-appA-second-term": FALSE,
+    "mroueh-appB-thm2-Kxx": HOLDS,
+    "mroueh-sec2.1-far-apart": FALSE,
+    "mroueh-sec2.1-nearby-linear": CORRECTED,
+    "mroueh-sec3-q1-linear": HOLDS,
+    "mroueh-derived-K2-arccos1": HOLDS,
+    "mroueh-remark1-hash": HOLDS,
+    "daniely2017-ex4": CORRECTED,
+    "daniely2017-comment1": CORRECTED,
+    "daniely2017-lemma9-10-alg1": HOLDS,
+    "daniely2017-eq11": CORRECTED,
+    "daniely2017-sec5-relu-exp-C1": HOLDS,
+    "daniely2017-sec5-exp-gaussian": CORRECTED,
+    "daniely2017-sec6-shallow-rbf": HOLDS,
+    "daniely2017-thm6-ex5": HOLDS,
+    "daniely2017-ex6": HOLDS,
+    "daniely2017-sec4-product-Ct": HOLDS,
+    "daniely2017-sec6-dedup": HOLDS,
+    "daniely2017-sec5-complexity-depth": HOLDS_UNDER_CONDITION,
+    "daniely2017-thm3-kernel-approximation": HOLDS,
+    "daniely2017-cor4-function-approximation": HOLDS,
+    "alber2017-eq6-arccos-scale": CORRECTED,
+    "alber2017-deep-arccos-recursion": CORRECTED,
+    "alber2017-eq4-gaussian-scale": CORRECTED,
+    FIG1: NOT_REPRODUCED,
+    "alber2017-sec4.4-one-hd-block-stalls": HOLDS,
+    "alber2017-sec4.1-orf-beats-rff": HOLDS,
+    "munkhoeva2018-prop2.1": HOLDS,
+    "munkhoeva2018-prop2.2": CORRECTED,
+    "munkhoeva2018-sec2.3-a0": CORRECTED,
+    "munkhoeva2018-fn3-two-times": HOLDS_UNDER_CONDITION,
+    "munkhoeva2018-sec2.3-per-vertex-radii": NOT_REPRODUCED,
+    "munkhoeva2018-sec2.4-butterfly": FALSE,
+    "munkhoeva2018-sec3-beta-d": HOLDS,
+    "cs4787-rbf-range": HOLDS_UNDER_CONDITION,
+    "cs4787-polynomial-kernel": HOLDS_UNDER_CONDITION,
+    "cs4787-sigmoid-kernel": FALSE,
+    "cs4787-composition-rules": HOLDS,
+    "cs4787-rff-identity": HOLDS,
+    "cs4787-rff-hoeffding": HOLDS,
+    "cs4787-same-model": HOLDS,
+    "cs4787-cost-table": NOT_CHECKABLE,
+}
+
+
+# ------------------------------------------------------------------------------------ the rules, one test each
+def test_rule_r1_printed_passes_holds():
+    assert judge(Finding(True)) == (HOLDS, "R1")
+
+
+def test_rule_r2_condition():
+    f = Finding(False, counterexample="q = 1", condition="q >= 2", holds_under_condition=True)
+    assert judge(f) == (HOLDS_UNDER_CONDITION, "R2")
+    # the condition must itself pass: otherwise the statement is false
+    assert judge(Finding(False, counterexample="q = 1", condition="q >= 2", holds_under_condition=False)) == (FALSE, "R4")
+
+
+def test_rule_r3_correction_checked():
+    f = Finding(False, counterexample="ratio 0.5", correction="sqrt(2/D)", correction_holds=True)
+    assert judge(f) == (CORRECTED, "R3")
+    assert judge(Finding(False, counterexample="ratio 0.5", correction="sqrt(2/D)", correction_holds=False)) == (FALSE, "R4")
+    assert judge(Finding(False, counterexample="ratio 0.5", correction="sqrt(2/D)")) == (FALSE, "R4")  # never tested
+
+
+def test_rule_r4_false_needs_counterexample():
+    assert judge(Finding(False, counterexample="x = (1, 2)")) == (FALSE, "R4")
+    with pytest.raises(ValueError, match="counterexample"):
+        judge(Finding(False))
+
+
+def test_rule_r5_empirical_not_reproduced_needs_power():
+    assert judge(Finding(False, empirical=True, power="3 seeds")) == (NOT_REPRODUCED, "R5")
+    assert judge(Finding(True, empirical=True, power="3 seeds")) == (HOLDS, "R1")
+    with pytest.raises(ValueError, match="power"):
+        judge(Finding(False, empirical=True))
+
+
+def test_rule_r6_not_checkable():
+    assert judge(Finding(None, uncheckable="big-Theta counts")) == (NOT_CHECKABLE, "R6")
+    with pytest.raises(ValueError, match="uncheckable"):
+        judge(Finding(None))
+
+
+def test_vocabulary_is_one_list():
+    assert tuple(VERDICT_ORDER) == VERDICTS and set(RULES) == {f"R{i}" for i in range(1, 7)}
+    assert set(EXPECTED.values()) == set(VERDICTS)  # every verdict is used
+
+
+# ------------------------------------------------------------------------------------ selection
+def test_registry_ids_unique_prefixed_and_complete():
+    specs = claim_specs()
+    ids = [s.id for s in specs]
+    assert len(ids) == len(set(ids))
+    assert all(s.id.startswith(s.source + "-") and s.source in SOURCES for s in specs)
+    assert all(s.statement and s.method and s.location for s in specs)
+    assert set(ids) == set(EXPECTED), f"claims without an expected verdict: {set(ids) ^ set(EXPECTED)}"
+    assert {s.source for s in specs} == set(SOURCES)
+
+
+def test_unknown_source_or_id_rejected_before_any_work(monkeypatch):
+    import rfverify.studies.claims as reg
+
+    calls = []
+    monkeypatch.setattr(reg, "evaluate_spec", lambda spec: calls.append(spec))
+    with pytest.raises(UsageError, match="unknown claim source nosuch"):
+        evaluate_claims(["nosuch"])
+    with pytest.raises(UsageError, match="unknown claim id cs4787-nope"):
+        evaluate_claims(["cs4787"], ["cs4787-nope"])
+    with pytest.raises(UsageError, match="unknown claim id mroueh-lemma1-a0"):  # an id outside the chosen source
+        select_specs(["cs4787"], ["mroueh-lemma1-a0"])
+    assert calls == []
+
+
+def test_selection_evaluates_only_what_is_selected():
+    seen = []
+
+    def fake() -> tuple[str, Finding]:
+        seen.append(1)
+        return "x = 1.", Finding(True)
+
+    spec = ClaimSpec("t-one", "t", "here", "1 = 1", "exact", fake)
+    c = evaluate_spec(spec)
+    assert seen == [1] and c.verdict == HOLDS and c.reproduce == "rfverify claims --id t-one"
+    assert [s.id for s in select_specs(None, ["cs4787-sigmoid-kernel"])] == ["cs4787-sigmoid-kernel"]
+
+
+# ------------------------------------------------------------------------------------ every row
+@pytest.fixture(scope="module")
+def claims():
+    ids = [s.id for s in claim_specs() if s.id != FIG1]
+    return evaluate_claims(ids=ids)
+
+
+def test_verdicts(claims):
+    got = {c.id: c.verdict for c in claims}
+    want = {k: v for k, v in EXPECTED.items() if k != FIG1}
+    assert got == want, "\n".join(f"{k}: {got.get(k)!r} (expected {want.get(k)!r})" for k in want
+                                  if got.get(k) != want.get(k))
+
+
+def test_no_row_contradicts_its_evidence(claims):
+    for c in claims:
+        finding = Finding(**c.finding) if c.finding else None
+        assert finding is not None and judge(finding) == (c.verdict, c.rule), c.id
+        assert c.reproduce == f"rfverify claims --id {c.id}"
+        json.dumps(c.to_dict(), allow_nan=False)  # the JSON and index.json outputs
+        if c.verdict != NOT_CHECKABLE:
+            assert re.search(r"\d", c.evidence), f"{c.id}: evidence without numbers"
+        assert not c.evidence.lstrip().startswith(("{", "[", "'")) and "': " not in c.evidence, \
+            f"{c.id}: evidence looks like a flattened dictionary, not sentences"
+        assert len(c.evidence) <= 700, f"{c.id}: evidence of {len(c.evidence)} characters is not one or two sentences"
+        if c.verdict in (HOLDS_UNDER_CONDITION, CORRECTED, FALSE):
+            assert c.finding.get("counterexample"), c.id
+        if c.verdict == HOLDS_UNDER_CONDITION:
+            assert c.finding.get("condition"), c.id
+        if c.verdict == CORRECTED:
+            assert c.finding.get("correction"), c.id
+
+
+def test_intervals_state_their_level(claims):
+    for c in claims:
+        text = c.method + " " + c.evidence
+        if re.search(r"\binterval", text):
+            assert re.search(r"99\.9%|95%|\b1e-3\b|level", text), f"{c.id}: an interval without its level"
+
+
+def test_byte_identical_by_id(claims):
+    by_id = {c.id: c for c in claims}
+    for cid in ("cs4787-rff-hoeffding", "munkhoeva2018-sec2.4-butterfly", "mroueh-remark1-hash"):
+        again = evaluate_claims(ids=[cid])[0]
+        assert again.to_dict() == by_id[cid].to_dict()
+
+
+def test_theorem1_evidence_recomputed_not_fixed_text(claims):
+    c = {x.id: x for x in claims}["mroueh-thm1-eq6"]
+    assert "q = 2, rho = -1" in c.evidence and "sqrt(3)/pi to" in c.evidence
+
+
+# ------------------------------------------------------------------------------------ renderings
+def test_terminal_fits_120_columns(claims):
+    text = claims_terminal(claims)
+    long = [line for line in text.splitlines() if len(line) > 120]
+    assert not long, long[:3]
+    assert all(f"rfverify claims --id {c.id}" in text for c in claims)
+
+
+def test_markdown_columns_and_first_sentence(claims):
+    md = claims_markdown(claims).splitlines()
+    assert md[0] == "| id | claim | method | verdict | evidence |"
+    assert len(md) == 2 + len(claims)
+    assert all(row.count(" | ") >= 4 for row in md[2:])
+    assert first_sentence("a = 0.5 +/- 0.1 (99.9%). Then b.") == "a = 0.5 +/- 0.1 (99.9%)."
+    assert first_sentence("e.g. a_0(4) = 0.25 at q = 2.5") == "e.g. a_0(4) = 0.25 at q = 2.5."
+
+
+def test_latex_escapes_and_closes(claims):
+    tex = claims_latex(claims)
+    assert tex.count("\\begin{longtable}") == 1 and tex.rstrip().endswith("\\end{longtable}")
+    rows = [r for r in tex.split("\\endhead", 1)[1].splitlines() if r.endswith("\\\\ \\hline")]
+    assert len(rows) == len(claims)
+    for row in rows:
+        bare = re.sub(r"\\[_%&#${}]", "", row)
+        assert not re.search(r"[_%#$]", bare), f"unescaped LaTeX special character in {row[:80]}"
+        assert bare.count("&") == 4, f"a cell holds an unescaped & in {row[:80]}"
+
+
+def test_cli_id_and_formats(tmp_path, capsys):
+    assert main(["claims", "--id", "cs4787-sigmoid-kernel", "--format", "markdown", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "`cs4787-sigmoid-kernel`" in out and "**false**" in out
+    js = tmp_path / "c.json"
+    assert main(["claims", "--id", "cs4787-cost-table", "--format", "latex", "--out", str(tmp_path / "c.tex"),
+                 "--json", str(js)]) == 0
+    err = capsys.readouterr().err
+    assert "[1/1] cs4787-cost-table" in err  # progress on stderr
+    assert json.loads(js.read_text())[0]["verdict"] == NOT_CHECKABLE
+    assert "\\begin{longtable}" in (tmp_path / "c.tex").read_text()
+    assert main(["claims", "--source", "nosuch"]) == 2
+    assert "unknown claim source nosuch" in capsys.readouterr().err
+
+
+def test_finding_round_trips():
+    for f in (Finding(False, counterexample="c", condition="x", holds_under_condition=False),
+              Finding(None, uncheckable="why"), Finding(False, empirical=True, power="p")):
+        assert Finding(**f.to_dict()) == f
+
+
+def test_verdict_follows_the_numbers_not_fixed_text(monkeypatch):
+    """Plant a wrong committed value: the claim that reads it turns false, with the number in its counterexample."""
+    from mpmath import mp
+
+    from rfverify.highprec import tables
+
+    good = evaluate_claims(ids=["mroueh-appB-thm2-Kxx"])[0]
+    assert good.verdict == HOLDS
+    real = tables.value
+
+    def planted(name, *args):
+        v = real(name, *args)
+        return v + mp.mpf("0.01") if (name, args) == ("sigma2", (16, 30)) else v
+
+    monkeypatch.setattr("rfverify.studies.claims.mroueh.V", planted)
+    bad = evaluate_claims(ids=["mroueh-appB-thm2-Kxx"])[0]
+    assert bad.verdict == FALSE and bad.rule == "R4" and "1.0e-02" in bad.finding["counterexample"]
