@@ -12,7 +12,7 @@ import numpy as np
 
 from rfverify.kernels import get_kernel
 from rfverify.studies.claims import alber2017_adapted as _adapted
-from rfverify.studies.claims._common import _Z, _ci, _pairs, claim_list
+from rfverify.studies.claims._common import _ci, _pairs, claim_list
 from rfverify.studies.claims.verdicts import Finding
 
 __all__ = ["CLAIMS", "SOURCE", "evaluate_alber2017_claims"]

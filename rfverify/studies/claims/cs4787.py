@@ -10,7 +10,6 @@ the backward error of ``numpy.linalg.eigvalsh``).
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 from scipy import stats

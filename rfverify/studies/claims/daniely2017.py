@@ -22,7 +22,7 @@ from functools import lru_cache
 
 from rfverify.implementations.compositional import (
     CompositionalFeatures, ExpActivation, GaussianRFS, PrintedCategoricalRFS, ReLUActivation,
-    CategoricalRFS, SphereCoordinateRFS, SphereExample5RFS, SphereExample6RFS, comment1_printed, comment1_real,
+    SphereCoordinateRFS, SphereExample5RFS, SphereExample6RFS, comment1_printed, comment1_real,
     complexity, conv1d_skeleton, deep_1d_skeleton, expected_total_calls, leaf_count_pgf, sample_features,
     shallow_skeleton, skeleton_kernel,
 )
