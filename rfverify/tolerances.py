@@ -12,8 +12,8 @@ bound                   value                                                   
 contract                ROUNDOFF_MARGIN γ_{d+2} max|Φ|                                contract, reproducibility,
                                                                                      data dependence
 orthogonality           2 c d² u + γ_d(f64)(1 + 2 c d² u) (Higham Lemma 19.3)          orthogonality
-transform               γ_{d+3} max(|M||x|, ‖x‖₂‖M‖₂) + reference's own bound         transform-exactness,
-                        (dense: γ_d(f64)|M||x|; FWHT: γ_{log2 d}(f64)‖x‖₁) (Lemma 3.1)   linearity
+transform               γ_{d+3} max(|M||x|, ‖x‖₂‖M‖₂) + the reference's own bound     transform-exactness,
+                        (dense γ_d(f64)|M||x|, FWHT γ_{log2 d}(f64)‖x‖₁; Lemma 3.1)  linearity
 kernel evaluation       EVAL_CONSTANT γ_{d+2} (1 + r²) + accuracy                     kernel checks
 PSD                     n η max|K| + EIG_CONSTANT n u₆₄ ‖K‖₂ (Weyl; LAPACK §4.7)       kernel-psd
 ======================  ===========================================================  =========================

@@ -236,3 +236,16 @@ def test_large_width_correct_passes_and_planted_bugs_fail(d):
     assert ok.passed, ok.table()
     bad = verify_transform(broken_skip_last_stage, dim=d, profile="quick", checks=["transform-exactness"])
     assert bad["transform-exactness"].status == "fail", bad["transform-exactness"].message
+
+
+def test_transform_checks_benchmark_group_rows():
+    """The ``rfverify bench`` group measuring one exactness comparison three ways (no timing is asserted)."""
+    from rfverify.studies import bench
+    from rfverify.studies.transform_check_bench import BASELINE, exactness_rows
+
+    assert bench.BENCHMARK_GROUPS["transform-checks"] == "rfverify.studies.transform_check_bench:exactness_rows"
+    rows = exactness_rows(dims=(16,), n=3, repeats=1)
+    assert [r["name"] for r in rows] == [BASELINE, "exactness/dense cached", "exactness/structured"]
+    assert all(r["seconds"] > 0 and r["baseline"] == BASELINE and r["d"] == 16 for r in rows)
+    assert rows[0]["ratio"] == 1.0
+    assert "exactness/structured" in bench.format_table(rows)
