@@ -68,7 +68,7 @@ def _probe_dims(ctx: TransformContext) -> list[int]:
     cands = [d + 1, d - 1, d + 2, 3, 2 * d + 1]
     out: list[int] = []
     for c in cands:
-        if c >= 1 and c != d and c not in out and ctx.config.matrix.at(c) is None:
+        if c >= 1 and c != d and c not in out and not ctx.config.matrix.defined(c):
             out.append(c)
     return out[:2]
 

@@ -7,17 +7,19 @@ import numpy as np
 from rfverify.errors import PluginError
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
-from rfverify.tolerances import roundoff_inner_product, transform_tolerance
+from rfverify.tolerances import roundoff_inner_product
+from rfverify.kinds.matrices import DenseOperator, MatrixOperator
 from rfverify.kinds.transform import TransformContext
 
 __all__ = ["exactness_violation", "DTYPES"]
 
 #: Input dtypes every transform is exercised with.
 DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-def exactness_violation(Y: np.ndarray, X: np.ndarray, M: np.ndarray) -> tuple[float, str | None]:
-    """``(max err/tol, message or None)`` comparing ``Y`` with ``X @ M.T``."""
-    ref = X.astype(np.float64) @ M.T
-    tol = transform_tolerance(X, M, X.dtype)
+def exactness_violation(Y: np.ndarray, X: np.ndarray, M: np.ndarray | MatrixOperator) -> tuple[float, str | None]:
+    """``(max err/tol, message or None)`` comparing ``Y`` with ``X @ M.T`` (M dense, or an operator)."""
+    op = M if isinstance(M, MatrixOperator) else DenseOperator(M)
+    ref = op.reference(X)
+    tol = op.tolerance(X, X.dtype)
     err = np.abs(np.asarray(Y, dtype=np.float64) - ref)
     ratio = err / tol
     worst = float(np.max(ratio)) if ratio.size else 0.0
@@ -48,7 +50,8 @@ def _inputs(ctx: TransformContext, n: int, dtype: np.dtype) -> np.ndarray:
 
 
 @register_check("transform", "transform-exactness", statistical=False,
-                cost="2 dtypes x batch sizes (1, 2, 3, 17, 64 at default) applications and dense references")
+                cost="2 dtypes x batch sizes (1, 2, 3, 17, 64 at default) applications and references "
+                     "(O(n d log d) for a Hadamard matrix, O(n d^2) for a dense one)")
 def check_exactness(ctx: TransformContext) -> CheckResult:
     """apply(X) equals X @ M.T, row by row, to a derived round-off tolerance, for every batch size and dtype.
 
@@ -57,8 +60,11 @@ def check_exactness(ctx: TransformContext) -> CheckResult:
     Test: Gaussian X (seeded per n and dtype) with n over the profile's batch
     sizes (default 1, 2, 3, 17, 64: including n = 1 and n != d, which expose a
     transform along the wrong axis) and both dtypes, against the float64
-    reference ``X @ M.T`` with :func:`rfverify.tolerances.transform_tolerance` (Higham's γ_{d+3}
-    of the input's dtype); a transform that raises on a valid batch fails.
+    reference of ``X @ M.T`` (a float64 FWHT for a Hadamard matrix, the dense
+    product otherwise: :mod:`rfverify.kinds.matrices`) with the tolerance
+    :meth:`~rfverify.kinds.matrices.MatrixOperator.tolerance` (Higham's γ_{d+3}
+    of the input's dtype plus the reference's own bound); a transform that
+    raises on a valid batch fails.
     Deterministic: no alpha.
     Applies to: every transform.  Catches: sequency (Walsh) order for natural
     order, a skipped last stage, the wrong axis, normalisation not as claimed,
@@ -76,7 +82,7 @@ def check_exactness(ctx: TransformContext) -> CheckResult:
                 msgs.append(f"n={n}, {dtype}: {exc.problem}")
                 cases.append({"n": n, "dtype": str(dtype), "error": exc.problem})
                 continue
-            ratio, msg = exactness_violation(Y, X, ctx.M)
+            ratio, msg = exactness_violation(Y, X, ctx.operator)
             worst = max(worst, ratio)
             cases.append({"n": n, "dtype": str(dtype), "max_err_over_tol": ratio, "out_dtype": str(Y.dtype)})
             if msg:
@@ -101,7 +107,8 @@ def check_linearity(ctx: TransformContext) -> CheckResult:
     Property: the transform is linear (as any ``X @ M.T`` is).
     Test: a = 2.5, b = -0.75 (exact in binary), Gaussian X1, X2 with 8 rows, both
     dtypes; tolerance ``|a| t(X1) + |b| t(X2) + t(aX1 + bX2) + γ_2 (|a||Y1| + |b||Y2|)``
-    with t the :func:`rfverify.tolerances.transform_tolerance` of each application.  Deterministic.
+    with t the operator's :meth:`~rfverify.kinds.matrices.MatrixOperator.tolerance` of each application.
+    Deterministic.
     Applies to: every transform.  Catches: data-dependent scaling (dividing by
     a norm), offsets, state carried between calls.
     Reference: Higham (2002), eq. (3.5).
@@ -112,14 +119,13 @@ def check_linearity(ctx: TransformContext) -> CheckResult:
         X2 = ctx.rng("X2", str(dtype)).standard_normal((8, ctx.dim)).astype(dtype)
         X3 = (LIN_A * X1.astype(np.float64) + LIN_B * X2.astype(np.float64)).astype(dtype)
         Y1, Y2, Y3 = (np.asarray(ctx.apply(X), dtype=np.float64) for X in (X1, X2, X3))
-        M = ctx.M
+        op = ctx.operator
         comb = LIN_A * Y1 + LIN_B * Y2
-        tol = (abs(LIN_A) * transform_tolerance(X1, M, dtype) + abs(LIN_B) * transform_tolerance(X2, M, dtype)
-               + transform_tolerance(X3, M, dtype)
+        tol = (abs(LIN_A) * op.tolerance(X1, dtype) + abs(LIN_B) * op.tolerance(X2, dtype) + op.tolerance(X3, dtype)
                + roundoff_inner_product(2, np.float64) * (abs(LIN_A) * np.abs(Y1) + abs(LIN_B) * np.abs(Y2)))
         # X3 was rounded to dtype: its deviation from a X1 + b X2 propagates through M
-        tol += roundoff_inner_product(1, dtype) * (np.abs(LIN_A * X1.astype(np.float64) + LIN_B * X2.astype(np.float64))
-                                                   @ np.abs(M).T)
+        tol = tol + roundoff_inner_product(1, dtype) * op.abs_apply(
+            np.abs(LIN_A * X1.astype(np.float64) + LIN_B * X2.astype(np.float64)))
         err = np.abs(Y3 - comb)
         ratio = err / tol
         worst = max(worst, float(ratio.max()))

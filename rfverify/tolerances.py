@@ -12,7 +12,8 @@ bound                   value                                                   
 contract                ROUNDOFF_MARGIN γ_{d+2} max|Φ|                                contract, reproducibility,
                                                                                      data dependence
 orthogonality           2 c d² u + γ_d(f64)(1 + 2 c d² u) (Higham Lemma 19.3)          orthogonality
-transform               γ_{d+3} max(|M||x|, ‖x‖₂‖M‖₂) + γ_d(f64)|M||x| (Lemma 3.1)     transform-exactness
+transform               γ_{d+3} max(|M||x|, ‖x‖₂‖M‖₂) + the reference's own bound     transform-exactness,
+                        (dense γ_d(f64)|M||x|, FWHT γ_{log2 d}(f64)‖x‖₁; Lemma 3.1)  linearity
 kernel evaluation       EVAL_CONSTANT γ_{d+2} (1 + r²) + accuracy                     kernel checks
 PSD                     n η max|K| + EIG_CONSTANT n u₆₄ ‖K‖₂ (Weyl; LAPACK §4.7)       kernel-psd
 ======================  ===========================================================  =========================
@@ -29,7 +30,8 @@ from typing import Any
 import numpy as np
 
 __all__ = ["unit_roundoff", "roundoff_inner_product", "ROUNDOFF_MARGIN", "contract_tolerance", "ORTHO_CONSTANT",
-           "orthogonality_tolerance", "NORMALISATION_EXTRA", "transform_tolerance", "EVAL_CONSTANT", "EIG_CONSTANT",
+           "orthogonality_tolerance", "NORMALISATION_EXTRA", "transform_allowance", "transform_tolerance",
+           "fwht_reference_error", "EVAL_CONSTANT", "EIG_CONSTANT",
            "evaluation_tolerance", "psd_tolerance"]
 
 
@@ -96,8 +98,8 @@ def orthogonality_tolerance(d: int, dtype: np.dtype) -> float:
 NORMALISATION_EXTRA = 3
 
 
-def transform_tolerance(X: np.ndarray, M: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """Named elementwise bound on ``|apply(X) - X M^T|`` for an algorithm of rounding depth <= d + 3.
+def transform_allowance(comp: np.ndarray, x_norm: np.ndarray, m_norm: float, d: int, dtype: Any) -> np.ndarray:
+    """The plug-in's round-off allowance ``γ_{d+3}(u) max(|M| |x|, ‖x‖₂ ‖M‖₂)`` (elementwise).
 
     Higham (2002) Lemma 3.1 and eq. (3.5): a value computed by at most K
     roundings of sums of products ``m_jk x_k`` satisfies
@@ -107,16 +109,63 @@ def transform_tolerance(X: np.ndarray, M: np.ndarray, dtype: np.dtype) -> np.nda
     A fast factorisation M = F_1 ... F_L of an orthogonal M may have
     ``|F_1| ... |F_L| |x|`` larger than ``|M| |x|``; its normwise backward error
     is bounded by ``γ_K ||x||_2 ||M||_2`` (Higham §3.5), so the bound is the
-    larger of the two.  The float64 reference ``X M^T`` adds
-    ``γ_d(float64) (|X| |M|^T)``.  ``dtype`` is the input's: a float32 input is
-    judged at float32 precision, a float64 one at float64.
+    larger of the two.  ``comp`` is ``|M| |x|`` per row (shape (n, d), or (n, 1)
+    when it is the same for every output, as for a Hadamard matrix), ``x_norm``
+    the rows' ‖x‖₂ as (n, 1), ``m_norm`` = ‖M‖₂ (or an upper bound), ``dtype``
+    the input's (a float32 input is judged at float32 precision).
+    """
+    return roundoff_inner_product(d + NORMALISATION_EXTRA, _float_dtype(dtype)) * np.maximum(comp, x_norm * m_norm)
+
+
+def transform_tolerance(X: np.ndarray, M: np.ndarray, dtype: np.dtype, *, norm2: float | None = None,
+                        abs_M: np.ndarray | None = None) -> np.ndarray:
+    """Named elementwise bound on ``|apply(X) - fl(X M^T)|`` for a dense M and the float64 reference ``X M^T``.
+
+    :func:`transform_allowance` (the plug-in's round-off, K = d + 3) plus the
+    dense float64 reference's own error ``γ_d(float64) (|X| |M|^T)`` (Higham
+    2002, eq. 3.5): ``|apply(x) - fl(Mx)| <= |apply(x) - Mx| + |Mx - fl(Mx)|``.
+    O(n d²) per call; ``norm2`` (‖M‖₂, else an SVD here, O(d³)) and ``abs_M``
+    (``|M|``) let a caller compute them once per matrix
+    (:class:`rfverify.kinds.matrices.DenseOperator` does).  ``dtype`` is the
+    input's: a float32 input is judged at float32 precision, a float64 one at
+    float64.
     """
     d = M.shape[0]
-    Xa = np.abs(X.astype(np.float64))
-    comp = Xa @ np.abs(M).T
-    normwise = np.linalg.norm(X.astype(np.float64), axis=1, keepdims=True) * np.linalg.norm(M, 2)
-    g = roundoff_inner_product(d + NORMALISATION_EXTRA, dtype)
-    return g * np.maximum(comp, normwise) + roundoff_inner_product(d, np.float64) * comp + np.finfo(np.float64).tiny
+    X64 = X.astype(np.float64)
+    comp = np.abs(X64) @ (np.abs(M) if abs_M is None else abs_M).T
+    m_norm = float(np.linalg.norm(M, 2)) if norm2 is None else float(norm2)
+    x_norm = np.linalg.norm(X64, axis=1, keepdims=True)
+    return (transform_allowance(comp, x_norm, m_norm, d, dtype) + roundoff_inner_product(d, np.float64) * comp
+            + np.finfo(np.float64).tiny)
+
+
+def fwht_reference_error(l1: np.ndarray, d: int, *, normalized: bool = False) -> np.ndarray:
+    """Bound on ``|fl(s H x) - s H x|`` (s = 1, or 1/sqrt d if ``normalized``) for rfverify's float64 radix-2
+    FWHT reference; ``l1`` = ‖x‖₁ per row.
+
+    The reference (:func:`rfverify.kinds.matrices.reference_fwht`) computes
+    ``H_d x`` in L = log2 d levels; at each level every value is one rounded
+    sum or difference of two values of the level before, ``fl(a ± b) = (a ± b)
+    (1 + δ)``, ``|δ| <= u`` (Higham 2002, eq. 2.4; the weights ±1 are exact).
+    Every path from input j to output i crosses exactly one operation per
+    level, so by induction ``fl(Hx)_i = sum_j h_ij x_j (1 + θ_L^{(ij)})`` with
+    ``|θ_L| <= γ_L`` (Higham, Lemma 3.1), hence
+
+        |fl(Hx)_i - (Hx)_i| <= γ_L sum_j |x_j| = γ_L (|H| |x|)_i = γ_L ‖x‖₁,
+
+    the componentwise form of Higham's radix-2 FFT analysis (§24.1, Thm 24.2,
+    there with inexact twiddle factors; here they are ±1).  No d x d product
+    is needed: |H| is all ones.  The normalised reference scales by
+    ``s = 2^(-L/2)``: exactly (``ldexp``) for even L; for odd L by
+    ``fl(sqrt(1/2))`` (one correctly rounded square root) then ``ldexp``, with
+    one rounding of the product, so ``|fl(fl(Hx) s') - s Hx| <= s (γ_2 |Hx|_i +
+    (1 + γ_2) γ_L ‖x‖₁) <= s γ_{L+2} ‖x‖₁`` as ``|Hx|_i <= ‖x‖₁`` and
+    ``γ_a + γ_b + γ_a γ_b <= γ_{a+b}`` (Higham, Lemma 3.3).  (Underflow adds at
+    most the smallest subnormal per operation, covered by the callers' ``tiny``.)
+    """
+    L = max(d.bit_length() - 1, 0)
+    K = L + 2 if normalized and L % 2 else L
+    return roundoff_inner_product(K, np.float64) * (1.0 / math.sqrt(d) if normalized else 1.0) * l1
 
 
 # -- kernels ------------------------------------------------------------------------------------------

@@ -12,8 +12,11 @@ A transform is ``apply(X (n, d)) -> (n, d)`` — a function or an object with an
 
 ``inplace=True`` declares that ``apply`` may overwrite its input; otherwise
 the caller's array must be left untouched.  All checks of this kind are
-deterministic (no alpha): they compare against the dense definition with a
-derived round-off tolerance (:func:`rfverify.tolerances.transform_tolerance`).
+deterministic (no alpha): they compare against a float64 reference of ``X M^T``
+with a derived round-off tolerance.  The checks see M as an operator
+(:mod:`rfverify.kinds.matrices`): a Hadamard matrix is never formed (its
+reference is a float64 FWHT, its norms come from its structure, O(n d log d)
+per call); a user's matrix is dense, its 2-norm computed once per width.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from rfverify import guard
 from rfverify.adapters import load_object
 from rfverify.errors import PluginError, UsageError
 from rfverify.kinds.base import CliSpec, KindConfig, parse_int
+from rfverify.kinds.matrices import DenseOperator, HadamardOperator, MatrixOperator
 from rfverify.options import parse_seed
 from rfverify.profiles import Profile
 from rfverify.registry import BaseContext, CheckSpec
@@ -55,10 +59,19 @@ TRANSFORM_BUDGETS: dict[str, TransformBudget] = {
 
 
 class DeclaredMatrix:
-    """The matrix a transform claims to equal, at any dimension (``at(d)`` is None where undefined)."""
+    """The matrix a transform claims to equal, at any dimension.
+
+    ``operator(d)`` is what the checks use (:class:`rfverify.kinds.matrices.MatrixOperator`, cached per d;
+    None where M is undefined), ``defined(d)`` answers the dimension probe (for a Hadamard matrix without
+    building anything), ``at(d)`` is the dense matrix (None where undefined).
+    """
 
     def __init__(self, matrix: Any) -> None:
         self.spec: str | None = matrix if isinstance(matrix, str) else None
+        self._operators: dict[int, MatrixOperator | None] = {}
+        self._defined: dict[int, bool] = {}
+        self.structured = isinstance(matrix, str) and matrix in MATRICES
+        self._fixed_dim: int | None = None
         if isinstance(matrix, str) and matrix in MATRICES:
             self.name = matrix
             self._fn: Callable[[int], np.ndarray] = self._hadamard(matrix == "hadamard-normalized")
@@ -72,6 +85,7 @@ class DeclaredMatrix:
                 if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
                     raise UsageError(f"the declared matrix must be square, got shape {arr.shape}")
                 self._fn = lambda d, arr=arr: arr if d == arr.shape[0] else None  # type: ignore[misc]
+                self._fixed_dim = arr.shape[0]
                 self.name = self.spec or f"a fixed {arr.shape[0]}x{arr.shape[0]} matrix"
             elif callable(obj):
                 self._fn = obj
@@ -92,8 +106,35 @@ class DeclaredMatrix:
 
         return H
 
+    def defined(self, d: int) -> bool:
+        """Whether M exists at width d: a Hadamard or fixed matrix answers without building one; a callable
+        ``M(d)`` has to be called (once per d: the answer is cached, the matrix is not kept)."""
+        if self.structured:
+            return d >= 1 and not d & (d - 1)
+        if self._fixed_dim is not None:
+            return d == self._fixed_dim
+        if d not in self._defined:
+            if d in self._operators:
+                self._defined[d] = self._operators[d] is not None
+            else:
+                self._defined[d] = self.at(d) is not None
+        return self._defined[d]
+
+    def operator(self, d: int) -> MatrixOperator | None:
+        """M at width d as the checks use it (cached per d), or None where it is undefined."""
+        if d not in self._operators:
+            if self.structured:
+                self._operators[d] = (HadamardOperator(d, normalized=self.name == "hadamard-normalized")
+                                      if self.defined(d) else None)
+            elif self._defined.get(d) is False:
+                self._operators[d] = None
+            else:
+                M = self.at(d)
+                self._operators[d] = None if M is None else DenseOperator(M)
+        return self._operators[d]
+
     def at(self, d: int) -> np.ndarray | None:
-        """M at dimension d (float64), or None where the declared matrix is undefined."""
+        """M at dimension d (float64, dense: O(d²) memory), or None where the declared matrix is undefined."""
         try:
             M = self._fn(d)
         except Exception:
@@ -155,15 +196,16 @@ class TransformConfig(KindConfig):
 
     kind = "transform"
     DIM_RANGE = (1, MAX_TRANSFORM_DIM)
-    DIM_WHY = "the exactness reference is a dense d x d product: 2^14 keeps it at 2 GB"
+    DIM_WHY = ("a user's declared matrix is dense (d x d float64): 2^14 keeps it at 2 GB; a Hadamard matrix is "
+               "never formed")
     CLI = CliSpec("Verify MODULE:ATTR, apply(X (n, d)) -> (n, d), against X @ M.T.")
 
     def __init__(self, implementation: Any, *, dim: int = 64, matrix: Any = "hadamard", inplace: bool = False,
                  seed: int = DEFAULT_SEED, profile: str | Profile = "default", name: str | None = None) -> None:
         self.dim = self.validate_dim(dim)
         self.matrix = DeclaredMatrix(matrix)
-        self.M = self.matrix.at(self.dim)
-        if self.M is None:
+        self.operator = self.matrix.operator(self.dim)
+        if self.operator is None:
             why = " (hadamard needs a power of two)" if self.matrix.name in MATRICES else ""
             raise UsageError(f"the declared matrix {self.matrix.name} is not defined at d={self.dim}{why}; "
                              "choose --dim accordingly")
@@ -173,6 +215,12 @@ class TransformConfig(KindConfig):
         self._init_common(seed, profile)
         self.budget = TRANSFORM_BUDGETS.get(self.profile.name, TRANSFORM_BUDGETS["default"])
         self.plugin = TransformPlugin(implementation, name=as_name(name))
+
+    @property
+    def M(self) -> np.ndarray:
+        """The declared matrix, dense (O(d²) memory; the checks use :attr:`operator` instead)."""
+        assert self.operator is not None
+        return self.operator.dense()
 
     def target(self) -> dict[str, Any]:
         return {"name": self.matrix.name, "params": {"d": self.dim}}
@@ -225,8 +273,14 @@ class TransformContext(BaseContext):
         return self.config.dim
 
     @property
+    def operator(self) -> MatrixOperator:
+        """The declared matrix at this width: reference, norms and tolerance without forming it."""
+        return self.config.operator  # type: ignore[return-value]
+
+    @property
     def M(self) -> np.ndarray:
-        return self.config.M  # type: ignore[return-value]
+        """The declared matrix, dense (O(d²) memory; prefer :attr:`operator`)."""
+        return self.config.M
 
     def rng(self, *stream: Any) -> np.random.Generator:
         return self.seeds.rng("transform", self.check, self.dim, *stream)

@@ -38,7 +38,8 @@ __all__ = [
 _EXTRA_BENCHMARKS: dict[str, Callable[[bool], list[dict]]] = {}
 #: The benchmark groups of rfverify's own studies, run by every ``rfverify bench`` after the built-in ones
 #: (name -> "module:function(quick) -> rows"; imported when run, never registered by an import side effect).
-BENCHMARK_GROUPS: dict[str, str] = {"zoo-feature-maps": "rfverify.studies.scheme_study:throughput_rows"}
+BENCHMARK_GROUPS: dict[str, str] = {"zoo-feature-maps": "rfverify.studies.scheme_study:throughput_rows",
+                                    "transform-checks": "rfverify.studies.transform_check_bench:exactness_rows"}
 
 
 def register_benchmark(name: str, fn: Callable[[bool], list[dict]]) -> None:
