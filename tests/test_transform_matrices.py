@@ -230,7 +230,7 @@ def test_defined_answers_without_building_and_caches_callables():
 
 @pytest.mark.parametrize("d", [4096])
 def test_large_width_correct_passes_and_planted_bugs_fail(d):
-    from test_structured_transforms import broken_skip_last_stage
+    from tests.mutants.transform_mutants import broken_skip_last_stage
 
     ok = verify_transform(S.fwht, dim=d, profile="quick")
     assert ok.passed, ok.table()
