@@ -14,6 +14,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from rfverify.messages import format_interval
+
 __all__ = ["Effect", "CheckResult", "Report", "STATUSES", "SCHEMA_VERSION"]
 
 STATUSES = ("pass", "fail", "error", "skip", "xfail")
@@ -93,10 +95,13 @@ class CheckResult:
         }
 
     def explain(self) -> str:
-        """The failure message: implementation, property, observed vs expected, reproduce command."""
+        """The failure message as every text rendering shows it: ``implementation [check]: STATUS — message``
+        (the message in :func:`rfverify.messages.failure_message`'s shape), the effect with its interval
+        and level, the p-value against its threshold, and ``reproduce: <command>``."""
         lines = [f"{self.implementation} [{self.check}]: {self.status.upper()} — {self.message}"]
         if self.effect is not None:
-            lines.append(f"  {self.effect} ({self.effect.confidence:.4g} confidence)")
+            e = self.effect
+            lines.append(f"  effect: {e.name} {_fmt(e.estimate)} {format_interval((e.low, e.high), e.confidence)}")
         if self.pvalue is not None and self.threshold is not None:
             lines.append(f"  p = {_fmt(self.pvalue)} against alpha = {_fmt(self.threshold)}")
         if self.reproduce:

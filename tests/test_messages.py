@@ -283,3 +283,29 @@ def test_every_failing_message_has_observed_expected_and_reproduce(case):
     assert text.startswith(f"{res.implementation} [{check}]: {status.upper()} — "), text
     assert res.reproduce.startswith("rfverify check ") and f"--check {check}" in res.reproduce, res.reproduce
     assert "--seed " in res.reproduce and f"reproduce: {res.reproduce}" in text, text
+
+
+def test_every_text_rendering_names_implementation_check_and_reproduce():
+    """explain(), the table and the Markdown summary show a failure the same way: implementation, check,
+    status, the message, the effect's interval with its level, and the reproduce command."""
+    from rfverify.report.writing import markdown_summary
+    from rfverify.results import CheckResult, Effect, Report
+
+    res = CheckResult(check="unbiasedness", implementation="pkg:Broken", status="fail",
+                      message=failure_message("biased", "mean 0.5", "1"), statistic=9.0, pvalue=1e-9,
+                      threshold=1e-3, effect=Effect("bias", -0.5, -0.51, -0.49, 0.999), seed=7,
+                      reproduce="rfverify check feature-map pkg:Broken --seed 7 --check unbiasedness")
+    rep = Report(implementation="pkg:Broken", kind="feature-map", kernel={"name": "rbf"}, seed=7, profile="quick",
+                 config={}, results=(res,), version="0")
+    head = "pkg:Broken [unbiasedness]: FAIL — biased — observed: mean 0.5; expected: 1"
+    assert res.explain().splitlines() == [
+        head, "  effect: bias -0.5 [-0.51, -0.49] (99.9% interval)", "  p = 1e-09 against alpha = 0.001",
+        "  reproduce: rfverify check feature-map pkg:Broken --seed 7 --check unbiasedness"]
+    assert res.explain() in rep.table()
+    md = markdown_summary([("broken", rep)])
+    assert ("- **broken / unbiasedness** (`pkg:Broken`): FAIL — biased — observed: mean 0.5; expected: 1  \n"
+            "  reproduce: `rfverify check feature-map pkg:Broken --seed 7 --check unbiasedness`") in md
+    doc = rep.to_dict()
+    assert doc["implementation"] == "pkg:Broken" and doc["checks"][0]["reproduce"] == res.reproduce
+    assert doc["checks"][0]["check"] == "unbiasedness" and doc["checks"][0]["pvalue"] == 1e-9
+    assert "name" not in doc["checks"][0] and "p_value" not in doc["checks"][0]
