@@ -63,8 +63,7 @@ def check_input_untouched(ctx: TransformContext) -> CheckResult:
     if problems:
         hint = "" if ctx.config.inplace else ("an in-place transform presented as out-of-place — copy the input, "
                                               "or declare --inplace")
-        return ctx.fail("apply modified its input", findings=problems, where=f"d = {d}", cause=hint,
-                        details=details)
+        return ctx.fail("apply modified its input", findings=problems, cause=hint, details=details)
     return ctx.result("pass", "caller's arrays unchanged" + (f" ({'; '.join(notes)})" if notes else ""),
                       details=details)
 
