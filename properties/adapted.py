@@ -234,16 +234,19 @@ def check_adapted_approximation(ctx: CheckContext) -> CheckResult:
     where = f"m = {grid[0]}…{grid[-1]}, {S} seeds, {budget.n_test} held-out points; reference: {ref_name}"
     identical = bool(np.all(e_a == e_r)) and not judged_alignment
     if p < ctx.alpha:
-        return ctx.result(
-            "fail",
-            f"the adapted basis is worse than its reference random basis on held-out points: {ratio_txt} "
-            f"({stat_name} {np.mean(worse):+.3g} over {worse.size} fits, t = {t:.3g}, p = {p:.3g} < alpha; {where}) — "
-            "the adaptation increases what it should decrease (a gradient sign or target error?)",
-            statistic=float(np.mean(worse)), p_value=p, threshold=ctx.alpha, effect=eff, details=details)
+        return ctx.fail(
+            "the adapted basis is worse than its reference random basis on held-out points",
+            ratio_txt,
+            ("a target alignment at least the reference's" if judged_alignment else
+             "a held-out error at most the reference's (ratio <= 1)")
+            + f": {stat_name} <= 0 (one-sided t-test rejected at alpha = {ctx.alpha:.3g})",
+            evidence=f"{stat_name} {np.mean(worse):+.3g} over {worse.size} fits, t = {t:.3g}, p = {p:.3g}",
+            where=where, cause="the adaptation increases what it should decrease (a gradient sign or target error?)",
+            statistic=float(np.mean(worse)), pvalue=p, threshold=ctx.alpha, effect=eff, details=details)
     if identical:
         msg = (f"identical to its reference random basis at every m (error ratio 1): nothing is adapted; "
                f"not worse ({where})")
     else:
         msg = f"not worse than its reference on held-out points: {ratio_txt} (p = {p:.3g}); {sav_txt} ({where})"
-    return ctx.result("pass", msg, statistic=float(np.mean(worse)), p_value=p, threshold=ctx.alpha, effect=eff,
+    return ctx.result("pass", msg, statistic=float(np.mean(worse)), pvalue=p, threshold=ctx.alpha, effect=eff,
                       details=details)

@@ -53,9 +53,12 @@ def check_concentration(ctx: CheckContext) -> CheckResult:
     err = np.abs(est.values - pairs.exact)
     details: dict[str, object] = {"m": m, "m_out": m_out, "trials": R, "bound_C": C, "observed_sup": sup}
     if sup > C * (1.0 + SUP_ROUNDOFF):
-        return ctx.result("fail", f"declared bound C = {C:g} is violated: observed max |feature| * sqrt(m) = "
-                          f"{sup:.6g} (m = {m_out}) — the features are larger than declared (a scale error?)",
-                          statistic=sup, threshold=C, details=details)
+        return ctx.fail(f"declared bound C = {C:g} is violated",
+                        f"max |feature| * sqrt(m) = {sup:.6g} over {R} seeds",
+                        f"<= C = {C:g} (relative round-off slack {SUP_ROUNDOFF:.2g})",
+                        where=f"m = {m_out} features, {pairs.n} designed pairs",
+                        cause="the features are larger than declared (a scale error?)",
+                        statistic=sup, threshold=C, details=details)
     rows = []
     p_all = []
     for b in prof.conc_bounds:
@@ -76,15 +79,18 @@ def check_concentration(ctx: CheckContext) -> CheckResult:
     eff = effect(f"tail frequency at eps={worst['eps']:.3g}", worst["max_frequency"], lo, hi, 1 - ctx.alpha)
     if p_adj < ctx.alpha:
         j = worst["pair"]
-        return ctx.result(
-            "fail",
-            f"P(|k_hat - k| >= {worst['eps']:.3g}) observed {worst['max_frequency']:.3g} "
-            f"[{lo:.3g}, {hi:.3g}] at pair {j} ({pairs.labels[j]}) over {R} seeds, above the Hoeffding bound "
-            f"{worst['bound']:.3g} for C = {C:g}, m = {m_out}: the estimate does not concentrate like an "
-            f"average of {m_out} independent bounded terms",
-            statistic=worst["max_frequency"], p_value=p_adj, threshold=ctx.alpha, effect=eff, details=details)
+        return ctx.fail(
+            "tail frequency above the Hoeffding bound",
+            f"P(|k_hat - k| >= {worst['eps']:.3g}) = {worst['max_frequency']:.3g} over {R} seeds",
+            f"<= the Hoeffding bound 2 exp(-m eps^2 / (2 C^4)) = {worst['bound']:.3g} for C = {C:g}, m = {m_out} "
+            f"(rejected at alpha = {ctx.alpha:.3g})",
+            interval=(lo, hi), level=1 - ctx.alpha, evidence=f"p = {p_adj:.3g}, Bonferroni over {n_tests} tests",
+            where=f"pair {j} ({pairs.labels[j]}), eps = {worst['eps']:.3g}",
+            cause=f"the estimate does not concentrate like an average of {m_out} independent bounded terms "
+                  "(features sharing their randomness, or heavy tails)",
+            statistic=worst["max_frequency"], pvalue=p_adj, threshold=ctx.alpha, effect=eff, details=details)
     return ctx.result(
         "pass",
         f"sup |feature| sqrt(m) = {sup:.4g} <= C = {C:g}; tail frequencies within the Hoeffding bound at "
         f"{len(rows)} eps values over {R} seeds (m = {m_out})",
-        statistic=worst["max_frequency"], p_value=p_adj, threshold=ctx.alpha, effect=eff, details=details)
+        statistic=worst["max_frequency"], pvalue=p_adj, threshold=ctx.alpha, effect=eff, details=details)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from rfverify.kinds.feature_map import CheckContext
-from rfverify.registry import register_check
+from rfverify.registry import Finding, register_check
 from rfverify.results import CheckResult
 from rfverify.tolerances import contract_tolerance
 
@@ -37,7 +37,7 @@ def check_contract(ctx: CheckContext) -> CheckResult:
     Z = ctx.stacked_inputs()
     rs = ctx.random_state("contract", trial=0)
     plugin = ctx.plugin
-    problems: list[str] = []
+    problems: list[Finding] = []
     details: dict[str, object] = {}
     before_user = plugin.params_of(plugin.obj) if plugin.form == "instance" else None
     obj = plugin.build(CONTRACT_M, rs)
@@ -47,8 +47,12 @@ def check_contract(ctx: CheckContext) -> CheckResult:
         after = plugin.params_of(obj) or {}
         changed = sorted(k for k in before if repr(before[k]) != repr(after.get(k)))
         if changed:
-            problems.append("fit changed constructor parameter(s) " + ", ".join(
-                f"{k}: {before[k]!r} -> {after.get(k)!r}" for k in changed))
+            problems.append(Finding(
+                "fit changed constructor parameter(s) " + ", ".join(
+                    f"{k}: {before[k]!r} -> {after.get(k)!r}" for k in changed),
+                "fit leaves the constructor parameters as given (scikit-learn's rule)",
+                cause="fit writes to the parameters it was constructed with; store fitted state in attributes "
+                      "ending in _"))
     F1 = fitted.transform(Z)
     n, m_out = F1.shape
     details["m_out"] = m_out
@@ -60,35 +64,46 @@ def check_contract(ctx: CheckContext) -> CheckResult:
     diff_repeat = float(np.max(np.abs(F1 - F2)))
     details["repeat_max_abs_diff"] = diff_repeat
     if diff_repeat > tol:
-        problems.append(f"transform is not deterministic after fit: two calls on the same {n} rows differ "
-                        f"by up to {diff_repeat:.3g} (tolerance {tol:.3g}) — draw the randomness in fit, not in transform")
+        problems.append(Finding(
+            f"transform is not deterministic after fit: two calls on the same {n} rows differ by up to "
+            f"{diff_repeat:.3g}",
+            f"identical features, to the round-off tolerance {tol:.3g}",
+            cause="a fresh random draw in transform — draw the randomness in fit, not in transform"))
     rows = np.unique(np.linspace(0, n - 1, SINGLE_ROWS).astype(int))
     worst = 0.0
     fitted.n_out = None  # column count is judged here, not raised
     for i in rows:
         Fi = fitted.transform(Z[i : i + 1])
         if Fi.shape[1] != m_out:
-            problems.append(f"transform of 1 row returned {Fi.shape[1]} columns but {m_out} for {n} rows")
+            problems.append(Finding(f"transform of 1 row (row {i}) returned {Fi.shape[1]} columns",
+                                    f"{m_out} columns, as for {n} rows",
+                                    cause="the number of features depends on the batch"))
             break
         fitted.n_out = None
         worst = max(worst, float(np.max(np.abs(Fi[0] - F1[i]))))
     details["single_row_max_abs_diff"] = worst
     if worst > tol and diff_repeat <= tol:
-        problems.append(f"row i of transform(X) differs from transform(X[i:i+1]) by up to {worst:.3g} "
-                        f"(tolerance {tol:.3g}) — features must not depend on the rest of the batch")
+        problems.append(Finding(
+            f"row i of transform(X) differs from transform(X[i:i+1]) by up to {worst:.3g}",
+            f"the same features row by row, to the round-off tolerance {tol:.3g}",
+            where=f"rows {', '.join(str(int(i)) for i in rows)} of {n}",
+            cause="features must not depend on the rest of the batch (a batch statistic, a cache keyed by "
+                  "shape?)"))
     if F1.dtype.kind not in "fc":
-        problems.append(f"features have dtype {F1.dtype}; expected a real or complex floating type")
+        problems.append(Finding(f"features have dtype {F1.dtype}", "a real or complex floating type"))
     if before_user is not None:
         after_user = plugin.params_of(plugin.obj)
         changed = sorted(k for k in before_user if repr(before_user[k]) != repr((after_user or {}).get(k)))
         if changed:
-            problems.append("the estimator instance passed in was modified: " + ", ".join(changed))
+            problems.append(Finding("the estimator instance passed in was modified: " + ", ".join(changed),
+                                    "the instance passed in left as it was (rfverify fits a copy of it)"))
     if m_out != CONTRACT_M:
         details["note"] = (f"n_components={CONTRACT_M} gave {m_out} output columns; checks use the "
                            f"output width m={m_out} for bounds")
     if problems:
-        return ctx.result("fail", "; ".join(problems), statistic=max(diff_repeat, worst), threshold=tol,
-                          details=details)
+        return ctx.fail("breaks the feature-map contract", findings=problems,
+                        where=f"n_components={CONTRACT_M} ({m_out} output columns), {n} input rows, d = {ctx.dim}",
+                        statistic=max(diff_repeat, worst), threshold=tol, details=details)
     return ctx.result("pass", f"shape ({n}, {m_out}) fixed after fit, {F1.dtype} finite, deterministic "
                       f"to {max(diff_repeat, worst):.2g} (tolerance {tol:.2g})",
                       statistic=max(diff_repeat, worst), threshold=tol, details=details)

@@ -76,18 +76,23 @@ def check_error_rate(ctx: CheckContext) -> CheckResult:
         ratio = mses[0] / mses[-1]
         hint = ""
         if fit.slope > -0.25:
-            hint = (" — the error does not shrink with m: the features share their randomness "
+            hint = ("the error does not shrink with m: the features share their randomness "
                     "(one draw reused for every feature?)")
         elif unbiased:
             floor = mses[-1] - mses[0] * lo_m / hi_m
             if floor > 0:
-                hint = (f" — the MSE levels off near {floor:.3g}, as a bias of about {math.sqrt(floor):.3g} "
+                hint = (f"the MSE levels off near {floor:.3g}, as a bias of about {math.sqrt(floor):.3g} "
                         "would make it")
-        return ctx.result(
-            "fail",
-            f"{quantity} falls like m^{fit.slope:.3f} [{fit.slope - za * fit.se:.3f}, {fit.slope + za * fit.se:.3f}], "
-            f"slower than 1/m: from m = {lo_m} to {hi_m} it shrank {ratio:.3g}x, not {hi_m // lo_m}x{hint}",
-            statistic=fit.slope, p_value=p, threshold=ctx.alpha, effect=eff, details=details)
+        return ctx.fail(
+            f"{quantity} falls slower than 1/m",
+            f"{quantity} falls like m^{fit.slope:.3f}",
+            f"slope <= -1 (1/m, an average of independent features): it should shrink {hi_m // lo_m}x from m = "
+            f"{lo_m} to {hi_m} (rejected at alpha = {ctx.alpha:.3g})",
+            interval=(fit.slope - za * fit.se, fit.slope + za * fit.se), level=1 - ctx.alpha,
+            evidence=f"p = {p:.3g}; from m = {lo_m} to {hi_m} it shrank {ratio:.3g}x",
+            where=f"m = {', '.join(str(m) for m in prof.rate_ms)}, {prof.rate_trials} seeds each, "
+                  f"{pairs.n} designed pairs",
+            cause=hint, statistic=fit.slope, pvalue=p, threshold=ctx.alpha, effect=eff, details=details)
     faster = fit.slope + za * fit.se < -1
     curve = "" if unbiased else (
         f"; MSE against the exact kernel {mse_exact[0]:.3g} at m = {lo_m} -> {mse_exact[-1]:.3g} at m = {hi_m}")
@@ -96,4 +101,4 @@ def check_error_rate(ctx: CheckContext) -> CheckResult:
         f"{quantity} falls like m^{fit.slope:.3f} ± {za * fit.se:.3f} over m = {lo_m}..{hi_m}"
         + (" (faster than Monte Carlo's 1/m)" if faster else "") + curve
         + f"; a slope excess of {detectable:.3g} would be caught",
-        statistic=fit.slope, p_value=p, threshold=ctx.alpha, effect=eff, details=details)
+        statistic=fit.slope, pvalue=p, threshold=ctx.alpha, effect=eff, details=details)

@@ -17,7 +17,7 @@ between the checks.
 from __future__ import annotations
 
 import math
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 from scipy import special
@@ -37,9 +37,11 @@ def _needs_d2(ctx: OrthogonalContext) -> str | None:
     return None
 
 
-def two_looks(ctx: OrthogonalContext, test: Callable[[np.ndarray], tuple[float, str, dict]]
-              ) -> tuple[bool, float, str, dict, int]:
+def two_looks(ctx: OrthogonalContext, test: Callable[[np.ndarray], tuple[float, Any, dict]]
+              ) -> tuple[bool, float, Any, dict, int]:
     """Run ``test(sample) -> (p, summary, details)`` on the pilot, then (if needed) on the whole sample.
+
+    ``summary`` is whatever the check renders its message from (a string, or observed/expected texts).
 
     Returns ``(reject, p_bonferroni, summary, details, draws_used)``; each look
     is at alpha/2, and the reported p-value is ``min(1, 2 p)`` of the look that decided.
@@ -52,6 +54,12 @@ def two_looks(ctx: OrthogonalContext, test: Callable[[np.ndarray], tuple[float, 
     full = ctx.sample()
     p, summary, details = test(full)
     return p < half, min(1.0, 2 * p), summary, {**details, "stopped_after_pilot": False}, len(full)
+
+
+def _draws_where(ctx: OrthogonalContext, details: dict, n: int) -> str:
+    """Where a two-look test decided: the dimension and the draws it used (the pilot, or the whole sample)."""
+    look = "the pilot" if details.get("stopped_after_pilot") else "the whole sample"
+    return f"d = {ctx.dim}, {n} draws ({look})"
 
 
 # --------------------------------------------------------------------------
@@ -81,8 +89,12 @@ def check_determinant(ctx: OrthogonalContext) -> CheckResult:
         neg = int(np.sum(s < 0))
         details = {"draws": len(s), "negative": neg}
         if neg:
-            return ctx.result("fail", f"claims SO({ctx.dim}) but det = -1 in {neg} of {len(s)} draws (first at draw "
-                              f"{int(np.argmax(s < 0))})", statistic=float(neg), threshold=0.0, details=details)
+            return ctx.fail(f"claims SO({ctx.dim}) but det = -1 occurs",
+                            f"det = -1 in {neg} of {len(s)} draws (first at draw {int(np.argmax(s < 0))})",
+                            "det = +1 in every draw (Haar measure on SO(d) lives on SO(d))",
+                            where=f"d = {ctx.dim}, {len(s)} draws",
+                            cause="an O(d) sampler (no determinant-fixing step) while SO(d) is claimed?",
+                            statistic=float(neg), threshold=0.0, details=details)
         return ctx.result("pass", f"det = +1 in all {len(s)} draws, as SO({ctx.dim}) requires",
                           statistic=0.0, threshold=0.0, details=details)
 
@@ -98,10 +110,15 @@ def check_determinant(ctx: OrthogonalContext) -> CheckResult:
     from rfverify.registry import effect
 
     eff = effect("P(det = +1)", k / n, lo, hi, 1 - ctx.alpha / 2)
-    common = dict(statistic=float(k), p_value=p, threshold=ctx.alpha, effect=eff, details=details)
+    common = dict(statistic=float(k), pvalue=p, threshold=ctx.alpha, effect=eff, details=details)
     if reject:
-        extra = " — the sampler never leaves SO(d): is it SO(d) while O(d) is claimed?" if k == n else ""
-        return ctx.result("fail", f"claims O({ctx.dim}) but {summary}; Haar needs P(det = +1) = 1/2{extra}", **common)
+        extra = "the sampler never leaves SO(d): is it SO(d) while O(d) is claimed?" if k == n else ""
+        return ctx.fail(f"claims O({ctx.dim}) but P(det = +1) is not 1/2",
+                        f"{summary}: P(det = +1) = {k / n:.4g}",
+                        f"P(det = +1) = 1/2, as Haar on O(d) needs (rejected at alpha = {ctx.alpha:.3g})",
+                        interval=(lo, hi), level=1 - ctx.alpha / 2, evidence=f"p = {p:.3g}",
+                        where=_draws_where(ctx, details, n),
+                        cause=extra, **common)
     return ctx.result("pass", f"{summary}, consistent with 1/2", **common)
 
 
@@ -175,9 +192,15 @@ def check_entries(ctx: OrthogonalContext) -> CheckResult:
         ps = np.array([r.pvalue for r in res])
         k = int(np.argmin(ps))
         x = cols[k]
-        summary = (f"{names[k]} over {n} draws: KS D = {res[k].statistic:.3g}; mean {x.mean():+.3g} "
-                   f"(Haar 0 ± {1 / math.sqrt(d * n):.2g}), P(>0) = {np.mean(x > 0):.3f}, "
-                   f"mean square {np.mean(x * x):.4g} (Haar {1 / d:.4g})")
+        positive = float(np.mean(x > 0))
+        observed = (f"{names[k]} over {n} draws: KS D = {res[k].statistic:.3g}; mean {x.mean():+.3g}, "
+                    f"P(>0) = {positive:.3f}, mean square {np.mean(x * x):.4g}")
+        expected = (f"the law of one coordinate of a uniform unit vector (sign-symmetric, Q_ij^2 ~ Beta(1/2, "
+                    f"{(d - 1) / 2:g})): mean 0 ± {1 / math.sqrt(d * n):.2g}, P(>0) = 1/2, mean square {1 / d:.4g}")
+        diagonal = k < len(positions) and positions[k][0] == positions[k][1]
+        cause = ("the diagonal entry never changes sign: QR without the sign correction (Mezzadri 2006, §5)?"
+                 if diagonal and positive in (0.0, 1.0) else "")
+        summary = (observed, expected, cause)
         return min(1.0, len(ps) * float(ps[k])), summary, {
             "sub_tests": names, "ks_statistic": [r.statistic for r in res], "p_values": ps.tolist(),
             "worst": names[k], "draws": n, "histograms": [_entry_histogram(x, d, names[k])]}
@@ -185,10 +208,13 @@ def check_entries(ctx: OrthogonalContext) -> CheckResult:
     reject, p, summary, details, n = two_looks(ctx, test)
     stat = max(details["ks_statistic"])
     if reject:
-        return ctx.result("fail", f"entries are not Haar-distributed: {summary}", statistic=stat, p_value=p,
-                          threshold=ctx.alpha, details=details)
+        observed, expected, cause = summary
+        return ctx.fail("entries are not Haar-distributed", observed,
+                        f"{expected} (KS rejected at alpha = {ctx.alpha:.3g})",
+                        evidence=f"p = {p:.3g}, Bonferroni over 5 entries", where=_draws_where(ctx, details, n),
+                        cause=cause, statistic=stat, pvalue=p, threshold=ctx.alpha, details=details)
     return ctx.result("pass", f"entry laws consistent with Beta(1/2, {(d - 1) / 2:g}) and sign symmetry "
-                      f"({n} draws, worst {details['worst']})", statistic=stat, p_value=p,
+                      f"({n} draws, worst {details['worst']})", statistic=stat, pvalue=p,
                       threshold=ctx.alpha, details=details)
 
 
@@ -254,16 +280,21 @@ def check_trace_moments(ctx: OrthogonalContext) -> CheckResult:
                                                   "draws": len(sample)}
 
     sample = ctx.sample()
-    p, summary, details = test(sample)
+    p, _, details = test(sample)
     reject, n = p < ctx.alpha, len(sample)
     k = int(np.argmin(details["p_adjusted"]))
     from rfverify.registry import effect
 
     m, hw = float(details["mean"][k]), float(details["half_width"][k])
     eff = effect(f"E {names[k]} - Haar", m - exp[k], m - exp[k] - hw, m - exp[k] + hw, 1 - ctx.alpha)
-    common = dict(statistic=m, p_value=p, threshold=ctx.alpha, effect=eff, details=details)
+    common = dict(statistic=m, pvalue=p, threshold=ctx.alpha, effect=eff, details=details)
     if reject:
-        return ctx.result("fail", f"trace moments are not Haar: {summary}", **common)
+        return ctx.fail("trace moments are not Haar", f"mean {names[k]} over {n} draws = {m:.4g}",
+                        f"E {names[k]} = {exp[k]:g}, its exact Haar value on {ctx.group}({ctx.dim}) "
+                        f"(rejected at alpha = {ctx.alpha:.3g})",
+                        interval=(m - hw, m + hw), level=1 - ctx.alpha,
+                        evidence=f"half-width {hw:.2g}; p = {p:.3g}, Bonferroni over 3 moments",
+                        where=f"d = {ctx.dim}, {n} draws", **common)
     return ctx.result("pass", f"E tr Q, E (tr Q)^2, E tr Q^2 consistent with {exp.tolist()} ({n} draws)", **common)
 
 
@@ -372,9 +403,12 @@ def check_eigenangles(ctx: OrthogonalContext) -> CheckResult:
                                           "quintile_counts": hist.tolist()}
 
     reject, p, summary, details, n = two_looks(ctx, test)
-    common = dict(statistic=details.get("ks_statistic"), p_value=p, threshold=ctx.alpha, details=details)
+    common = dict(statistic=details.get("ks_statistic"), pvalue=p, threshold=ctx.alpha, details=details)
     if reject:
-        return ctx.result("fail", f"eigenangles do not follow the Haar (Weyl) density: {summary}", **common)
+        return ctx.fail("eigenangles do not follow the Haar (Weyl) density", summary,
+                        "one pair angle per draw distributed by the Weyl one-point density of its coset: CDF values "
+                        f"uniform, equal quintile counts (KS rejected at alpha = {ctx.alpha:.3g})",
+                        evidence=f"p = {p:.3g}", where=_draws_where(ctx, details, n), **common)
     return ctx.result("pass", f"eigenangles consistent with the Weyl density: {summary}", **common)
 
 
@@ -420,9 +454,13 @@ def check_invariance(ctx: OrthogonalContext) -> CheckResult:
     reject, p, summary, details, n = two_looks(ctx, test)
     stat = max(details["ks_statistic"])
     if reject:
-        return ctx.result("fail", f"not invariant: {summary}", statistic=stat, p_value=p, threshold=ctx.alpha,
-                          details=details)
-    return ctx.result("pass", f"left and right invariance not rejected ({summary})", statistic=stat, p_value=p,
+        return ctx.fail("not invariant", summary,
+                        "the same law for Q, Q R0 and R0 Q: Haar measure is the left- and right-invariant one "
+                        f"(KS rejected at alpha = {ctx.alpha:.3g})",
+                        evidence=f"p = {p:.3g}, Bonferroni over 4 sub-tests",
+                        where=_draws_where(ctx, details, n) + f"; R0 one fixed matrix of {ctx.group}({ctx.dim})",
+                        statistic=stat, pvalue=p, threshold=ctx.alpha, details=details)
+    return ctx.result("pass", f"left and right invariance not rejected ({summary})", statistic=stat, pvalue=p,
                       threshold=ctx.alpha, details=details)
 
 

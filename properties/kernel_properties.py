@@ -144,10 +144,12 @@ def check_symmetry(ctx: KernelContext) -> CheckResult:
         details["witness"] = {"x": x.tolist(), "y": y.tolist(), "k_xy": kxy, "k_yx": kyx}
         n_bad = sum(1 for r in rows if not r.get("overflow") and max(r["max_cross"], r["max_gram"]) > r["tolerance"])
         src = "K(X, Y) vs K(Y, X)^T" if which == "cross" else "the Gram matrix K(X, X) vs its transpose"
-        return ctx.result("fail", f"not symmetric: on {ps.describe()}, {src}: k(x, y) = {kxy:.10g} but k(y, x) = "
-                          f"{kyx:.10g} (|difference| {abs(kxy - kyx):.3g}, should be <= {tol:.3g}) at x = "
-                          f"{_fmt_vec(x)}, y = {_fmt_vec(y)}; {n_bad} of {len(rows)} point sets asymmetric",
-                          statistic=abs(kxy - kyx), threshold=tol, details=details)
+        return ctx.fail("not symmetric",
+                        f"k(x, y) = {kxy:.10g} but k(y, x) = {kyx:.10g} (|difference| {abs(kxy - kyx):.3g})",
+                        f"k(x, y) = k(y, x): |difference| <= {tol:.3g} (the round-off tolerance)",
+                        where=f"{ps.describe()}, {src}, at x = {_fmt_vec(x)}, y = {_fmt_vec(y)}",
+                        note=f"{n_bad} of {len(rows)} point sets asymmetric",
+                        statistic=abs(kxy - kyx), threshold=tol, details=details)
     return ctx.result("pass", f"symmetric on {sum(not r.get('overflow') for r in rows)} point sets: largest "
                       f"|k(x, y) - k(y, x)| is {ratio:.2g} of the round-off tolerance ({cfg.dtype})"
                       + _overflow_note(rows), statistic=ratio, threshold=1.0, details=details)
@@ -233,15 +235,18 @@ def check_psd(ctx: KernelContext) -> CheckResult:
                           "eigenvalue": float(ww[0]), "eigenvector": c.tolist(),
                           "tolerance": _tol_for(Kw, ctx, ps.r2)}
     pts = "; ".join(f"x{i + 1} = {_fmt_vec(x)}" for i, x in enumerate(Xw))
-    found = (f"not positive semi-definite: on {ps.describe()} the Gram matrix has smallest eigenvalue "
-             f"{lam:.4g} < -{tol:.3g} (the round-off tolerance; ||K||_2 = {float(np.max(np.abs(np.linalg.eigvalsh(_sym(K))))):.3g}); "
-             f"witness: {len(S)} point{'s' if len(S) != 1 else ''} whose Gram matrix has eigenvalue "
-             f"{float(ww[0]):.4g} with eigenvector c = {_fmt_vec(c)} (c^T K c < 0): {pts}; "
-             f"{n_bad} of {len(done)} point sets indefinite")
+    norm2 = float(np.max(np.abs(np.linalg.eigvalsh(_sym(K)))))
+    found = dict(
+        headline="not positive semi-definite",
+        observed=f"the Gram matrix has smallest eigenvalue {lam:.4g} (||K||_2 = {norm2:.3g})",
+        expected=f">= -{tol:.3g} (the round-off tolerance)",
+        where=(f"{ps.describe()}; witness: {len(S)} point{'s' if len(S) != 1 else ''} whose Gram matrix has "
+               f"eigenvalue {float(ww[0]):.4g} with eigenvector c = {_fmt_vec(c)} (c^T K c < 0): {pts}"),
+        note=f"{n_bad} of {len(done)} point sets indefinite")
     if not cfg.psd:
-        return ctx.result("xfail", f"expected finding ({cfg.psd_note}): {found}", statistic=lam, threshold=-tol,
-                          details=details)
-    return ctx.result("fail", found, statistic=lam, threshold=-tol, details=details)
+        return ctx.fail(**found, status="xfail", prefix=f"expected finding ({cfg.psd_note}): ", statistic=lam,
+                        threshold=-tol, details=details)
+    return ctx.fail(**found, statistic=lam, threshold=-tol, details=details)
 
 
 def _normalisation_applies(ctx: KernelContext) -> str | None:
@@ -288,8 +293,8 @@ def check_normalisation(ctx: KernelContext) -> CheckResult:
     details = {"points": total, "off": bad, "worst_value": val, "tolerance": tol, "dtype": str(cfg.dtype)}
     if ratio > 1.0:
         details["witness"] = {"x": ps.X[i].tolist(), "k_xx": val}
-        return ctx.result("fail", f"not normalised: k(x, x) = {val:.10g} but should be 1 ± {tol:.2g} at x = "
-                          f"{_fmt_vec(ps.X[i])} ({ps.describe()}); {bad} of {total} points off",
-                          statistic=abs(val - 1.0), threshold=tol, details=details)
+        return ctx.fail("not normalised", f"k(x, x) = {val:.10g}", f"1 ± {tol:.2g} (the round-off tolerance)",
+                        where=f"x = {_fmt_vec(ps.X[i])} ({ps.describe()})", note=f"{bad} of {total} points off",
+                        statistic=abs(val - 1.0), threshold=tol, details=details)
     return ctx.result("pass", f"k(x, x) = 1 within {tol:.2g} at {total} points (largest deviation "
                       f"{abs(val - 1.0):.2g})", statistic=abs(val - 1.0), threshold=tol, details=details)

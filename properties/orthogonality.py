@@ -43,9 +43,10 @@ def check_orthogonality(ctx: OrthogonalContext) -> CheckResult:
         norms = np.linalg.norm(Qs[t], axis=1)
         hint = ""
         if np.allclose(norms, 1.0, atol=1e3 * tol) and errs_c[t] > 1e-3:
-            hint = " (rows have unit norm but are not mutually orthogonal: normalised, not orthogonalised?)"
-        return ctx.result("fail", f"not orthogonal: draw {t} has max|{which} - I| = {worst[t]:.3g}, but should be "
-                          f"<= {tol:.3g} (d={d}, {ctx.dtype}); {int(np.sum(worst > tol))} of {len(worst)} draws "
-                          f"exceed it{hint}", statistic=float(worst[t]), threshold=tol, details=details)
+            hint = "rows have unit norm but are not mutually orthogonal: normalised, not orthogonalised?"
+        return ctx.fail("not orthogonal", f"max|{which} - I| = {worst[t]:.3g}",
+                        f"<= {tol:.3g} (round-off tolerance, d={d}, {ctx.dtype})",
+                        where=f"draw {t}; {int(np.sum(worst > tol))} of {len(worst)} draws exceed it", cause=hint,
+                        statistic=float(worst[t]), threshold=tol, details=details)
     return ctx.result("pass", f"{len(worst)} draws orthogonal to {worst.max():.2g} (tolerance {tol:.2g}, {ctx.dtype})",
                       statistic=float(worst.max()), threshold=tol, details=details)

@@ -47,16 +47,20 @@ def check_rule_contract(ctx: QuadratureContext) -> CheckResult:
     P3, w3 = ctx.draw(1, "other")
     g1 = np.random.get_state()[1]
     details = {"n_points": int(P1.shape[0])}
+    where = f"d = {ctx.dim}, draws of {P1.shape[0]} points"
     if not np.array_equal(g0, g1):
-        return ctx.result("fail", "the rule consumed numpy's global random state; draw from the rng argument",
-                          details=details)
+        return ctx.fail("randomness not taken from rng", "the rule consumed numpy's global random state",
+                        "numpy's global random state untouched", where=where, cause="draw from the rng argument",
+                        details=details)
     if P1.shape != P2.shape or not (np.array_equal(P1, P2) and np.array_equal(w1, w2)):
-        return ctx.result("fail", "two draws from identical rng states differ: the rule has a hidden source of "
-                          "randomness", details=details)
+        return ctx.fail("not reproducible from rng", "two draws from identical rng states differ",
+                        "identical draws (points and weights)", where=where,
+                        cause="the rule has a hidden source of randomness", details=details)
     if P1.shape == P3.shape and np.array_equal(P1, P3) and np.array_equal(w1, w3):
-        return ctx.result("fail", "draws from different rng states are identical: the rule ignores rng "
-                          "(a deterministic rule is not a stochastic one; declare it biased and check exactness)",
-                          details=details)
+        return ctx.fail("not random", "draws from different rng states are identical",
+                        "different draws: a stochastic rule takes its randomness from rng", where=where,
+                        cause="the rule ignores rng (a deterministic rule is not a stochastic one; declare it "
+                              "biased and check exactness)", details=details)
     return ctx.result("pass", f"draws of {P1.shape[0]} points in d = {ctx.dim}, reproducible from rng, "
                       "random across seeds", details=details)
 
@@ -161,14 +165,20 @@ def check_exactness(ctx: QuadratureContext) -> CheckResult:
     }
     if first_fail is not None:
         q, t, j, got, ex, err, tol = first_fail
-        return ctx.result(
-            "fail",
-            f"not exact at degree {q} (claimed {P_claim}): at draw {t}, random polynomial {j} of degree {q} "
-            f"integrates to {got:.10g}, exact Gaussian moment {ex}; |error| {err:.3g} > round-off tolerance "
-            f"{tol:.3g}; exact through degree {exact_to} only" if exact_to >= 0 else
-            f"not exact at degree {q} (claimed {P_claim}): at draw {t} the weights integrate the constant "
-            f"{ex} to {got:.10g}; |error| {err:.3g} > round-off tolerance {tol:.3g} (weights must sum to 1)",
-            statistic=float(worst_ratio[q]), threshold=1.0, details=details)
+        if exact_to >= 0:
+            return ctx.fail(
+                f"not exact at degree {q} (claimed {P_claim})",
+                f"random polynomial {j} of degree {q} integrates to {got:.10g}; |error| {err:.3g}",
+                f"the exact Gaussian moment {ex}, to the round-off tolerance {tol:.3g}",
+                where=f"draw {t} ({ctx.dim} dimensions), polynomial {j} of degree {q}",
+                note=f"exact through degree {exact_to} only", statistic=float(worst_ratio[q]), threshold=1.0,
+                details=details)
+        return ctx.fail(
+            f"not exact at degree {q} (claimed {P_claim})",
+            f"the weights integrate the constant {ex} to {got:.10g}; |error| {err:.3g}",
+            f"{ex}, to the round-off tolerance {tol:.3g}", where=f"draw {t} ({ctx.dim} dimensions)",
+            cause="weights must sum to 1 (a missing or mis-scaled weight?)", statistic=float(worst_ratio[q]),
+            threshold=1.0, details=details)
     beyond = "" if exact_to <= P_claim else f"; also exact at degree {P_claim + 1} on these draws"
     return ctx.result(
         "pass",

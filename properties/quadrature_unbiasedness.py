@@ -128,11 +128,19 @@ def check_rule_unbiasedness(ctx: QuadratureContext) -> CheckResult:
                           f"{int(np.sum(test.p_adjusted < ctx.alpha))} of {F} integrands significantly biased",
                           **common)
     if p_min < ctx.alpha:
-        return ctx.result("fail", f"biased: at {where}; {int(np.sum(test.p_adjusted < ctx.alpha))} of {F} "
-                          "integrands reject", p_value=p_min, threshold=ctx.alpha, **common)
+        return ctx.fail(
+            "biased",
+            f"mean over {R} draws {test.mean[worst]:.5g}",
+            f"the exact Gaussian integral {exact[worst]:.5g} (E sum_i w_i f(x_i) = E f(w); rejected at alpha = "
+            f"{ctx.alpha:.3g})",
+            interval=(test.mean[worst] - test.half_width[worst], test.mean[worst] + test.half_width[worst]),
+            level=1 - ctx.alpha, evidence=f"half-width {test.half_width[worst]:.2g}; p = {p_min:.3g}; "
+                                          f"{int(np.sum(test.p_adjusted < ctx.alpha))} of {F} integrands reject",
+            where=f"integrand {battery[worst].label}, d = {ctx.dim}, {n} points per draw",
+            pvalue=p_min, threshold=ctx.alpha, **common)
     return ctx.result("pass", f"no bias on {F} integrands over {R} draws; max |t| {np.max(np.abs(test.t)):.2f}; "
                       f"largest detectable bias {np.max(detect):.3g} (power {ctx.profile.power:g})",
-                      p_value=p_min, threshold=ctx.alpha, **common)
+                      pvalue=p_min, threshold=ctx.alpha, **common)
 
 
 def _log_var_se(x: np.ndarray) -> tuple[float, float]:

@@ -6,7 +6,7 @@ import numpy as np
 
 from rfverify.errors import PluginError
 from rfverify.kinds.feature_map import CheckContext
-from rfverify.registry import register_check
+from rfverify.registry import Finding, register_check
 from rfverify.results import CheckResult
 from rfverify.tolerances import contract_tolerance
 
@@ -35,7 +35,7 @@ def check_reproducibility(ctx: CheckContext) -> CheckResult:
     rs_a = ctx.random_state("repro", trial=0)
     rs_b = ctx.random_state("repro", trial=1)
     saved = np.random.get_state()
-    problems: list[str] = []
+    problems: list[Finding] = []
     details: dict[str, object] = {"random_state_a": rs_a, "random_state_b": rs_b}
     try:
         np.random.seed(12345)
@@ -51,14 +51,19 @@ def check_reproducibility(ctx: CheckContext) -> CheckResult:
     same = F1.shape == F2.shape and float(np.max(np.abs(F1 - F2))) if F1.shape == F2.shape else np.inf
     details["same_seed_max_abs_diff"] = same
     if F1.shape != F2.shape or same != 0.0:
-        problems.append(f"random_state={rs_a} twice (global numpy seed 12345, then 54321) gave features differing "
-                        f"by up to {same:.3g} — draw every random number from random_state "
-                        "(np.random.default_rng(random_state)), not from fresh entropy or np.random.*")
+        problems.append(Finding(
+            f"random_state={rs_a} twice (global numpy seed 12345, then 54321) gave features differing by up to "
+            f"{same:.3g}",
+            "identical features for equal random_state",
+            cause="randomness not drawn from random_state — draw every random number from random_state "
+                  "(np.random.default_rng(random_state)), not from fresh entropy or np.random.*"))
     diff = float(np.max(np.abs(F1 - F3))) if F1.shape == F3.shape else np.inf
     details["different_seed_max_abs_diff"] = diff
     if diff <= tol:
-        problems.append(f"random_state={rs_a} and {rs_b} gave the same features (max difference {diff:.3g}) — "
-                        "random_state is ignored (a hard-coded seed?)")
+        problems.append(Finding(
+            f"random_state={rs_a} and {rs_b} gave the same features (max difference {diff:.3g})",
+            f"features that differ by more than the round-off tolerance {tol:.3g}",
+            cause="random_state is ignored (a hard-coded seed?)"))
     if consumed:  # this check resets the global state itself, so the guard cannot see it here
         raise PluginError(ctx.name, "changed numpy's global random state (np.random.*) during check "
                           "reproducibility (fit and transform with the global state seeded)",
@@ -66,7 +71,8 @@ def check_reproducibility(ctx: CheckContext) -> CheckResult:
                           "never seed or draw from the global generators")
     details["global_state_touched"] = consumed
     if problems:
-        return ctx.result("fail", "; ".join(problems), details=details)
+        return ctx.fail("features are not a function of random_state alone", findings=problems,
+                        where=f"n_components={REPRO_M}, {Z.shape[0]} input rows, d = {ctx.dim}", details=details)
     return ctx.result("pass", "identical for equal random_state, different otherwise, global RNG untouched",
                       details=details)
 

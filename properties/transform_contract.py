@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from rfverify.errors import PluginError
-from rfverify.registry import register_check
+from rfverify.registry import Finding, register_check
 from rfverify.results import CheckResult
 from rfverify.kinds.transform import TransformContext
 
@@ -53,12 +53,17 @@ def check_input_untouched(ctx: TransformContext) -> CheckResult:
             notes.append(f"{label}: transformed in place, as declared")
             continue
         changed = int(np.sum(after != before))
-        problems.append(f"{label} input: {changed} of {before.size} entries of the caller's array changed"
-                        + ("" if not ctx.config.inplace else " to something that is neither the input nor the result"))
+        problems.append(Finding(
+            f"{changed} of {before.size} entries of the caller's array changed"
+            + ("" if not ctx.config.inplace else " to something that is neither the input nor the result"),
+            "the caller's array bit-for-bit unchanged" if not ctx.config.inplace else
+            "the caller's array holding the input or the result (in place, as declared)",
+            where=f"{label} input of shape {tuple(X.shape)}"))
     details = {"inplace_declared": ctx.config.inplace, "notes": notes}
     if problems:
-        hint = "" if ctx.config.inplace else " — copy the input, or declare --inplace"
-        return ctx.result("fail", "apply modified its input: " + "; ".join(problems) + hint, details=details)
+        hint = "" if ctx.config.inplace else ("an in-place transform presented as out-of-place — copy the input, "
+                                              "or declare --inplace")
+        return ctx.fail("apply modified its input", findings=problems, cause=hint, details=details)
     return ctx.result("pass", "caller's arrays unchanged" + (f" ({'; '.join(notes)})" if notes else ""),
                       details=details)
 
@@ -108,14 +113,18 @@ def check_dimension_probe(ctx: TransformContext) -> CheckResult:
             continue
         what = (f"returned shape {Y.shape}" + (" (padded?)" if Y.ndim == 2 and Y.shape[1] > dp else
                                                 " (truncated?)" if Y.ndim == 2 and Y.shape[1] < dp else ""))
-        problems.append(f"for width d'={dp}, where {ctx.config.matrix.name} is undefined, apply {what} instead of "
-                        "raising")
+        problems.append(Finding(f"apply {what} instead of raising",
+                                "an exception naming the widths it accepts",
+                                where=f"width d'={dp}, where {ctx.config.matrix.name} is undefined"))
     details = {"probes": _probe_dims(ctx), "errors": errors}
     if problems:
-        return ctx.result("fail", "; ".join(problems) + " — raise an error naming the widths it accepts",
-                          details=details)
+        return ctx.fail("accepted a width it cannot take", findings=problems,
+                        cause="silent padding or truncation — raise an error naming the widths it accepts",
+                        details=details)
     empty = [e for e in errors if e.endswith("(empty message)")]
     if empty:
-        return ctx.result("fail", f"raised without a message: {empty[0]} — say which widths are accepted",
-                          details=details)
+        return ctx.fail("raised without a message", f"{empty[0]}",
+                        "an error message saying which widths are accepted",
+                        where=f"{len(empty)} of {len(errors)} probed widths",
+                        cause="an exception raised with no text — say which widths are accepted", details=details)
     return ctx.result("pass", "refused every undefined width with an error: " + " | ".join(errors), details=details)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rfverify.errors import PluginError
-from rfverify.registry import register_check
+from rfverify.registry import Finding, register_check
 from rfverify.results import CheckResult
 from rfverify.tolerances import roundoff_inner_product
 from rfverify.kinds.matrices import DenseOperator, MatrixOperator
@@ -15,8 +15,19 @@ __all__ = ["exactness_violation", "DTYPES"]
 
 #: Input dtypes every transform is exercised with.
 DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def exactness_violation(Y: np.ndarray, X: np.ndarray, M: np.ndarray | MatrixOperator) -> tuple[float, str | None]:
     """``(max err/tol, message or None)`` comparing ``Y`` with ``X @ M.T`` (M dense, or an operator)."""
+    worst, found = _violation(Y, X, M)
+    if found is None:
+        return worst, None
+    return worst, (f"{found.observed}, but should be {found.expected} ({found.where})"
+                   + (f"; {found.cause}" if found.cause else ""))
+
+
+def _violation(Y: np.ndarray, X: np.ndarray, M: np.ndarray | MatrixOperator) -> tuple[float, Finding | None]:
+    """``(max err/tol, the worst entry as a Finding or None)`` comparing ``Y`` with ``X @ M.T``."""
     op = M if isinstance(M, MatrixOperator) else DenseOperator(M)
     ref = op.reference(X)
     tol = op.tolerance(X, X.dtype)
@@ -27,8 +38,10 @@ def exactness_violation(Y: np.ndarray, X: np.ndarray, M: np.ndarray | MatrixOper
         return worst, None
     r, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
     hint = _diagnose(np.asarray(Y, dtype=np.float64), ref)
-    return worst, (f"|apply(X) - X @ M.T| = {err[r, c]:.3g} at row {r}, column {c}, but should be <= {tol[r, c]:.3g} "
-                   f"(n={X.shape[0]}, d={X.shape[1]}, {X.dtype} input, {np.asarray(Y).dtype} output){hint}")
+    return worst, Finding(f"|apply(X) - X @ M.T| = {err[r, c]:.3g} at row {r}, column {c}",
+                          f"<= {tol[r, c]:.3g} (the round-off bound)",
+                          where=f"n={X.shape[0]}, d={X.shape[1]}, {X.dtype} input, {np.asarray(Y).dtype} output",
+                          cause=hint)
 
 
 def _diagnose(Y: np.ndarray, ref: np.ndarray) -> str:
@@ -37,11 +50,11 @@ def _diagnose(Y: np.ndarray, ref: np.ndarray) -> str:
     if mask.sum() >= 2:
         c = float(np.sum(Y[mask] * ref[mask]) / np.sum(ref[mask] ** 2))
         if abs(c - 1.0) > 1e-3 and np.allclose(Y, c * ref, rtol=1e-3, atol=1e-6 * np.max(np.abs(ref))):
-            return f"; apply(X) is {c:.6g} x X @ M.T everywhere: a normalisation not as claimed"
+            return f"apply(X) is {c:.6g} x X @ M.T everywhere: a normalisation not as claimed"
     if Y.shape == ref.shape and Y.shape[1] > 1:
         ya, ra = np.sort(np.abs(Y), axis=1), np.sort(np.abs(ref), axis=1)
         if np.allclose(ya, ra, rtol=1e-4, atol=1e-6 * max(float(np.max(np.abs(ref))), 1e-300)):
-            return "; the outputs are a permutation of the right ones: a different row order of M (sequency order?)"
+            return "the outputs are a permutation of the right ones: a different row order of M (sequency order?)"
     return ""
 
 
@@ -79,18 +92,20 @@ def check_exactness(ctx: TransformContext) -> CheckResult:
             try:
                 Y = ctx.apply(X)
             except PluginError as exc:
-                msgs.append(f"n={n}, {dtype}: {exc.problem}")
+                msgs.append(Finding(f"apply raised: {exc.problem}", "X @ M.T", where=f"n={n}, {dtype}"))
                 cases.append({"n": n, "dtype": str(dtype), "error": exc.problem})
                 continue
-            ratio, msg = exactness_violation(Y, X, ctx.operator)
+            ratio, found = _violation(Y, X, ctx.operator)
             worst = max(worst, ratio)
             cases.append({"n": n, "dtype": str(dtype), "max_err_over_tol": ratio, "out_dtype": str(Y.dtype)})
-            if msg:
-                msgs.append(msg)
+            if found:
+                msgs.append(found)
     details = {"cases": cases, "matrix": ctx.config.matrix.name}
     if msgs:
-        return ctx.result("fail", f"apply(X) != X @ M.T for M = {ctx.config.matrix.name} in {len(msgs)} of "
-                          f"{len(cases)} cases; first: {msgs[0]}", statistic=worst, threshold=1.0, details=details)
+        first = msgs[0]
+        return ctx.fail(f"apply(X) != X @ M.T for M = {ctx.config.matrix.name} in {len(msgs)} of {len(cases)} cases",
+                        first.observed, first.expected, where="first failing case: " + first.where,
+                        cause=first.cause, statistic=worst, threshold=1.0, details=details)
     return ctx.result("pass", f"equals X @ M.T (M = {ctx.config.matrix.name}) in all {len(cases)} cases; worst "
                       f"error {worst:.2g} x the round-off bound", statistic=worst, threshold=1.0, details=details)
 
@@ -131,9 +146,13 @@ def check_linearity(ctx: TransformContext) -> CheckResult:
         worst = max(worst, float(ratio.max()))
         if ratio.max() > 1:
             r, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
-            msgs.append(f"{dtype}: |apply(aX1 + bX2) - (a apply(X1) + b apply(X2))| = {err[r, c]:.3g} at row {r}, "
-                        f"column {c}, but should be <= {tol[r, c]:.3g}")
+            msgs.append(Finding(f"|apply(aX1 + bX2) - (a apply(X1) + b apply(X2))| = {err[r, c]:.3g}",
+                                f"<= {tol[r, c]:.3g} (the round-off bound)",
+                                where=f"{dtype} input, row {r}, column {c}"))
     if msgs:
-        return ctx.result("fail", "not linear: " + "; ".join(msgs), statistic=worst, threshold=1.0)
+        return ctx.fail("not linear", findings=msgs,
+                        where=f"a = {LIN_A}, b = {LIN_B}, X1 and X2 of 8 rows, d = {ctx.dim}",
+                        cause="a data-dependent scaling (dividing by a norm), an offset, or state carried between "
+                              "calls?", statistic=worst, threshold=1.0)
     return ctx.result("pass", f"linear to {worst:.2g} x the round-off bound (a = {LIN_A}, b = {LIN_B})",
                       statistic=worst, threshold=1.0)

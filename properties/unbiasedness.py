@@ -141,23 +141,30 @@ def check_unbiasedness(ctx: CheckContext) -> CheckResult:
         outside = (lo > B) | (hi < -B)
         if np.any(outside):
             j = int(np.argmax(np.where(outside, np.abs(bias), -1)))
-            return ctx.result("fail", f"{classification}; declared |bias| <= {B:g} but at pair {j} ({pairs.labels[j]}, k = "
-                              f"{pairs.exact[j]:.4g}) the bias is {bias[j]:+.4g} [{lo[j]:+.4g}, {hi[j]:+.4g}] "
-                              f"over {R} seeds at m = {m}", threshold=B, **common)
+            return ctx.fail(f"{classification}: the bias exceeds the declared bound",
+                            f"bias {bias[j]:+.4g} over {R} seeds",
+                            f"declared |bias| <= {B:g} at every pair", interval=(lo[j], hi[j]), level=conf,
+                            evidence=f"{int(np.sum(outside))} of {P} pairs' simultaneous intervals lie wholly "
+                                     f"outside ±{B:g}",
+                            where=f"pair {j} ({pairs.labels[j]}, k = {pairs.exact[j]:.4g}) at m = {m}",
+                            threshold=B, **common)
         return ctx.result("pass", f"{classification}: bias within the declared ±{B:g} at all {P} pairs (max |bias| "
                           f"{np.max(np.abs(bias)):.3g}, {R} seeds, m = {m})", threshold=B, **common)
 
     p_min = min(1.0, 2 * float(np.min(test.p_adjusted)))  # Bonferroni over the two looks
     if p_min < ctx.alpha:
-        return ctx.result(
-            "fail",
-            f"biased: at {where} the mean estimate over {R} seeds (m = {m}) is {test.mean[worst]:.4g} "
-            f"± {test.half_width[worst]:.2g}, exact {pairs.exact[worst]:.4g}; "
-            f"{int(np.sum(test.p_adjusted < look_alpha))} of {P} pairs reject"
-            + _diagnose(test.mean, pairs.exact, m, ctx.kernel.name),
-            p_value=p_min, threshold=ctx.alpha, **common)
+        return ctx.fail(
+            "biased",
+            f"mean estimate over {R} seeds {test.mean[worst]:.4g}",
+            f"the exact kernel {pairs.exact[worst]:.4g} (E k_hat = k; rejected at alpha = {ctx.alpha:.3g})",
+            interval=(test.mean[worst] - test.half_width[worst], test.mean[worst] + test.half_width[worst]),
+            level=conf, evidence=f"half-width {test.half_width[worst]:.2g}; p = {p_min:.3g}; "
+                                 f"{int(np.sum(test.p_adjusted < look_alpha))} of {P} pairs reject",
+            where=f"{where} at m = {m}",
+            cause=_diagnose(test.mean, pairs.exact, m, ctx.kernel.name),
+            pvalue=p_min, threshold=ctx.alpha, **common)
     return ctx.result(
         "pass",
         f"no bias at {P} pairs over {R} seeds at m = {m}; max |bias| {np.max(np.abs(bias)):.2g}; "
         f"a bias of {detectable:.3g} would be caught with power {prof.power:g}" + cap_note,
-        p_value=p_min, threshold=ctx.alpha, **common)
+        pvalue=p_min, threshold=ctx.alpha, **common)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
+from rfverify.messages import Finding, failure_message
 from rfverify.profiles import Profile
 from rfverify.results import CheckResult, Effect
 from rfverify.seeding import SeedSource
 
-__all__ = ["BaseContext", "CheckSpec", "register_check", "registered_checks", "effect"]
+__all__ = ["BaseContext", "CheckSpec", "Finding", "register_check", "registered_checks", "effect"]
 
 @dataclass(frozen=True)
 class CheckSpec:
@@ -87,9 +88,26 @@ class BaseContext:
             message=message,
             seed=self.seeds.root,
             reproduce=self.reproduce,
-            alpha=kw.pop("alpha", self.alpha if kw.get("p_value") is not None else None),
+            alpha=kw.pop("alpha", self.alpha if kw.get("pvalue") is not None else None),
             **kw,
         )
+
+    def fail(self, headline: str, observed: str | None = None, expected: str | None = None, *,
+             interval: tuple[float, float] | None = None, level: float | None = None, evidence: str = "",
+             where: str = "", cause: str = "", findings: Sequence[Finding] = (), note: str = "", status: str = "fail",
+             prefix: str = "", **kw: Any) -> CheckResult:
+        """A failing :class:`CheckResult` whose message is :func:`rfverify.messages.failure_message`.
+
+        ``headline``, ``observed``, ``expected``, ``interval``/``level``, ``evidence``, ``where``, ``cause``,
+        ``findings`` and ``note`` shape the message; every other keyword (``statistic``, ``pvalue``,
+        ``threshold``, ``effect``, ``details``) goes to :meth:`result` unchanged.  ``status``: ``"xfail"``
+        for a finding the plug-in declared (the message is the same), with ``prefix`` before it.
+        """
+        if status not in ("fail", "xfail"):
+            raise ValueError(f"fail() makes a failing result (status 'fail' or 'xfail'), not {status!r}")
+        message = failure_message(headline, observed, expected, interval=interval, level=level, evidence=evidence,
+                                  where=where, cause=cause, findings=findings, note=note)
+        return self.result(status, prefix + message, **kw)
 
 
 def effect(name: str, estimate: float, low: float, high: float, confidence: float,

@@ -14,11 +14,14 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from rfverify.messages import format_interval
+
 __all__ = ["Effect", "CheckResult", "Report", "STATUSES", "SCHEMA_VERSION"]
 
 STATUSES = ("pass", "fail", "error", "skip", "xfail")
-#: Version of the JSON layout written by :meth:`Report.to_json`.
-SCHEMA_VERSION = 1
+#: Version of the JSON layout written by :meth:`Report.to_json` (``docs/reports.md``, "Schema changes":
+#: 2 renamed ``checks[].name`` to ``check`` and ``p_value`` to ``pvalue``, the API's field names).
+SCHEMA_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,7 @@ class CheckResult:
     status: str
     message: str
     statistic: float | None = None
-    p_value: float | None = None
+    pvalue: float | None = None
     threshold: float | None = None
     effect: Effect | None = None
     alpha: float | None = None
@@ -78,10 +81,10 @@ class CheckResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "name": self.check,
+            "check": self.check,
             "status": self.status,
             "statistic": _num(self.statistic),
-            "p_value": _num(self.p_value),
+            "pvalue": _num(self.pvalue),
             "threshold": _num(self.threshold),
             "alpha": _num(self.alpha),
             "effect": self.effect.to_dict() if self.effect else None,
@@ -92,12 +95,15 @@ class CheckResult:
         }
 
     def explain(self) -> str:
-        """The failure message: implementation, property, observed vs expected, reproduce command."""
+        """The failure message as every text rendering shows it: ``implementation [check]: STATUS — message``
+        (the message in :func:`rfverify.messages.failure_message`'s shape), the effect with its interval
+        and level, the p-value against its threshold, and ``reproduce: <command>``."""
         lines = [f"{self.implementation} [{self.check}]: {self.status.upper()} — {self.message}"]
         if self.effect is not None:
-            lines.append(f"  {self.effect} ({self.effect.confidence:.4g} confidence)")
-        if self.p_value is not None and self.threshold is not None:
-            lines.append(f"  p = {_fmt(self.p_value)} against alpha = {_fmt(self.threshold)}")
+            e = self.effect
+            lines.append(f"  effect: {e.name} {_fmt(e.estimate)} {format_interval((e.low, e.high), e.confidence)}")
+        if self.pvalue is not None and self.threshold is not None:
+            lines.append(f"  p = {_fmt(self.pvalue)} against alpha = {_fmt(self.threshold)}")
         if self.reproduce:
             lines.append(f"  reproduce: {self.reproduce}")
         return "\n".join(lines)
@@ -166,7 +172,7 @@ class Report:
                 r.check,
                 r.status.upper(),
                 _fmt(r.statistic),
-                _fmt(r.p_value),
+                _fmt(r.pvalue),
                 _fmt(r.threshold),
                 str(r.effect) if r.effect else "",
             ))

@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable, Mapping
 from rfverify.version import __version__
 from rfverify.errors import PluginError, UsageError
 from rfverify.guard import Limits, guarded
+from rfverify.messages import failure_message
 from rfverify.registry import CheckSpec
 from rfverify.results import CheckResult, Report
 from rfverify.validation import as_check_names, as_xfail, show
@@ -33,8 +34,11 @@ def _apply_xfail(result: CheckResult, reason: str | None) -> CheckResult:
     if result.status == "fail":
         return replace(result, status="xfail", message=f"expected failure ({reason}): {result.message}")
     if result.status == "pass":
-        return replace(result, status="fail", message=(
-            f"expected to fail ({reason}) but passed — remove {result.check!r} from the expected failures"))
+        return replace(result, status="fail", message=failure_message(
+            f"expected to fail ({reason}) but passed", f"pass: {result.message}",
+            "fail, as declared in the expected failures",
+            cause=f"the bug is fixed or the declaration is stale — remove {result.check!r} from the expected "
+                  "failures"))
     return result
 
 

@@ -319,7 +319,7 @@ def test_adapted_approximation_fails_on_gradient_ascent_and_passes_the_correct_u
     bad = rfverify.verify(ascent_uab, **kw)["adapted-approximation"]
     assert bad.status == "fail", bad.message
     assert "worse than its reference random basis" in bad.message and "reproduce" not in bad.message
-    assert bad.effect.low > 1.0 and bad.p_value < bad.threshold
+    assert bad.effect.low > 1.0 and bad.pvalue < bad.threshold
     good = rfverify.verify(fast_uab, **kw)["adapted-approximation"]
     assert good.status == "pass", good.message
 

@@ -32,8 +32,8 @@ def test_sklearn_rbf_sampler_passes_default_suite_via_cli(tmp_path, capsys):
     data = json.loads(out.read_text())
     assert data["passed"] is True and data["implementation"] == "sklearn.kernel_approximation:RBFSampler"
     assert data["kernel"] == {"name": "rbf", "params": {"gamma": 0.5}}
-    assert {c["name"]: c["status"] for c in data["checks"]}.pop("adapted-approximation") == "skip"  # not adapted
-    assert {c["status"] for c in data["checks"] if c["name"] != "adapted-approximation"} == {"pass"}
+    assert {c["check"]: c["status"] for c in data["checks"]}.pop("adapted-approximation") == "skip"  # not adapted
+    assert {c["status"] for c in data["checks"] if c["check"] != "adapted-approximation"} == {"pass"}
     assert data["metrics"]["seeds"] == 10 and 0 < data["metrics"]["rel_frobenius"]["mean"] < 1
 
 

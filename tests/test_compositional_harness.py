@@ -77,7 +77,7 @@ def test_reproduce_command_names_callables_and_reproduces(zoo_reports, tmp_path)
     argv = shlex.split(res.reproduce)[1:] + ["--json", str(out)]
     assert cli.main(argv) == 0
     again = json.loads(out.read_text())["checks"][0]
-    assert (again["name"], again["status"]) == ("unbiasedness", "pass")
+    assert (again["check"], again["status"]) == ("unbiasedness", "pass")
     assert again["statistic"] == pytest.approx(res.statistic, rel=0, abs=0)
 
 

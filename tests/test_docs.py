@@ -13,7 +13,8 @@ import rfverify
 from rfverify.kinds import KINDS, checks_for
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCTEST_MODULES = ["rfverify.seeding", "rfverify.kernels", "rfverify.implementations.rff", "rfverify.implementations._base"]
+DOCTEST_MODULES = ["rfverify.seeding", "rfverify.kernels", "rfverify.implementations.rff", "rfverify.implementations._base",
+                   "rfverify.messages"]
 
 
 @pytest.mark.parametrize("name", DOCTEST_MODULES)

@@ -47,7 +47,8 @@ def test_failure_message_names_implementation_inputs_interval_and_reproduce():
     res = rfverify.verify(HalfScale, kernel_params={"gamma": GAMMA}, checks=["unbiasedness"])["unbiasedness"]
     text = res.explain()
     assert "HalfScale" in text and "[unbiasedness]" in text
-    assert "pair" in text and "exact" in text and "±" in text
+    assert "pair" in text and "exact" in text and "% interval" in text  # the interval and its level
+    assert "observed: mean estimate" in res.message and "expected: the exact kernel" in res.message
     assert res.effect is not None and res.effect.low <= res.effect.estimate <= res.effect.high
     assert "0.5" in res.message  # the scale diagnosis: about 0.5 x the kernel
     assert res.reproduce.startswith("rfverify check feature-map tests.mutants.rff_mutants:HalfScale ")

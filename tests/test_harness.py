@@ -121,7 +121,7 @@ def test_json_is_byte_identical_for_same_seed():
     for key in ("implementation", "kind", "kernel", "seed", "profile", "passed", "rfverify_version", "checks"):
         assert key in data
     for chk in data["checks"]:
-        for key in ("name", "status", "statistic", "p_value", "threshold", "effect", "message", "reproduce"):
+        for key in ("check", "status", "statistic", "pvalue", "threshold", "effect", "message", "reproduce"):
             assert key in chk
 
 

@@ -39,7 +39,7 @@ def _synthetic_page(tmp: Path) -> Path:
                             "pdf": [0.1, 0.5, 0.1]}]}
     quad = {"degrees": [0, 1, 2, 3, 4], "errors": [0, 1e-16, 2e-16, 1e-16, 0.3], "tolerance": 1e-14}
     results = tuple(CheckResult(check=c, implementation="x", status=s, message=f"<b>{c}</b> message",
-                                statistic=1.0, p_value=0.5, threshold=1e-3,
+                                statistic=1.0, pvalue=0.5, threshold=1e-3,
                                 effect=Effect("e", 0.1, 0.0, 0.2, 0.99, 0.05, 0.99), reproduce="rfverify check x",
                                 details=d)
                     for c, s, d in (("haar", "pass", hist), ("exactness", "fail", quad)))

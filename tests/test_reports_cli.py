@@ -21,7 +21,7 @@ def test_report_one_implementation(tmp_path: Path, capsys: pytest.CaptureFixture
     assert sorted(p.name for p in out.iterdir()) == sorted(
         ["SUMMARY.md", "index.html", "index.json", f"{stem}.html", f"{stem}.json"])
     doc = json.loads((out / f"{stem}.json").read_text())
-    assert [c["name"] for c in doc["checks"]] == ["contract", "unbiasedness"]
+    assert [c["check"] for c in doc["checks"]] == ["contract", "unbiasedness"]
     assert doc["config"]["dim"] == 4 and doc["profile"] == "quick"
     index = (out / "index.html").read_text()
     assert f"rfverify report {RFF} --kernel rbf --param gamma=0.5 --dim 4" in index

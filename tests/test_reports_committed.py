@@ -56,7 +56,7 @@ def test_entry_configuration_is_current(entry: Any) -> None:
     doc = _load(page_filename(entry.name) + ".json")
     assert (REPORTS / (page_filename(entry.name) + ".html")).exists(), REGENERATE
     assert doc["schema_version"] == SCHEMA_VERSION, REGENERATE
-    assert [c["name"] for c in doc["checks"]] == [s.name for s in checks_for(entry.kind)], REGENERATE
+    assert [c["check"] for c in doc["checks"]] == [s.name for s in checks_for(entry.kind)], REGENERATE
     verify = get_kind(entry.kind).verify_function()
     try:
         fresh = verify(entry.implementation, seed=doc["seed"], profile=doc["profile"], xfail=dict(entry.xfail) or None,
@@ -97,7 +97,7 @@ def test_entry_results_are_current(name: str) -> None:
         committed.pop("provenance"), fresh.pop("provenance")
         committed.pop("rfverify_version"), fresh.pop("rfverify_version")
         for c, f in zip(committed["checks"], fresh["checks"]):
-            assert (c["name"], c["status"]) == (f["name"], f["status"]), REGENERATE
+            assert (c["check"], c["status"]) == (f["check"], f["status"]), REGENERATE
             c.pop("message"), f.pop("message")  # formatted numbers may differ in the last digit
         diffs = _close(committed, fresh)
         assert not diffs, f"{name}: {diffs[:5]} — {REGENERATE}"

@@ -30,7 +30,7 @@ def _report(name: str = "impl", kind: str = "feature-map", results: tuple[CheckR
 
 def _result(check: str, status: str = "pass", message: str = "ok", **details: object) -> CheckResult:
     return CheckResult(check=check, implementation="impl", status=status, message=message, statistic=1.5,
-                       p_value=0.25, threshold=1e-3, alpha=1e-3,
+                       pvalue=0.25, threshold=1e-3, alpha=1e-3,
                        effect=Effect("bias", 0.01, -0.02, 0.04, 0.999, 0.03, 0.99), seed=1,
                        reproduce=f"rfverify check feature-map m:A --check {check}", details=details)
 

@@ -147,7 +147,7 @@ def _check_view(name: str, r: Any) -> dict[str, Any]:
         "status_label": STATUS_LABEL.get(r.status, r.status.upper()),
         "message": r.message,
         "statistic": _fmt(r.statistic),
-        "p_value": _fmt(r.p_value),
+        "pvalue": _fmt(r.pvalue),
         "threshold": _fmt(r.threshold),
         "alpha": _fmt(r.alpha),
         "effect": effect,

@@ -51,7 +51,8 @@ def markdown_summary(reports: Iterable[tuple[str, Report]]) -> str:
     for name, r in reports:
         for res in r.results:
             if res.status in ("fail", "error"):
-                lines.append(f"- **{_md(name)} / {res.check}**: {_md(res.message)}  \n  `{res.reproduce}`")
+                lines.append(f"- **{_md(name)} / {res.check}** (`{_md(res.implementation)}`): {res.status.upper()} — "
+                             f"{_md(res.message)}  \n  reproduce: `{res.reproduce}`")
     return "\n".join(lines) + "\n"
 
 
