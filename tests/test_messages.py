@@ -145,8 +145,8 @@ def _fwht_over_norm(X):
 
 
 def _fm(impl: str, check: str, **kw: Any) -> Any:
-    """A feature map of tests/rff_mutants.py (or the reference RFF) at the quick profile."""
-    import rff_mutants
+    """A feature map of tests/mutants/rff_mutants.py (or the reference RFF) at the quick profile."""
+    from tests.mutants import rff_mutants
     from rfverify.implementations.rff import RandomFourierFeatures
 
     target = RandomFourierFeatures if impl == "RandomFourierFeatures" else getattr(rff_mutants, impl)
@@ -155,13 +155,13 @@ def _fm(impl: str, check: str, **kw: Any) -> Any:
 
 
 def _adapted(check: str) -> Any:
-    from test_adapted import RBF, ascent_uab
+    from tests.test_adapted import RBF, ascent_uab
 
     return rfverify.verify(ascent_uab, profile="quick", checks=[check], **RBF)[check]
 
 
 def _orth(name: str, check: str, d: int = 8, group: str | None = None) -> Any:
-    from broken_orthogonal import BROKEN_SAMPLERS, CLAIMED_GROUP
+    from tests.mutants.broken_orthogonal import BROKEN_SAMPLERS, CLAIMED_GROUP
     from rfverify.implementations.orthogonal import haar_qr
     from rfverify.kinds.orthogonal import verify_orthogonal
 
@@ -170,7 +170,7 @@ def _orth(name: str, check: str, d: int = 8, group: str | None = None) -> Any:
 
 
 def _tr(impl: Any, check: str, matrix: str = "hadamard") -> Any:
-    import test_transform_checks
+    from tests.mutants import transform_mutants as test_transform_checks
     from rfverify.kinds.transform import verify_transform
 
     target = getattr(test_transform_checks, impl) if isinstance(impl, str) else impl
@@ -178,7 +178,7 @@ def _tr(impl: Any, check: str, matrix: str = "hadamard") -> Any:
 
 
 def _qu(rule: Any, check: str, degree: int = 3) -> Any:
-    import quadrature_mutants as qm
+    from tests.mutants import quadrature_mutants as qm
     from rfverify.kinds.quadrature import verify_quadrature
 
     target = getattr(qm, rule) if isinstance(rule, str) else rule
@@ -186,7 +186,7 @@ def _qu(rule: Any, check: str, degree: int = 3) -> Any:
 
 
 def _ke(kernel: Any, check: str, **kw: Any) -> Any:
-    import kernel_mutants as km
+    from tests.mutants import kernel_mutants as km
     from rfverify.kinds.kernel import verify_kernel
 
     target = getattr(km, kernel) if isinstance(kernel, str) and hasattr(km, kernel) else kernel
@@ -196,7 +196,7 @@ def _ke(kernel: Any, check: str, **kw: Any) -> Any:
 
 
 def _twice_rbf(check: str) -> Any:
-    import kernel_mutants as km
+    from tests.mutants import kernel_mutants as km
 
     return _ke(km.twice_rbf(), check, normalized=True)
 
