@@ -29,8 +29,13 @@ Rows shorter than two vectors use the scalar radix-8/4/2 code.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import itertools
+import os
+import threading
 from functools import lru_cache
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -230,25 +235,26 @@ def kernels() -> Any:
         return block, out
 
     @njit
-    def fwht_rows_oop(S, D):  # D <- S @ H row by row; S, D C-contiguous (n, d); S may be D
-        n, d = S.shape
-        if n == 0 or d == 0:
+    def fwht_range(S, D, lo, hi):  # rows lo..hi-1: D <- S @ H; S, D C-contiguous (n, d); S may be D
+        d = S.shape[1]
+        if hi <= lo or d == 0:
             return
         lanes = VECTOR_BYTES // S.itemsize
         block, passes = _plan(d, lanes)
         if block == 0:
-            for r in range(n):
+            for r in range(lo, hi):
                 x = D[r]
                 s = S[r]
                 for j in range(d):
                     x[j] = s[j]
                 _scalar_row(x, d)
             return
+        n = S.shape[0]
         fs = S.reshape(n * d)
         fd = D.reshape(n * d)
         group = max(1, GROUP_ELEMS // d)  # rows whose first pass runs as one flat loop
-        for r0 in range(0, n, group):
-            r1 = min(n, r0 + group)
+        for r0 in range(lo, hi, group):
+            r1 = min(hi, r0 + group)
             _first_block(fs[r0 * d:r1 * d], fd[r0 * d:r1 * d], (r1 - r0) * d, block, lanes)
             for r in range(r0, r1):
                 x = D[r]
@@ -257,13 +263,13 @@ def kernels() -> Any:
                     h = _vector_pass(x, d, h, passes[p], lanes)
 
     @njit
-    def fwht_rows(X):  # in place
-        fwht_rows_oop(X, X)
+    def fwht_rows(X):  # in place, all rows
+        fwht_range(X, X, 0, X.shape[0])
 
     @njit
-    def butterfly_rows(X, cos, sin):  # in place; angles flat, top level first
-        n, d = X.shape
-        for r in range(n):
+    def butterfly_range(X, lo, hi, cos, sin):  # in place on rows lo..hi-1; angles flat, top level first
+        d = X.shape[1]
+        for r in range(lo, hi):
             x = X[r]
             h = d // 2
             off = 0
@@ -281,10 +287,151 @@ def kernels() -> Any:
                 off += nb
                 h //= 2
 
+    @njit
+    def butterfly_rows(X, cos, sin):
+        butterfly_range(X, 0, X.shape[0], cos, sin)
+
     class K:
         pass
 
+    K.fwht_range = fwht_range
     K.fwht_rows = fwht_rows
-    K.fwht_rows_oop = fwht_rows_oop
+    K.butterfly_range = butterfly_range
     K.butterfly_rows = butterfly_rows
     return K
+
+
+@lru_cache(maxsize=1)
+def prange_kernel() -> Any:
+    """``fwht_prange(S, D, chunks)``: the same rows split over numba's threading layer (``prange``).
+
+    Kept for the benchmark only (``rfverify bench`` shows why it is not the default): its
+    threading layer (OpenMP on this install) ends every call at a barrier that waits for
+    every worker thread, so on a machine whose cores are busy a call can stall for a
+    scheduler time slice; and GNU OpenMP is not fork-safe, while the calibration forks workers.
+    """
+    import numba
+
+    fwht_range = kernels().fwht_range
+
+    @numba.njit(parallel=True, nogil=True, cache=True)
+    def fwht_prange(S, D, chunks):
+        n = S.shape[0]
+        for c in numba.prange(chunks):
+            fwht_range(S, D, c * n // chunks, (c + 1) * n // chunks)
+
+    return fwht_prange
+
+
+# --------------------------------------------------------------------------
+# threads: dynamic work sharing over row chunks (the caller works too)
+# --------------------------------------------------------------------------
+#: A batch below this many elements runs on the calling thread (a hand-off costs ~10-50 us).
+MIN_PARALLEL_ELEMS = 1 << 16
+#: Chunks per thread: enough for dynamic balancing when a core is busy, few enough that the
+#: per-chunk dispatch (~5 us) stays below 1% of a 2^22-element batch.
+CHUNKS_PER_THREAD = 4
+
+_POOL: dict[str, Any] = {}
+
+
+def available_cores() -> int:
+    """Cores this process may run on (``os.sched_getaffinity`` where it exists)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+_LIMIT: contextvars.ContextVar[int | None] = contextvars.ContextVar("rfverify_fwht_thread_limit", default=None)
+
+
+@contextlib.contextmanager
+def thread_limit(k: int | None) -> Iterator[None]:
+    """Within the block, calls with ``threads=None`` use at most ``k`` threads (``None``: no limit).
+
+    For code that calls the transforms without a ``threads=`` argument (the SORF and Fastfood
+    feature maps); a context variable, so it is local to the thread/task that sets it.
+    """
+    token = _LIMIT.set(None if k is None else max(1, int(k)))
+    try:
+        yield
+    finally:
+        _LIMIT.reset(token)
+
+
+def resolve_threads(threads: Any, n: int, d: int) -> int:
+    """Threads a batch of ``n`` rows of length ``d`` runs on.
+
+    ``threads=None`` (default): every available core when the batch has at least
+    ``MIN_PARALLEL_ELEMS`` elements and two rows, else 1 (at most the :func:`thread_limit` in force).  An int ``k >= 1``: at most ``k``
+    (never more than the rows).  Results never depend on it: rows are independent and each
+    row is transformed by the same code on whichever thread takes it.
+    """
+    if threads is None:
+        k = available_cores() if n * d >= MIN_PARALLEL_ELEMS else 1
+        limit = _LIMIT.get()
+        k = k if limit is None else min(k, limit)
+    else:
+        k = int(threads)
+    return max(1, min(k, n))
+
+
+def _pool(workers: int) -> Any:
+    from concurrent.futures import ThreadPoolExecutor
+
+    key = f"{os.getpid()}"  # a forked child starts its own pool (the parent's threads are not there)
+    pool = _POOL.get(key)
+    if pool is None or pool._max_workers < workers:
+        for old in _POOL.values():
+            old.shutdown(wait=False)
+        _POOL.clear()
+        pool = _POOL[key] = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rfverify-fwht")
+    return pool
+
+
+def run_rows(fn: Any, n: int, d: int, threads: Any, *args: Any) -> int:
+    """Call ``fn(*args, lo, hi)``-style row ranges covering ``0..n``; return the threads used.
+
+    ``fn(lo, hi)`` must release the GIL (the numba kernels are ``nogil``).  Chunks are claimed
+    from a shared counter by the caller and ``k - 1`` pool threads: the caller never waits for
+    a thread that has not started (it then takes the chunks itself), only for chunks already
+    claimed — a busy core slows a call down to one-thread speed at worst, never stalls it.
+    If the pool cannot start a thread (e.g. under an address-space limit) the caller does all.
+    """
+    k = resolve_threads(threads, n, d)
+    if k <= 1:
+        fn(0, n)
+        return 1
+    chunks = min(n, CHUNKS_PER_THREAD * k)
+    bounds = [n * i // chunks for i in range(chunks + 1)]
+    counter = itertools.count()
+    cond = threading.Condition()
+    state = {"done": 0, "error": None}
+
+    def work() -> None:
+        while True:
+            i = next(counter)  # atomic under the GIL
+            if i >= chunks:
+                return
+            try:
+                fn(bounds[i], bounds[i + 1])
+            except BaseException as exc:  # pragma: no cover - kernels do not raise
+                state["error"] = exc
+            with cond:
+                state["done"] += 1
+                if state["done"] == chunks:
+                    cond.notify_all()
+
+    try:
+        pool = _pool(k - 1)
+        for _ in range(k - 1):
+            pool.submit(work)
+    except RuntimeError:  # cannot start threads: the caller takes every chunk below
+        pass
+    work()
+    with cond:
+        cond.wait_for(lambda: state["done"] == chunks)
+    if state["error"] is not None:  # pragma: no cover
+        raise state["error"]
+    return k

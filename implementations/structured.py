@@ -48,6 +48,8 @@ __all__ = [
     "fwht",
     "fwht_rounding_depth",
     "fwht_normalized",
+    "fwht_threads",
+    "fwht_thread_limit",
     "butterfly_rounding_depth",
     "hd_block",
     "HDProduct",
@@ -249,13 +251,20 @@ def butterfly_rounding_depth(d: int, backend: str = "auto") -> int:
 # --------------------------------------------------------------------------
 # public fwht
 # --------------------------------------------------------------------------
-def _apply_rows(buf: np.ndarray, backend: str) -> None:
+def _apply_rows(buf: np.ndarray, backend: str, threads: int | None = None, src: np.ndarray | None = None) -> int:
+    """``buf <- src @ H`` row by row (``src`` defaults to ``buf``: in place); returns the threads used."""
+    if src is not None and src is not buf and (backend != "numba" or buf.shape[1] <= 1):
+        np.copyto(buf, src, casting="unsafe")
+        src = None
     if buf.shape[0] == 0 or buf.shape[1] <= 1:
-        return
-    if backend == "numba":
-        _numba_kernels()[0](buf)
-    else:
+        return 1
+    if backend != "numba":
         _fwht_rows_numpy(buf)
+        return 1
+    from ._fwht_numba import kernels, run_rows
+
+    k, s = kernels().fwht_range, buf if src is None else src
+    return run_rows(lambda lo, hi: k(s, buf, lo, hi), buf.shape[0], buf.shape[1], threads)
 
 
 def _scale_for(d: int, dtype: np.dtype) -> Any:
@@ -270,6 +279,7 @@ def fwht(
     inplace: bool = False,
     axis: int = -1,
     backend: str = "auto",
+    threads: int | None = None,
 ) -> np.ndarray:
     """Fast Walsh–Hadamard transform along ``axis`` in Sylvester (natural) order.
 
@@ -293,6 +303,11 @@ def fwht(
         Axis of length ``d``; ``d`` must be a power of two (``UsageError``
         otherwise — nothing is padded or truncated).
     backend : {"auto", "numpy", "numba"}
+    threads : int, optional
+        numba backend: rows are shared among this many threads (default: every available
+        core for batches of at least 2**16 elements, one thread below).  The result never
+        depends on it (each row is transformed by the same code on whichever thread).
+        :func:`fwht_threads` tells how many a batch uses.
 
     Examples
     --------
@@ -303,6 +318,7 @@ def fwht(
     array([10., -2., -4.,  0.])
     """
     be = _resolve_backend(backend)
+    _check_threads(threads)
     if inplace:
         if not isinstance(X, np.ndarray) or X.dtype not in _FLOAT_DTYPES:
             raise UsageError(
@@ -331,13 +347,23 @@ def fwht(
         if not target.flags.writeable:
             raise UsageError("out is read-only; pass a writable array")
 
-    # Fast path: target is C-contiguous with the axis last -> work in target.
+    # Fast path: target is C-contiguous with the axis last -> work in target.  With the numba
+    # backend a contiguous source of the result dtype is read by the kernel's first pass
+    # (one pass over memory; a fresh result's pages are first touched there, by the threads).
     moved_shape = arr.shape[:ax] + arr.shape[ax + 1:] + (d,)
-    if target is not None and ax == arr.ndim - 1 and target.flags.c_contiguous:
+    last = ax == arr.ndim - 1
+    direct = (last and be == "numba" and arr.dtype == rdtype and arr.flags.c_contiguous)
+    if target is None and direct:
+        target = np.empty(arr.shape, dtype=rdtype)
+    if target is not None and last and target.flags.c_contiguous:
+        src = None
         if target is not arr:
-            np.copyto(target, arr, casting="unsafe")
+            if direct and not np.may_share_memory(target, arr):
+                src = arr.reshape(-1, d)
+            else:
+                np.copyto(target, arr, casting="unsafe")
         buf = target.reshape(-1, d)
-        _apply_rows(buf, be)
+        _apply_rows(buf, be, threads, src=src)
         if normalized:
             buf *= _scale_for(d, rdtype)
         return target
@@ -346,13 +372,40 @@ def fwht(
     buf = np.empty(moved_shape, dtype=rdtype)
     np.copyto(buf, src, casting="unsafe")  # always a copy: caller's data untouched
     flat = buf.reshape(-1, d)
-    _apply_rows(flat, be)
+    _apply_rows(flat, be, threads)
     if normalized:
         flat *= _scale_for(d, rdtype)
     if target is None:
         return np.moveaxis(buf, -1, ax)
     np.copyto(np.moveaxis(target, ax, -1), buf)
     return target
+
+
+def _check_threads(threads: Any) -> None:
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, (int, np.integer))
+                                or threads < 1):
+        raise UsageError(f"threads={threads!r} must be a positive integer or None (every core for large batches)")
+
+
+def fwht_threads(shape: Any, threads: int | None = None, backend: str = "auto") -> int:
+    """Threads :func:`fwht` uses on a batch of this shape (rows: all but the last axis)."""
+    shape = tuple(int(s) for s in np.atleast_1d(shape))
+    d = shape[-1] if shape else 1
+    n = int(np.prod(shape[:-1])) if len(shape) > 1 else 1
+    if _resolve_backend(backend) != "numba" or n == 0 or d <= 1:
+        return 1
+    _check_threads(threads)
+    from ._fwht_numba import resolve_threads
+
+    return resolve_threads(threads, n, d)
+
+
+def fwht_thread_limit(k: int | None) -> Any:
+    """Context manager: calls without ``threads=`` (e.g. inside feature maps) use at most ``k`` threads."""
+    _check_threads(k)
+    from ._fwht_numba import thread_limit
+
+    return thread_limit(k)
 
 
 def fwht_normalized(X: Any, **kw: Any) -> np.ndarray:
@@ -566,8 +619,12 @@ class Butterfly:
         self._cos = np.cos(flat)
         self._sin = np.sin(flat)
 
-    def apply(self, X: Any, *, backend: str = "auto") -> np.ndarray:
-        """Rows ``B x`` for every row ``x`` of ``X`` (``X @ B.T``) in ``O(d log d)`` each."""
+    def apply(self, X: Any, *, backend: str = "auto", threads: int | None = None) -> np.ndarray:
+        """Rows ``B x`` for every row ``x`` of ``X`` (``X @ B.T``) in ``O(d log d)`` each.
+
+        ``threads``: as for :func:`fwht` (numba backend; the result never depends on it).
+        """
+        _check_threads(threads)
         buf, shape = _as_rows(X, self.d, "Butterfly.apply")
         if self.d == 1 or buf.shape[0] == 0:
             return buf.reshape(shape)
@@ -575,7 +632,10 @@ class Butterfly:
         cos = self._cos.astype(buf.dtype)
         sin = self._sin.astype(buf.dtype)
         if be == "numba":
-            _numba_kernels()[1](buf, cos, sin)
+            from ._fwht_numba import kernels, run_rows
+
+            k = kernels().butterfly_range
+            run_rows(lambda lo, hi: k(buf, lo, hi, cos, sin), buf.shape[0], self.d, threads)
         else:
             self._apply_numpy(buf, cos, sin)
         return buf.reshape(shape)
