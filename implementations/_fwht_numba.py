@@ -343,37 +343,41 @@ def available_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-_LIMIT: contextvars.ContextVar[int | None] = contextvars.ContextVar("rfverify_fwht_thread_limit", default=None)
+_DEFAULT: contextvars.ContextVar[int] = contextvars.ContextVar("rfverify_fwht_default_threads", default=1)
 
 
 @contextlib.contextmanager
-def thread_limit(k: int | None) -> Iterator[None]:
-    """Within the block, calls with ``threads=None`` use at most ``k`` threads (``None``: no limit).
+def default_threads(k: int) -> Iterator[None]:
+    """Within the block, calls with ``threads=None`` use ``k`` threads (0: every available core).
 
     For code that calls the transforms without a ``threads=`` argument (the SORF and Fastfood
     feature maps); a context variable, so it is local to the thread/task that sets it.
     """
-    token = _LIMIT.set(None if k is None else max(1, int(k)))
+    token = _DEFAULT.set(int(k))
     try:
         yield
     finally:
-        _LIMIT.reset(token)
+        _DEFAULT.reset(token)
 
 
 def resolve_threads(threads: Any, n: int, d: int) -> int:
     """Threads a batch of ``n`` rows of length ``d`` runs on.
 
-    ``threads=None`` (default): every available core when the batch has at least
-    ``MIN_PARALLEL_ELEMS`` elements and two rows, else 1 (at most the :func:`thread_limit` in force).  An int ``k >= 1``: at most ``k``
-    (never more than the rows).  Results never depend on it: rows are independent and each
-    row is transformed by the same code on whichever thread takes it.
+    ``threads=None``: the :func:`default_threads` in force (1 unless set), and 1 for batches
+    below ``MIN_PARALLEL_ELEMS`` elements.  ``threads=k``: ``k`` (0: every available core).
+    Never more than the rows.  Results never depend on it: rows are independent and each row
+    is transformed by the same code on whichever thread takes it.
+
+    Why one thread by default: the harness already uses every core with worker processes
+    (``--jobs``), and on a machine whose cores are busy a second thread that is descheduled
+    in the middle of its chunk makes the call wait for it (measured by ``rfverify bench``).
     """
     if threads is None:
-        k = available_cores() if n * d >= MIN_PARALLEL_ELEMS else 1
-        limit = _LIMIT.get()
-        k = k if limit is None else min(k, limit)
+        k = _DEFAULT.get() if n * d >= MIN_PARALLEL_ELEMS else 1
     else:
         k = int(threads)
+    if k == 0:
+        k = available_cores()
     return max(1, min(k, n))
 
 

@@ -49,7 +49,7 @@ __all__ = [
     "fwht_rounding_depth",
     "fwht_normalized",
     "fwht_threads",
-    "fwht_thread_limit",
+    "fwht_default_threads",
     "butterfly_rounding_depth",
     "hd_block",
     "HDProduct",
@@ -304,10 +304,10 @@ def fwht(
         otherwise — nothing is padded or truncated).
     backend : {"auto", "numpy", "numba"}
     threads : int, optional
-        numba backend: rows are shared among this many threads (default: every available
-        core for batches of at least 2**16 elements, one thread below).  The result never
-        depends on it (each row is transformed by the same code on whichever thread).
-        :func:`fwht_threads` tells how many a batch uses.
+        numba backend: rows are shared among this many threads (0: every available core;
+        default: one, or what :func:`fwht_default_threads` sets, for batches of at least
+        2**16 elements).  The result never depends on it (each row is transformed by the same
+        code on whichever thread).  :func:`fwht_threads` tells how many a batch uses.
 
     Examples
     --------
@@ -383,8 +383,9 @@ def fwht(
 
 def _check_threads(threads: Any) -> None:
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, (int, np.integer))
-                                or threads < 1):
-        raise UsageError(f"threads={threads!r} must be a positive integer or None (every core for large batches)")
+                                or threads < 0):
+        raise UsageError(f"threads={threads!r} must be a positive integer, 0 for every available core, "
+                         "or None for the default (one thread unless fwht_default_threads says otherwise)")
 
 
 def fwht_threads(shape: Any, threads: int | None = None, backend: str = "auto") -> int:
@@ -400,12 +401,13 @@ def fwht_threads(shape: Any, threads: int | None = None, backend: str = "auto") 
     return resolve_threads(threads, n, d)
 
 
-def fwht_thread_limit(k: int | None) -> Any:
-    """Context manager: calls without ``threads=`` (e.g. inside feature maps) use at most ``k`` threads."""
-    _check_threads(k)
-    from ._fwht_numba import thread_limit
+def fwht_default_threads(k: int) -> Any:
+    """Context manager: calls without ``threads=`` (e.g. inside feature maps) use ``k`` threads (0: all cores)."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+        raise UsageError(f"threads={k!r} must be a positive integer, or 0 for every available core")
+    from ._fwht_numba import default_threads
 
-    return thread_limit(k)
+    return default_threads(int(k))
 
 
 def fwht_normalized(X: Any, **kw: Any) -> np.ndarray:

@@ -16,7 +16,7 @@ import pytest
 from rfverify.bench import naive_fwht
 from rfverify.errors import UsageError
 from rfverify.implementations import structured as S
-from rfverify.implementations.structured import Butterfly, fwht, fwht_thread_limit, fwht_threads
+from rfverify.implementations.structured import Butterfly, fwht, fwht_default_threads, fwht_threads
 
 pytestmark = pytest.mark.skipif(not S.numba_available(), reason="numba not installed")
 DTYPES = [np.float32, np.float64]
@@ -85,6 +85,7 @@ def test_threaded_and_out_of_place_bits_equal_stage_loop_on_many_rows(dtype):
         X = rng.standard_normal(((1 << 17) // d + 3, d)).astype(dtype)  # an odd row count
         ref = naive_fwht(X)
         assert np.array_equal(fwht(X), ref), f"default threads, d={d}"
+        assert np.array_equal(fwht(X, threads=0), ref), f"all cores, d={d}"
         assert np.array_equal(fwht(X, threads=2, normalized=True), ref * dtype(1 / np.sqrt(d))), f"normalized d={d}"
         out = np.full_like(X, np.nan)
         assert fwht(X, out=out, threads=2) is out and np.array_equal(out, ref), f"out= d={d}"
@@ -111,26 +112,31 @@ def test_butterfly_threads_do_not_change_bits():
         assert np.array_equal(bf.apply(X, backend="numba", threads=t), a), f"threads={t}"
 
 
-def test_thread_count_is_reported_and_limited():
+def test_thread_count_is_reported_and_set():
     from rfverify.implementations._fwht_numba import MIN_PARALLEL_ELEMS, available_cores
 
     big = (MIN_PARALLEL_ELEMS // 64, 64)
-    assert fwht_threads(big) == min(available_cores(), big[0])
-    assert fwht_threads((2, 64)) == 1, "a small batch should run on the calling thread"
+    assert fwht_threads(big) == 1, "one thread unless asked (the harness uses cores with processes)"
+    assert fwht_threads(big, threads=0) == min(available_cores(), big[0])
     assert fwht_threads(big, threads=3) == 3
     assert fwht_threads((2, 1 << 20), threads=8) == 2, "never more threads than rows"
-    assert fwht_threads(big, backend="numpy") == 1
-    with fwht_thread_limit(1):
-        assert fwht_threads(big) == 1
-    assert fwht_threads(big) == min(available_cores(), big[0]), "the limit leaked out of its block"
+    assert fwht_threads(big, threads=2, backend="numpy") == 1
+    with fwht_default_threads(2):
+        assert fwht_threads(big) == 2
+        assert fwht_threads((2, 64)) == 1, "a small batch should run on the calling thread"
+        with fwht_default_threads(0):
+            assert fwht_threads(big) == min(available_cores(), big[0])
+    assert fwht_threads(big) == 1, "the default leaked out of its block"
 
 
-@pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True])
+@pytest.mark.parametrize("bad", [-1, 1.5, "2", True])
 def test_bad_thread_counts_are_usage_errors(bad):
     with pytest.raises(UsageError, match="threads=.*positive integer"):
         fwht(np.ones((2, 4)), threads=bad)
     with pytest.raises(UsageError, match="threads=.*positive integer"):
         Butterfly(4, rng=0).apply(np.ones((2, 4)), threads=bad)
+    with pytest.raises(UsageError, match="threads=.*positive integer"):
+        fwht_default_threads(bad)
 
 
 def test_forked_child_gets_its_own_pool():
