@@ -18,8 +18,10 @@ How it is timed
 ---------------
 All implementations of one group (section, dtype, d, threads) run round-robin on the same
 input: one warm-up call each, then ``repeats`` rounds in which every implementation is called
-once (its input restored by an untimed copy first, so in-place calls never compound); the
-median of each is reported.  Ratios are therefore measured side by side under the same load.
+once (its input restored by an untimed copy first, so in-place calls never compound).  A time
+is the median over the rounds; a ratio is the median over the rounds of the two calls' ratio in
+that round (a paired design: on a shared machine the load changes between rounds, much less
+between two calls of one round).
 Two *memory passes* are timed in the same rounds: a numpy ``copyto`` of the batch into a second
 array, and ``X *= 1`` in place on the buffer the in-place rows use (restored the same way, so
 it is in the same cache state); each reads and writes every element once, the physical minimum
@@ -61,7 +63,8 @@ GB/s = 2·n·d·itemsize / time (one read and one write of the batch, whatever t
 ×mem = time / time of one memory pass, the faster of a numpy copy of the batch into another array and an
 in-place X *= 1 on the same buffer in the same state as the in-place rows (both timed in the same rounds):
 1.0 is the physical limit for one read and one write of every element; ÷X = time / time of baseline X in the same group
-(< 1: faster than X); rows/s = input rows turned into features per second.  A baseline that is not
+(< 1: faster than X); ratios are medians of per-round ratios (both timed in the same round, under the same
+load; a single-threaded baseline's 1-thread median serves at 2 threads); rows/s = input rows turned into features per second.  A baseline that is not
 installed is a 'skipped' row saying how to install it."""
 
 
@@ -117,8 +120,9 @@ def _import_ffht() -> Any:
     return ffht
 
 
-def _time_group(impls: dict[str, tuple[Callable[[], Any], Callable[[], Any] | None]], repeats: int) -> dict[str, float]:
-    """Round-robin median times: ``impls[name] = (call, reset)``; ``reset`` runs untimed before each call."""
+def _time_group(impls: dict[str, tuple[Callable[[], Any], Callable[[], Any] | None]],
+                repeats: int) -> dict[str, list[float]]:
+    """Round-robin times, one per round: ``impls[name] = (call, reset)``; ``reset`` runs untimed first."""
     for call, reset in impls.values():  # warm-up (and numba compilation)
         if reset:
             reset()
@@ -131,20 +135,32 @@ def _time_group(impls: dict[str, tuple[Callable[[], Any], Callable[[], Any] | No
             t0 = time.perf_counter()
             call()
             times[name].append(time.perf_counter() - t0)
-    return {k: statistics.median(v) for k, v in times.items()}
+    return times
 
 
-def _rows(section: str, times: dict[str, float], *, dtype: Any, d: int, n: int, threads: int, ops: float,
-          baselines: dict[str, float], mem: float | None, used: dict[str, int] | None = None) -> list[dict]:
+def _ratio(mine: list[float], other: Any) -> float:
+    """``mine ÷ other``: the median of per-round ratios when ``other`` was timed in the same rounds
+    (paired: both calls of a round ran under the same load), else ratio of medians."""
+    if isinstance(other, list) and len(other) == len(mine):
+        return statistics.median(a / b for a, b in zip(mine, other))
+    if isinstance(other, list):
+        other = statistics.median(other)
+    return statistics.median(mine) / other if other else float("nan")
+
+
+def _rows(section: str, samples: dict[str, list[float]], *, dtype: Any, d: int, n: int, threads: int,
+          ops: float, baselines: dict[str, Any], mem: list[float] | None,
+          used: dict[str, int] | None = None) -> list[dict]:
     nbytes = 2 * n * d * np.dtype(dtype).itemsize
     out = []
-    for name, sec in times.items():
+    for name, ts in samples.items():
+        sec = statistics.median(ts)
         out.append({
             "section": section, "name": name, "dtype": np.dtype(dtype).name, "d": d, "n": n,
-            "threads": (used or {}).get(name, threads), "seconds": sec, "status": "ok",
+            "threads": (used or {}).get(name, threads), "seconds": sec, "status": "ok", "rounds": len(ts),
             "gops": ops / sec / 1e9 if ops else float("nan"), "gbs": nbytes / sec / 1e9,
-            "mem_x": sec / mem if mem else float("nan"), "rows_per_s": n / sec,
-            "vs": {b: sec / t for b, t in baselines.items() if t and b != name},
+            "mem_x": _ratio(ts, mem) if mem else float("nan"), "rows_per_s": n / sec,
+            "vs": {b: _ratio(ts, t) for b, t in baselines.items() if t is not None and b != name},
         })
     return out
 
@@ -240,13 +256,12 @@ def run_fwht_comparison(quick: bool = False) -> list[dict]:
                 if k == 1:
                     impls["naive numpy"] = (lambda: naive_fwht(X0), None)
                 times = _time_group(impls, repeats)
-                for single in ("naive numpy",):
-                    if single in times:
-                        one[single] = times[single]
+                if "naive numpy" in times:  # single-threaded: its 1-thread times are the baseline at k threads
+                    one["naive numpy"] = statistics.median(times["naive numpy"])
                 base = {b: times.get(b, one.get(b)) for b in BASELINES}
                 used.update({"fht-cpu": k, "dense BLAS": k, "naive numpy": 1, "FFHT": k,
                              "ours (numba prange, in place)": k})
-                mem = min(times["memory pass (numpy copy)"], times[INPLACE_PASS])
+                mem = [min(a, b) for a, b in zip(times["memory pass (numpy copy)"], times[INPLACE_PASS])]
                 rows += _rows("fwht", times, ops=n * d * math.log2(d), baselines=base, mem=mem, used=used, **key)
             del H
     return rows
@@ -308,7 +323,7 @@ def run_butterfly_comparison(quick: bool = False) -> list[dict]:
                     rows.append(_skip("butterfly", "dense BLAS", f"d={d} > {dense_max} (2·n·d² flops)", **key))
                 times = _time_group(impls, repeats)
                 if "ours (numpy backend)" in times:
-                    one["ours (numpy backend)"] = times["ours (numpy backend)"]
+                    one["ours (numpy backend)"] = statistics.median(times["ours (numpy backend)"])
                 base = {"dense BLAS": times.get("dense BLAS"), "numpy backend": one.get("ours (numpy backend)")}
                 rows += _rows("butterfly", times, ops=n * d * math.log2(d), baselines=base,
                               mem=times["memory pass (numpy copy)"], used=used, **key)

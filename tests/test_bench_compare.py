@@ -86,3 +86,11 @@ def test_summary_states_each_target_and_whether_it_is_met():
     assert "×mem <= 1.70 at d >= 1024 (worst at d=1024; target <= 1.5: NOT met)" in line
     ok = [dict(row, d=1024, vs={"fht-cpu": 0.9}, mem_x=1.2)]
     assert "met)" in bc.summarize(ok)[0] and "NOT" not in bc.summarize(ok)[0]
+
+
+def test_ratios_are_paired_by_round():
+    """Load that doubles every time in round 2 cancels in a paired ratio, not in a ratio of medians."""
+    mine, base = [1.0, 10.0, 1.1], [2.0, 20.0, 2.2]
+    assert bc._ratio(mine, base) == pytest.approx(0.5)
+    assert bc._ratio(mine, 2.0) == pytest.approx(1.1 / 2.0), "an unpaired baseline: ratio of medians"
+    assert bc._ratio(mine, [2.0, 2.0]) == pytest.approx(1.1 / 2.0), "different rounds: ratio of medians"
