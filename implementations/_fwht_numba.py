@@ -106,11 +106,18 @@ def kernels() -> Any:
             h *= 2
         return vs
 
-    def _make_block(nv: int) -> Any:
+    def _scaled(builder, vs, scale, scaled):  # the final pass of a normalised transform: fl(v · scale)
+        if not scaled:
+            return vs
+        sv = builder.insert_element(ir.Constant(vs[0].type, ir.Undefined), scale, ir.Constant(i32, 0))
+        sv = builder.shuffle_vector(sv, sv, ir.Constant(ir.VectorType(i32, vs[0].type.count), [0] * vs[0].type.count))
+        return [builder.fmul(v, sv) for v in vs]
+
+    def _make_block(nv: int, scaled: bool) -> Any:
         @intrinsic
-        def block(typingctx, src, dst, start):  # all stages < lanes * nv on [start, start + lanes*nv)
+        def block(typingctx, src, dst, start, scale):  # all stages < lanes * nv on [start, start + lanes*nv)
             if not (_float_rows(src) and _float_rows(dst) and src.ndim == 1 and dst.ndim == 1
-                    and src.dtype == dst.dtype):
+                    and src.dtype == dst.dtype and scale == src.dtype):
                 return None
 
             def codegen(context, builder, signature, args):
@@ -132,64 +139,92 @@ def kernels() -> Any:
                         v = builder.call(fma, [v, sign, s])
                         h *= 2
                     vs.append(v)
-                for ptr, v in zip(dp, _cross(builder, vs)):
+                for ptr, v in zip(dp, _scaled(builder, _cross(builder, vs), args[3], scaled)):
                     builder.store(v, ptr, align=1)
                 return context.get_dummy_value()
-            return types.void(src, dst, start), codegen
+            return types.void(src, dst, start, scale), codegen
         return block
 
-    def _make_pass(nv: int) -> Any:
+    def _make_pass(nv: int, scaled: bool) -> Any:
         @intrinsic
-        def radix(typingctx, x, start, h):  # stages h .. h*nv/2 on x[start + k h], one vector each
-            if not (_float_rows(x) and x.ndim == 1):
+        def radix(typingctx, x, start, h, scale):  # stages h .. h*nv/2 on x[start + k h], one vector each
+            if not (_float_rows(x) and x.ndim == 1 and scale == x.dtype):
                 return None
 
             def codegen(context, builder, signature, args):
                 ptrs, _ = _vec_ptrs(context, builder, signature.args[0], args[0], args[1], args[2], nv)
                 vs = [builder.load(p, align=1) for p in ptrs]
-                for ptr, v in zip(ptrs, _cross(builder, vs)):
+                for ptr, v in zip(ptrs, _scaled(builder, _cross(builder, vs), args[3], scaled)):
                     builder.store(v, ptr, align=1)
                 return context.get_dummy_value()
-            return types.void(x, start, h), codegen
+            return types.void(x, start, h, scale), codegen
         return radix
 
-    blk2, blk4, blk8, blk16 = (_make_block(v) for v in (2, 4, 8, 16))
-    rad2, rad4, rad8, rad16 = (_make_pass(v) for v in (2, 4, 8, 16))
+    blk2, blk4, blk8, blk16 = (_make_block(v, False) for v in (2, 4, 8, 16))
+    rad2, rad4, rad8, rad16 = (_make_pass(v, False) for v in (2, 4, 8, 16))
+    sblk2, sblk4, sblk8, sblk16 = (_make_block(v, True) for v in (2, 4, 8, 16))
+    srad2, srad4, srad8, srad16 = (_make_pass(v, True) for v in (2, 4, 8, 16))
 
     @numba.njit(cache=True, inline="always")
-    def _first_block(s, x, d, bits, lanes):  # returns the stage reached (block size)
+    def _first_block(s, x, d, bits, lanes, scale, last):  # returns the stage reached (block size)
         nv = (1 << bits) // lanes
         size = nv * lanes
-        if nv == 16:
+        if last:  # the block is the whole transform: scale on the way out
+            if nv == 16:
+                for q in range(0, d, size):
+                    sblk16(s, x, q, scale)
+            elif nv == 8:
+                for q in range(0, d, size):
+                    sblk8(s, x, q, scale)
+            elif nv == 4:
+                for q in range(0, d, size):
+                    sblk4(s, x, q, scale)
+            else:
+                for q in range(0, d, size):
+                    sblk2(s, x, q, scale)
+        elif nv == 16:
             for q in range(0, d, size):
-                blk16(s, x, q)
+                blk16(s, x, q, scale)
         elif nv == 8:
             for q in range(0, d, size):
-                blk8(s, x, q)
+                blk8(s, x, q, scale)
         elif nv == 4:
             for q in range(0, d, size):
-                blk4(s, x, q)
+                blk4(s, x, q, scale)
         else:
             for q in range(0, d, size):
-                blk2(s, x, q)
+                blk2(s, x, q, scale)
         return size
 
     @numba.njit(cache=True, inline="always")
-    def _vector_pass(x, d, h, bits, lanes):
+    def _vector_pass(x, d, h, bits, lanes, scale, last):
         nv = 1 << bits
         for i in range(0, d, nv * h):
-            if nv == 16:
+            if last:
+                if nv == 16:
+                    for j in range(i, i + h, lanes):
+                        srad16(x, j, h, scale)
+                elif nv == 8:
+                    for j in range(i, i + h, lanes):
+                        srad8(x, j, h, scale)
+                elif nv == 4:
+                    for j in range(i, i + h, lanes):
+                        srad4(x, j, h, scale)
+                else:
+                    for j in range(i, i + h, lanes):
+                        srad2(x, j, h, scale)
+            elif nv == 16:
                 for j in range(i, i + h, lanes):
-                    rad16(x, j, h)
+                    rad16(x, j, h, scale)
             elif nv == 8:
                 for j in range(i, i + h, lanes):
-                    rad8(x, j, h)
+                    rad8(x, j, h, scale)
             elif nv == 4:
                 for j in range(i, i + h, lanes):
-                    rad4(x, j, h)
+                    rad4(x, j, h, scale)
             else:
                 for j in range(i, i + h, lanes):
-                    rad2(x, j, h)
+                    rad2(x, j, h, scale)
         return h * nv
 
     @numba.njit(cache=True, inline="always")
@@ -235,7 +270,12 @@ def kernels() -> Any:
         return block, out
 
     @njit
-    def fwht_range(S, D, lo, hi):  # rows lo..hi-1: D <- S @ H; S, D C-contiguous (n, d); S may be D
+    def fwht_range_scaled(S, D, lo, hi, scale, scaled):
+        """Rows lo..hi-1: ``D <- S @ H`` (times ``scale`` in the final pass when ``scaled``).
+
+        ``S``, ``D`` C-contiguous ``(n, d)`` of one dtype, ``S`` may be ``D``; ``scale`` of that dtype.
+        The product ``fl(fl(Hx)_i · scale)`` is the one a separate ``*= scale`` pass computes.
+        """
         d = S.shape[1]
         if hi <= lo or d == 0:
             return
@@ -248,19 +288,28 @@ def kernels() -> Any:
                 for j in range(d):
                     x[j] = s[j]
                 _scalar_row(x, d)
+                if scaled:
+                    for j in range(d):
+                        x[j] = x[j] * scale
             return
         n = S.shape[0]
         fs = S.reshape(n * d)
         fd = D.reshape(n * d)
+        np_ = passes.shape[0]
         group = max(1, GROUP_ELEMS // d)  # rows whose first pass runs as one flat loop
         for r0 in range(lo, hi, group):
             r1 = min(hi, r0 + group)
-            _first_block(fs[r0 * d:r1 * d], fd[r0 * d:r1 * d], (r1 - r0) * d, block, lanes)
+            _first_block(fs[r0 * d:r1 * d], fd[r0 * d:r1 * d], (r1 - r0) * d, block, lanes, scale,
+                         scaled and np_ == 0)
             for r in range(r0, r1):
                 x = D[r]
                 h = 1 << block
-                for p in range(passes.shape[0]):
-                    h = _vector_pass(x, d, h, passes[p], lanes)
+                for p in range(np_):
+                    h = _vector_pass(x, d, h, passes[p], lanes, scale, scaled and p == np_ - 1)
+
+    @njit
+    def fwht_range(S, D, lo, hi):  # unscaled
+        fwht_range_scaled(S, D, lo, hi, S.dtype.type(1.0), False)
 
     @njit
     def fwht_rows(X):  # in place, all rows
@@ -295,6 +344,7 @@ def kernels() -> Any:
         pass
 
     K.fwht_range = fwht_range
+    K.fwht_range_scaled = fwht_range_scaled
     K.fwht_rows = fwht_rows
     K.butterfly_range = butterfly_range
     K.butterfly_rows = butterfly_rows

@@ -251,20 +251,27 @@ def butterfly_rounding_depth(d: int, backend: str = "auto") -> int:
 # --------------------------------------------------------------------------
 # public fwht
 # --------------------------------------------------------------------------
-def _apply_rows(buf: np.ndarray, backend: str, threads: int | None = None, src: np.ndarray | None = None) -> int:
-    """``buf <- src @ H`` row by row (``src`` defaults to ``buf``: in place); returns the threads used."""
+def _apply_rows(buf: np.ndarray, backend: str, threads: int | None = None, src: np.ndarray | None = None,
+                scale: Any = None) -> int:
+    """``buf <- (src @ H) · scale`` row by row (``src`` defaults to ``buf``: in place; no scale by default).
+
+    The numba kernels multiply by ``scale`` in their final pass (the same product as a separate
+    ``buf *= scale``, without a second pass over memory).  Returns the threads used.
+    """
     if src is not None and src is not buf and (backend != "numba" or buf.shape[1] <= 1):
         np.copyto(buf, src, casting="unsafe")
         src = None
-    if buf.shape[0] == 0 or buf.shape[1] <= 1:
-        return 1
-    if backend != "numba":
-        _fwht_rows_numpy(buf)
+    if buf.shape[0] == 0 or buf.shape[1] <= 1 or backend != "numba":
+        if buf.shape[0] and buf.shape[1] > 1:
+            _fwht_rows_numpy(buf)
+        if scale is not None:
+            buf *= scale
         return 1
     from ._fwht_numba import kernels, run_rows
 
-    k, s = kernels().fwht_range, buf if src is None else src
-    return run_rows(lambda lo, hi: k(s, buf, lo, hi), buf.shape[0], buf.shape[1], threads)
+    k, s = kernels().fwht_range_scaled, buf if src is None else src
+    sc, on = (buf.dtype.type(1.0), False) if scale is None else (buf.dtype.type(scale), True)
+    return run_rows(lambda lo, hi: k(s, buf, lo, hi, sc, on), buf.shape[0], buf.shape[1], threads)
 
 
 def _scale_for(d: int, dtype: np.dtype) -> Any:
@@ -363,18 +370,14 @@ def fwht(
             else:
                 np.copyto(target, arr, casting="unsafe")
         buf = target.reshape(-1, d)
-        _apply_rows(buf, be, threads, src=src)
-        if normalized:
-            buf *= _scale_for(d, rdtype)
+        _apply_rows(buf, be, threads, src=src, scale=_scale_for(d, rdtype) if normalized else None)
         return target
 
     src = np.moveaxis(arr, ax, -1)
     buf = np.empty(moved_shape, dtype=rdtype)
     np.copyto(buf, src, casting="unsafe")  # always a copy: caller's data untouched
     flat = buf.reshape(-1, d)
-    _apply_rows(flat, be, threads)
-    if normalized:
-        flat *= _scale_for(d, rdtype)
+    _apply_rows(flat, be, threads, scale=_scale_for(d, rdtype) if normalized else None)
     if target is None:
         return np.moveaxis(buf, -1, ax)
     np.copyto(np.moveaxis(target, ax, -1), buf)
@@ -468,9 +471,7 @@ def hd_block(
     D = D.astype(buf.dtype, copy=False)
     for i in range(D.shape[0] - 1, -1, -1):
         buf *= D[i]
-        _apply_rows(buf, be)
-        if normalized:
-            buf *= _scale_for(d, buf.dtype)
+        _apply_rows(buf, be, scale=_scale_for(d, buf.dtype) if normalized else None)
     return buf.reshape(shape)
 
 
