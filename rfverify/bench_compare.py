@@ -120,21 +120,35 @@ def _import_ffht() -> Any:
     return ffht
 
 
-def _time_group(impls: dict[str, tuple[Callable[[], Any], Callable[[], Any] | None]],
-                repeats: int) -> dict[str, list[float]]:
-    """Round-robin times, one per round: ``impls[name] = (call, reset)``; ``reset`` runs untimed first."""
+class _Samples(dict):
+    """Wall times per implementation (one per round); ``.cpu``: the calling thread's CPU times."""
+
+    cpu: dict[str, list[float]]
+
+
+def _time_group(impls: dict[str, tuple[Callable[[], Any], Callable[[], Any] | None]], repeats: int) -> _Samples:
+    """Round-robin times, one per round: ``impls[name] = (call, reset)``; ``reset`` runs untimed first.
+
+    Besides wall time, the calling thread's CPU time (``time.thread_time``) of each call is kept:
+    for a call that runs on the calling thread only, it excludes the time the thread spent
+    descheduled by other processes, so 1-thread ratios by CPU time stay meaningful under load.
+    """
     for call, reset in impls.values():  # warm-up (and numba compilation)
         if reset:
             reset()
         call()
-    times: dict[str, list[float]] = {k: [] for k in impls}
+    times = _Samples({k: [] for k in impls})
+    times.cpu = {k: [] for k in impls}
     for _ in range(repeats):
         for name, (call, reset) in impls.items():
             if reset:
                 reset()
+            c0 = time.thread_time()
             t0 = time.perf_counter()
             call()
-            times[name].append(time.perf_counter() - t0)
+            t1 = time.perf_counter()
+            times.cpu[name].append(max(time.thread_time() - c0, 1e-9))
+            times[name].append(t1 - t0)
     return times
 
 
@@ -150,12 +164,19 @@ def _ratio(mine: list[float], other: Any) -> float:
 
 def _rows(section: str, samples: dict[str, list[float]], *, dtype: Any, d: int, n: int, threads: int,
           ops: float, baselines: dict[str, Any], mem: list[float] | None,
-          used: dict[str, int] | None = None) -> list[dict]:
+          used: dict[str, int] | None = None, mem_cpu: list[float] | None = None) -> list[dict]:
     nbytes = 2 * n * d * np.dtype(dtype).itemsize
     out = []
+    cpu = getattr(samples, "cpu", {})
     for name, ts in samples.items():
         sec = statistics.median(ts)
-        out.append({
+        extra: dict[str, Any] = {}
+        if name in cpu and (used or {}).get(name, threads) == 1:  # runs on the calling thread only
+            extra = {"cpu_seconds": statistics.median(cpu[name]),
+                     "cpu_vs": {b: _ratio(cpu[name], cpu[b]) for b in baselines if b in cpu and b != name
+                                and (used or {}).get(b, threads) == 1},
+                     "cpu_mem_x": _ratio(cpu[name], mem_cpu) if mem_cpu else float("nan")}
+        out.append({**extra, 
             "section": section, "name": name, "dtype": np.dtype(dtype).name, "d": d, "n": n,
             "threads": (used or {}).get(name, threads), "seconds": sec, "status": "ok", "rounds": len(ts),
             "gops": ops / sec / 1e9 if ops else float("nan"), "gbs": nbytes / sec / 1e9,
@@ -187,7 +208,7 @@ class Plan:
 
 
 PLANS = {
-    "full": Plan(1 << 22, tuple(1 << k for k in range(6, 15)), 7),
+    "full": Plan(1 << 22, tuple(1 << k for k in range(6, 15)), 9),
     "quick": Plan(1 << 16, (64, 1024), 3, dense_max=1024, fm_total=1 << 14, fm_dims=(64, 256), fm_repeats=3),
 }
 
@@ -262,7 +283,9 @@ def run_fwht_comparison(quick: bool = False) -> list[dict]:
                 used.update({"fht-cpu": k, "dense BLAS": k, "naive numpy": 1, "FFHT": k,
                              "ours (numba prange, in place)": k})
                 mem = [min(a, b) for a, b in zip(times["memory pass (numpy copy)"], times[INPLACE_PASS])]
-                rows += _rows("fwht", times, ops=n * d * math.log2(d), baselines=base, mem=mem, used=used, **key)
+                mem_cpu = [min(a, b) for a, b in zip(times.cpu["memory pass (numpy copy)"], times.cpu[INPLACE_PASS])]
+                rows += _rows("fwht", times, ops=n * d * math.log2(d), baselines=base, mem=mem, used=used,
+                              mem_cpu=mem_cpu, **key)
             del H
     return rows
 
@@ -417,6 +440,11 @@ def summarize(rows: list[dict]) -> list[str]:
                 w, wd = max(mem)
                 parts.append(f"×mem <= {w:.2f} at d >= 1024 (worst at d={wd}; target <= 1.5: "
                              f"{'met' if w <= 1.5 else 'NOT met'})")
+            cfht = [(r["cpu_vs"]["fht-cpu"], r["d"]) for r in sel if r["d"] >= 256 and "fht-cpu" in r.get("cpu_vs", {})]
+            cmem = [(r["cpu_mem_x"], r["d"]) for r in sel if r["d"] >= 1024 and math.isfinite(r.get("cpu_mem_x", math.nan))]
+            if cfht and cmem:
+                parts.append(f"by CPU time of the calling thread (insensitive to descheduling): ÷ fht-cpu <= "
+                             f"{max(cfht)[0]:.2f} (d={max(cfht)[1]}), ×mem <= {max(cmem)[0]:.2f} (d={max(cmem)[1]})")
             if not fht:
                 parts.append("time ÷ fht-cpu: no measurement at d = 2^8 ... 2^14 in this run")
             if not mem:
