@@ -142,18 +142,6 @@ def _resolve_backend(backend: str) -> str:
 
 
 # --------------------------------------------------------------------------
-# numba kernels (compiled lazily: importing this module never imports numba)
-# --------------------------------------------------------------------------
-@lru_cache(maxsize=1)
-def _numba_kernels() -> Any:
-    """``(fwht_rows, butterfly_rows)`` compiled by :mod:`._fwht_numba` (imports numba on first use)."""
-    from ._fwht_numba import kernels
-
-    k = kernels()
-    return k.fwht_rows, k.butterfly_rows
-
-
-# --------------------------------------------------------------------------
 # numpy backend
 # --------------------------------------------------------------------------
 @lru_cache(maxsize=None)
