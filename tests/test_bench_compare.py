@@ -44,13 +44,27 @@ def tiny(monkeypatch):
     monkeypatch.setattr(bench, "_latency_rows", lambda quick: [])
 
 
-def test_bench_quick_prints_every_column(tiny, capsys, tmp_path):
-    out_json = tmp_path / "bench.json"
-    assert main(["bench", "--quick", "--json", str(out_json)]) == 0
-    text = capsys.readouterr().out
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    """``rfverify bench --quick --json FILE`` on the tiny plan, run once for the module: (stdout, rows)."""
+    import contextlib
+    import io
+
+    import rfverify.bench as bench
+
+    out_json = tmp_path_factory.mktemp("bench") / "bench.json"
+    buf = io.StringIO()
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(buf):
+        mp.setitem(bc.PLANS, "quick", TINY)
+        mp.setattr(bench, "_latency_rows", lambda quick: [])
+        assert main(["bench", "--quick", "--json", str(out_json)]) == 0
+    return buf.getvalue(), json.loads(out_json.read_text())
+
+
+def test_bench_quick_prints_every_column(quick_run):
+    text, rows = quick_run
     missing = missing_columns(text)
     assert not missing, f"bench output lacks {missing}:\n{text}"
-    rows = json.loads(out_json.read_text())
     fwht = [r for r in rows if r.get("section") == "fwht"]
     assert {r["threads"] for r in fwht if r["status"] == "ok" and r["name"].startswith("ours (numba")} <= {1, 2}
     for name in ("fht-cpu", "FFHT"):  # measured when installed, otherwise a row saying how to install it
@@ -70,9 +84,8 @@ def test_missing_baseline_is_a_skipped_row_not_an_error(tiny, monkeypatch, capsy
     assert "skipped: not installed: pip install fht-cpu" in text
 
 
-def test_missing_columns_detects_a_dropped_column(tiny, capsys):
-    assert main(["bench", "--quick"]) == 0
-    text = capsys.readouterr().out
+def test_missing_columns_detects_a_dropped_column(quick_run):
+    text, _ = quick_run
     assert missing_columns(text) == []
     broken = text.replace("÷FFHT", "").replace("== feature map ==", "")
     assert set(missing_columns(broken)) == {"÷FFHT", "== feature map =="}
