@@ -450,7 +450,8 @@ def run_rows(fn: Any, n: int, d: int, threads: Any, *args: Any) -> int:
     ``fn(lo, hi)`` must release the GIL (the numba kernels are ``nogil``).  Chunks are claimed
     from a shared counter by the caller and ``k - 1`` pool threads: the caller never waits for
     a thread that has not started (it then takes the chunks itself), only for chunks already
-    claimed — a busy core slows a call down to one-thread speed at worst, never stalls it.
+    claimed — unlike a barrier at the end of an OpenMP region.  A thread descheduled in the
+    middle of its chunk still delays the call by the rest of that chunk.
     If the pool cannot start a thread (e.g. under an address-space limit) the caller does all.
     """
     k = resolve_threads(threads, n, d)
