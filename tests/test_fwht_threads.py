@@ -154,3 +154,18 @@ def test_forked_child_gets_its_own_pool():
 
 def _child_check(X):
     return bool(np.array_equal(fwht(X, threads=2), naive_fwht(X)))
+
+
+def test_pass_plan_covers_every_stage_once():
+    """Every stage of d = 2^L in exactly one pass, passes of 1-4 cross-register stages, no lone radix-2 last."""
+    from rfverify.implementations._fwht_numba import MAX_VECTORS, pass_plan
+
+    for lanes in (8, 16):
+        for L in range(0, 21):
+            block, passes = pass_plan(L, lanes)
+            if block == 0:
+                assert L < lanes.bit_length(), f"L={L}: rows of two vectors or more should use the SIMD block"
+                continue
+            assert block + sum(passes) == L, f"L={L}, lanes={lanes}: {block} + {passes} != {L}"
+            assert block <= (lanes * MAX_VECTORS).bit_length() - 1
+            assert all(1 <= p <= 4 for p in passes) and passes[-1:] != [1], f"L={L}: {passes}"
