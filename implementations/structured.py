@@ -48,6 +48,8 @@ __all__ = [
     "fwht",
     "fwht_rounding_depth",
     "fwht_normalized",
+    "fwht_threads",
+    "fwht_default_threads",
     "butterfly_rounding_depth",
     "hd_block",
     "HDProduct",
@@ -137,149 +139,6 @@ def _resolve_backend(backend: str) -> str:
             "install it with pip install 'rfverify[fast]' or use backend='numpy'"
         )
     return backend
-
-
-# --------------------------------------------------------------------------
-# numba kernels (compiled lazily: importing this module never imports numba)
-# --------------------------------------------------------------------------
-@lru_cache(maxsize=1)
-def _numba_kernels() -> Any:
-    import numba
-
-    from llvmlite import ir
-    from numba import types
-    from numba.extending import intrinsic
-
-    njit = numba.njit(cache=True, nogil=True)
-    i32x8 = ir.VectorType(ir.IntType(32), 8)
-    # in-register stages h = 1, 2, 4 of an 8-lane vector v: lane i becomes v[i] + v[i^h] where
-    # bit h of i is 0, and v[i^h] - v[i] where it is 1 (the same additions as the scalar kernel)
-    lane_stages = [([i ^ h for i in range(8)], [not (i & h) for i in range(8)]) for h in (1, 2, 4)]
-
-    @intrinsic
-    def _block64(typingctx, x, start):  # stages h = 1 ... 32 on x[start:start + 64], in place
-        if not (isinstance(x, types.Array) and x.ndim == 1 and x.layout == "C"
-                and isinstance(x.dtype, types.Float)):
-            return None  # contiguous float rows only (typing error otherwise)
-
-        def codegen(context, builder, signature, args):
-            arr = context.make_array(signature.args[0])(context, builder, value=args[0])
-            vty = ir.VectorType(context.get_value_type(signature.args[0].dtype), 8)
-            base = builder.gep(arr.data, [args[1]])
-            ptrs = [builder.bitcast(builder.gep(base, [ir.Constant(ir.IntType(64), 8 * k)]), vty.as_pointer())
-                    for k in range(8)]
-            vs = []
-            for ptr in ptrs:
-                v = builder.load(ptr, align=1)
-                for perm, keep in lane_stages:
-                    s = builder.shuffle_vector(v, v, ir.Constant(i32x8, perm))
-                    v = builder.select(ir.Constant(ir.VectorType(ir.IntType(1), 8), keep),
-                                       builder.fadd(v, s), builder.fsub(s, v))
-                vs.append(v)
-            for h in (1, 2, 4):  # stages 8, 16, 32: across the eight vectors
-                nv = list(vs)
-                for a in range(8):
-                    if not a & h:
-                        nv[a], nv[a + h] = builder.fadd(vs[a], vs[a + h]), builder.fsub(vs[a], vs[a + h])
-                vs = nv
-            for ptr, v in zip(ptrs, vs):
-                builder.store(v, ptr, align=1)
-            return context.get_dummy_value()
-        return types.void(x, start), codegen
-
-    @numba.njit(cache=True, inline="always")
-    def _low8(x, d):  # stages h = 1, 2, 4 on contiguous chunks of 8
-        v = x.reshape((d // 8, 8))
-        for p in range(d // 8):
-            a0 = v[p, 0]; a1 = v[p, 1]; a2 = v[p, 2]; a3 = v[p, 3]
-            a4 = v[p, 4]; a5 = v[p, 5]; a6 = v[p, 6]; a7 = v[p, 7]
-            b0 = a0 + a1; b1 = a0 - a1; b2 = a2 + a3; b3 = a2 - a3
-            b4 = a4 + a5; b5 = a4 - a5; b6 = a6 + a7; b7 = a6 - a7
-            c0 = b0 + b2; c1 = b1 + b3; c2 = b0 - b2; c3 = b1 - b3
-            c4 = b4 + b6; c5 = b5 + b7; c6 = b4 - b6; c7 = b5 - b7
-            v[p, 0] = c0 + c4; v[p, 1] = c1 + c5; v[p, 2] = c2 + c6; v[p, 3] = c3 + c7
-            v[p, 4] = c0 - c4; v[p, 5] = c1 - c5; v[p, 6] = c2 - c6; v[p, 7] = c3 - c7
-
-    @numba.njit(cache=True, inline="always")
-    def _radix8(x, d, h):  # stages h, 2h, 4h; slices let LLVM vectorise over j
-        for i in range(0, d, 8 * h):
-            s0 = x[i:i + h]; s1 = x[i + h:i + 2 * h]
-            s2 = x[i + 2 * h:i + 3 * h]; s3 = x[i + 3 * h:i + 4 * h]
-            s4 = x[i + 4 * h:i + 5 * h]; s5 = x[i + 5 * h:i + 6 * h]
-            s6 = x[i + 6 * h:i + 7 * h]; s7 = x[i + 7 * h:i + 8 * h]
-            for j in range(h):
-                a0 = s0[j]; a1 = s1[j]; a2 = s2[j]; a3 = s3[j]
-                a4 = s4[j]; a5 = s5[j]; a6 = s6[j]; a7 = s7[j]
-                b0 = a0 + a1; b1 = a0 - a1; b2 = a2 + a3; b3 = a2 - a3
-                b4 = a4 + a5; b5 = a4 - a5; b6 = a6 + a7; b7 = a6 - a7
-                c0 = b0 + b2; c1 = b1 + b3; c2 = b0 - b2; c3 = b1 - b3
-                c4 = b4 + b6; c5 = b5 + b7; c6 = b4 - b6; c7 = b5 - b7
-                s0[j] = c0 + c4; s1[j] = c1 + c5; s2[j] = c2 + c6; s3[j] = c3 + c7
-                s4[j] = c0 - c4; s5[j] = c1 - c5; s6[j] = c2 - c6; s7[j] = c3 - c7
-
-    @numba.njit(cache=True, inline="always")
-    def _radix4(x, d, h):
-        for i in range(0, d, 4 * h):
-            s0 = x[i:i + h]; s1 = x[i + h:i + 2 * h]
-            s2 = x[i + 2 * h:i + 3 * h]; s3 = x[i + 3 * h:i + 4 * h]
-            for j in range(h):
-                a0 = s0[j]; a1 = s1[j]; a2 = s2[j]; a3 = s3[j]
-                b0 = a0 + a1; b1 = a0 - a1; b2 = a2 + a3; b3 = a2 - a3
-                s0[j] = b0 + b2; s1[j] = b1 + b3; s2[j] = b0 - b2; s3[j] = b1 - b3
-
-    @numba.njit(cache=True, inline="always")
-    def _radix2(x, d, h):
-        for i in range(0, d, 2 * h):
-            s0 = x[i:i + h]; s1 = x[i + h:i + 2 * h]
-            for j in range(h):
-                a0 = s0[j]; a1 = s1[j]
-                s0[j] = a0 + a1; s1[j] = a0 - a1
-
-    @njit
-    def fwht_rows(X):  # in place, X C-contiguous (n, d), d a power of two
-        n, d = X.shape
-        for r in range(n):
-            x = X[r]
-            h = 1
-            if d >= 64:
-                for q in range(0, d, 64):
-                    _block64(x, q)
-                h = 64
-            elif d >= 8:
-                _low8(x, d)
-                h = 8
-            while h * 8 <= d:
-                _radix8(x, d, h)
-                h *= 8
-            if h * 4 <= d:
-                _radix4(x, d, h)
-                h *= 4
-            if h * 2 <= d:
-                _radix2(x, d, h)
-                h *= 2
-
-    @njit
-    def butterfly_rows(X, cos, sin):  # in place; angles flat, top level first
-        n, d = X.shape
-        for r in range(n):
-            x = X[r]
-            h = d // 2
-            off = 0
-            while h >= 1:
-                nb = d // (2 * h)
-                for b in range(nb):
-                    c = cos[off + b]
-                    s = sin[off + b]
-                    i = 2 * h * b
-                    s0 = x[i:i + h]; s1 = x[i + h:i + 2 * h]
-                    for j in range(h):
-                        a0 = s0[j]; a1 = s1[j]
-                        s0[j] = c * a0 - s * a1
-                        s1[j] = s * a0 + c * a1
-                off += nb
-                h //= 2
-
-    return fwht_rows, butterfly_rows
 
 
 # --------------------------------------------------------------------------
@@ -380,13 +239,27 @@ def butterfly_rounding_depth(d: int, backend: str = "auto") -> int:
 # --------------------------------------------------------------------------
 # public fwht
 # --------------------------------------------------------------------------
-def _apply_rows(buf: np.ndarray, backend: str) -> None:
-    if buf.shape[0] == 0 or buf.shape[1] <= 1:
-        return
-    if backend == "numba":
-        _numba_kernels()[0](buf)
-    else:
-        _fwht_rows_numpy(buf)
+def _apply_rows(buf: np.ndarray, backend: str, threads: int | None = None, src: np.ndarray | None = None,
+                scale: Any = None) -> int:
+    """``buf <- (src @ H) · scale`` row by row (``src`` defaults to ``buf``: in place; no scale by default).
+
+    The numba kernels multiply by ``scale`` in their final pass (the same product as a separate
+    ``buf *= scale``, without a second pass over memory).  Returns the threads used.
+    """
+    if src is not None and src is not buf and (backend != "numba" or buf.shape[1] <= 1):
+        np.copyto(buf, src, casting="unsafe")
+        src = None
+    if buf.shape[0] == 0 or buf.shape[1] <= 1 or backend != "numba":
+        if buf.shape[0] and buf.shape[1] > 1:
+            _fwht_rows_numpy(buf)
+        if scale is not None:
+            buf *= scale
+        return 1
+    from rfverify.implementations._fwht_numba import kernels, run_rows
+
+    k, s = kernels().fwht_range_scaled, buf if src is None else src
+    sc, on = (buf.dtype.type(1.0), False) if scale is None else (buf.dtype.type(scale), True)
+    return run_rows(lambda lo, hi: k(s, buf, lo, hi, sc, on), buf.shape[0], buf.shape[1], threads)
 
 
 def _scale_for(d: int, dtype: np.dtype) -> Any:
@@ -401,6 +274,7 @@ def fwht(
     inplace: bool = False,
     axis: int = -1,
     backend: str = "auto",
+    threads: int | None = None,
 ) -> np.ndarray:
     """Fast Walsh–Hadamard transform along ``axis`` in Sylvester (natural) order.
 
@@ -424,6 +298,11 @@ def fwht(
         Axis of length ``d``; ``d`` must be a power of two (``UsageError``
         otherwise — nothing is padded or truncated).
     backend : {"auto", "numpy", "numba"}
+    threads : int, optional
+        numba backend: rows are shared among this many threads (0: every available core;
+        default: one, or what :func:`fwht_default_threads` sets, for batches of at least
+        2**16 elements).  The result never depends on it (each row is transformed by the same
+        code on whichever thread).  :func:`fwht_threads` tells how many a batch uses.
 
     Examples
     --------
@@ -434,6 +313,7 @@ def fwht(
     array([10., -2., -4.,  0.])
     """
     be = _resolve_backend(backend)
+    _check_threads(threads)
     if inplace:
         if not isinstance(X, np.ndarray) or X.dtype not in _FLOAT_DTYPES:
             raise UsageError(
@@ -462,28 +342,63 @@ def fwht(
         if not target.flags.writeable:
             raise UsageError("out is read-only; pass a writable array")
 
-    # Fast path: target is C-contiguous with the axis last -> work in target.
+    # Fast path: target is C-contiguous with the axis last -> work in target.  With the numba
+    # backend a contiguous source of the result dtype is read by the kernel's first pass
+    # (one pass over memory; a fresh result's pages are first touched there, by the threads).
     moved_shape = arr.shape[:ax] + arr.shape[ax + 1:] + (d,)
-    if target is not None and ax == arr.ndim - 1 and target.flags.c_contiguous:
+    last = ax == arr.ndim - 1
+    direct = (last and be == "numba" and arr.dtype == rdtype and arr.flags.c_contiguous)
+    if target is None and direct:
+        target = np.empty(arr.shape, dtype=rdtype)
+    if target is not None and last and target.flags.c_contiguous:
+        src = None
         if target is not arr:
-            np.copyto(target, arr, casting="unsafe")
+            if direct and not np.may_share_memory(target, arr):
+                src = arr.reshape(-1, d)
+            else:
+                np.copyto(target, arr, casting="unsafe")
         buf = target.reshape(-1, d)
-        _apply_rows(buf, be)
-        if normalized:
-            buf *= _scale_for(d, rdtype)
+        _apply_rows(buf, be, threads, src=src, scale=_scale_for(d, rdtype) if normalized else None)
         return target
 
     src = np.moveaxis(arr, ax, -1)
     buf = np.empty(moved_shape, dtype=rdtype)
     np.copyto(buf, src, casting="unsafe")  # always a copy: caller's data untouched
     flat = buf.reshape(-1, d)
-    _apply_rows(flat, be)
-    if normalized:
-        flat *= _scale_for(d, rdtype)
+    _apply_rows(flat, be, threads, scale=_scale_for(d, rdtype) if normalized else None)
     if target is None:
         return np.moveaxis(buf, -1, ax)
     np.copyto(np.moveaxis(target, ax, -1), buf)
     return target
+
+
+def _check_threads(threads: Any) -> None:
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, (int, np.integer))
+                                or threads < 0):
+        raise UsageError(f"threads={threads!r} must be a positive integer, 0 for every available core, "
+                         "or None for the default (one thread unless fwht_default_threads says otherwise)")
+
+
+def fwht_threads(shape: Any, threads: int | None = None, backend: str = "auto") -> int:
+    """Threads :func:`fwht` uses on a batch of this shape (rows: all but the last axis)."""
+    shape = tuple(int(s) for s in np.atleast_1d(shape))
+    d = shape[-1] if shape else 1
+    n = int(np.prod(shape[:-1])) if len(shape) > 1 else 1
+    if _resolve_backend(backend) != "numba" or n == 0 or d <= 1:
+        return 1
+    _check_threads(threads)
+    from rfverify.implementations._fwht_numba import resolve_threads
+
+    return resolve_threads(threads, n, d)
+
+
+def fwht_default_threads(k: int) -> Any:
+    """Context manager: calls without ``threads=`` (e.g. inside feature maps) use ``k`` threads (0: all cores)."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+        raise UsageError(f"threads={k!r} must be a positive integer, or 0 for every available core")
+    from rfverify.implementations._fwht_numba import default_threads
+
+    return default_threads(int(k))
 
 
 def fwht_normalized(X: Any, **kw: Any) -> np.ndarray:
@@ -544,9 +459,7 @@ def hd_block(
     D = D.astype(buf.dtype, copy=False)
     for i in range(D.shape[0] - 1, -1, -1):
         buf *= D[i]
-        _apply_rows(buf, be)
-        if normalized:
-            buf *= _scale_for(d, buf.dtype)
+        _apply_rows(buf, be, scale=_scale_for(d, buf.dtype) if normalized else None)
     return buf.reshape(shape)
 
 
@@ -697,8 +610,12 @@ class Butterfly:
         self._cos = np.cos(flat)
         self._sin = np.sin(flat)
 
-    def apply(self, X: Any, *, backend: str = "auto") -> np.ndarray:
-        """Rows ``B x`` for every row ``x`` of ``X`` (``X @ B.T``) in ``O(d log d)`` each."""
+    def apply(self, X: Any, *, backend: str = "auto", threads: int | None = None) -> np.ndarray:
+        """Rows ``B x`` for every row ``x`` of ``X`` (``X @ B.T``) in ``O(d log d)`` each.
+
+        ``threads``: as for :func:`fwht` (numba backend; the result never depends on it).
+        """
+        _check_threads(threads)
         buf, shape = _as_rows(X, self.d, "Butterfly.apply")
         if self.d == 1 or buf.shape[0] == 0:
             return buf.reshape(shape)
@@ -706,7 +623,10 @@ class Butterfly:
         cos = self._cos.astype(buf.dtype)
         sin = self._sin.astype(buf.dtype)
         if be == "numba":
-            _numba_kernels()[1](buf, cos, sin)
+            from rfverify.implementations._fwht_numba import kernels, run_rows
+
+            k = kernels().butterfly_range
+            run_rows(lambda lo, hi: k(buf, lo, hi, cos, sin), buf.shape[0], self.d, threads)
         else:
             self._apply_numpy(buf, cos, sin)
         return buf.reshape(shape)

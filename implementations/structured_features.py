@@ -58,11 +58,9 @@ class StructuredOrthogonalFeatures(FourierBase):
         n = X.shape[0]
         buf = np.broadcast_to(pad_columns(X, p), (nb, n, p)).copy()
         flat = buf.reshape(nb * n, p)
-        scale = X.dtype.type(1.0 / math.sqrt(p))
         for i in range(k - 1, -1, -1):  # D_k acts first (hd_block's convention)
             buf *= self.diags_[:, i, None, :]
-            fwht(flat, inplace=True)
-            flat *= scale
+            fwht(flat, inplace=True, normalized=True)  # x H / sqrt(p): the scale is fused into the last pass
         flat *= X.dtype.type(math.sqrt(p) * self._sigma_inv)
         # (nb, n, p) -> (n, nb * p): feature j of block b is column b p + j
         return np.ascontiguousarray(buf.transpose(1, 0, 2)).reshape(n, nb * p)[:, : self.n_components]

@@ -217,6 +217,16 @@ def test_numba_kernel_is_bit_identical_to_textbook_butterfly(dtype):
     for d in (8, 16, 32, 64, 128, 256, 1024, 4096, 16384):
         X = rng.standard_normal((5, d)).astype(dtype)
         assert np.array_equal(fwht(X, backend="numba"), naive_fwht(X)), f"d={d} {dtype}"
+        # the threaded path: rows shared among 1, 2 or 3 threads, in place, out= and allocating
+        ref = naive_fwht(X)
+        for threads in (1, 2, 3):
+            assert np.array_equal(fwht(X, backend="numba", threads=threads), ref), f"d={d} {dtype} {threads=}"
+            out = np.empty_like(X)
+            fwht(X, backend="numba", threads=threads, out=out)
+            assert np.array_equal(out, ref), f"out= d={d} {dtype} {threads=}"
+            Z = X.copy()
+            fwht(Z, backend="numba", threads=threads, inplace=True)
+            assert np.array_equal(Z, ref), f"inplace d={d} {dtype} {threads=}"
     Xt = rng.standard_normal((256, 7)).astype(dtype).T  # non-contiguous (7, 256)
     assert np.array_equal(fwht(Xt, backend="numba"), naive_fwht(np.ascontiguousarray(Xt)))
 

@@ -2,6 +2,8 @@
 
 ``run_structured_benchmarks(quick=False)`` returns one dict per measurement:
 
+the side-by-side comparison rows of :mod:`rfverify.studies.bench_compare` (with a
+``section``; printed as their own tables) and the latency rows:
 ``name, d, dtype, n, seconds, gops, baseline, ratio`` where ``gops`` is
 giga butterfly-ops per second (``n · d · log2 d / seconds / 1e9``),
 ``baseline`` names the row it is compared with and ``ratio`` is
@@ -88,41 +90,6 @@ def _row(name: str, d: int, dtype: Any, n: int, seconds: float, ops: float,
     }
 
 
-def _fwht_rows(quick: bool) -> list[dict]:
-    from scipy.linalg import hadamard
-
-    from rfverify.implementations.structured import fwht, numba_available
-
-    total = 2 ** (18 if quick else 22)
-    dims = [256, 1024, 4096] if quick else [64, 256, 1024, 4096, 16384]
-    repeats = 3 if quick else 7
-    have_numba = numba_available()
-    rows: list[dict] = []
-    rng = np.random.default_rng(0)
-    for dtype in (np.float32, np.float64):
-        for d in dims:
-            n = total // d
-            X = rng.standard_normal((n, d)).astype(dtype)
-            out = np.empty_like(X)
-            ops = n * d * math.log2(d)
-            t: dict[str, float] = {}
-            t["naive numpy stages"] = time_call(lambda: naive_fwht(X), max(1, repeats // 2))
-            t["fwht numpy"] = time_call(lambda: fwht(X, backend="numpy"), repeats)
-            t["fwht numpy out="] = time_call(lambda: fwht(X, backend="numpy", out=out), repeats)
-            if have_numba:
-                t["fwht numba"] = time_call(lambda: fwht(X, backend="numba"), repeats)
-                t["fwht numba out="] = time_call(lambda: fwht(X, backend="numba", out=out), repeats)
-            if d <= 4096:
-                H = hadamard(d).astype(dtype)
-                t["dense X @ H (BLAS)"] = time_call(lambda: X @ H, max(1, repeats // 2))
-                del H
-            base = "dense X @ H (BLAS)" if "dense X @ H (BLAS)" in t else "naive numpy stages"
-            for name, sec in t.items():
-                rows.append(_row(name, d, dtype, n, sec, ops, base, t[base],
-                                 vs_naive=t["naive numpy stages"] / sec))
-    return rows
-
-
 def _latency_rows(quick: bool) -> list[dict]:
     from rfverify.implementations.structured import fwht, numba_available
 
@@ -140,26 +107,8 @@ def _latency_rows(quick: bool) -> list[dict]:
     return rows
 
 
-def _butterfly_rows(quick: bool) -> list[dict]:
-    from rfverify.implementations.structured import Butterfly, numba_available
-
-    d = 1024
-    n = 256 if quick else 4096
-    repeats = 3 if quick else 5
-    X = np.random.default_rng(2).standard_normal((n, d))
-    bf = Butterfly(d, rng=3)
-    Bt = np.ascontiguousarray(bf.matrix().T)
-    ops = n * d * math.log2(d)
-    t = {"butterfly dense X @ B.T": time_call(lambda: X @ Bt, repeats),
-         "butterfly apply numpy": time_call(lambda: bf.apply(X, backend="numpy"), repeats)}
-    if numba_available():
-        t["butterfly apply numba"] = time_call(lambda: bf.apply(X, backend="numba"), repeats)
-    base = t["butterfly dense X @ B.T"]
-    return [_row(k, d, np.float64, n, v, ops, "butterfly dense X @ B.T", base) for k, v in t.items()]
-
-
 def run_structured_benchmarks(quick: bool = False) -> list[dict]:
-    """Measure FWHT backends and baselines, single-vector latency and butterflies.
+    """The side-by-side comparisons (FWHT, butterfly, feature maps; :mod:`rfverify.studies.bench_compare`) and latency.
 
     ``quick=True`` shrinks sizes and repeats (seconds instead of about a minute).
     Registered extra benchmark groups (:func:`register_benchmark`) run last.
@@ -182,7 +131,9 @@ def run_structured_benchmarks(quick: bool = False) -> list[dict]:
 
 
 def _run_all(quick: bool) -> list[dict]:
-    rows = _fwht_rows(quick) + _latency_rows(quick) + _butterfly_rows(quick)
+    from rfverify.studies.bench_compare import run_comparisons
+
+    rows = run_comparisons(quick) + _latency_rows(quick)
     import importlib
 
     for spec in BENCHMARK_GROUPS.values():
@@ -194,7 +145,17 @@ def _run_all(quick: bool) -> list[dict]:
 
 
 def format_table(rows: list[dict]) -> str:
-    """Plain-text table: name, d, dtype, n, time, G butterfly-ops/s, ratio vs baseline."""
+    """Plain-text tables: the side-by-side comparisons (:mod:`rfverify.studies.bench_compare`, rows with a
+    ``section``), then the other rows: name, d, dtype, n, time, G butterfly-ops/s, ratio vs baseline."""
+    from rfverify.studies.bench_compare import environment, format_comparisons
+
+    compared = [r for r in rows if "section" in r]
+    rows = [r for r in rows if "section" not in r]
+    text = format_comparisons(compared, environment()) + "\n\n" if compared else ""
+    return text + _format_plain(rows)
+
+
+def _format_plain(rows: list[dict]) -> str:
     header = f"{'name':28} {'d':>6} {'dtype':>8} {'n':>6} {'time':>11} {'G bf-op/s':>10} {'x baseline':>10}  baseline"
     lines = [header, "-" * len(header)]
     for r in rows:
