@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from rfverify import bench_compare as bc
+from rfverify.studies import bench_compare as bc
 from rfverify.cli import main
 
 FWHT_COLUMNS = ["implementation", "thr", "dtype", "time", "G bf-op/s", "GB/s", "×mem",

@@ -29,6 +29,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from rfverify.studies.bench_compare import naive_fwht  # the baseline (re-exported)
+
 __all__ = [
     "run_structured_benchmarks",
     "format_table",
@@ -58,21 +60,6 @@ def time_call(fn: Callable[[], Any], repeats: int) -> float:
         fn()
         ts.append(time.perf_counter() - t0)
     return statistics.median(ts)
-
-
-def naive_fwht(X: np.ndarray) -> np.ndarray:
-    """Baseline: textbook radix-2 stage-by-stage FWHT in numpy (one pass per stage)."""
-    Y = np.array(X, dtype=np.result_type(X.dtype, np.float32), copy=True)
-    d = Y.shape[-1]
-    h = 1
-    while h < d:
-        v = Y.reshape(-1, d // (2 * h), 2, h)
-        a = v[:, :, 0, :].copy()
-        b = v[:, :, 1, :]
-        v[:, :, 0, :] += b
-        np.subtract(a, b, out=b)
-        h *= 2
-    return Y
 
 
 def _row(name: str, d: int, dtype: Any, n: int, seconds: float, ops: float,

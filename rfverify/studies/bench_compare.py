@@ -68,6 +68,21 @@ load; a single-threaded baseline's 1-thread median serves at 2 threads); rows/s 
 installed is a 'skipped' row saying how to install it."""
 
 
+def naive_fwht(X: np.ndarray) -> np.ndarray:
+    """Baseline: textbook radix-2 stage-by-stage FWHT in numpy (one pass per stage)."""
+    Y = np.array(X, dtype=np.result_type(X.dtype, np.float32), copy=True)
+    d = Y.shape[-1]
+    h = 1
+    while h < d:
+        v = Y.reshape(-1, d // (2 * h), 2, h)
+        a = v[:, :, 0, :].copy()
+        b = v[:, :, 1, :]
+        v[:, :, 0, :] += b
+        np.subtract(a, b, out=b)
+        h *= 2
+    return Y
+
+
 def environment() -> dict[str, Any]:
     """Machine, load, date and versions printed above the tables."""
     model = platform.processor() or "?"
@@ -220,7 +235,6 @@ def _plan(quick: bool) -> Plan:
 def run_fwht_comparison(quick: bool = False) -> list[dict]:
     from scipy.linalg import hadamard
 
-    from rfverify.studies.bench import naive_fwht
     from rfverify.implementations._fwht_numba import prange_kernel
     from rfverify.implementations.structured import fwht, fwht_threads, numba_available
 
