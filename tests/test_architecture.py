@@ -165,3 +165,26 @@ def test_no_file_over_800_lines(folder):
     long = sorted(f"{p.relative_to(ROOT)}: {n} lines" for p in (ROOT / folder).rglob("*.py")
                   if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES)
     assert not long, f"files over {MAX_LINES} lines:\n" + "\n".join(long)
+
+
+def test_the_dimension_table_of_architecture_md_is_current():
+    from rfverify.kinds import KINDS
+
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    for row in KINDS.values():
+        cls = row.config_class()
+        line = f"| `{row.name}` | {cls.DIM_RANGE[0]} … {cls.DIM_RANGE[1]} | {cls.DIM_WHY} |"
+        assert line in text, f"ARCHITECTURE.md's dimension table is stale for {row.name}: expected\n{line}"
+
+
+@pytest.mark.parametrize("kind", ["feature-map", "orthogonal", "transform", "quadrature", "kernel"])
+def test_one_dimension_rule_for_every_kind(kind):
+    from rfverify.errors import UsageError
+    from rfverify.kinds import get_kind
+
+    cls = get_kind(kind).config_class()
+    lo, hi = cls.DIM_RANGE
+    assert cls.validate_dim(lo) == lo and cls.validate_dim(hi) == hi
+    for bad in (lo - 1, hi + 1, True, 2.0, "8", None):
+        with pytest.raises(UsageError, match=rf"dim must be an integer in \[{lo}, {hi}\]"):
+            cls.validate_dim(bad)
