@@ -185,9 +185,25 @@ def _add_calibrate(sub: Any) -> None:
                      help="of those, how many run the whole suite to see which other checks fire (default 2)")
     cal.add_argument("--equivalent-seeds", default="20", help="seeds per equivalent mutant, whole suite (default 20)")
     cal.add_argument("--seed-base", default="1000000", help="seeds are SEED_BASE + 0, 1, ... (default 1000000)")
-    cal.add_argument("--jobs", default="1", help="worker processes; results do not depend on it (default 1)")
+    _add_scale(cal)
     cal.add_argument("--out", default="reports/calibration", help="output directory (default reports/calibration)")
     cal.add_argument("--debug", action="store_true", help="show tracebacks")
+
+
+def _add_scale(p: argparse.ArgumentParser) -> None:
+    """--jobs / --scheduler: where the work units run (rfverify.executors); results do not depend on it."""
+    p.add_argument("--jobs", default="1", help="local worker processes; results do not depend on it (default 1)")
+    p.add_argument("--scheduler", nargs="?", const="", default=None, metavar="ADDRESS",
+                   help="run the work units on a Dask cluster: tcp://HOST:PORT, local:N (start N local worker "
+                   "processes), or no ADDRESS for $DASK_SCHEDULER_ADDRESS; needs the dask extra")
+
+
+def _executor(args: argparse.Namespace) -> Any:
+    """The executor that --jobs / --scheduler ask for (the caller closes it)."""
+    from .executors import make_executor
+
+    return make_executor(_parse_int(args.jobs, "--jobs"), args.scheduler,
+                         use_scheduler=args.scheduler is not None)
 
 
 def _parse_int(text: str, what: str) -> int:
@@ -426,7 +442,8 @@ def _calibrate_command(args: argparse.Namespace) -> str:
     parts += ["--mutants", args.mutants] if args.mutants else []
     parts += [a for m in args.mutant or () for a in ("--mutant", m)]
     parts += [a for p in args.profile or ("quick", "default") for a in ("--profile", p)]
-    for opt in ("fa_seeds", "power_seeds", "scan_seeds", "equivalent_seeds", "seed_base", "jobs", "out"):
+    # --jobs / --scheduler are left out: the numbers do not depend on them (the timing records them)
+    for opt in ("fa_seeds", "power_seeds", "scan_seeds", "equivalent_seeds", "seed_base", "out"):
         if getattr(args, opt) is not None:
             parts += ["--" + opt.replace("_", "-"), str(getattr(args, opt))]
     return " ".join(shlex.quote(p) for p in parts)
@@ -465,9 +482,11 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
                   file=sys.stderr, flush=True)
 
     t0 = time.perf_counter()
-    doc = calibrate(references=refs, library=args.mutants, mutants=mutants, profiles=args.profile or ["quick", "default"],
-                    fa_seeds=ints["fa_seeds"], power_seeds=ints["power_seeds"], scan_seeds=ints["scan_seeds"],
-                    equivalent_seeds=eq, seed_base=ints["seed_base"], jobs=ints["jobs"], progress=progress)
+    with _executor(args) as executor:
+        doc = calibrate(references=refs, library=args.mutants, mutants=mutants,
+                        profiles=args.profile or ["quick", "default"], fa_seeds=ints["fa_seeds"],
+                        power_seeds=ints["power_seeds"], scan_seeds=ints["scan_seeds"], equivalent_seeds=eq,
+                        seed_base=ints["seed_base"], jobs=ints["jobs"], progress=progress, executor=executor)
     doc["command"] = _calibrate_command(args)
     paths = write_calibration(doc, args.out)
     from .calibration import calibration_markdown
