@@ -74,10 +74,12 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="verify one implementation")
     kinds = check.add_subparsers(dest="kind", parser_class=_Parser)
     fm = kinds.add_parser("feature-map", help="a feature map: factory, function, or sklearn-style estimator",
-                          description="Verify a feature map MODULE:ATTR against a kernel.")
-    fm.add_argument("target", metavar="MODULE:ATTR")
+                          description="Verify a feature map MODULE:ATTR (or several, with the same options) against "
+                          "a kernel.")
+    fm.add_argument("target", metavar="MODULE:ATTR", nargs="+")
     _add_feature_map_options(fm)
     _add_common(fm)
+    _add_scale(fm)
     qd = kinds.add_parser("quadrature", help="a stochastic quadrature rule rule(d, rng) -> (points, weights)",
                           description="Verify a rule MODULE:ATTR estimating E f(w), w ~ N(0, I_d).")
     qd.add_argument("target", metavar="MODULE:ATTR")
@@ -99,6 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--all", action="store_true", help="every implementation of the reference zoo, and the claims")
     rep.add_argument("--only", action="append", metavar="NAME", help="only this zoo entry (repeatable)")
     rep.add_argument("--out", default="reports", help="output directory (default reports/)")
+    _add_scale(rep)
     rep.add_argument("--seed", default=SHARED_OPTIONS["seed"][0], help=SHARED_OPTIONS["seed"][1])
     rep.add_argument("--profile", default=SHARED_OPTIONS["profile"][0], help=SHARED_OPTIONS["profile"][1])
     _add_limits(rep)
@@ -216,8 +219,58 @@ def _parse_int(text: str, what: str) -> int:
 def _cmd_check_feature_map(args: argparse.Namespace) -> int:
     from .runner import run
 
+    targets = list(args.target)
+    if len(targets) > 1 or args.scheduler is not None or _parse_int(args.jobs, "--jobs") > 1:
+        return _check_many(targets, args)
+    args.target = targets[0]
     report = run(_feature_map_config(args), checks=args.check, **_limits(args))
     return _emit(report, args)
+
+
+def _check_many(targets: list[str], args: argparse.Namespace) -> int:
+    """Several feature maps with the same options, as work units on the executor of --jobs/--scheduler."""
+    import json
+
+    from .batch import verify_many
+
+    options = dict(kernel=args.kernel, kernel_params=dict(parse_param(p) for p in args.param),
+                   dim=_parse_int(args.dim, "--dim"), domain=args.domain, bound=args.bound, unbiased=not args.biased,
+                   bias_bound=args.bias_bound, data_dependent=True if args.data_dependent else None, **_limits(args))
+    seed = parse_seed(args.seed)
+    with _executor(args) as executor:
+        reports = verify_many(targets, kind="feature-map", seed=seed, profile=args.profile, checks=args.check,
+                              executor=executor, progress=_unit_progress("check"), **options)
+    if args.json:
+        text = json.dumps([r.to_dict() for r in reports], indent=2, allow_nan=False) + "\n"
+        if args.json == "-":
+            sys.stdout.write(text)
+        else:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                fh.write(text)
+    if args.json != "-":
+        for r in reports:
+            print(r.table())
+            print()
+    if getattr(args, "report", None):
+        from pathlib import Path
+
+        from .reporting import write_reports
+
+        command = " ".join(shlex.quote(a) for a in ["rfverify", *sys.argv[1:]]) if sys.argv[1:] else ""
+        paths = write_reports(Path(args.report), [(r.implementation.replace(":", "."), r) for r in reports],
+                              seed=seed, profile=args.profile, command=command)
+        print(f"wrote {len(paths)} files to {args.report}", file=sys.stderr)
+    for r in reports:
+        if r.exit_code == 2:
+            first = next(x for x in r.results if x.status == "error")
+            print(f"rfverify: error: {r.implementation}: {first.message}", file=sys.stderr)
+    return max(r.exit_code for r in reports)
+
+
+def _unit_progress(label: str) -> Any:
+    from .executors import stderr_progress
+
+    return stderr_progress(label)
 
 
 def _cmd_check_quadrature(args: argparse.Namespace) -> int:
@@ -293,7 +346,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     from .progress import Progress
     from .reporting import write_reports
-    from .zoo import verify_entry, zoo_entries
+    from .zoo import zoo_entries
 
     if args.target and (args.all or args.only):
         raise UsageError("report on either MODULE:ATTR or zoo entries (--all / --only NAME), not both")
@@ -319,14 +372,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         repro = config.reproduce("").rsplit(" --check", 1)[0]
         command = repro.replace("rfverify check feature-map", "rfverify report", 1) + " --out " + shlex.quote(args.out)
     else:
-        entries = zoo_entries(args.only)
-        progress = Progress(len(entries))
-        for i, entry in enumerate(entries, 1):
-            with progress.entry(i, entry.name):
-                report = verify_entry(entry, seed=seed, profile=args.profile)
-            progress.done(report)
-            reports.append((entry.name, report))
-            docs[entry.name] = entry.doc
+        reports, docs, progress = _zoo_reports(zoo_entries(args.only), seed, args)
         command = (f"rfverify report {'--all' if args.all else ' '.join('--only ' + n for n in args.only)} "
                    f"--out {args.out} --seed {seed} --profile {args.profile}")
     claims = None
@@ -346,6 +392,27 @@ def _cmd_report(args: argparse.Namespace) -> int:
                           command=command)
     progress.note(f"wrote {len(paths)} files to {args.out} (open {Path(args.out) / 'index.html'})")
     return max((r.exit_code for _, r in reports), default=0)
+
+
+def _zoo_reports(entries: list[Any], seed: int, args: argparse.Namespace) -> tuple[list[Any], dict[str, str], Any]:
+    """Every zoo entry as a work unit on the executor of --jobs/--scheduler; the reports in entry order."""
+    from .batch import reports_from, zoo_tasks
+    from .progress import Progress
+
+    progress = Progress(len(entries))
+    done = [0]
+
+    def line(i: int, outcome: Any) -> None:
+        done[0] += 1
+        verdict = "LOST" if not outcome.ok else {0: "passed", 1: "FAILED"}.get(outcome.value.exit_code, "ERROR")
+        progress.note(f"[{done[0]}/{len(entries)}] {entries[i].name}: {verdict} ({outcome.seconds:.1f} s)"
+                      + ("" if outcome.ok else f" — {outcome.error}"))
+
+    with _executor(args) as executor:
+        outcomes = executor.map(zoo_tasks([e.name for e in entries], seed=seed, profile=args.profile),
+                                progress=_unit_progress("report"), on_outcome=line)
+    reports = reports_from(outcomes, [(e.kind, e.implementation) for e in entries], seed=seed, profile=args.profile)
+    return [(e.name, r) for e, r in zip(entries, reports)], {e.name: e.doc for e in entries}, progress
 
 
 def _cmd_claims(args: argparse.Namespace) -> int:

@@ -42,7 +42,7 @@ from typing import Any, Callable, Iterable, Sequence
 from .errors import UsageError
 
 __all__ = ["Task", "Outcome", "Executor", "InProcess", "ProcessPool", "DaskExecutor", "make_executor",
-           "run_task", "stderr_progress", "start_local_cluster", "ENV_SCHEDULER"]
+           "run_task", "run_in_child", "UnitProcessDied", "stderr_progress", "start_local_cluster", "ENV_SCHEDULER"]
 
 #: The environment variable Dask itself reads for a scheduler's address.
 ENV_SCHEDULER = "DASK_SCHEDULER_ADDRESS"
@@ -76,9 +76,12 @@ class Outcome:
     value: Any = None
     error: str | None = None
     worker: str = ""
-    #: True when the worker itself is unfit (another rfverify version, a plug-in it cannot import):
-    #: the batch stops with a UsageError instead of recording a verdict.
-    unfit: bool = False
+    #: Wall time of the unit where it ran (timing only: never part of a result).
+    seconds: float = 0.0
+    #: True when no unit can give a verdict: the worker is unfit (another rfverify version, a plug-in
+    #: it cannot import) or the unit's arguments are wrong (it raised UsageError, which every executor
+    #: would raise alike): the batch stops with a UsageError instead of recording a verdict.
+    fatal: bool = False
 
     @property
     def ok(self) -> bool:
@@ -105,24 +108,28 @@ def _worker_name() -> str:
         return f"pid {os.getpid()}"
 
 
-def run_task(task: Task, expect_version: str | None = None) -> Outcome:
-    """Run one unit; never raises.  ``expect_version``: the client's rfverify version (Dask workers).
+def run_task(task: Task, expect_version: str | None = None, where: str | None = None) -> Outcome:
+    """Run one unit; never raises.  ``expect_version``: the client's rfverify version (Dask workers);
+    ``where``: the worker's name for messages (default: this Dask worker's address, or the pid).
 
     Numerical libraries run single-threaded here, whatever the executor, so no result can depend
     on how many BLAS threads a process happened to have.
     """
-    worker = _worker_name()
+    worker = where or _worker_name()
     if expect_version is not None:
         problem = _unfit(task.requires, expect_version)
         if problem:
-            return Outcome(task.key, error=f"worker {worker}: {problem}", worker=worker, unfit=True)
+            return Outcome(task.key, error=f"Dask worker {worker} {problem}", worker=worker, fatal=True)
+    t0 = time.perf_counter()
     try:
         fn = _resolve(task.fn)
         from threadpoolctl import threadpool_limits
 
         with threadpool_limits(limits=1):
             value = fn(*task.args)
-        return Outcome(task.key, value=value, worker=worker)
+        return Outcome(task.key, value=value, worker=worker, seconds=time.perf_counter() - t0)
+    except UsageError as exc:
+        return Outcome(task.key, error=str(exc), worker=worker, fatal=True)
     except Exception as exc:  # a broken unit is an outcome, never a crash of the batch
         last = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
         where = f" (at {last[0].filename}:{last[0].lineno})" if last else ""
@@ -173,6 +180,68 @@ def _mismatch(info: dict[str, Any], expect_version: str) -> str:
     return ""
 
 
+class UnitProcessDied(RuntimeError):
+    """The process running a unit died (killed, crashed, out of memory) before the unit returned."""
+
+
+#: This process's unit runner child (a one-process pool), created on first use; see run_in_child.
+_CHILD: Any = None
+
+
+def _child_init(path: list[str], parent: int) -> None:
+    """Set up the unit runner child: the worker's ``sys.path``, and exit as soon as the worker is gone
+    (a pool process does not notice its parent's death by itself and would live on as an orphan)."""
+    import threading
+
+    _pool_init(path)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="rfverify-parent-watch", daemon=True).start()
+
+
+def _child_pool() -> Any:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # spawn: the child's parent is this worker, whose death the child's watch thread sees
+    return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_child_init, initargs=(list(sys.path), os.getpid()))
+
+
+def run_in_child(task: Task, expect_version: str | None = None) -> Outcome:
+    """:func:`run_task` in this process's single-threaded child process (how Dask workers run units).
+
+    A Dask worker runs tasks on a thread beside its event loop, which draws from Python's global
+    ``random`` module (message compression samples, retry jitter) and writes to the shared streams
+    — what the guard (:mod:`rfverify.guard`) watches a plug-in for — and off the main thread the
+    guard can arm neither its time limit nor its memory limit.  In the child a unit runs on a main
+    thread alone, exactly as in-process or in a pool worker.  If the child dies mid-unit this
+    raises :class:`UnitProcessDied` (Dask's ``retries=1`` then runs the unit once more; a second
+    death is the unit's ``error``); the next unit gets a fresh child.
+    """
+    global _CHILD
+    from concurrent.futures.process import BrokenProcessPool
+
+    if _CHILD is None:
+        import multiprocessing
+
+        me = multiprocessing.current_process()
+        if me.daemon:  # Dask's nanny starts workers as daemons, which multiprocessing forbids children;
+            me._config["daemon"] = False  # the child watches this process and exits with it (_child_init)
+        _CHILD = _child_pool()
+    try:
+        return _CHILD.submit(run_task, task, expect_version, _worker_name()).result()
+    except BrokenProcessPool:
+        _CHILD.shutdown(wait=False)
+        _CHILD = None
+        raise UnitProcessDied(f"the process running {task.key} on worker {_worker_name()} died mid-unit "
+                              "(killed, crashed or out of memory)") from None
+
+
 # ---------------------------------------------------------------------------------------------
 # Executors
 # ---------------------------------------------------------------------------------------------
@@ -208,14 +277,20 @@ class Executor:
     #: Shown in timing records and progress lines.
     description = "executor"
 
-    def map(self, tasks: Sequence[Task], *, progress: ProgressFn | None = None) -> list[Outcome]:
+    def map(self, tasks: Sequence[Task], *, progress: ProgressFn | None = None,
+            on_outcome: Callable[[int, Outcome], None] | None = None) -> list[Outcome]:
+        """Run every task; the outcomes in task order.  ``progress(done, total, elapsed)`` and
+        ``on_outcome(index_in_tasks, outcome)`` are called (on this process) as units finish."""
         tasks = _check_tasks(tasks)
+        index = {t.key: i for i, t in enumerate(tasks)}
         t0 = time.perf_counter()
         done: dict[str, Outcome] = {}
         for out in self._run(tasks):
             done[out.key] = out
-            if out.unfit:
-                raise UsageError(out.error or "unfit worker")
+            if out.fatal:
+                raise UsageError(out.error or "a work unit could not run")
+            if on_outcome:
+                on_outcome(index[out.key], out)
             if progress:
                 progress(len(done), len(tasks), time.perf_counter() - t0)
         return [done[t.key] for t in tasks]
@@ -249,12 +324,29 @@ def _pool_init(path: list[str]) -> None:
             sys.path.insert(0, p)
 
 
+_STARTED: Any = None
+
+
+def _pool_worker_init(path: list[str], started: Any) -> None:
+    global _STARTED
+    _pool_init(path)
+    _STARTED = started
+
+
+def _run_in_pool(task: Task) -> Outcome:
+    if _STARTED is not None:
+        _STARTED.put(task.key)  # tells the parent which units a breakdown interrupted
+    return run_task(task)
+
+
 class ProcessPool(Executor):
     """A local pool of ``jobs`` worker processes (forkserver where there is one, else spawn).
 
-    A worker that dies takes the pool with it (``BrokenProcessPool``): the units that had not
-    finished are resubmitted to a fresh pool; a unit caught in two breakdowns then runs alone,
-    and if its worker dies there too, its outcome is an ``error``.
+    A worker that dies takes the pool with it (``BrokenProcessPool``): units that had not started
+    are resubmitted to a fresh pool; each unit that had started (the culprit, and any unit in
+    flight beside it) runs once more *alone* in a fresh one-process pool, and if its process dies
+    there too, its outcome is an ``error``.  So a unit that kills its process costs at most
+    ``jobs`` retried units, and one that does so every time is recorded after two deaths.
     """
 
     def __init__(self, jobs: int) -> None:
@@ -263,50 +355,51 @@ class ProcessPool(Executor):
         self.jobs = jobs
         self.description = f"--jobs {jobs}"
 
-    def _pool(self, workers: int) -> Any:
+    def _round(self, tasks: list[Task], workers: int) -> tuple[list[Outcome], list[Task], set[str]]:
+        """Run ``tasks`` in a fresh pool: the outcomes, the tasks lost to a breakdown, the keys that had started."""
         import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
+        import queue
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures.process import BrokenProcessPool
 
         # not fork: the caller may hold threads (a Dask client, numba, BLAS), which fork does not copy.
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-        return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
-                                   initializer=_pool_init, initargs=(list(sys.path),))
-
-    def _round(self, tasks: list[Task], workers: int) -> tuple[list[Outcome], list[Task]]:
-        """Run ``tasks`` in a fresh pool; returns the outcomes and the tasks lost to a breakdown."""
-        from concurrent.futures import as_completed
-        from concurrent.futures.process import BrokenProcessPool
-
+        ctx = multiprocessing.get_context(method)
+        started_q = ctx.Queue()
         outs: list[Outcome] = []
         lost: list[Task] = []
-        with self._pool(workers) as pool:
-            futures = {pool.submit(run_task, t): t for t in tasks}
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_pool_worker_init,
+                                 initargs=(list(sys.path), started_q)) as pool:
+            futures = {pool.submit(_run_in_pool, t): t for t in tasks}
             for f in as_completed(futures):
                 try:
                     outs.append(f.result())
                 except BrokenProcessPool:
                     lost.append(futures[f])
-        return outs, lost
+        started: set[str] = set()
+        if lost:
+            while True:
+                try:
+                    started.add(started_q.get(timeout=0.2))
+                except queue.Empty:
+                    break
+        started_q.close()
+        return outs, lost, started
 
     def _run(self, tasks: list[Task]) -> Iterable[Outcome]:
-        strikes: dict[str, int] = {}
         todo = tasks
         while todo:
-            together = [t for t in todo if strikes.get(t.key, 0) < 2]
-            alone = [t for t in todo if strikes.get(t.key, 0) >= 2]
-            todo = []
-            if together:
-                outs, lost = self._round(together, self.jobs)
+            outs, lost, started = self._round(todo, self.jobs)
+            yield from outs
+            done = {o.key for o in outs}
+            suspects = [t for t in lost if t.key in started and t.key not in done]
+            todo = [t for t in lost if t.key not in started]
+            for t in suspects:  # in flight when a process died: once more, alone, to see whether it is the culprit
+                outs, again, _ = self._round([t], 1)
                 yield from outs
-                for t in lost:
-                    strikes[t.key] = strikes.get(t.key, 0) + 1
-                todo += lost
-            for t in alone:  # caught in two breakdowns: run it by itself to see whether it is the culprit
-                outs, lost = self._round([t], 1)
-                yield from outs
-                for t2 in lost:
-                    yield Outcome(t2.key, error="its worker process died while running it, twice (the second "
-                                  "time alone in a fresh pool): the unit kills or exhausts its process",
+                for t2 in again:
+                    yield Outcome(t2.key, error="its worker process died while running it, and again when it ran "
+                                  "alone in a fresh process: the unit kills, crashes or exhausts its process",
                                   worker="process pool")
 
 
@@ -458,15 +551,20 @@ class DaskExecutor(Executor):
         self.check_workers(r for t in tasks for r in t.requires)
         futures = {}
         for t in tasks:
-            f = self.client.submit(run_task, t, __version__, key=_dask_key(t), pure=False)
+            f = self.client.submit(run_in_child, t, __version__, key=_dask_key(t), pure=False, retries=1)
             futures[f] = t
         try:
-            for f in as_completed(list(futures)):
-                t = futures[f]
+            pending = as_completed(list(futures))
+            for f in pending:
+                t = futures.pop(f)
                 try:
-                    yield f.result()
+                    out = f.result()
                 except Exception as exc:  # KilledWorker: its worker died twice; or the cluster went away
-                    yield Outcome(t.key, error=_death_message(exc), worker=_culprit(exc))
+                    out = Outcome(t.key, error=_death_message(exc), worker=_culprit(exc))
+                # forget it on the cluster at once: a result still wanted when its worker dies is recomputed
+                f.release()
+                del f
+                yield out
         finally:
             for f in futures:
                 f.release()
@@ -479,18 +577,26 @@ class DaskExecutor(Executor):
             self._cluster = None
 
 
-def _dask_key(task: Task) -> str:
-    """The Dask key: the unit's readable key (the dashboard groups by its leading words) and a
-    token of the unit's content, so clients sharing a scheduler never share a result by accident."""
+def _dask_key(task: Task) -> tuple[str, str]:
+    """The Dask key ``("rfverify-<batch>", "<unit key>-<token>")``.
+
+    The dashboard groups tasks by the first part (``rfverify-calibrate``, ``rfverify-zoo``,
+    ``rfverify-check``) and shows the unit's readable key with each task.  One group per batch also
+    makes a large batch "root-ish" for the scheduler, so it queues units on the scheduler instead of
+    piling them onto workers: a dying worker then takes only the unit it was running.  The token
+    (a hash of the unit's content) keeps clients sharing a scheduler from sharing a result by accident.
+    """
     import hashlib
     import pickle
 
     token = hashlib.blake2b(pickle.dumps((task.fn, task.args), protocol=4), digest_size=6).hexdigest()
-    return f"{task.key}-{token}"
+    return (f"rfverify-{task.key.split('-', 1)[0]}", f"{task.key}-{token}")
 
 
 def _death_message(exc: BaseException) -> str:
     name = type(exc).__name__
+    if isinstance(exc, UnitProcessDied):
+        return f"{exc}, and again on the retry: the unit kills, crashes or exhausts its process"[:600]
     if name == "KilledWorker":
         return ("the worker process running it died, and died again on the retry (a unit that kills, "
                 f"crashes or exhausts its process): {exc}")[:600]
