@@ -354,6 +354,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise UsageError("say what to report on: MODULE:ATTR, --all, or --only NAME (see 'rfverify list zoo')")
     if not args.target and args.check:
         raise UsageError("--check selects checks of MODULE:ATTR; zoo reports always run every check")
+    if args.target and (args.scheduler is not None or args.jobs != "1"):
+        raise UsageError("--jobs and --scheduler spread zoo entries (--all / --only NAME); for several feature maps "
+                         "use 'rfverify check feature-map A:X B:Y ... --report DIR'")
     if not args.target and (args.time_limit is not None or args.memory_limit is not None):
         raise UsageError("--time-limit and --memory-limit apply to MODULE:ATTR; zoo reports use the profile's limits")
     seed = parse_seed(args.seed)

@@ -212,6 +212,17 @@ def _child_pool() -> Any:
                                initializer=_child_init, initargs=(list(sys.path), os.getpid()))
 
 
+def stop_child() -> None:
+    """End this process's unit runner child now (a closing worker need not wait for it)."""
+    global _CHILD
+    if _CHILD is None:
+        return
+    for proc in list((getattr(_CHILD, "_processes", None) or {}).values()):
+        proc.terminate()
+    _CHILD.shutdown(wait=False, cancel_futures=True)
+    _CHILD = None
+
+
 def run_in_child(task: Task, expect_version: str | None = None) -> Outcome:
     """:func:`run_task` in this process's single-threaded child process (how Dask workers run units).
 
@@ -340,7 +351,7 @@ def _run_in_pool(task: Task) -> Outcome:
 
 
 class ProcessPool(Executor):
-    """A local pool of ``jobs`` worker processes (forkserver where there is one, else spawn).
+    """A local pool of ``jobs`` worker processes (see :meth:`_context` for how they start).
 
     A worker that dies takes the pool with it (``BrokenProcessPool``): units that had not started
     are resubmitted to a fresh pool; each unit that had started (the culprit, and any unit in
@@ -355,28 +366,38 @@ class ProcessPool(Executor):
         self.jobs = jobs
         self.description = f"--jobs {jobs}"
 
-    def _round(self, tasks: list[Task], workers: int) -> tuple[list[Outcome], list[Task], set[str]]:
-        """Run ``tasks`` in a fresh pool: the outcomes, the tasks lost to a breakdown, the keys that had started."""
+    @staticmethod
+    def _context() -> Any:
+        """fork where there is one and this process runs no other thread (workers inherit the loaded
+        modules and need no ``__main__`` guard in the caller's script); else forkserver or spawn, since
+        fork copies no thread (a Dask client's, numba's) and may copy a lock one of them held."""
         import multiprocessing
+        import threading
+
+        methods = multiprocessing.get_all_start_methods()
+        if "fork" in methods and threading.active_count() == 1:
+            return multiprocessing.get_context("fork")
+        return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+    def _round(self, tasks: list[Task], workers: int, lost: list[Task], started: set[str]) -> Iterable[Outcome]:
+        """Run ``tasks`` in a fresh pool, yielding outcomes as they finish; fills ``lost`` (tasks lost to a
+        breakdown) and ``started`` (the keys that had started)."""
         import queue
         from concurrent.futures import ProcessPoolExecutor, as_completed
         from concurrent.futures.process import BrokenProcessPool
 
-        # not fork: the caller may hold threads (a Dask client, numba, BLAS), which fork does not copy.
-        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-        ctx = multiprocessing.get_context(method)
+        ctx = self._context()
         started_q = ctx.Queue()
-        outs: list[Outcome] = []
-        lost: list[Task] = []
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_pool_worker_init,
                                  initargs=(list(sys.path), started_q)) as pool:
             futures = {pool.submit(_run_in_pool, t): t for t in tasks}
             for f in as_completed(futures):
                 try:
-                    outs.append(f.result())
+                    out = f.result()
                 except BrokenProcessPool:
                     lost.append(futures[f])
-        started: set[str] = set()
+                    continue
+                yield out
         if lost:
             while True:
                 try:
@@ -384,19 +405,18 @@ class ProcessPool(Executor):
                 except queue.Empty:
                     break
         started_q.close()
-        return outs, lost, started
 
     def _run(self, tasks: list[Task]) -> Iterable[Outcome]:
         todo = tasks
         while todo:
-            outs, lost, started = self._round(todo, self.jobs)
-            yield from outs
-            done = {o.key for o in outs}
-            suspects = [t for t in lost if t.key in started and t.key not in done]
+            lost: list[Task] = []
+            started: set[str] = set()
+            yield from self._round(todo, self.jobs, lost, started)
+            suspects = [t for t in lost if t.key in started]
             todo = [t for t in lost if t.key not in started]
             for t in suspects:  # in flight when a process died: once more, alone, to see whether it is the culprit
-                outs, again, _ = self._round([t], 1)
-                yield from outs
+                again: list[Task] = []
+                yield from self._round([t], 1, again, set())
                 for t2 in again:
                     yield Outcome(t2.key, error="its worker process died while running it, and again when it ran "
                                   "alone in a fresh process: the unit kills, crashes or exhausts its process",
@@ -434,26 +454,27 @@ class _SysPath:
             os.chdir(self.cwd)
 
     def teardown(self, worker: Any) -> None:
-        pass
+        stop_child()
 
     def transition(self, *args: Any, **kwargs: Any) -> None:
         pass
 
 
-def start_local_cluster(n_workers: int) -> Any:
+def start_local_cluster(n_workers: int, *, dashboard: bool = True) -> Any:
     """A ``LocalCluster`` of ``n_workers`` single-threaded worker *processes* (each under a nanny that
     restarts it if it dies), configured by :data:`LOCAL_CLUSTER_CONFIG`; its workers get this
-    process's ``sys.path`` and working directory.  The caller closes it."""
+    process's ``sys.path`` and working directory.  ``dashboard``: serve Dask's dashboard on a free
+    port (where bokeh is installed).  The caller closes it."""
     _need_dask()
     import logging
 
     import dask
     from distributed import LocalCluster
 
-    dashboard = ":0" if importlib.util.find_spec("bokeh") is not None else None
+    address = ":0" if dashboard and importlib.util.find_spec("bokeh") is not None else None
     with dask.config.set(LOCAL_CLUSTER_CONFIG):
         cluster = LocalCluster(n_workers=n_workers, processes=True, threads_per_worker=1,
-                               dashboard_address=dashboard, silence_logs=logging.ERROR)
+                               dashboard_address=address, silence_logs=logging.ERROR)
     from distributed import Client
 
     with Client(cluster) as client:

@@ -29,19 +29,35 @@ LIBRARY = "tests/mutant_library.py"
 _RFF = "rfverify.implementations.rff:"
 
 
+class _Cluster:
+    """One LocalCluster for the module, started on first use (so the ``--jobs 2`` runs before it can fork)."""
+
+    def __init__(self):
+        self.cluster = self.client = None
+
+    def __getitem__(self, i):
+        if self.cluster is None:
+            from distributed import Client
+
+            self.cluster = start_local_cluster(3, dashboard=False)
+            self.client = Client(self.cluster)
+        return (self.cluster, self.client)[i]
+
+    def close(self):
+        if self.cluster is not None:
+            self.client.close()
+            self.cluster.close()
+
+
 @pytest.fixture(scope="module")
 def cluster():
-    from distributed import Client
-
-    c = start_local_cluster(3)
-    client = Client(c)
-    yield c, client
-    client.close()
-    c.close()
+    holder = _Cluster()
+    yield holder
+    holder.close()
 
 
 def _scale(cluster, n: int) -> str:
-    c, client = cluster
+    c, client = cluster[0], cluster[1]
     c.scale(n)
     deadline = time.monotonic() + 60
     while len(client.nthreads()) != n:
