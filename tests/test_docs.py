@@ -13,7 +13,7 @@ import rfverify
 from rfverify.registry import KINDS, checks_for
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCTEST_MODULES = ["rfverify.seeding", "rfverify.kernels", "rfverify.implementations.rff"]
+DOCTEST_MODULES = ["rfverify.seeding", "rfverify.kernels", "rfverify.implementations.rff", "rfverify.batch"]
 
 
 @pytest.mark.parametrize("name", DOCTEST_MODULES)
