@@ -17,12 +17,15 @@ every executor:
   importable); a mismatch is a :class:`~rfverify.errors.UsageError` naming the worker, and so is a
   worker joining later that fails the same check when it gets a unit.
 
-:func:`run_task` is the one function that runs a unit (on the caller, in a pool worker or on a Dask
-worker): it imports the unit's function, runs it with numerical libraries single-threaded and turns
-an exception into an :class:`Outcome` with ``error`` set, so a broken unit never takes the batch
-down.  A supervised child process (the plug-in isolation of issue 16) would wrap exactly this
-function.  A worker process that dies mid-unit costs that unit one retry on another worker; if it
-dies again the unit's outcome is an ``error`` naming the worker — never a silent gap.
+:func:`run_task` is the one function that runs a unit (on the caller, in a pool worker, or in a Dask
+worker's child process): it imports the unit's function, runs it with numerical libraries
+single-threaded and turns an exception into an :class:`Outcome` with ``error`` set, so a broken unit
+never takes the batch down.  A supervised child process (the plug-in isolation of issue 16, which
+does not exist yet) would wrap exactly this function; on Dask, :func:`run_in_child` already runs it
+in a single-threaded child of the worker.  Deaths: a unit whose process dies is run once more, and
+if it dies again its outcome is an ``error`` naming the worker — never a silent gap (on Dask:
+``retries=1`` for a dead child, the scheduler's ``allowed-failures`` = 1 for a dead worker; in a
+:class:`ProcessPool` the units in flight rerun alone).
 
 Layering: this module imports only the core (errors, the package version); whoever assembles the
 outcomes (calibration, the zoo report, the CLI) writes the results, on the client.
