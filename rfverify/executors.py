@@ -385,12 +385,11 @@ class ProcessPool(Executor):
     def _round(self, tasks: list[Task], workers: int, lost: list[Task], started: set[str]) -> Iterable[Outcome]:
         """Run ``tasks`` in a fresh pool, yielding outcomes as they finish; fills ``lost`` (tasks lost to a
         breakdown) and ``started`` (the keys that had started)."""
-        import queue
         from concurrent.futures import ProcessPoolExecutor, as_completed
         from concurrent.futures.process import BrokenProcessPool
 
         ctx = self._context()
-        started_q = ctx.Queue()
+        started_q = ctx.SimpleQueue()  # put() writes at once (a Queue's feeder thread dies unflushed with its process)
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_pool_worker_init,
                                  initargs=(list(sys.path), started_q)) as pool:
             futures = {pool.submit(_run_in_pool, t): t for t in tasks}
@@ -402,11 +401,8 @@ class ProcessPool(Executor):
                     continue
                 yield out
         if lost:
-            while True:
-                try:
-                    started.add(started_q.get(timeout=0.2))
-                except queue.Empty:
-                    break
+            while not started_q.empty():
+                started.add(started_q.get())
         started_q.close()
 
     def _run(self, tasks: list[Task]) -> Iterable[Outcome]:
