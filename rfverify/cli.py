@@ -63,9 +63,15 @@ def build_parser() -> argparse.ArgumentParser:
     for row in KINDS.values():  # one sub-command per row of the kind table
         cls = row.config_class()
         kp = kinds.add_parser(row.name, help=row.summary, description=cls.CLI.description)
-        kp.add_argument("target", metavar=cls.CLI.metavar)
+        if cls.CLI.many:
+            kp.add_argument("target", metavar=cls.CLI.metavar, nargs="+",
+                            help="one or several (same options; several run as work units, see --jobs)")
+        else:
+            kp.add_argument("target", metavar=cls.CLI.metavar)
         cls.add_cli_options(kp)
         _add_common(kp)
+        if cls.CLI.many:
+            _add_scale(kp)
     rep = sub.add_parser("report", help="verify implementations and write reports (HTML, JSON, Markdown)",
                          description="Verify one feature map MODULE:ATTR (with the options of 'check "
                          "feature-map'), or every reference implementation and published claim (--all), and "
@@ -77,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--all", action="store_true", help="every implementation of the reference zoo, and the claims")
     rep.add_argument("--only", action="append", metavar="NAME", help="only this zoo entry (repeatable)")
     rep.add_argument("--out", default="reports", help="output directory (default reports/)")
+    _add_scale(rep)
     rep.add_argument("--seed", default=SHARED_OPTIONS["seed"][0], help=SHARED_OPTIONS["seed"][1])
     rep.add_argument("--profile", default=SHARED_OPTIONS["profile"][0], help=SHARED_OPTIONS["profile"][1])
     _add_limits(rep)
@@ -139,18 +146,89 @@ def _add_calibrate(sub: Any) -> None:
                      help="of those, how many run the whole suite to see which other checks fire (default 2)")
     cal.add_argument("--equivalent-seeds", default="20", help="seeds per equivalent mutant, whole suite (default 20)")
     cal.add_argument("--seed-base", default="1000000", help="seeds are SEED_BASE + 0, 1, ... (default 1000000)")
-    cal.add_argument("--jobs", default="1", help="worker processes; results do not depend on it (default 1)")
+    _add_scale(cal)
     cal.add_argument("--out", default="reports/calibration", help="output directory (default reports/calibration)")
     cal.add_argument("--debug", action="store_true", help="show tracebacks")
+
+
+def _add_scale(p: argparse.ArgumentParser) -> None:
+    """--jobs / --scheduler: where the work units run (rfverify.executors); results do not depend on it."""
+    p.add_argument("--jobs", default="1", help="local worker processes; results do not depend on it (default 1)")
+    p.add_argument("--scheduler", nargs="?", const="", default=None, metavar="ADDRESS",
+                   help="run the work units on a Dask cluster: tcp://HOST:PORT, local:N (start N local worker "
+                   "processes), or no ADDRESS for $DASK_SCHEDULER_ADDRESS; needs the dask extra")
+
+
+def _executor(args: argparse.Namespace) -> Any:
+    """The executor that --jobs / --scheduler ask for (the caller closes it)."""
+    from rfverify.executors import make_executor
+    from rfverify.kinds.base import parse_int
+
+    return make_executor(parse_int(args.jobs, "--jobs"), args.scheduler, use_scheduler=args.scheduler is not None)
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
     """``rfverify check KIND MODULE:ATTR ...``: the kind's configuration from its options, then the runner."""
     from rfverify.kinds import get_kind
+    from rfverify.kinds.base import parse_int
     from rfverify.runner import run
 
-    config = get_kind(args.kind).config_class().from_cli(args)
+    cls = get_kind(args.kind).config_class()
+    if cls.CLI.many:
+        targets = list(args.target)
+        if len(targets) > 1 or args.scheduler is not None or parse_int(args.jobs, "--jobs") > 1:
+            return _check_many(targets, args)
+        args.target = targets[0]
+    config = cls.from_cli(args)
     return _emit(run(config, checks=args.check, **_limits(args)), args)
+
+
+def _check_many(targets: list[str], args: argparse.Namespace) -> int:
+    """Several feature maps with the same options, as work units on the executor of --jobs/--scheduler."""
+    import json
+
+    from rfverify.kinds.base import parse_int
+    from rfverify.options import parse_param
+    from rfverify.studies.batch import verify_many
+
+    options = dict(kernel=args.kernel, kernel_params=dict(parse_param(p) for p in args.param),
+                   dim=parse_int(args.dim, "--dim"), domain=args.domain, bound=args.bound, unbiased=not args.biased,
+                   bias_bound=args.bias_bound, data_dependent=True if args.data_dependent else None, **_limits(args))
+    seed = parse_seed(args.seed)
+    with _executor(args) as executor:
+        reports = verify_many(targets, kind="feature-map", seed=seed, profile=args.profile, checks=args.check,
+                              executor=executor, progress=_unit_progress("check"), **options)
+    if args.json:
+        text = json.dumps([r.to_dict() for r in reports], indent=2, allow_nan=False) + "\n"
+        if args.json == "-":
+            sys.stdout.write(text)
+        else:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                fh.write(text)
+    if args.json != "-":
+        for r in reports:
+            print(r.table())
+            print()
+    if getattr(args, "report", None):
+        from pathlib import Path
+
+        from rfverify.report.writing import write_reports
+
+        command = " ".join(shlex.quote(a) for a in ["rfverify", *sys.argv[1:]]) if sys.argv[1:] else ""
+        paths = write_reports(Path(args.report), [(r.implementation.replace(":", "."), r) for r in reports],
+                              seed=seed, profile=args.profile, command=command)
+        print(f"wrote {len(paths)} files to {args.report}", file=sys.stderr)
+    for r in reports:
+        if r.exit_code == 2:
+            first = next(x for x in r.results if x.status == "error")
+            print(f"rfverify: error: {r.implementation}: {first.message}", file=sys.stderr)
+    return max(r.exit_code for r in reports)
+
+
+def _unit_progress(label: str) -> Any:
+    from rfverify.executors import stderr_progress
+
+    return stderr_progress(label)
 
 
 def _feature_map_config(args: argparse.Namespace) -> Any:
@@ -190,7 +268,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     from rfverify.progress import Progress
     from rfverify.report.writing import write_reports
-    from rfverify.studies.zoo import verify_entry, zoo_entries
+    from rfverify.studies.zoo import zoo_entries
 
     if args.target and (args.all or args.only):
         raise UsageError("report on either MODULE:ATTR or zoo entries (--all / --only NAME), not both")
@@ -198,6 +276,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise UsageError("say what to report on: MODULE:ATTR, --all, or --only NAME (see 'rfverify list zoo')")
     if not args.target and args.check:
         raise UsageError("--check selects checks of MODULE:ATTR; zoo reports always run every check")
+    if args.target and (args.scheduler is not None or args.jobs != "1"):
+        raise UsageError("--jobs and --scheduler spread zoo entries (--all / --only NAME); for several feature maps "
+                         "use 'rfverify check feature-map A:X B:Y ... --report DIR'")
     if not args.target and (args.time_limit is not None or args.memory_limit is not None):
         raise UsageError("--time-limit and --memory-limit apply to MODULE:ATTR; zoo reports use the profile's limits")
     seed = parse_seed(args.seed)
@@ -216,14 +297,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         repro = config.reproduce("").rsplit(" --check", 1)[0]
         command = repro.replace("rfverify check feature-map", "rfverify report", 1) + " --out " + shlex.quote(args.out)
     else:
-        entries = zoo_entries(args.only)
-        progress = Progress(len(entries))
-        for i, entry in enumerate(entries, 1):
-            with progress.entry(i, entry.name):
-                report = verify_entry(entry, seed=seed, profile=args.profile)
-            progress.done(report)
-            reports.append((entry.name, report))
-            docs[entry.name] = entry.doc
+        reports, docs, progress = _zoo_reports(zoo_entries(args.only), seed, args)
         command = (f"rfverify report {'--all' if args.all else ' '.join('--only ' + n for n in args.only)} "
                    f"--out {args.out} --seed {seed} --profile {args.profile}")
     claims = None
@@ -243,6 +317,27 @@ def _cmd_report(args: argparse.Namespace) -> int:
                           command=command)
     progress.note(f"wrote {len(paths)} files to {args.out} (open {Path(args.out) / 'index.html'})")
     return max((r.exit_code for _, r in reports), default=0)
+
+
+def _zoo_reports(entries: list[Any], seed: int, args: argparse.Namespace) -> tuple[list[Any], dict[str, str], Any]:
+    """Every zoo entry as a work unit on the executor of --jobs/--scheduler; the reports in entry order."""
+    from rfverify.studies.batch import reports_from, zoo_tasks
+    from rfverify.progress import Progress
+
+    progress = Progress(len(entries))
+    done = [0]
+
+    def line(i: int, outcome: Any) -> None:
+        done[0] += 1
+        verdict = "LOST" if not outcome.ok else {0: "passed", 1: "FAILED"}.get(outcome.value.exit_code, "ERROR")
+        progress.note(f"[{done[0]}/{len(entries)}] {entries[i].name}: {verdict} ({outcome.seconds:.1f} s)"
+                      + ("" if outcome.ok else f" — {outcome.error}"))
+
+    with _executor(args) as executor:
+        outcomes = executor.map(zoo_tasks([e.name for e in entries], seed=seed, profile=args.profile),
+                                progress=_unit_progress("report"), on_outcome=line)
+    reports = reports_from(outcomes, [(e.kind, e.implementation) for e in entries], seed=seed, profile=args.profile)
+    return [(e.name, r) for e, r in zip(entries, reports)], {e.name: e.doc for e in entries}, progress
 
 
 def _cmd_claims(args: argparse.Namespace) -> int:
@@ -341,7 +436,8 @@ def _calibrate_command(args: argparse.Namespace) -> str:
     parts += ["--mutants", args.mutants] if args.mutants else []
     parts += [a for m in args.mutant or () for a in ("--mutant", m)]
     parts += [a for p in args.profile or ("quick", "default") for a in ("--profile", p)]
-    for opt in ("fa_seeds", "power_seeds", "scan_seeds", "equivalent_seeds", "seed_base", "jobs", "out"):
+    # --jobs / --scheduler are left out: the numbers do not depend on them (the timing records them)
+    for opt in ("fa_seeds", "power_seeds", "scan_seeds", "equivalent_seeds", "seed_base", "out"):
         if getattr(args, opt) is not None:
             parts += ["--" + opt.replace("_", "-"), str(getattr(args, opt))]
     return " ".join(shlex.quote(p) for p in parts)
@@ -382,9 +478,11 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
                   file=sys.stderr, flush=True)
 
     t0 = time.perf_counter()
-    doc = calibrate(references=refs, library=args.mutants, mutants=mutants, profiles=args.profile or ["quick", "default"],
-                    fa_seeds=ints["fa_seeds"], power_seeds=ints["power_seeds"], scan_seeds=ints["scan_seeds"],
-                    equivalent_seeds=eq, seed_base=ints["seed_base"], jobs=ints["jobs"], progress=progress)
+    with _executor(args) as executor:
+        doc = calibrate(references=refs, library=args.mutants, mutants=mutants,
+                        profiles=args.profile or ["quick", "default"], fa_seeds=ints["fa_seeds"],
+                        power_seeds=ints["power_seeds"], scan_seeds=ints["scan_seeds"], equivalent_seeds=eq,
+                        seed_base=ints["seed_base"], jobs=ints["jobs"], progress=progress, executor=executor)
     doc["command"] = _calibrate_command(args)
     paths = write_calibration(doc, args.out)
 

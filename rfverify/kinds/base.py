@@ -44,8 +44,10 @@ class CliSpec:
     """The ``rfverify check KIND`` sub-command of a kind: its description and the target's metavar (the
     one-line help is the kind table's ``summary``)."""
 
-    def __init__(self, description: str, metavar: str = "MODULE:ATTR") -> None:
-        self.description, self.metavar = description, metavar
+    def __init__(self, description: str, metavar: str = "MODULE:ATTR", many: bool = False) -> None:
+        #: ``many``: the sub-command takes several targets with the same options (run as work units on the
+        #: executor of --jobs / --scheduler).
+        self.description, self.metavar, self.many = description, metavar, many
 
 
 class KindConfig:

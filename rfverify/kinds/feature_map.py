@@ -172,7 +172,7 @@ class FeatureMapConfig(KindConfig):
     kind = "feature-map"
     DIM_RANGE = (1, 65536)
     DIM_WHY = "the pair design and a fit on 2 x 24 rows stay within memory up to 2^16 input dimensions"
-    CLI = CliSpec("Verify a feature map MODULE:ATTR against a kernel.")
+    CLI = CliSpec("Verify a feature map MODULE:ATTR (or several, with the same options) against a kernel.", many=True)
 
     def __init__(self, implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "rbf",
                  kernel_params: Mapping[str, Any] | None = None, dim: int = 16,

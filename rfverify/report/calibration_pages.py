@@ -87,7 +87,8 @@ def _timing_lines(doc: Mapping[str, Any]) -> list[str]:
     if not t:
         return []
     roles = ", ".join(f"{k} {v:.0f} s" for k, v in t.get("unit_seconds_by_role", {}).items())
-    return [f"wall time {t['wall_seconds']:.0f} s ({t['wall_seconds'] / 60:.1f} min) with --jobs {t['jobs']} "
+    where = t.get("executor") or f"--jobs {t['jobs']}"
+    return [f"wall time {t['wall_seconds']:.0f} s ({t['wall_seconds'] / 60:.1f} min) with {where} "
             f"on {t.get('cpus')} CPUs; {t['units']} units; unit time by role: {roles}"]
 
 

@@ -233,44 +233,64 @@ def run_unit(unit: Unit, library: str | None = None) -> dict[str, Any]:
     return {"unit": unit, "statuses": statuses, "messages": messages, "seconds": time.perf_counter() - t0}
 
 
-def _worker_init(path: list[str]) -> None:
-    import sys
+def unit_key(unit: Unit) -> str:
+    """The unit's work-unit key (readable: it names the Dask task)."""
+    checks = "" if unit.checks is None else "-" + "+".join(unit.checks)
+    return f"calibrate-{unit.role}-{unit.name}-{unit.profile}-{unit.seed}{checks}"
 
-    for p in reversed(path):
-        if p not in sys.path:
-            sys.path.insert(0, p)
+
+def unit_tasks(units: list[Unit], library: str | None = None) -> list[Any]:
+    """The units as :class:`rfverify.executors.Task`: ``run_unit`` by name, the library shipped by its spec.
+
+    A library given as a path is shipped as an absolute path (it must exist there on every worker).
+    """
+    import os
+
+    from rfverify.executors import Task
+
+    lib = library
+    requires: list[str] = []
+    if lib is not None and (lib.endswith(".py") or ".py:" in lib):
+        head, _, attr = lib.partition(".py")
+        lib = os.path.abspath(head + ".py") + attr
+        requires.append(os.path.abspath(head + ".py"))
+    elif lib is not None:
+        requires.append(lib)
+    impls: dict[str, str] = {}
+    from rfverify.studies.zoo import zoo_entries
+
+    for name in sorted({u.name for u in units if u.role == "reference"}):
+        e = zoo_entries([name])[0]
+        if ":" in e.implementation:
+            impls[name] = e.implementation
+    return [Task(unit_key(u), "rfverify.studies.calibration:run_unit", (u, lib),
+                 tuple(requires + ([impls[u.name]] if u.name in impls and u.role == "reference" else [])))
+            for u in units]
 
 
 def execute(units: list[Unit], library: str | None = None, *, jobs: int = 1,
-            progress: Callable[[int, int, float], None] | None = None) -> list[dict[str, Any]]:
-    """Run ``units`` (in-process for ``jobs == 1``, else in a pool of ``jobs`` worker processes).
+            progress: Callable[[int, int, float], None] | None = None, executor: Any = None) -> list[dict[str, Any]]:
+    """Run ``units`` with ``executor`` (an :class:`rfverify.executors.Executor`; None: in-process for
+    ``jobs == 1``, else a pool of ``jobs`` worker processes).
 
-    Results come back sorted by unit, whatever order they finished in.
+    Results come back sorted by unit, whatever order they finished in.  A unit that produced no
+    result (its worker died twice) is recorded with status ``error`` for ``*``.
     """
-    import sys
+    from rfverify.executors import InProcess, ProcessPool
 
-    t0 = time.perf_counter()
-    out: list[dict[str, Any]] = []
-    if jobs <= 1:
-        for i, u in enumerate(units, 1):
-            out.append(run_unit(u, library))
-            if progress:
-                progress(i, len(units), time.perf_counter() - t0)
-    else:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-
-        # fork where there is one: workers inherit the loaded library and need no __main__ guard in the
-        # caller's script; spawn elsewhere.  Units are pure functions of their key either way.
-        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        ctx = multiprocessing.get_context(method)
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init,
-                                 initargs=(list(sys.path),)) as pool:
-            futures = [pool.submit(run_unit, u, library) for u in units]
-            for i, f in enumerate(as_completed(futures), 1):
-                out.append(f.result())
-                if progress:
-                    progress(i, len(units), time.perf_counter() - t0)
+    own = executor is None
+    ex = executor if executor is not None else (ProcessPool(jobs) if jobs > 1 else InProcess())
+    try:
+        outcomes = ex.map(unit_tasks(units, library), progress=progress)
+    finally:
+        if own:
+            ex.close()
+    out = []
+    for u, o in zip(units, outcomes):
+        if o.ok:
+            out.append(o.value)
+        else:
+            out.append({"unit": u, "statuses": {"*": "error"}, "messages": {"*": (o.error or "")[:400]}, "seconds": 0.0})
     return sorted(out, key=lambda r: r["unit"])
 
 
@@ -412,13 +432,14 @@ def calibrate(*, references: Iterable[str] = CALIBRATION_REFERENCES, library: st
               mutants: Iterable[str] | None = None, profiles: Iterable[str] = ("quick", "default"),
               fa_seeds: int = 100, power_seeds: int = 100, scan_seeds: int = 2,
               equivalent_seeds: int | None = 20, seed_base: int = STUDY_BASE, jobs: int = 1,
-              progress: Callable[[int, int, float], None] | None = None,
+              progress: Callable[[int, int, float], None] | None = None, executor: Any = None,
               order: Callable[[list[Unit]], list[Unit]] | None = None) -> dict[str, Any]:
     """Run a calibration study; returns the JSON-ready document (see :func:`write_calibration`).
 
     ``references``: zoo entry names; ``library``: a mutant library spec (:func:`load_mutants`) and
     ``mutants`` the names to use from it (None: all); ``equivalent_seeds`` None means ``fa_seeds``;
-    ``order`` permutes the execution order (for testing that it does not matter).  The defaults are
+    ``order`` permutes the execution order (for testing that it does not matter); ``executor`` (an
+    :class:`rfverify.executors.Executor`, e.g. a Dask cluster) replaces ``jobs``.  The defaults are
     the documented full run (README, "Calibration").
     """
     import os
@@ -456,7 +477,7 @@ def calibrate(*, references: Iterable[str] = CALIBRATION_REFERENCES, library: st
                        seed_base=seed_base)
     run_order = order(list(units)) if order is not None else units
     t0 = time.perf_counter()
-    results = execute(run_order, library, jobs=jobs, progress=progress)
+    results = execute(run_order, library, jobs=jobs, progress=progress, executor=executor)
     wall = time.perf_counter() - t0
     doc: dict[str, Any] = {
         "schema_version": CALIBRATION_SCHEMA_VERSION,
@@ -472,7 +493,8 @@ def calibrate(*, references: Iterable[str] = CALIBRATION_REFERENCES, library: st
     by_role: dict[str, float] = {}
     for r in results:
         by_role[r["unit"].role] = by_role.get(r["unit"].role, 0.0) + r["seconds"]
-    doc["timing"] = {"wall_seconds": round(wall, 1), "jobs": jobs, "units": len(units),
+    where = executor.description if executor is not None else (f"--jobs {jobs}" if jobs > 1 else "in-process")
+    doc["timing"] = {"wall_seconds": round(wall, 1), "jobs": jobs, "executor": where, "units": len(units),
                      "unit_seconds_by_role": {k: round(v, 1) for k, v in sorted(by_role.items())},
                      "cpus": os.cpu_count()}
     return doc
