@@ -15,7 +15,6 @@ whatever the executor (each check's randomness comes from the root seed and the 
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from rfverify.errors import UsageError
