@@ -89,6 +89,9 @@ _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 
           "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tb": 1 << 40,
           "tib": 1 << 40}
 _LAST = threading.local()
+#: Set in a supervised child (:mod:`rfverify.supervise`): the shared page that tells the harness the last
+#: call into the plug-in, where on it a forked copy records itself, and the child's pid.
+_SHARED: tuple[Any, int, int] | None = None
 #: Modules whose writes to sys.stdout/sys.stderr are passed through, not treated as the plug-in printing.
 _PASS_THROUGH = frozenset({"warnings", "logging"})
 
@@ -156,6 +159,28 @@ class Limits:
         return cls(t, mem)
 
 
+def supervise_child(page: Any, fork_at: int, pid: int) -> None:
+    """Called once in a supervised child: every :func:`call` now writes its ``action`` on ``page`` (so the
+    harness can name the last call of a child that died or hung), and a forked copy of process ``pid``
+    returning from a call records itself at ``page[fork_at:]`` and exits at once."""
+    global _SHARED
+    _SHARED = (page, fork_at, pid)
+
+
+def _note_call(action: str) -> None:
+    page, fork_at, _ = _SHARED  # type: ignore[misc]
+    data = action.encode("utf-8", "replace")[:fork_at - 1]
+    page[:len(data) + 1] = data + b"\0"
+
+
+def _check_not_forked(action: str) -> None:
+    page, fork_at, pid = _SHARED  # type: ignore[misc]
+    if os.getpid() != pid:  # a forked copy returned from the plug-in: record it, never run rfverify twice
+        note = f"pid {os.getpid()} returned from {action}".encode("utf-8", "replace")[:len(page) - fork_at - 1]
+        page[fork_at:fork_at + len(note) + 1] = note + b"\0"
+        os._exit(0)
+
+
 def _last_call() -> str:
     return getattr(_LAST, "action", None) or "none yet"
 
@@ -170,8 +195,10 @@ def call(fn: Callable[..., Any], *args: Any, plugin: str, action: str, hint: str
     time-limit alarm always propagate.
     """
     _LAST.action = action
+    if _SHARED is not None:
+        _note_call(action)
     try:
-        return fn(*args, **kwargs)
+        out = fn(*args, **kwargs)
     except (KeyboardInterrupt, TimeLimitExceeded):
         raise
     except MemoryError as exc:
@@ -188,10 +215,22 @@ def call(fn: Callable[..., Any], *args: Any, plugin: str, action: str, hint: str
     except BaseException as exc:  # GeneratorExit or a custom BaseException
         raise PluginError(plugin, f"{action} raised {type(exc).__name__}, a BaseException",
                           "raise an Exception subclass for errors") from None
+    finally:
+        if _SHARED is not None:
+            _check_not_forked(action)
+    return out
 
 
 def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip()
+    """The first line of ``exc``'s message, at most 300 characters, valid UTF-8 (undecodable bytes and lone
+    surrogates replaced); an exception whose ``__str__`` raises is described, never re-raised."""
+    try:
+        text = str(exc)
+        if not isinstance(text, str):
+            raise TypeError("__str__ returned a non-string")
+    except Exception as inner:  # noqa: BLE001 - the plug-in's exception must stay the plug-in's error
+        return f"(its message could not be shown: __str__ raised {type(inner).__name__})"
+    text = text.encode("utf-8", "replace").decode("utf-8").strip()
     first = text.splitlines()[0] if text else "(no message)"
     return first if len(first) <= 300 else first[:297] + "..."
 
