@@ -154,8 +154,9 @@ def _emit(report: Any, args: argparse.Namespace) -> int:
         if args.json == "-":
             sys.stdout.write(text)
         else:
-            with open(args.json, "w", encoding="utf-8") as fh:
-                fh.write(text)
+            from rfverify.report.writing import atomic_write
+
+            atomic_write(args.json, text)
     if args.json != "-":
         print(report.table())
     if getattr(args, "report", None):
@@ -203,7 +204,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         reports.append((args.target, report))
         # the check's reproduce command, made into this report's: same target, options, seed and profile
         repro = config.reproduce("").rsplit(" --check", 1)[0]
-        command = repro.replace("rfverify check feature-map", "rfverify report", 1) + " --out " + shlex.quote(args.out)
+        command = repro.replace("rfverify check feature-map", "rfverify report", 1) + " --out " + shlex.quote(args.given_paths["out"])
     else:
         entries = zoo_entries(args.only)
         progress = Progress(len(entries))
@@ -214,7 +215,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
             reports.append((entry.name, report))
             docs[entry.name] = entry.doc
         command = (f"rfverify report {'--all' if args.all else ' '.join('--only ' + n for n in args.only)} "
-                   f"--out {args.out} --seed {seed} --profile {args.profile}")
+                   f"--out {args.given_paths['out']} --seed {seed} --profile {args.profile}")
     claims = None
     if args.all:
         import time
@@ -348,12 +349,26 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     return 1 if doc["flags"] else 0
 
 
+def _resolve_outputs(args: argparse.Namespace) -> None:
+    """Make every output path absolute before any plug-in code runs (importing a plug-in, or the plug-in
+    itself, may change the working directory; the outputs still go where the user asked)."""
+    import os
+
+    args.given_paths = {}  # as typed, for the commands shown in the reports
+    for attr in ("json", "report", "out"):
+        value = getattr(args, attr, None)
+        if isinstance(value, str) and value and value != "-":
+            args.given_paths[attr] = value
+            setattr(args, attr, os.path.abspath(value))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        _resolve_outputs(args)
         if args.command == "bench":
             return _cmd_bench(args)
         if args.command == "check":

@@ -287,17 +287,21 @@ class Supervisor:
                                       "runs its own code, and wait for it)", last=False))
         status, value = reply
         written = os.fstat(self._out.fileno()).st_size - out_before
+        first = os.pread(self._out.fileno(), 200, out_before) if written > 0 else b""
+        if status == "retire":  # the child changed its own numpy: it ends, the next request gets a fresh one
+            self._discard()
+            status = "ok"
         if written > 0 and status == "ok":
-            first = os.pread(self._out.fileno(), 200, out_before).decode("utf-8", "replace").strip().splitlines()
-            problem = PluginError(self.plugin, f"wrote {written} byte(s) straight to file descriptor 1 (stdout) "
-                                  f"during {what}: {first[0] if first else ''!r} (last call into the plug-in: "
-                                  f"{self._last_call()})", "a plug-in must not print (it would corrupt --json - "
-                                  "output); C code too: use the logging or warnings modules")
-            if message[0] == "check":
+            line = (first.decode("utf-8", "replace").strip().splitlines() or [""])[0]
+            problem = str(PluginError(self.plugin, f"wrote {written} byte(s) straight to file descriptor 1 "
+                                      f"(stdout) during {what}: {line!r} (last call into the plug-in: "
+                                      f"{self._last_call()})", "a plug-in must not print (it would corrupt "
+                                      "--json - output); C code too: use the logging or warnings modules"))
+            if message[0] == "check" and value.status != "error":
                 spec = next(s for s in self.config.checks() if s.name == message[1])
-                return self.config.context(spec).result("error", str(problem))
+                return self.config.context(spec).result("error", problem)
             if message[0] == "preflight" and value is None:
-                return str(problem)
+                return problem
         if status == "interrupt":
             self.close()
             raise KeyboardInterrupt
@@ -348,6 +352,28 @@ class Supervisor:
         self.close()
 
 
+#: Modules whose namespaces a plug-in must leave alone (the checks compute with them).
+_WATCHED = ("numpy", "numpy.linalg", "numpy.random", "numpy.fft", "math", "builtins", "scipy.special",
+            "scipy.stats", "scipy.linalg")
+
+
+def _namespaces() -> dict[str, dict[str, Any]]:
+    """A shallow copy of each watched module's namespace (references, compared by identity)."""
+    return {name: dict(vars(sys.modules[name])) for name in _WATCHED if name in sys.modules}
+
+
+def _replaced(before: dict[str, dict[str, Any]]) -> list[str]:
+    """``module.name`` of every attribute replaced or deleted since ``before`` (new ones are lazy imports)."""
+    out = []
+    for name, old in before.items():
+        now = vars(sys.modules[name])
+        out.extend(f"{name}.{key}" for key, value in old.items() if now.get(key, _MISSING) is not value)
+    return out
+
+
+_MISSING = object()
+
+
 def _child_main(conn: Any, config: Any, limits: Limits, page: mmap.mmap, out_fd: int, rerun_preflight: bool) -> None:
     """The child's loop: one request, one reply, until ``close`` or the end of the channel."""
     global _IN_CHILD
@@ -370,7 +396,8 @@ def _child_main(conn: Any, config: Any, limits: Limits, page: mmap.mmap, out_fd:
             except Exception:  # noqa: BLE001 - the parent already has the preflight's verdict
                 pass
         specs = {s.name: s for s in config.checks()}
-        while True:
+        patched: list[str] = []
+        while not patched:
             try:
                 request = conn.recv()
             except (EOFError, OSError):
@@ -378,6 +405,7 @@ def _child_main(conn: Any, config: Any, limits: Limits, page: mmap.mmap, out_fd:
             op = request[0]
             if op == "close":
                 break
+            before = _namespaces()
             try:
                 if op == "preflight":
                     reply: tuple[str, Any] = ("ok", runner.preflight(config, limits))
@@ -398,6 +426,19 @@ def _child_main(conn: Any, config: Any, limits: Limits, page: mmap.mmap, out_fd:
                 sys.stdout.flush()
             except (OSError, ValueError, AttributeError):
                 pass
+            patched = _replaced(before)
+            if patched and reply[0] == "ok" and op in ("preflight", "check"):
+                what = "the preflight call" if op == "preflight" else f"check {request[1]}"
+                problem = str(PluginError(
+                    config.context(specs[request[1]] if op == "check" else config.checks()[0]).name,
+                    f"replaced {', '.join(patched[:5])}{' ...' if len(patched) > 5 else ''} during {what} "
+                    f"(last call into the plug-in: {guard._last_call()})",
+                    "a plug-in must not monkey-patch numpy, math or builtins (every check after it would "
+                    "compute with the replacement); this child process is discarded"))
+                reply = ("ok", problem if op == "preflight" else
+                         config.context(specs[request[1]]).result("error", problem))
+            if patched:
+                reply = ("retire", reply[1]) if reply[0] == "ok" else reply
             try:
                 conn.send(reply)
             except Exception as exc:  # noqa: BLE001 - e.g. a result that cannot be pickled
