@@ -230,9 +230,11 @@ def _one_line(exc: BaseException) -> str:
             raise TypeError("__str__ returned a non-string")
     except Exception as inner:  # noqa: BLE001 - the plug-in's exception must stay the plug-in's error
         return f"(its message could not be shown: __str__ raised {type(inner).__name__})"
-    text = text.encode("utf-8", "replace").decode("utf-8").strip()
+    from rfverify.text import clean
+
+    text = clean(text).strip()
     first = text.splitlines()[0] if text else "(no message)"
-    return first if len(first) <= 300 else first[:297] + "..."
+    return clean(first, 300)
 
 
 def as_array(out: Any, *, plugin: str, action: str, complex_ok: bool = False) -> np.ndarray:
@@ -241,12 +243,15 @@ def as_array(out: Any, *, plugin: str, action: str, complex_ok: bool = False) ->
     Refused: ``None``; what numpy cannot convert (ragged lists); strings,
     objects, dates; complex values where the kind needs real ones; float16
     (an 11-bit significand, below what the checks' derived round-off bounds
-    assume: compute in float32 or float64).  Lists of numbers are accepted.
+    assume: compute in float32 or float64).  Lists of numbers are accepted;
+    ndarray subclasses (``numpy.matrix``) become plain arrays, as ``numpy.asarray`` makes them.
     """
     if out is None:
         raise PluginError(plugin, f"{action} returned None", "return the result as a numpy array")
-    if isinstance(out, np.ndarray):
+    if type(out) is np.ndarray:
         A = out
+    elif isinstance(out, np.ndarray):  # a subclass (numpy.matrix, a masked array): numpy.asarray semantics
+        A = np.asarray(out)
     else:
         try:
             if hasattr(out, "detach") and callable(out.detach):  # torch tensors (CPU), even if requiring grad

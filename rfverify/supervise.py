@@ -72,9 +72,10 @@ TERM_WAIT = 2.0
 POLL = 0.2
 #: Bytes of the shared page: the last call into the plug-in, and the fork record.
 _PAGE = 1024
-#: Bytes of resident memory tolerated beyond the budget before the watchdog kills (the guard's own
-#: address-space count and the watchdog's are taken at slightly different moments).
-_SLACK = 32 << 20
+#: Least bytes of resident memory tolerated beyond the budget before the watchdog kills (a quarter of the
+#: budget when larger): memory the child had reserved before the check may become resident without growing
+#: the address space the guard limits.
+_SLACK = 64 << 20
 _FORK_AT = 512
 
 _LIVE: "weakref.WeakSet[Supervisor]" = weakref.WeakSet()
@@ -238,9 +239,11 @@ class Supervisor:
         limit = self.limits.time
         deadline = None if limit is None else time.monotonic() + limit + GRACE
         budget = self.limits.memory
-        # resident size never exceeds the address space, which the in-child guard caps at its size at the
-        # start plus the budget: only a plug-in that lifted RLIMIT_AS (or a platform without it) crosses this
-        base = _statm(proc.pid, 0) if budget is not None else None
+        # the in-child guard caps the address space at its size at the start plus the budget, so resident
+        # growth stays within the budget too (up to touching memory reserved earlier: the slack); only a
+        # plug-in that lifted RLIMIT_AS (or a platform without it) crosses this
+        base = _statm(proc.pid, 1) if budget is not None else None
+        slack = max(_SLACK, (budget or 0) // 4)
         try:
             while True:
                 try:
@@ -265,11 +268,11 @@ class Supervisor:
                         "code stuck in C or a deadlock cannot be interrupted inside the process"))
                 if base is not None:
                     rss = _statm(proc.pid, 1)
-                    if rss is not None and rss > base + budget + _SLACK:
+                    if rss is not None and rss > base + budget + slack:
                         self._end(signal.SIGKILL)
                         raise _Died(self._message(
                             f"{what} exceeded the memory budget of {format_bytes(budget)} (resident "
-                            f"{format_bytes(rss)}, address space {format_bytes(base)} at the start) and was "
+                            f"{format_bytes(rss)}, {format_bytes(base)} at the start) and was "
                             "killed from outside (SIGKILL)",
                             "return outputs of the requested size, or raise --memory-limit (memory_limit=)"))
         except KeyboardInterrupt:
