@@ -658,3 +658,24 @@ def _huge_name() -> type:
 
 
 HHugeName = _huge_name()
+
+
+# form detection calls plug-in code (get_params, __getattr__): it runs under the guard
+class FGetParamsRaises(Features):
+    def get_params(self, deep=False):
+        raise RuntimeError("no params today")
+
+
+class FGetParamsArray(Features):
+    def get_params(self, deep=False):
+        return np.arange(3)
+
+
+class FGetattrRaises(Features):
+    def __getattr__(self, key):
+        raise RuntimeError(f"no attribute {key} today")
+
+
+get_params_raises = FGetParamsRaises()
+get_params_array = FGetParamsArray()
+getattr_raises = FGetattrRaises()

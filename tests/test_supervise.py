@@ -211,7 +211,7 @@ def test_two_concurrent_writers_into_one_report_directory_both_appear(tmp_path):
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
              for target in ("faulty_plugins:Features", "faulty_plugins:HExit0")]
     codes = [p.wait(timeout=300) for p in procs]
-    assert codes == [0, 0], [p.stderr.read() for p in procs]  # contract of HExit0 at m=64 ... see below
+    assert codes == [0, 2], [p.stderr.read() for p in procs]  # HExit0's contract check dies: exit 2
     index = json.loads((tmp_path / "rep" / "index.json").read_text())
     assert sorted(e["name"] for e in index["reports"]) == ["faulty_plugins.Features", "faulty_plugins.HExit0"]
     assert not [p.name for p in (tmp_path / "rep").iterdir() if p.name.endswith(".tmp")]
@@ -246,3 +246,26 @@ def test_pytest_plugin_fails_the_items_of_a_crashed_or_hung_plugin(pytester, wor
     result.stdout.fnmatch_lines(["*HExit0 [[]contract[]]: ERROR*exit code 0*", "*HSegfault [[]contract[]]: ERROR*SIGSEGV*"])
     for impl in HANGS:
         result.stdout.fnmatch_lines([f"*{impl.__name__} [[]contract[]]: ERROR*was ended from outside*"])
+
+
+# ---------------------------------------------------------------------------------------------------
+# form detection (plug-in code run while the harness builds its configuration) is under the guard
+# ---------------------------------------------------------------------------------------------------
+DETECTION = [("get_params_raises", "form detection (fit/transform attributes, get_params()) raised RuntimeError: "
+              "no params today"),
+             ("get_params_array", "get_params(deep=False) returned ndarray, not a dict")]
+
+
+@pytest.mark.parametrize("target,needle", DETECTION, ids=[t for t, _ in DETECTION])
+def test_form_detection_faults_are_one_line(target, needle, capsys):
+    from rfverify.errors import PluginError
+
+    with pytest.raises(PluginError, match=needle.replace("(", r"\(").replace(")", r"\)")):
+        _verify(getattr(fp, target))
+    code = main(["check", "feature-map", f"faulty_plugins:{target}", "--param", "gamma=0.5", "--dim", "4"])
+    err = capsys.readouterr().err
+    assert code == 2 and needle in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_getattr_raising_for_unknown_names_is_no_fault():
+    assert _verify(fp.getattr_raises).passed
