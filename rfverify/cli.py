@@ -365,6 +365,9 @@ def _resolve_outputs(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
+    from rfverify import guard
+
+    guard.SHOW_TRACEBACKS = debug  # the plug-in's own tracebacks, as they happen (also in the child)
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -75,6 +75,10 @@ __all__ = ["Limits", "DEFAULT_TIME_LIMITS", "DEFAULT_MEMORY_LIMIT", "FEATURE_EXP
 DEFAULT_TIME_LIMITS: dict[str, float] = {"quick": 300.0, "default": 600.0, "thorough": 3600.0}
 #: Bytes of address space a check may add to what the process already uses.
 DEFAULT_MEMORY_LIMIT = 4 << 30
+#: The smallest budget accepted: OpenBLAS (numpy's BLAS) allocates its per-thread buffers on the first
+#: matrix product, measured at between 32 and 64 MiB of address space on a 2-core machine (below that it
+#: prints "Memory allocation still failed" and the process dies).
+MIN_MEMORY_LIMIT = 64 << 20
 #: A feature map asked for m components may return at most this many features per component
 #: (cos/sin pairs give 2, one-hot maxout codes q); more is refused before any check uses it.
 FEATURE_EXPANSION_LIMIT = 1024
@@ -89,6 +93,9 @@ _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 
           "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tb": 1 << 40,
           "tib": 1 << 40}
 _LAST = threading.local()
+#: When True (the CLI's ``--debug``), the traceback of every exception a plug-in raises is written to the
+#: real stderr as it happens (the message in the report stays one line).
+SHOW_TRACEBACKS = False
 #: Set in a supervised child (:mod:`rfverify.supervise`): the shared page that tells the harness the last
 #: call into the plug-in, where on it a forked copy records itself, and the child's pid.
 _SHARED: tuple[Any, int, int] | None = None
@@ -138,8 +145,9 @@ def parse_memory_limit(value: Any, option: str = "memory_limit") -> int | None:
         n = float(m.group(1)) * _UNITS[m.group(2).lower()]
     if not math.isfinite(n) or n < 0:
         raise UsageError(f"{option} must be a size >= 0 (0 for no limit), got {value!r}")
-    if 0 < n < 1 << 20:
-        raise UsageError(f"{option} must be at least 1M (or 0 for no limit), got {value!r}")
+    if 0 < n < MIN_MEMORY_LIMIT:
+        raise UsageError(f"{option} must be at least {MIN_MEMORY_LIMIT >> 20}M (numpy's BLAS reserves tens of MiB "
+                         f"of address space on its first matrix product), or 0 for no limit; got {value!r}")
     return int(n) or None
 
 
@@ -211,14 +219,39 @@ def call(fn: Callable[..., Any], *args: Any, plugin: str, action: str, hint: str
         raise PluginError(plugin, f"{action} called sys.exit({exc.code!r})",
                           "a plug-in must return or raise an exception, never exit the process") from None
     except Exception as exc:
+        if SHOW_TRACEBACKS:
+            _show_traceback(exc, plugin, action)
         raise PluginError(plugin, f"{action} raised {type(exc).__name__}: {_one_line(exc)}", hint) from exc
     except BaseException as exc:  # GeneratorExit or a custom BaseException
+        if SHOW_TRACEBACKS:
+            _show_traceback(exc, plugin, action)
         raise PluginError(plugin, f"{action} raised {type(exc).__name__}, a BaseException",
                           "raise an Exception subclass for errors") from None
     finally:
         if _SHARED is not None:
             _check_not_forked(action)
     return out
+
+
+def _show_traceback(exc: BaseException, plugin: str, action: str) -> None:
+    """``--debug``: the plug-in's traceback on the real stderr (never the captured stream)."""
+    import traceback
+
+    from rfverify.text import clean
+
+    stream = sys.__stderr__
+    if stream is None:
+        return
+    try:
+        text = "".join(traceback.format_exception(exc))
+    except Exception:  # noqa: BLE001 - an exception whose __str__ raises
+        text = "".join(traceback.format_tb(exc.__traceback__)) + type(exc).__name__ + "\n"
+    try:
+        stream.write(f"rfverify --debug: {clean(plugin, 200, one_line=True)}: {action} raised\n"
+                     f"{clean(text, 20_000)}\n")
+        stream.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def _one_line(exc: BaseException) -> str:

@@ -269,3 +269,31 @@ def test_form_detection_faults_are_one_line(target, needle, capsys):
 
 def test_getattr_raising_for_unknown_names_is_no_fault():
     assert _verify(fp.getattr_raises).passed
+
+
+# ---------------------------------------------------------------------------------------------------
+# the small ones
+# ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("size", ["16M", "1M", str(32 << 20)])
+def test_memory_limit_below_what_blas_needs_is_a_usage_error(size, capsys):
+    code = main(["check", "feature-map", "faulty_plugins:Features", "--param", "gamma=0.5", "--memory-limit", size])
+    err = capsys.readouterr().err
+    assert code == 2 and "--memory-limit must be at least 64M" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("bound", ["1e308", "inf", "1e7"])
+def test_bound_out_of_range_is_a_usage_error(bound, capsys):
+    code = main(["check", "feature-map", "faulty_plugins:Features", "--param", "gamma=0.5", "--bound", bound])
+    err = capsys.readouterr().err
+    assert code == 2 and "bound must be a positive finite number at most 1e+06" in err and "internal" not in err
+
+
+def test_debug_shows_the_plugin_traceback(capfd):
+    """The traceback is written to the real stderr (file descriptor 2) by the child, as it happens."""
+    args = ["check", "feature-map", "faulty_plugins:FMRaises", "--param", "gamma=0.5", "--dim", "4", "--profile",
+            "quick", "--check", "contract"]
+    assert main(args + ["--debug"]) == 2
+    err = capfd.readouterr().err
+    assert "Traceback (most recent call last)" in err and 'raise ValueError("features exploded")' in err
+    assert main(args) == 2  # without --debug: one line
+    assert "Traceback" not in capfd.readouterr().err
