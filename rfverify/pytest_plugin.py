@@ -104,14 +104,14 @@ class _Shared:
         key = (seed, profile)
         if key not in self._built:
             from rfverify.guard import Limits
-            from rfverify.runner import preflight
-            from rfverify.supervise import Supervisor, isolation_wanted
+            from rfverify.runner import preflight, supervisor
+            from rfverify.supervise import isolation_wanted
 
             config = _config_class(case.kind)(case.implementation, seed=seed, profile=profile,
                                               name=case.label or None, **case.options)
             limits = limits if limits is not None else Limits.resolve(config.profile.name)
             if isolation_wanted():
-                sup = Supervisor(config, limits, config.context(config.checks()[0]).name)
+                sup = supervisor(config, limits)
                 self._built[key] = (config, sup, sup.preflight())
             else:
                 self._built[key] = (config, None, preflight(config, limits))

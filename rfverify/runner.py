@@ -17,7 +17,7 @@ from rfverify.registry import CheckSpec
 from rfverify.results import CheckResult, Report
 from rfverify.validation import as_check_names, as_xfail, show
 
-__all__ = ["run_check", "run", "select", "preflight", "CHECK_HOOK"]
+__all__ = ["run_check", "run", "select", "preflight", "supervisor", "CHECK_HOOK"]
 
 #: Progress hook, ``hook(check, index, total, result)``, called before (result None) and after each
 #: check by :func:`run`; set by ``rfverify report`` for its progress display (never affects results).
@@ -115,13 +115,13 @@ def run(config: Any, *, checks: Iterable[str] | None = None, xfail: Mapping[str,
     exit, hang or runaway allocation is that check's ``error``).  None: on, unless the environment variable
     ``RFVERIFY_INPROCESS=1`` asks for one process (to debug a plug-in).
     """
-    from rfverify.supervise import Supervisor, isolation_wanted
+    from rfverify.supervise import isolation_wanted
 
     specs = select(config.checks(), config.kind, checks, xfail)
     limits = Limits.resolve(config.profile.name, time_limit, memory_limit)
     want_metrics = bool((checks is None if metrics is None else metrics) and hasattr(config, "metrics"))
     if isolation_wanted(isolate):
-        with Supervisor(config, limits, config.context(config.checks()[0]).name) as sup:
+        with supervisor(config, limits) as sup:
             problem = sup.preflight()
             results = _run_all(specs, xfail, lambda s: sup.run_check(s, problem))
             header, block = sup.finish(want_metrics and problem is None)
@@ -132,6 +132,14 @@ def run(config: Any, *, checks: Iterable[str] | None = None, xfail: Mapping[str,
     if want_metrics and problem is None:
         block = _metrics(config, limits)
     return Report(**config.header(), results=results, version=__version__, metrics=block)
+
+
+def supervisor(config: Any, limits: Limits) -> Any:
+    """A :class:`rfverify.supervise.Supervisor` for ``config``: its child runs this module's preflight,
+    run_check and metrics (the pytest plugin's cases use it too)."""
+    from rfverify.supervise import Supervisor
+
+    return Supervisor(config, limits, config.context(config.checks()[0]).name, (preflight, run_check, _metrics))
 
 
 def _run_all(specs: list[CheckSpec], xfail: Mapping[str, str] | None,

@@ -133,12 +133,15 @@ class _Died(Exception):
 class Supervisor:
     """Runs the requests of one configuration (one implementation) in a supervised child process.
 
-    ``plugin``: the plug-in's name for messages.  Requests: :meth:`preflight`, :meth:`run_check`,
-    :meth:`finish`; :meth:`close` ends the child (also at interpreter exit).
+    ``plugin``: the plug-in's name for messages.  ``calls``: the three functions the child runs,
+    ``(preflight(config, limits), run_check(config, spec, None, limits), metrics(config, limits))`` — the
+    runner's (:func:`rfverify.runner.supervisor`), handed over so that this module never imports the runner.
+    Requests: :meth:`preflight`, :meth:`run_check`, :meth:`finish`; :meth:`close` ends the child (also at
+    interpreter exit).
     """
 
-    def __init__(self, config: Any, limits: Limits, plugin: str) -> None:
-        self.config, self.limits, self.plugin = config, limits, plugin
+    def __init__(self, config: Any, limits: Limits, plugin: str, calls: tuple[Any, Any, Any]) -> None:
+        self.config, self.limits, self.plugin, self.calls = config, limits, plugin, calls
         self._ctx = multiprocessing.get_context("fork")
         self._proc: Any = None
         self._conn: Any = None
@@ -211,8 +214,8 @@ class Supervisor:
         self._page[:] = b"\0" * _PAGE
         self._out = tempfile.TemporaryFile(prefix="rfverify-fd1-")
         proc = self._ctx.Process(target=_child_main, name=f"rfverify:{self.plugin}"[:60],
-                                 args=(child_conn, self.config, self.limits, self._page, self._out.fileno(),
-                                       self._preflight_done))
+                                 args=(child_conn, self.config, self.limits, self.calls, self._page,
+                                       self._out.fileno(), self._preflight_done))
         for stream in (sys.stdout, sys.stderr):  # nothing buffered in the harness is written twice
             try:
                 stream.flush()
@@ -377,7 +380,8 @@ def _replaced(before: dict[str, dict[str, Any]]) -> list[str]:
 _MISSING = object()
 
 
-def _child_main(conn: Any, config: Any, limits: Limits, page: mmap.mmap, out_fd: int, rerun_preflight: bool) -> None:
+def _child_main(conn: Any, config: Any, limits: Limits, calls: tuple[Any, Any, Any], page: mmap.mmap, out_fd: int,
+                rerun_preflight: bool) -> None:
     """The child's loop: one request, one reply, until ``close`` or the end of the channel."""
     global _IN_CHILD
     _IN_CHILD = True
@@ -391,11 +395,11 @@ def _child_main(conn: Any, config: Any, limits: Limits, page: mmap.mmap, out_fd:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.dup2(out_fd, 1)
         guard.supervise_child(page, _FORK_AT, os.getpid())
-        from rfverify import runner
+        preflight, run_check, run_metrics = calls
 
         if rerun_preflight:  # rebuild what the preflight sets on the configuration; its verdict is known
             try:
-                runner.preflight(config, limits)
+                preflight(config, limits)
             except Exception:  # noqa: BLE001 - the parent already has the preflight's verdict
                 pass
         specs = {s.name: s for s in config.checks()}
@@ -411,11 +415,11 @@ def _child_main(conn: Any, config: Any, limits: Limits, page: mmap.mmap, out_fd:
             before = _namespaces()
             try:
                 if op == "preflight":
-                    reply: tuple[str, Any] = ("ok", runner.preflight(config, limits))
+                    reply: tuple[str, Any] = ("ok", preflight(config, limits))
                 elif op == "check":
-                    reply = ("ok", runner.run_check(config, specs[request[1]], None, limits))
+                    reply = ("ok", run_check(config, specs[request[1]], None, limits))
                 else:  # finish
-                    metrics = runner._metrics(config, limits) if request[1] and hasattr(config, "metrics") \
+                    metrics = run_metrics(config, limits) if request[1] and hasattr(config, "metrics") \
                         else None
                     reply = ("ok", (config.header(), metrics))
             except KeyboardInterrupt:
