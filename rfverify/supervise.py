@@ -215,7 +215,7 @@ class Supervisor:
         self._out = tempfile.TemporaryFile(prefix="rfverify-fd1-")
         proc = self._ctx.Process(target=_child_main, name=f"rfverify:{self.plugin}"[:60],
                                  args=(child_conn, self.config, self.limits, self.calls, self._page,
-                                       self._out.fileno(), self._preflight_done))
+                                       self._out.fileno(), self._preflight_done, os.getpid()))
         for stream in (sys.stdout, sys.stderr):  # nothing buffered in the harness is written twice
             try:
                 stream.flush()
@@ -358,6 +358,22 @@ class Supervisor:
         self.close()
 
 
+def _die_with_parent(harness: int) -> None:
+    """Linux: the kernel sends the child SIGKILL when the harness dies (killed by a CI timeout, say), so a
+    hung child is never left behind; elsewhere the child ends when it next reads the closed channel."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        if os.getppid() != harness:  # the harness died before prctl took effect
+            os._exit(70)
+    except (OSError, AttributeError):
+        pass
+
+
 #: Modules whose namespaces a plug-in must leave alone (the checks compute with them).
 _WATCHED = ("numpy", "numpy.linalg", "numpy.random", "numpy.fft", "math", "builtins", "scipy.special",
             "scipy.stats", "scipy.linalg")
@@ -381,7 +397,7 @@ _MISSING = object()
 
 
 def _child_main(conn: Any, config: Any, limits: Limits, calls: tuple[Any, Any, Any], page: mmap.mmap, out_fd: int,
-                rerun_preflight: bool) -> None:
+                rerun_preflight: bool, harness: int) -> None:
     """The child's loop: one request, one reply, until ``close`` or the end of the channel."""
     global _IN_CHILD
     _IN_CHILD = True
@@ -391,6 +407,7 @@ def _child_main(conn: Any, config: Any, limits: Limits, calls: tuple[Any, Any, A
             os.setpgid(0, 0)  # one process group: ending the child ends what it started
         except OSError:
             pass
+        _die_with_parent(harness)
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the harness's to handle
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.dup2(out_fd, 1)

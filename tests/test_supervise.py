@@ -297,3 +297,35 @@ def test_debug_shows_the_plugin_traceback(capfd):
     assert "Traceback (most recent call last)" in err and 'raise ValueError("features exploded")' in err
     assert main(args) == 2  # without --debug: one line
     assert "Traceback" not in capfd.readouterr().err
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_killed_harness_leaves_no_child_behind(tmp_path):
+    """A CI timeout that SIGKILLs rfverify while its child spins in C: the child dies with it."""
+    script = (f"import sys; sys.path.insert(0, {TESTS!r}); import faulty_plugins as fp, rfverify\n"
+              "rfverify.verify(fp.HCSpin, kernel='rbf', kernel_params={'gamma': 0.5}, dim=4, profile='quick', "
+              "checks=['contract'], time_limit=600)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script])
+    children: list[int] = []
+    for _ in range(600):  # wait for the spinning child (up to 60 s on a loaded machine)
+        out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(proc.pid)], capture_output=True, text=True).stdout
+        children = [int(p) for p in out.split()]
+        if children:
+            break
+        time.sleep(0.1)
+    assert children, "no child process appeared"
+    time.sleep(1.0)  # let it reach the spin
+    proc.kill()
+    proc.wait(timeout=30)
+    def alive(pid):
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+        except OSError:
+            return False
+
+    for _ in range(100):
+        if not any(alive(c) for c in children):
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail(f"child process(es) {children} outlived the killed harness")
