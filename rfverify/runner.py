@@ -123,7 +123,8 @@ def run(config: Any, *, checks: Iterable[str] | None = None, xfail: Mapping[str,
     if isolation_wanted(isolate):
         with supervisor(config, limits) as sup:
             problem = sup.preflight()
-            results = _run_all(specs, xfail, lambda s: sup.run_check(s, problem))
+            pending = sup.iter_checks(specs, problem)  # requests sent ahead; results in spec order
+            results = _run_all(specs, xfail, lambda s: next(pending))
             header, block = sup.finish(want_metrics and problem is None)
         return Report(**header, results=results, version=__version__, metrics=block)
     problem = preflight(config, limits)

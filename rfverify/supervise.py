@@ -55,7 +55,7 @@ import sys
 import tempfile
 import time
 import weakref
-from typing import Any
+from typing import Any, Iterator
 
 from rfverify import guard
 from rfverify.errors import PluginError, UsageError
@@ -171,6 +171,31 @@ class Supervisor:
         except _Died as exc:
             return self.config.context(spec).result("error", str(exc))
 
+    def iter_checks(self, specs: list[Any], preflight_error: str | None = None) -> Iterator[Any]:
+        """The results of ``specs`` in order, as :meth:`run_check` gives them, with the requests sent ahead
+        (the child goes from one check to the next without waiting for the harness: on a loaded machine
+        each round trip costs two scheduler wake-ups).  After a death the rest is sent to a fresh child."""
+        if preflight_error is not None:
+            for spec in specs:
+                yield self.config.context(spec).result("error", preflight_error)
+            return
+        i = 0
+        while i < len(specs):
+            if self._proc is None:
+                self._start()
+            for spec in specs[i:]:
+                self._send(("check", spec.name))
+            while i < len(specs):
+                spec = specs[i]
+                i += 1
+                try:
+                    result = self._receive(("check", spec.name), f"check {spec.name}")
+                except _Died as exc:
+                    result = self.config.context(spec).result("error", str(exc))
+                yield result
+                if self._proc is None:  # died or retired: what was sent to it is lost
+                    break
+
     def finish(self, metrics: bool) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """The report header (the child's configuration has seen the preflight) and, when asked, the
         metrics; a death gives the harness's header and ``{"error": message}``."""
@@ -232,13 +257,19 @@ class Supervisor:
     def _request(self, message: tuple[Any, ...], what: str) -> Any:
         if self._proc is None:
             self._start()
-        proc, conn = self._proc, self._conn
-        self._page[:_FORK_AT] = b"\0" * _FORK_AT
-        out_before = os.fstat(self._out.fileno()).st_size
+        self._send(message)
+        return self._receive(message, what)
+
+    def _send(self, message: tuple[Any, ...]) -> None:
         try:
-            conn.send(message)
+            self._conn.send(message)
         except (OSError, ValueError):
-            pass  # a child that died between requests: reported by the wait below
+            pass  # a child that died between requests: reported by the wait in _receive
+
+    def _receive(self, message: tuple[Any, ...], what: str) -> Any:
+        """The reply to ``message`` (sent, possibly behind others): wait for it under the wall-time limit
+        and the memory watchdog, from now on (the child answers requests in order)."""
+        proc, conn = self._proc, self._conn
         limit = self.limits.time
         deadline = None if limit is None else time.monotonic() + limit + GRACE
         budget = self.limits.memory
@@ -291,9 +322,7 @@ class Supervisor:
             raise _Died(self._message(f"{what}: the plug-in forked and the copy returned into rfverify "
                                       f"({forked})", "a plug-in must not fork (use a process pool that "
                                       "runs its own code, and wait for it)", last=False))
-        status, value = reply
-        written = os.fstat(self._out.fileno()).st_size - out_before
-        first = os.pread(self._out.fileno(), 200, out_before) if written > 0 else b""
+        status, value, written, first = reply
         if status == "retire":  # the child changed its own numpy: it ends, the next request gets a fresh one
             self._discard()
             status = "ok"
@@ -312,6 +341,7 @@ class Supervisor:
             self.close()
             raise KeyboardInterrupt
         if status == "raise":
+            self.close()
             raise value
         return value
 
@@ -356,6 +386,20 @@ class Supervisor:
             _kill_group(proc.pid, signal.SIGKILL)
             proc.join(TERM_WAIT)
         self.close()
+
+
+def _fd1_size() -> int:
+    try:
+        return os.fstat(1).st_size
+    except OSError:
+        return 0
+
+
+def _fd1_read(start: int) -> bytes:
+    try:
+        return os.pread(1, 200, start)
+    except OSError:
+        return b""
 
 
 def _die_with_parent(harness: int) -> None:
@@ -430,6 +474,7 @@ def _child_main(conn: Any, config: Any, limits: Limits, calls: tuple[Any, Any, A
             if op == "close":
                 break
             before = _namespaces()
+            out_start = _fd1_size()
             try:
                 if op == "preflight":
                     reply: tuple[str, Any] = ("ok", preflight(config, limits))
@@ -450,6 +495,8 @@ def _child_main(conn: Any, config: Any, limits: Limits, calls: tuple[Any, Any, A
                 sys.stdout.flush()
             except (OSError, ValueError, AttributeError):
                 pass
+            written = _fd1_size() - out_start
+            first = _fd1_read(out_start) if written > 0 else b""
             patched = _replaced(before)
             if patched and reply[0] == "ok" and op in ("preflight", "check"):
                 what = "the preflight call" if op == "preflight" else f"check {request[1]}"
@@ -464,10 +511,10 @@ def _child_main(conn: Any, config: Any, limits: Limits, calls: tuple[Any, Any, A
             if patched:
                 reply = ("retire", reply[1]) if reply[0] == "ok" else reply
             try:
-                conn.send(reply)
+                conn.send((*reply, written, first))
             except Exception as exc:  # noqa: BLE001 - e.g. a result that cannot be pickled
                 conn.send(("raise", RuntimeError(f"rfverify internal error: the child could not send its "
-                                                 f"reply ({type(exc).__name__}: {exc})")))
+                                                 f"reply ({type(exc).__name__}: {exc})"), written, first))
     except BaseException:  # noqa: BLE001 - nothing of the child may run the harness's code
         code = 70
     finally:

@@ -591,11 +591,17 @@ class HForks(_Hostile):
 
 
 class HNonDaemonThread(Features):
-    """Leaves a non-daemon thread sleeping an hour (it would keep a process alive at exit); checks pass."""
+    """Leaves a non-daemon thread sleeping an hour (it would keep a process alive at exit), once per
+    process; checks pass."""
+
+    started: set[int] = set()
 
     def fit(self, X, y=None):
+        import os
         import threading
-        threading.Thread(target=time.sleep, args=(3600,), daemon=False).start()
+        if os.getpid() not in HNonDaemonThread.started:
+            HNonDaemonThread.started.add(os.getpid())
+            threading.Thread(target=time.sleep, args=(3600,), daemon=False).start()
         return super().fit(X, y)
 
 

@@ -25,11 +25,15 @@ TARGETS = [
 ]
 
 
-def _run(target: str, isolate: bool) -> tuple[float, dict]:
+def _run(target: str, isolate: bool) -> tuple[float, float, dict]:
+    """Wall seconds, CPU seconds (harness + children: less sensitive to the machine's load), the report."""
     config = FeatureMapConfig(target, kernel="rbf", kernel_params={"gamma": 0.5}, profile="default")
-    t0 = time.perf_counter()
+    c0, t0 = os.times(), time.perf_counter()
     report = run(config, isolate=isolate)
-    return time.perf_counter() - t0, report.to_dict()
+    wall, c1 = time.perf_counter() - t0, os.times()
+    cpu = (c1.user + c1.system + c1.children_user + c1.children_system
+           - c0.user - c0.system - c0.children_user - c0.children_system)
+    return wall, cpu, report.to_dict()
 
 
 @pytest.mark.benchmark
@@ -37,21 +41,26 @@ def _run(target: str, isolate: bool) -> tuple[float, dict]:
 def test_bench_supervision_overhead(benchmark, target):
     rounds = int(os.environ.get("RFVERIFY_BENCH_ROUNDS", "5"))
     times: dict[bool, list[float]] = {False: [], True: []}
+    cpus: dict[bool, list[float]] = {False: [], True: []}
     docs = {}
 
     def measure():
         for r in range(rounds):
             for isolate in ((False, True) if r % 2 == 0 else (True, False)):
-                seconds, doc = _run(target, isolate)
+                seconds, cpu, doc = _run(target, isolate)
                 times[isolate].append(seconds)
+                cpus[isolate].append(cpu)
                 docs.setdefault(isolate, doc)
                 assert doc == docs[isolate], "a verdict changed between rounds"
 
     benchmark.pedantic(measure, rounds=1, iterations=1)
     before, after = statistics.median(times[False]), statistics.median(times[True])
+    cpu_before, cpu_after = statistics.median(cpus[False]), statistics.median(cpus[True])
     benchmark.extra_info.update(in_process_median_s=before, supervised_median_s=after, ratio=after / before,
                                 in_process_s=times[False], supervised_s=times[True],
-                                load_average=list(os.getloadavg()))
-    print(f"\n{target}: in-process median {before:.2f} s, supervised {after:.2f} s, ratio {after / before:.3f} "
-          f"(load average {os.getloadavg()[0]:.1f})")
+                                cpu_in_process_median_s=cpu_before, cpu_supervised_median_s=cpu_after,
+                                cpu_ratio=cpu_after / cpu_before, load_average=list(os.getloadavg()))
+    print(f"\n{target}: wall in-process median {before:.2f} s, supervised {after:.2f} s, ratio {after / before:.3f}; "
+          f"CPU {cpu_before:.2f} s vs {cpu_after:.2f} s, ratio {cpu_after / cpu_before:.3f} "
+          f"(load average {os.getloadavg()[0]:.1f}; all: {times})")
     assert docs[True] == docs[False]  # identical verdicts, statistics and messages
