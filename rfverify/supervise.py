@@ -47,6 +47,8 @@ Opt out with ``isolate=False`` (the Python API, :func:`rfverify.runner.run`) or 
 from __future__ import annotations
 
 import atexit
+import ctypes  # noqa: F401 - imported here, once, not in every child (prctl)
+import gc
 import mmap
 import multiprocessing
 import os
@@ -246,7 +248,11 @@ class Supervisor:
                 stream.flush()
             except (OSError, ValueError, AttributeError):
                 pass
-        proc.start()
+        gc.freeze()  # the child's collector then never walks (and copies, page by page) the harness's heap
+        try:
+            proc.start()
+        finally:
+            gc.unfreeze()
         child_conn.close()
         self._proc, self._conn = proc, parent_conn
         self.started += 1
