@@ -14,7 +14,7 @@ import traceback
 from typing import Any, Sequence
 
 from rfverify.version import __version__
-from rfverify.errors import RfverifyError, UsageError
+from rfverify.errors import PluginError, RfverifyError, UsageError
 from rfverify.options import SHARED_OPTIONS, parse_seed
 
 __all__ = ["main", "build_parser"]
@@ -138,8 +138,29 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from rfverify.kinds import get_kind
     from rfverify.runner import run
 
-    config = get_kind(args.kind).config_class().from_cli(args)
+    try:
+        config = get_kind(args.kind).config_class().from_cli(args)
+    except PluginError as exc:  # plug-in code failed while the configuration was built (import, form detection)
+        if not (args.json or getattr(args, "report", None)):
+            raise
+        return _emit(_unbuilt(args, exc), args)  # the outputs asked for are still written
     return _emit(run(config, checks=args.check, **_limits(args)), args)
+
+
+def _unbuilt(args: argparse.Namespace, exc: Exception) -> Any:
+    """The report of a plug-in whose configuration could not be built: every check ``error`` with ``exc``."""
+    from rfverify.kinds import checks_for
+    from rfverify.results import CheckResult, Report
+
+    seed = parse_seed(args.seed)
+    label = str(args.target)
+    reproduce = " ".join(shlex.quote(a) for a in ["rfverify", "check", args.kind, label, "--seed", str(seed),
+                                                  "--profile", args.profile])
+    names = [s.name for s in checks_for(args.kind) if not args.check or s.name in args.check]
+    results = tuple(CheckResult(check=n, implementation=label, status="error", message=str(exc), seed=seed,
+                                reproduce=reproduce) for n in names)
+    return Report(implementation=label, kind=args.kind, kernel={}, seed=seed, profile=args.profile, config={},
+                  results=results, version=__version__)
 
 
 def _feature_map_config(args: argparse.Namespace) -> Any:

@@ -329,3 +329,14 @@ def test_a_killed_harness_leaves_no_child_behind(tmp_path):
         time.sleep(0.1)
     else:
         pytest.fail(f"child process(es) {children} outlived the killed harness")
+
+
+def test_form_detection_fault_still_writes_the_outputs_asked(tmp_path, capsys):
+    code = main(["check", "feature-map", "faulty_plugins:get_params_raises", "--param", "gamma=0.5",
+                 "--json", str(tmp_path / "r.json"), "--report", str(tmp_path / "rep")])
+    err = capsys.readouterr().err
+    assert code == 2 and "no params today" in err.strip().splitlines()[-1]
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["passed"] is False and {c["status"] for c in data["checks"]} == {"error"}
+    assert json.loads((tmp_path / "rep" / "index.json").read_text())["reports"][0]["verdict"] == "error"
+    assert (tmp_path / "rep" / "index.html").read_text().rstrip().endswith("</html>")
