@@ -94,7 +94,10 @@ def isolation_wanted(isolate: bool | None = None) -> bool:
     never inside a supervised child (nested runs stay in that child) or where fork does not exist."""
     if isolate is None:
         isolate = os.environ.get("RFVERIFY_INPROCESS", "").strip() in ("", "0")
-    return bool(isolate) and not _IN_CHILD and isolation_available()
+    # a daemonic multiprocessing worker (multiprocessing.Pool, Dask's default worker processes) may not
+    # have children: it is already a process apart from the one that asked, so the guard alone runs there
+    daemonic = bool(multiprocessing.current_process().daemon)
+    return bool(isolate) and not _IN_CHILD and not daemonic and isolation_available()
 
 
 def _signal_name(num: int) -> str:
@@ -518,9 +521,13 @@ def _child_main(conn: Any, config: Any, limits: Limits, calls: tuple[Any, Any, A
                 reply = ("retire", reply[1]) if reply[0] == "ok" else reply
             try:
                 conn.send((*reply, written, first))
-            except Exception as exc:  # noqa: BLE001 - e.g. a result that cannot be pickled
-                conn.send(("raise", RuntimeError(f"rfverify internal error: the child could not send its "
-                                                 f"reply ({type(exc).__name__}: {exc})"), written, first))
+            except Exception as exc:  # noqa: BLE001 - e.g. a result holding something that cannot be pickled
+                problem = (f"rfverify internal error: the child process could not send its result "
+                           f"({type(exc).__name__}: {exc}) (please report it with the reproduce command)")
+                if op == "check":
+                    conn.send(("ok", config.context(specs[request[1]]).result("error", problem), written, first))
+                else:
+                    conn.send(("raise", RuntimeError(problem), written, first))
     except BaseException:  # noqa: BLE001 - nothing of the child may run the harness's code
         code = 70
     finally:

@@ -340,3 +340,15 @@ def test_form_detection_fault_still_writes_the_outputs_asked(tmp_path, capsys):
     assert data["passed"] is False and {c["status"] for c in data["checks"]} == {"error"}
     assert json.loads((tmp_path / "rep" / "index.json").read_text())["reports"][0]["verdict"] == "error"
     assert (tmp_path / "rep" / "index.html").read_text().rstrip().endswith("</html>")
+
+
+def test_a_daemonic_worker_runs_in_process(monkeypatch):
+    """multiprocessing.Pool workers (and Dask's) may not have children: the guard alone runs there."""
+    import multiprocessing
+
+    from rfverify.supervise import isolation_wanted
+
+    monkeypatch.delenv("RFVERIFY_INPROCESS", raising=False)
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply(isolation_wanted) is False
+    assert isolation_wanted() is True
