@@ -251,7 +251,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         print(report.table())
         print()
     paths = write_reports(Path(args.out), reports, seed=seed, profile=args.profile, claims=claims, docs=docs,
-                          command=command)
+                          command=command, merge=not args.all)  # --all: the whole zoo is the whole index
     progress.note(f"wrote {len(paths)} files to {args.out} (open {Path(args.out) / 'index.html'})")
     return max((r.exit_code for _, r in reports), default=0)
 

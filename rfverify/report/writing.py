@@ -192,7 +192,7 @@ def _claims_section(claims: Sequence[Any]) -> str:
 
 def write_reports(out: Path, reports: list[tuple[str, Report]], *, seed: int, profile: str,
                   claims: Sequence[Any] | None = None, docs: Mapping[str, str] | None = None,
-                  html: bool = True, command: str = "") -> list[Path]:
+                  html: bool = True, command: str = "", merge: bool = True) -> list[Path]:
     """Write every file of a report run into ``out`` (see the module docstring); returns the paths.
 
     ``claims``: the evaluated published claims (None: not evaluated in this run); ``docs``: a
@@ -201,18 +201,19 @@ def write_reports(out: Path, reports: list[tuple[str, Report]], *, seed: int, pr
 
     Every file is written atomically (:func:`atomic_write`) under the directory's lock; the index keeps the
     implementations an earlier run wrote into ``out`` (and its claims when this run evaluated none), so two
-    runs into one directory both appear in it.
+    runs into one directory both appear in it.  ``merge=False`` (``rfverify report --all``: the whole zoo)
+    makes this run's implementations the whole index.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     with _locked(out):
         return _write_reports(out, reports, seed=seed, profile=profile, claims=claims, docs=docs, html=html,
-                              command=command)
+                              command=command, merge=merge)
 
 
 def _write_reports(out: Path, reports: list[tuple[str, Report]], *, seed: int, profile: str,
                    claims: Sequence[Any] | None, docs: Mapping[str, str] | None, html: bool,
-                   command: str) -> list[Path]:
+                   command: str, merge: bool) -> list[Path]:
     written = []
     prov = provenance()
 
@@ -230,7 +231,7 @@ def _write_reports(out: Path, reports: list[tuple[str, Report]], *, seed: int, p
             put(f"{stem}.html", render_report_page(name, report, provenance=prov, doc=(docs or {}).get(name, "")))
     from rfverify.report.calibration_pages import load_calibration_summary
 
-    kept, kept_claims = _earlier(out, {name for name, _ in reports})
+    kept, kept_claims = _earlier(out, {name for name, _ in reports}) if merge else ([], None)
     reports = kept + list(reports)
     if claims is None:
         claims = kept_claims
