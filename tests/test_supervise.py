@@ -352,3 +352,20 @@ def test_a_daemonic_worker_runs_in_process(monkeypatch):
     with multiprocessing.get_context("fork").Pool(1) as pool:
         assert pool.apply(isolation_wanted) is False
     assert isolation_wanted() is True
+
+
+def test_write_reports_merges_an_earlier_run_unless_told_not_to(tmp_path):
+    from rfverify.report.writing import write_reports
+    from rfverify.results import CheckResult, Report
+
+    def rep(name, status):
+        return Report(implementation=name, kind="feature-map", kernel={"name": "rbf"}, seed=1, profile="quick",
+                      config={}, results=(CheckResult("contract", name, status, "m"),), version="0")
+
+    write_reports(tmp_path, [("a", rep("a", "pass"))], seed=1, profile="quick")
+    write_reports(tmp_path, [("b", rep("b", "error"))], seed=1, profile="quick")
+    index = json.loads((tmp_path / "index.json").read_text())
+    assert [(e["name"], e["verdict"]) for e in index["reports"]] == [("a", "passed"), ("b", "error")]
+    assert "| a |" in (tmp_path / "SUMMARY.md").read_text() and "a.html" in (tmp_path / "index.html").read_text()
+    write_reports(tmp_path, [("b", rep("b", "pass"))], seed=1, profile="quick", merge=False)
+    assert [e["name"] for e in json.loads((tmp_path / "index.json").read_text())["reports"]] == ["b"]
