@@ -489,15 +489,16 @@ def _c_level_spin() -> None:
 
 
 def _lift_rlimit_and_grow() -> None:
-    """Raise the address-space limit to the hard limit, then touch memory in 16 MiB steps (up to SAFETY_CAP)."""
+    """Raise the address-space limit to the hard limit, touch memory in 64 MiB steps up to 1 GiB, and hold
+    it (sleeping) — fast enough that a loaded machine still crosses a 256 MiB budget well within the time
+    limit, and never more than 1 GiB even if nothing stops it."""
     import resource
 
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
-    blocks = []
-    while len(blocks) < SAFETY_CAP >> 24:
-        blocks.append(np.ones(2 << 20))
-        time.sleep(0.01)
+    blocks = [np.ones(8 << 20) for _ in range(16)]
+    time.sleep(3600)
+    del blocks
 
 
 class _Hostile(Features):
