@@ -239,6 +239,14 @@ class FeatureMapPlugin:
         return f"{self.name} [{self.form}]"
 
 
+def _same(a: Any, b: Any) -> bool:
+    """``a == b`` as one bool (arrays compared whole; a comparison that raises means different)."""
+    try:
+        return bool(np.all(np.asarray(a == b)))
+    except Exception:  # noqa: BLE001 - a parameter's own __eq__ is plug-in code
+        return False
+
+
 def as_feature_map(obj: Any, *, kernel_params: Mapping[str, Any] | None = None,
                    name: str | None = None, spec: str | None = None) -> FeatureMapPlugin:
     """Detect the form of ``obj`` (or load ``MODULE:ATTR``) and wrap it for the harness."""
@@ -248,6 +256,16 @@ def as_feature_map(obj: Any, *, kernel_params: Mapping[str, Any] | None = None,
         spec = obj
         obj = load_object(obj)
     kernel_params = dict(kernel_params or {})
+    who = name or (obj.__qualname__ if isinstance(obj, type) else type(obj).__qualname__)
+    # detection calls plug-in code (hasattr runs __getattr__, get_params): under the guard, like every call
+    with guard.guarded(who, "form detection", guard.Limits()):
+        return guard.call(_detect, obj, kernel_params, name, spec, plugin=who,
+                          action="form detection (fit/transform attributes, get_params())",
+                          hint="attribute lookups and get_params(deep=False) must not raise; get_params "
+                               "returns a dict", passthrough=(UsageError, PluginError))
+
+
+def _detect(obj: Any, kernel_params: dict[str, Any], name: str | None, spec: str | None) -> "FeatureMapPlugin":
     reserved = {"n_components", "random_state"}
     if isinstance(obj, type):
         if not (hasattr(obj, "fit") and hasattr(obj, "transform")):
@@ -263,7 +281,11 @@ def as_feature_map(obj: Any, *, kernel_params: Mapping[str, Any] | None = None,
         label = name or obj.__qualname__
     elif hasattr(obj, "fit") and hasattr(obj, "transform") and hasattr(obj, "get_params"):
         form = "instance"
-        params = dict(obj.get_params(deep=False))
+        params = obj.get_params(deep=False)
+        if not isinstance(params, Mapping):
+            raise PluginError(type(obj).__qualname__, f"get_params(deep=False) returned {type(params).__name__}, "
+                              "not a dict", "return the constructor parameters as a dict (sklearn's contract)")
+        params = dict(params)
         for key in reserved:
             if key not in params:
                 raise UsageError(f"{type(obj).__qualname__} has no parameter {key!r}; the contract needs "
@@ -271,7 +293,7 @@ def as_feature_map(obj: Any, *, kernel_params: Mapping[str, Any] | None = None,
         passthrough = {}
         for k, v in kernel_params.items():
             if k in params and k not in reserved:
-                if params[k] != v:
+                if not _same(params[k], v):
                     raise UsageError(f"{type(obj).__qualname__}({k}={params[k]!r}) disagrees with the kernel "
                                      f"parameter {k}={v!r}; make them agree")
         label = name or type(obj).__qualname__  # an instance has no import path of its own

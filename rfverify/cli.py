@@ -14,7 +14,7 @@ import traceback
 from typing import Any, Sequence
 
 from rfverify.version import __version__
-from rfverify.errors import RfverifyError, UsageError
+from rfverify.errors import PluginError, RfverifyError, UsageError
 from rfverify.options import SHARED_OPTIONS, parse_seed
 
 __all__ = ["main", "build_parser"]
@@ -179,7 +179,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
         if len(targets) > 1 or args.scheduler is not None or parse_int(args.jobs, "--jobs") > 1:
             return _check_many(targets, args)
         args.target = targets[0]
-    config = cls.from_cli(args)
+    try:
+        config = cls.from_cli(args)
+    except PluginError as exc:  # plug-in code failed while the configuration was built (import, form detection)
+        if not (args.json or getattr(args, "report", None)):
+            raise
+        return _emit(_unbuilt(args, exc), args)  # the outputs asked for are still written
     return _emit(run(config, checks=args.check, **_limits(args)), args)
 
 
@@ -231,6 +236,22 @@ def _unit_progress(label: str) -> Any:
     return stderr_progress(label)
 
 
+def _unbuilt(args: argparse.Namespace, exc: Exception) -> Any:
+    """The report of a plug-in whose configuration could not be built: every check ``error`` with ``exc``."""
+    from rfverify.kinds import checks_for
+    from rfverify.results import CheckResult, Report
+
+    seed = parse_seed(args.seed)
+    label = str(args.target)
+    reproduce = " ".join(shlex.quote(a) for a in ["rfverify", "check", args.kind, label, "--seed", str(seed),
+                                                  "--profile", args.profile])
+    names = [s.name for s in checks_for(args.kind) if not args.check or s.name in args.check]
+    results = tuple(CheckResult(check=n, implementation=label, status="error", message=str(exc), seed=seed,
+                                reproduce=reproduce) for n in names)
+    return Report(implementation=label, kind=args.kind, kernel={}, seed=seed, profile=args.profile, config={},
+                  results=results, version=__version__)
+
+
 def _feature_map_config(args: argparse.Namespace) -> Any:
     from rfverify.kinds.feature_map import FeatureMapConfig
 
@@ -243,8 +264,9 @@ def _emit(report: Any, args: argparse.Namespace) -> int:
         if args.json == "-":
             sys.stdout.write(text)
         else:
-            with open(args.json, "w", encoding="utf-8") as fh:
-                fh.write(text)
+            from rfverify.report.writing import atomic_write
+
+            atomic_write(args.json, text)
     if args.json != "-":
         print(report.table())
     if getattr(args, "report", None):
@@ -295,11 +317,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
         reports.append((args.target, report))
         # the check's reproduce command, made into this report's: same target, options, seed and profile
         repro = config.reproduce("").rsplit(" --check", 1)[0]
-        command = repro.replace("rfverify check feature-map", "rfverify report", 1) + " --out " + shlex.quote(args.out)
+        command = repro.replace("rfverify check feature-map", "rfverify report", 1) + " --out " + shlex.quote(args.given_paths["out"])
     else:
         reports, docs, progress = _zoo_reports(zoo_entries(args.only), seed, args)
         command = (f"rfverify report {'--all' if args.all else ' '.join('--only ' + n for n in args.only)} "
-                   f"--out {args.out} --seed {seed} --profile {args.profile}")
+                   f"--out {args.given_paths['out']} --seed {seed} --profile {args.profile}")
     claims = None
     if args.all:
         import time
@@ -314,7 +336,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         print(report.table())
         print()
     paths = write_reports(Path(args.out), reports, seed=seed, profile=args.profile, claims=claims, docs=docs,
-                          command=command)
+                          command=command, merge=not args.all)  # --all: the whole zoo is the whole index
     progress.note(f"wrote {len(paths)} files to {args.out} (open {Path(args.out) / 'index.html'})")
     return max((r.exit_code for _, r in reports), default=0)
 
@@ -491,12 +513,29 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     return 1 if doc["flags"] else 0
 
 
+def _resolve_outputs(args: argparse.Namespace) -> None:
+    """Make every output path absolute before any plug-in code runs (importing a plug-in, or the plug-in
+    itself, may change the working directory; the outputs still go where the user asked)."""
+    import os
+
+    args.given_paths = {}  # as typed, for the commands shown in the reports
+    for attr in ("json", "report", "out"):
+        value = getattr(args, attr, None)
+        if isinstance(value, str) and value and value != "-":
+            args.given_paths[attr] = value
+            setattr(args, attr, os.path.abspath(value))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
+    from rfverify import guard
+
+    guard.SHOW_TRACEBACKS = debug  # the plug-in's own tracebacks, as they happen (also in the child)
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        _resolve_outputs(args)
         if args.command == "bench":
             return _cmd_bench(args)
         if args.command == "check":

@@ -30,6 +30,9 @@ class PluginError(RfverifyError):
     """
 
     def __init__(self, implementation: str, problem: str, hint: str = "") -> None:
+        from rfverify.text import NAME_LIMIT, clean  # untrusted: the plug-in's name and words
+
+        implementation, problem, hint = clean(implementation, NAME_LIMIT, one_line=True), clean(problem), clean(hint)
         self.implementation = implementation
         self.problem = problem
         self.hint = hint

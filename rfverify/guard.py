@@ -75,6 +75,10 @@ __all__ = ["Limits", "DEFAULT_TIME_LIMITS", "DEFAULT_MEMORY_LIMIT", "FEATURE_EXP
 DEFAULT_TIME_LIMITS: dict[str, float] = {"quick": 300.0, "default": 600.0, "thorough": 3600.0}
 #: Bytes of address space a check may add to what the process already uses.
 DEFAULT_MEMORY_LIMIT = 4 << 30
+#: The smallest budget accepted: OpenBLAS (numpy's BLAS) allocates its per-thread buffers on the first
+#: matrix product, measured at between 32 and 64 MiB of address space on a 2-core machine (below that it
+#: prints "Memory allocation still failed" and the process dies).
+MIN_MEMORY_LIMIT = 64 << 20
 #: A feature map asked for m components may return at most this many features per component
 #: (cos/sin pairs give 2, one-hot maxout codes q); more is refused before any check uses it.
 FEATURE_EXPANSION_LIMIT = 1024
@@ -89,6 +93,12 @@ _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 
           "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tb": 1 << 40,
           "tib": 1 << 40}
 _LAST = threading.local()
+#: When True (the CLI's ``--debug``), the traceback of every exception a plug-in raises is written to the
+#: real stderr as it happens (the message in the report stays one line).
+SHOW_TRACEBACKS = False
+#: Set in a supervised child (:mod:`rfverify.supervise`): the shared page that tells the harness the last
+#: call into the plug-in, where on it a forked copy records itself, and the child's pid.
+_SHARED: tuple[Any, int, int] | None = None
 #: Modules whose writes to sys.stdout/sys.stderr are passed through, not treated as the plug-in printing.
 _PASS_THROUGH = frozenset({"warnings", "logging"})
 
@@ -135,8 +145,9 @@ def parse_memory_limit(value: Any, option: str = "memory_limit") -> int | None:
         n = float(m.group(1)) * _UNITS[m.group(2).lower()]
     if not math.isfinite(n) or n < 0:
         raise UsageError(f"{option} must be a size >= 0 (0 for no limit), got {value!r}")
-    if 0 < n < 1 << 20:
-        raise UsageError(f"{option} must be at least 1M (or 0 for no limit), got {value!r}")
+    if 0 < n < MIN_MEMORY_LIMIT:
+        raise UsageError(f"{option} must be at least {MIN_MEMORY_LIMIT >> 20}M (numpy's BLAS reserves tens of MiB "
+                         f"of address space on its first matrix product), or 0 for no limit; got {value!r}")
     return int(n) or None
 
 
@@ -156,6 +167,28 @@ class Limits:
         return cls(t, mem)
 
 
+def supervise_child(page: Any, fork_at: int, pid: int) -> None:
+    """Called once in a supervised child: every :func:`call` now writes its ``action`` on ``page`` (so the
+    harness can name the last call of a child that died or hung), and a forked copy of process ``pid``
+    returning from a call records itself at ``page[fork_at:]`` and exits at once."""
+    global _SHARED
+    _SHARED = (page, fork_at, pid)
+
+
+def _note_call(action: str) -> None:
+    page, fork_at, _ = _SHARED  # type: ignore[misc]
+    data = action.encode("utf-8", "replace")[:fork_at - 1]
+    page[:len(data) + 1] = data + b"\0"
+
+
+def _check_not_forked(action: str) -> None:
+    page, fork_at, pid = _SHARED  # type: ignore[misc]
+    if os.getpid() != pid:  # a forked copy returned from the plug-in: record it, never run rfverify twice
+        note = f"pid {os.getpid()} returned from {action}".encode("utf-8", "replace")[:len(page) - fork_at - 1]
+        page[fork_at:fork_at + len(note) + 1] = note + b"\0"
+        os._exit(0)
+
+
 def _last_call() -> str:
     return getattr(_LAST, "action", None) or "none yet"
 
@@ -170,8 +203,10 @@ def call(fn: Callable[..., Any], *args: Any, plugin: str, action: str, hint: str
     time-limit alarm always propagate.
     """
     _LAST.action = action
+    if _SHARED is not None:
+        _note_call(action)
     try:
-        return fn(*args, **kwargs)
+        out = fn(*args, **kwargs)
     except (KeyboardInterrupt, TimeLimitExceeded):
         raise
     except MemoryError as exc:
@@ -184,16 +219,55 @@ def call(fn: Callable[..., Any], *args: Any, plugin: str, action: str, hint: str
         raise PluginError(plugin, f"{action} called sys.exit({exc.code!r})",
                           "a plug-in must return or raise an exception, never exit the process") from None
     except Exception as exc:
+        if SHOW_TRACEBACKS:
+            _show_traceback(exc, plugin, action)
         raise PluginError(plugin, f"{action} raised {type(exc).__name__}: {_one_line(exc)}", hint) from exc
     except BaseException as exc:  # GeneratorExit or a custom BaseException
+        if SHOW_TRACEBACKS:
+            _show_traceback(exc, plugin, action)
         raise PluginError(plugin, f"{action} raised {type(exc).__name__}, a BaseException",
                           "raise an Exception subclass for errors") from None
+    finally:
+        if _SHARED is not None:
+            _check_not_forked(action)
+    return out
+
+
+def _show_traceback(exc: BaseException, plugin: str, action: str) -> None:
+    """``--debug``: the plug-in's traceback on the real stderr (never the captured stream)."""
+    import traceback
+
+    from rfverify.text import clean
+
+    stream = sys.__stderr__
+    if stream is None:
+        return
+    try:
+        text = "".join(traceback.format_exception(exc))
+    except Exception:  # noqa: BLE001 - an exception whose __str__ raises
+        text = "".join(traceback.format_tb(exc.__traceback__)) + type(exc).__name__ + "\n"
+    try:
+        stream.write(f"rfverify --debug: {clean(plugin, 200, one_line=True)}: {action} raised\n"
+                     f"{clean(text, 20_000)}\n")
+        stream.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip()
+    """The first line of ``exc``'s message, at most 300 characters, valid UTF-8 (undecodable bytes and lone
+    surrogates replaced); an exception whose ``__str__`` raises is described, never re-raised."""
+    try:
+        text = str(exc)
+        if not isinstance(text, str):
+            raise TypeError("__str__ returned a non-string")
+    except Exception as inner:  # noqa: BLE001 - the plug-in's exception must stay the plug-in's error
+        return f"(its message could not be shown: __str__ raised {type(inner).__name__})"
+    from rfverify.text import clean
+
+    text = clean(text).strip()
     first = text.splitlines()[0] if text else "(no message)"
-    return first if len(first) <= 300 else first[:297] + "..."
+    return clean(first, 300)
 
 
 def as_array(out: Any, *, plugin: str, action: str, complex_ok: bool = False) -> np.ndarray:
@@ -202,12 +276,15 @@ def as_array(out: Any, *, plugin: str, action: str, complex_ok: bool = False) ->
     Refused: ``None``; what numpy cannot convert (ragged lists); strings,
     objects, dates; complex values where the kind needs real ones; float16
     (an 11-bit significand, below what the checks' derived round-off bounds
-    assume: compute in float32 or float64).  Lists of numbers are accepted.
+    assume: compute in float32 or float64).  Lists of numbers are accepted;
+    ndarray subclasses (``numpy.matrix``) become plain arrays, as ``numpy.asarray`` makes them.
     """
     if out is None:
         raise PluginError(plugin, f"{action} returned None", "return the result as a numpy array")
-    if isinstance(out, np.ndarray):
+    if type(out) is np.ndarray:
         A = out
+    elif isinstance(out, np.ndarray):  # a subclass (numpy.matrix, a masked array): numpy.asarray semantics
+        A = np.asarray(out)
     else:
         try:
             if hasattr(out, "detach") and callable(out.detach):  # torch tensors (CPU), even if requiring grad

@@ -88,23 +88,33 @@ def pytest_report_header(config: pytest.Config) -> str:
 
 
 class _Shared:
-    """One implementation's configuration and preflight result, built once per process and (seed, profile).
+    """One implementation's configuration, supervised child and preflight result, built once per process and
+    (seed, profile).
 
     Shared by the cases of that implementation, as :func:`rfverify.runner.run` shares one configuration
-    between its checks; the verdicts do not depend on it (every stream is keyed by its check).
+    (and one child process, :mod:`rfverify.supervise`) between its checks; the verdicts do not depend on it
+    (every stream is keyed by its check).  A child that crashes or hangs fails the item it was running; the
+    next item gets a fresh child.
     """
 
     def __init__(self) -> None:
-        self._built: dict[tuple[int, str], tuple[Any, str | None]] = {}
+        self._built: dict[tuple[int, str], tuple[Any, Any, str | None]] = {}
 
-    def get(self, case: "Case", seed: int, profile: str, limits: Any) -> tuple[Any, str | None]:
+    def get(self, case: "Case", seed: int, profile: str, limits: Any) -> tuple[Any, Any, str | None]:
         key = (seed, profile)
         if key not in self._built:
-            from rfverify.runner import preflight
+            from rfverify.guard import Limits
+            from rfverify.runner import preflight, supervisor
+            from rfverify.supervise import isolation_wanted
 
             config = _config_class(case.kind)(case.implementation, seed=seed, profile=profile,
                                               name=case.label or None, **case.options)
-            self._built[key] = (config, preflight(config, limits))
+            limits = limits if limits is not None else Limits.resolve(config.profile.name)
+            if isolation_wanted():
+                sup = supervisor(config, limits)
+                self._built[key] = (config, sup, sup.preflight())
+            else:
+                self._built[key] = (config, None, preflight(config, limits))
         return self._built[key]
 
 
@@ -125,9 +135,35 @@ class Case:
         from rfverify.kinds import checks_for
         from rfverify.runner import _apply_xfail, run_check
 
-        config, problem = self.shared.get(self, seed, profile, limits)
+        config, sup, problem = self.shared.get(self, seed, profile, limits)
         spec = next(s for s in checks_for(self.kind) if s.name == self.check)
-        return _apply_xfail(run_check(config, spec, problem, limits), self.xfail_reason)
+        if sup is None:
+            result = run_check(config, spec, problem, limits)
+        else:
+            _keep_few_children(sup)
+            result = sup.run_check(spec, problem)
+        return _apply_xfail(result, self.xfail_reason)
+
+
+#: Supervisors with a live child, least recently used first; more than :data:`_LIVE_CHILDREN` and the
+#: oldest child is ended (its next item forks a fresh one), so a session over many implementations never
+#: keeps one idle process per implementation.
+_RECENT: "dict[int, Any]" = {}
+_LIVE_CHILDREN = 2
+
+
+def _keep_few_children(sup: Any) -> None:
+    _RECENT.pop(id(sup), None)
+    _RECENT[id(sup)] = sup
+    while len(_RECENT) > _LIVE_CHILDREN:
+        oldest = next(iter(_RECENT))
+        _RECENT.pop(oldest).close()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """End every supervised child of the session (:mod:`rfverify.supervise`)."""
+    while _RECENT:
+        _RECENT.popitem()[1].close()
 
 
 @dataclass

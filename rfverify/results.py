@@ -74,6 +74,10 @@ class CheckResult:
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}, got {self.status!r}")
+        from rfverify.text import NAME_LIMIT, clean  # plug-in text reaches every output: make it safe once
+
+        object.__setattr__(self, "message", clean(self.message))
+        object.__setattr__(self, "implementation", clean(self.implementation, NAME_LIMIT, one_line=True))
 
     @property
     def ok(self) -> bool:
@@ -124,6 +128,11 @@ class Report:
     #: Held-out kernel-approximation metrics with intervals over seeds (feature maps; see
     #: :mod:`rfverify.metrics`), or None when not computed.  A measurement: never a verdict.
     metrics: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        from rfverify.text import NAME_LIMIT, clean
+
+        object.__setattr__(self, "implementation", clean(self.implementation, NAME_LIMIT, one_line=True))
 
     @property
     def passed(self) -> bool:

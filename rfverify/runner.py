@@ -18,7 +18,7 @@ from rfverify.registry import CheckSpec
 from rfverify.results import CheckResult, Report
 from rfverify.validation import as_check_names, as_xfail, show
 
-__all__ = ["run_check", "run", "select", "preflight", "CHECK_HOOK"]
+__all__ = ["run_check", "run", "select", "preflight", "supervisor", "CHECK_HOOK"]
 
 #: Progress hook, ``hook(check, index, total, result)``, called before (result None) and after each
 #: check by :func:`run`; set by ``rfverify report`` for its progress display (never affects results).
@@ -107,31 +107,59 @@ def select(specs: list[CheckSpec], kind: str, checks: Iterable[str] | None,
 
 def run(config: Any, *, checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
         time_limit: float | None = None, memory_limit: int | str | None = None,
-        metrics: bool | None = None) -> Report:
+        metrics: bool | None = None, isolate: bool | None = None) -> Report:
     """Run the selected checks of ``config.kind`` (any kind's :class:`~rfverify.kinds.base.KindConfig`).
 
     ``metrics``: also compute ``config.metrics()`` (kinds that have it) into the report's
     ``metrics`` block; None: only when every check runs (no selection).
 
     ``time_limit`` / ``memory_limit``: per check, see :class:`rfverify.guard.Limits` (None: the profile's).
+
+    ``isolate``: run the plug-in in a supervised child process (:mod:`rfverify.supervise`; a crash, hard
+    exit, hang or runaway allocation is that check's ``error``).  None: on, unless the environment variable
+    ``RFVERIFY_INPROCESS=1`` asks for one process (to debug a plug-in).
     """
+    from rfverify.supervise import isolation_wanted
+
     specs = select(config.checks(), config.kind, checks, xfail)
     limits = Limits.resolve(config.profile.name, time_limit, memory_limit)
+    want_metrics = bool((checks is None if metrics is None else metrics) and hasattr(config, "metrics"))
+    if isolation_wanted(isolate):
+        with supervisor(config, limits) as sup:
+            problem = sup.preflight()
+            pending = sup.iter_checks(specs, problem)  # requests sent ahead; results in spec order
+            results = _run_all(specs, xfail, lambda s: next(pending))
+            header, block = sup.finish(want_metrics and problem is None)
+        return Report(**header, results=results, version=__version__, metrics=block)
     problem = preflight(config, limits)
+    results = _run_all(specs, xfail, lambda s: run_check(config, s, problem, limits))
+    block = None
+    if want_metrics and problem is None:
+        block = _metrics(config, limits)
+    return Report(**config.header(), results=results, version=__version__, metrics=block)
+
+
+def supervisor(config: Any, limits: Limits) -> Any:
+    """A :class:`rfverify.supervise.Supervisor` for ``config``: its child runs this module's preflight,
+    run_check and metrics (the pytest plugin's cases use it too)."""
+    from rfverify.supervise import Supervisor
+
+    return Supervisor(config, limits, config.context(config.checks()[0]).name, (preflight, run_check, _metrics))
+
+
+def _run_all(specs: list[CheckSpec], xfail: Mapping[str, str] | None,
+             one: Callable[[CheckSpec], CheckResult]) -> tuple[CheckResult, ...]:
+    """``one(spec)`` for each check in order, expected failures applied, the progress hook called."""
     hook = CHECK_HOOK.get()
     collected = []
     for i, s in enumerate(specs):
         if hook is not None:
             hook(s.name, i, len(specs), None)
-        result = _apply_xfail(run_check(config, s, problem, limits), (xfail or {}).get(s.name))
+        result = _apply_xfail(one(s), (xfail or {}).get(s.name))
         if hook is not None:
             hook(s.name, i, len(specs), result)
         collected.append(result)
-    results = tuple(collected)
-    block = None
-    if (checks is None if metrics is None else metrics) and problem is None and hasattr(config, "metrics"):
-        block = _metrics(config, limits)
-    return Report(**config.header(), results=results, version=__version__, metrics=block)
+    return tuple(collected)
 
 
 def _metrics(config: Any, limits: Limits) -> dict[str, Any]:

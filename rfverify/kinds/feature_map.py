@@ -146,6 +146,11 @@ class CheckContext(BaseContext):
         return Estimates(vals, sups, m_out)
 
 
+#: Largest declared bound C (or bias bound) accepted: the concentration check's tail bound uses C**4, which
+#: must stay far from overflow; no usable feature map needs |feature| * sqrt(m) anywhere near it.
+MAX_BOUND = 1e6
+
+
 def _validate_bound(bound: Any) -> float | None:
     if bound is None:
         return None
@@ -155,8 +160,8 @@ def _validate_bound(bound: Any) -> float | None:
         b = float(bound)
     except (TypeError, ValueError):
         raise UsageError(f"bound must be a positive number, got {bound!r}") from None
-    if not np.isfinite(b) or b <= 0:
-        raise UsageError(f"bound must be a positive finite number, got {bound!r}")
+    if not np.isfinite(b) or b <= 0 or b > MAX_BOUND:
+        raise UsageError(f"bound must be a positive finite number at most {MAX_BOUND:g}, got {bound!r}")
     return b
 
 

@@ -12,15 +12,99 @@ byte-identical files.  Files written into the output directory:
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from types import SimpleNamespace
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from rfverify.report.provenance import provenance
 from rfverify.results import Report, _fmt
 
 __all__ = ["write_reports", "markdown_summary", "provenance", "report_document", "index_document",
-           "INDEX_SCHEMA_VERSION"]
+           "INDEX_SCHEMA_VERSION", "atomic_write"]
+
+
+def atomic_write(path: Path | str, text: str) -> Path:
+    """Write ``text`` (UTF-8, ``\\n`` line ends) to ``path`` through a temporary file in the same directory and
+    :func:`os.replace`: a concurrent reader sees the old file or the new one, never half of one."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    try:
+        with open(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+@contextlib.contextmanager
+def _locked(out: Path) -> Iterator[None]:
+    """Hold a lock on the report directory itself (``fcntl.flock`` on its descriptor: no lock file left
+    behind; no lock where there is no fcntl): one run writes and merges the index at a time."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    fd = os.open(out, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _report_from_document(doc: Mapping[str, Any]) -> Report:
+    """A report written earlier into the directory, read back for the index (verdicts, messages, ids)."""
+    from dataclasses import fields
+
+    from rfverify.results import SCHEMA_VERSION, CheckResult
+
+    names = {f.name for f in fields(CheckResult)} - {"check", "implementation", "effect", "details"}
+    if doc.get("schema_version") != SCHEMA_VERSION:  # an older layout: not merged (its keys differ)
+        raise ValueError(f"report schema {doc.get('schema_version')!r}, not {SCHEMA_VERSION}")
+    results = tuple(CheckResult(check=c["check"], implementation=doc["implementation"],
+                                **{k: c.get(k) for k in names if k in c}) for c in doc["checks"])
+    return Report(implementation=doc["implementation"], kind=doc["kind"], kernel=doc.get("kernel") or {},
+                  seed=doc["seed"], profile=doc["profile"], config=doc.get("config") or {}, results=results,
+                  version=doc.get("rfverify_version", ""), metrics=doc.get("metrics"))
+
+
+def _earlier(out: Path, names: set[str]) -> tuple[list[tuple[str, Report]], list[Any] | None]:
+    """What an earlier run left in ``out``'s index that this run does not rewrite: its reports (in index order)
+    and its claims (None if none).  Entries whose JSON is gone or unreadable are dropped."""
+    try:
+        index = json.loads((out / "index.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return [], None
+    if not isinstance(index, dict) or index.get("schema_version") != INDEX_SCHEMA_VERSION:
+        return [], None
+    kept = []
+    for entry in index.get("reports") or []:
+        try:
+            if entry["name"] in names:
+                continue
+            doc = json.loads((out / entry["json"]).read_text(encoding="utf-8"))
+            kept.append((entry["name"], _report_from_document(doc)))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    claims = index.get("claims")
+    return kept, ([_Claim(**c) for c in claims] if isinstance(claims, list) else None)
+
+
+class _Claim(SimpleNamespace):
+    """An evaluated claim read back from an earlier index (the renderers read attributes or ``to_dict()``)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(vars(self))
 
 #: Version of the layout of ``index.json`` (the per-implementation files carry Report's ``schema_version``).
 INDEX_SCHEMA_VERSION = 1
@@ -109,23 +193,33 @@ def _claims_section(claims: Sequence[Any]) -> str:
 
 def write_reports(out: Path, reports: list[tuple[str, Report]], *, seed: int, profile: str,
                   claims: Sequence[Any] | None = None, docs: Mapping[str, str] | None = None,
-                  html: bool = True, command: str = "") -> list[Path]:
+                  html: bool = True, command: str = "", merge: bool = True) -> list[Path]:
     """Write every file of a report run into ``out`` (see the module docstring); returns the paths.
 
     ``claims``: the evaluated published claims (None: not evaluated in this run); ``docs``: a
     one-line description per implementation name for the index; ``command``: the command that
     regenerates the directory, shown on the index page.
+
+    Every file is written atomically (:func:`atomic_write`) under the directory's lock; the index keeps the
+    implementations an earlier run wrote into ``out`` (and its claims when this run evaluated none), so two
+    runs into one directory both appear in it.  ``merge=False`` (``rfverify report --all``: the whole zoo)
+    makes this run's implementations the whole index.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    with _locked(out):
+        return _write_reports(out, reports, seed=seed, profile=profile, claims=claims, docs=docs, html=html,
+                              command=command, merge=merge)
+
+
+def _write_reports(out: Path, reports: list[tuple[str, Report]], *, seed: int, profile: str,
+                   claims: Sequence[Any] | None, docs: Mapping[str, str] | None, html: bool,
+                   command: str, merge: bool) -> list[Path]:
     written = []
     prov = provenance()
 
     def put(name: str, text: str) -> None:
-        path = out / name
-        with open(path, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        written.append(path)
+        written.append(atomic_write(out / name, text))
 
     for name, report in reports:
         from rfverify.report.html import page_filename
@@ -137,6 +231,11 @@ def write_reports(out: Path, reports: list[tuple[str, Report]], *, seed: int, pr
 
             put(f"{stem}.html", render_report_page(name, report, provenance=prov, doc=(docs or {}).get(name, "")))
     from rfverify.report.calibration_pages import load_calibration_summary
+
+    kept, kept_claims = _earlier(out, {name for name, _ in reports}) if merge else ([], None)
+    reports = kept + list(reports)
+    if claims is None:
+        claims = kept_claims
 
     calibration = load_calibration_summary(out)  # written by `rfverify calibrate --out OUT/calibration`
     put("index.json", json.dumps(index_document(reports, seed=seed, profile=profile, claims=claims, prov=prov,

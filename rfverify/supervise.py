@@ -1,0 +1,544 @@
+"""Run the plug-in in a supervised child process: a crash, a hard exit or a hang is status ``error``.
+
+:mod:`rfverify.guard` contains what a plug-in does *inside* Python.  This module contains what the guard
+cannot: a segfault or an abort in a C extension, ``os._exit``, a hang the in-process timer cannot end
+(``SIGALRM`` blocked or ignored, the timer cancelled, code stuck in C, a deadlock), an allocation after the
+plug-in lifted ``RLIMIT_AS``, a fork that returns twice, and anything that changes process-wide state
+(``os.chdir``, ``os.environ``, ``sys.path``, a monkey-patched numpy, a non-daemon thread).
+
+Design (issue 16)
+-----------------
+* **One child per implementation, a fresh one after a death.**  A :class:`Supervisor` forks one worker
+  process for one configuration and sends it requests one at a time (the preflight, each check, the
+  closing header and metrics); results come back per request, so a death costs only the request it
+  interrupted.  A new child (forked again from the untouched harness) serves the next request after
+  re-running the preflight silently (the preflight sets state the checks read, e.g. detected data
+  dependence).  Per check instead of per implementation would isolate the checks of one plug-in from
+  each other too, but repeats the preflight and every cache (the Haar battery's draws) per check; the
+  checks of one implementation share one plug-in already and their verdicts never depend on order.
+* **fork, not spawn or forkserver.**  Plug-ins handed over as Python objects (classes and lambdas defined
+  in a test, closures, objects with open resources) must keep working: ``spawn``/``forkserver`` would have
+  to pickle the configuration and re-import numpy/scipy/the plug-in in every child (about a second each);
+  a forked child inherits them.  The harness is single-threaded when it forks (Python 3.11; a plug-in's
+  threads live in the child), so fork's known hazard, a lock held by another thread, does not apply to the
+  harness's own state; a child that deadlocks anyway is ended by the wall-time limit.  Where ``fork`` does
+  not exist (Windows) the checks run in-process under the guard alone.
+* **Ending a child**, as pytest-timeout's ``thread`` method does (a watcher outside the stuck code) and not
+  as its ``signal`` method (``SIGALRM`` inside, which the plug-in can block, ignore or swallow): the
+  in-child guard still fires first at the time limit and gives the precise message; if no answer comes
+  :data:`GRACE` seconds later the supervisor sends ``SIGTERM`` to the child's process group, then
+  ``SIGKILL`` after :data:`TERM_WAIT` seconds.  Unlike pytest-timeout's ``thread`` method, which ends the
+  whole session, only the child dies and the run goes on — the way pytest-xdist reports a crashed worker
+  (``worker 'gw0' crashed while running 'test_x'``: the item running at the time fails, a replacement
+  worker takes the rest).
+* **Memory**: the guard's ``RLIMIT_AS`` inside the child, and a watchdog outside: the child's resident
+  size, polled every :data:`POLL` seconds, above its size at the start of the request plus the budget
+  kills it (``SIGKILL``).
+* **What the parent learns**: each reply carries the result; a shared page holds the last call into the
+  plug-in (written by :func:`rfverify.guard.call`), so a death or a kill names it.  Bytes written straight
+  to file descriptor 1 (C code, ``os.write(1, ...)``) go to a file in the child and are an error (they
+  would corrupt ``--json -``); a fork that returns into rfverify is caught by the guard's pid check in the
+  forked copy, which records itself on the shared page and exits.
+
+Opt out with ``isolate=False`` (the Python API, :func:`rfverify.runner.run`) or ``RFVERIFY_INPROCESS=1``
+(everything: CLI, API, pytest plugin) to debug a plug-in with a debugger in one process.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes  # noqa: F401 - imported here, once, not in every child (prctl)
+import gc
+import mmap
+import multiprocessing
+import os
+import signal
+import sys
+import tempfile
+import time
+import weakref
+from typing import Any, Iterator
+
+from rfverify import guard
+from rfverify.errors import PluginError, UsageError
+from rfverify.guard import Limits, format_bytes
+
+__all__ = ["Supervisor", "isolation_available", "isolation_wanted", "GRACE", "TERM_WAIT", "POLL"]
+
+#: Seconds past the time limit before the supervisor ends a child from outside (the in-child guard fires
+#: first and reports more precisely; this catches what it cannot interrupt).
+GRACE = 3.0
+#: Seconds between SIGTERM and SIGKILL.
+TERM_WAIT = 2.0
+#: Seconds between two looks at a running child (its memory, the clock).
+POLL = 0.2
+#: Bytes of the shared page: the last call into the plug-in, and the fork record.
+_PAGE = 1024
+#: Least bytes of resident memory tolerated beyond the budget before the watchdog kills (a quarter of the
+#: budget when larger): memory the child had reserved before the check may become resident without growing
+#: the address space the guard limits.
+_SLACK = 64 << 20
+_FORK_AT = 512
+
+_LIVE: "weakref.WeakSet[Supervisor]" = weakref.WeakSet()
+_IN_CHILD = False
+
+
+def isolation_available() -> bool:
+    """Whether this platform can fork (Linux, macOS, BSD)."""
+    return hasattr(os, "fork") and "fork" in multiprocessing.get_all_start_methods()
+
+
+def isolation_wanted(isolate: bool | None = None) -> bool:
+    """``isolate`` (None: on unless ``RFVERIFY_INPROCESS`` is set to a non-empty value other than 0), and
+    never inside a supervised child (nested runs stay in that child) or where fork does not exist."""
+    if isolate is None:
+        isolate = os.environ.get("RFVERIFY_INPROCESS", "").strip() in ("", "0")
+    # a daemonic multiprocessing worker (multiprocessing.Pool, Dask's default worker processes) may not
+    # have children: it is already a process apart from the one that asked, so the guard alone runs there
+    daemonic = bool(multiprocessing.current_process().daemon)
+    return bool(isolate) and not _IN_CHILD and not daemonic and isolation_available()
+
+
+def _signal_name(num: int) -> str:
+    try:
+        sig = signal.Signals(num)
+    except ValueError:
+        return f"signal {num}"
+    desc = signal.strsignal(sig) if hasattr(signal, "strsignal") else None
+    return f"{sig.name} ({desc})" if desc else sig.name
+
+
+def _statm(pid: int, field: int) -> int | None:
+    """Bytes of process ``pid`` from ``/proc/PID/statm`` (Linux; field 0: address space, 1: resident)."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as fh:
+            return int(fh.read().split()[field]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _page_text(page: mmap.mmap, start: int, size: int) -> str:
+    raw = page[start:start + size].split(b"\0", 1)[0]
+    return raw.decode("utf-8", "replace")
+
+
+def _kill_group(pid: int, sig: int) -> None:
+    for target in (lambda: os.killpg(pid, sig), lambda: os.kill(pid, sig)):
+        try:
+            target()
+        except (ProcessLookupError, PermissionError, OSError):
+            pass
+
+
+class _Died(Exception):
+    """The child ended (or was ended) during a request; ``message`` says how."""
+
+
+class Supervisor:
+    """Runs the requests of one configuration (one implementation) in a supervised child process.
+
+    ``plugin``: the plug-in's name for messages.  ``calls``: the three functions the child runs,
+    ``(preflight(config, limits), run_check(config, spec, None, limits), metrics(config, limits))`` — the
+    runner's (:func:`rfverify.runner.supervisor`), handed over so that this module never imports the runner.
+    Requests: :meth:`preflight`, :meth:`run_check`, :meth:`finish`; :meth:`close` ends the child (also at
+    interpreter exit).
+    """
+
+    def __init__(self, config: Any, limits: Limits, plugin: str, calls: tuple[Any, Any, Any]) -> None:
+        self.config, self.limits, self.plugin, self.calls = config, limits, plugin, calls
+        self._ctx = multiprocessing.get_context("fork")
+        self._proc: Any = None
+        self._conn: Any = None
+        self._out: Any = None
+        self._page = mmap.mmap(-1, _PAGE)
+        self._preflight_done = False
+        #: Children started so far (1 + the number of deaths that needed a fresh one).
+        self.started = 0
+        _LIVE.add(self)
+
+    # -- requests ---------------------------------------------------------------------------------
+    def preflight(self) -> str | None:
+        """The preflight in the child: the problem, or None (a death is the problem)."""
+        try:
+            problem = self._request(("preflight",), "the preflight call")
+        except _Died as exc:
+            problem = str(exc)
+        self._preflight_done = True
+        return problem
+
+    def run_check(self, spec: Any, preflight_error: str | None = None) -> Any:
+        """:func:`rfverify.runner.run_check` in the child; a death is that check's ``error``."""
+        if preflight_error is not None:
+            return self.config.context(spec).result("error", preflight_error)
+        try:
+            return self._request(("check", spec.name), f"check {spec.name}")
+        except _Died as exc:
+            return self.config.context(spec).result("error", str(exc))
+
+    def iter_checks(self, specs: list[Any], preflight_error: str | None = None) -> Iterator[Any]:
+        """The results of ``specs`` in order, as :meth:`run_check` gives them, with the requests sent ahead
+        (the child goes from one check to the next without waiting for the harness: on a loaded machine
+        each round trip costs two scheduler wake-ups).  After a death the rest is sent to a fresh child."""
+        if preflight_error is not None:
+            for spec in specs:
+                yield self.config.context(spec).result("error", preflight_error)
+            return
+        i = 0
+        while i < len(specs):
+            if self._proc is None:
+                self._start()
+            for spec in specs[i:]:
+                self._send(("check", spec.name))
+            while i < len(specs):
+                spec = specs[i]
+                i += 1
+                try:
+                    result = self._receive(("check", spec.name), f"check {spec.name}")
+                except _Died as exc:
+                    result = self.config.context(spec).result("error", str(exc))
+                yield result
+                if self._proc is None:  # died or retired: what was sent to it is lost
+                    break
+
+    def finish(self, metrics: bool) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """The report header (the child's configuration has seen the preflight) and, when asked, the
+        metrics; a death gives the harness's header and ``{"error": message}``."""
+        try:
+            return self._request(("finish", metrics), "the metrics" if metrics else "the report header")
+        except _Died as exc:
+            return self.config.header(), ({"error": str(exc)} if metrics else None)
+
+    def close(self) -> None:
+        """End the child (and anything it started in its process group)."""
+        proc, conn = self._proc, self._conn
+        self._proc = self._conn = None
+        if conn is not None:
+            try:
+                conn.send(("close",))
+            except (OSError, ValueError):
+                pass
+        if proc is not None:
+            proc.join(0.5)
+            _kill_group(proc.pid, signal.SIGKILL)
+            proc.join(5)
+            try:
+                proc.close()
+            except ValueError:
+                pass
+        if conn is not None:
+            conn.close()
+        if self._out is not None:
+            self._out.close()
+            self._out = None
+
+    def __enter__(self) -> "Supervisor":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # -- the child's life -------------------------------------------------------------------------
+    def _start(self) -> None:
+        parent_conn, child_conn = self._ctx.Pipe(duplex=True)
+        self._page[:] = b"\0" * _PAGE
+        self._out = tempfile.TemporaryFile(prefix="rfverify-fd1-")
+        proc = self._ctx.Process(target=_child_main, name=f"rfverify:{self.plugin}"[:60],
+                                 args=(child_conn, self.config, self.limits, self.calls, self._page,
+                                       self._out.fileno(), self._preflight_done, os.getpid()))
+        for stream in (sys.stdout, sys.stderr):  # nothing buffered in the harness is written twice
+            try:
+                stream.flush()
+            except (OSError, ValueError, AttributeError):
+                pass
+        gc.freeze()  # the child's collector then never walks (and copies, page by page) the harness's heap
+        try:
+            proc.start()
+        finally:
+            gc.unfreeze()
+        child_conn.close()
+        self._proc, self._conn = proc, parent_conn
+        self.started += 1
+
+    def _last_call(self) -> str:
+        return _page_text(self._page, 0, _FORK_AT) or "none yet"
+
+    def _request(self, message: tuple[Any, ...], what: str) -> Any:
+        if self._proc is None:
+            self._start()
+        self._send(message)
+        return self._receive(message, what)
+
+    def _send(self, message: tuple[Any, ...]) -> None:
+        try:
+            self._conn.send(message)
+        except (OSError, ValueError):
+            pass  # a child that died between requests: reported by the wait in _receive
+
+    def _receive(self, message: tuple[Any, ...], what: str) -> Any:
+        """The reply to ``message`` (sent, possibly behind others): wait for it under the wall-time limit
+        and the memory watchdog, from now on (the child answers requests in order)."""
+        proc, conn = self._proc, self._conn
+        limit = self.limits.time
+        deadline = None if limit is None else time.monotonic() + limit + GRACE
+        budget = self.limits.memory
+        # the in-child guard caps the address space at its size at the start plus the budget, so resident
+        # growth stays within the budget too (up to touching memory reserved earlier: the slack); only a
+        # plug-in that lifted RLIMIT_AS (or a platform without it) crosses this
+        base = _statm(proc.pid, 1) if budget is not None else None
+        slack = max(_SLACK, (budget or 0) // 4)
+        try:
+            while True:
+                try:
+                    ready = conn.poll(POLL)
+                except (OSError, EOFError):
+                    ready = True
+                if ready:
+                    try:
+                        reply = conn.recv()
+                    except (EOFError, OSError):
+                        raise _Died(self._death(what)) from None
+                    break
+                if not proc.is_alive():
+                    if conn.poll(0):  # the answer arrived just before the end
+                        continue
+                    raise _Died(self._death(what))
+                if deadline is not None and time.monotonic() > deadline:
+                    how = self._end(signal.SIGTERM)
+                    raise _Died(self._message(
+                        f"{what} did not finish within the time limit of {limit:g} s and was ended from "
+                        f"outside ({how})", "make it faster, or raise --time-limit SECONDS (time_limit=); "
+                        "code stuck in C or a deadlock cannot be interrupted inside the process"))
+                if base is not None:
+                    rss = _statm(proc.pid, 1)
+                    if rss is not None and rss > base + budget + slack:
+                        self._end(signal.SIGKILL)
+                        raise _Died(self._message(
+                            f"{what} exceeded the memory budget of {format_bytes(budget)} (resident "
+                            f"{format_bytes(rss)}, {format_bytes(base)} at the start) and was "
+                            "killed from outside (SIGKILL)",
+                            "return outputs of the requested size, or raise --memory-limit (memory_limit=)"))
+        except KeyboardInterrupt:
+            self._end(signal.SIGKILL)
+            raise
+        except _Died:
+            self._discard()
+            raise
+        forked = _page_text(self._page, _FORK_AT, _PAGE - _FORK_AT)
+        if forked:
+            self._end(signal.SIGKILL)
+            self._discard()
+            raise _Died(self._message(f"{what}: the plug-in forked and the copy returned into rfverify "
+                                      f"({forked})", "a plug-in must not fork (use a process pool that "
+                                      "runs its own code, and wait for it)", last=False))
+        status, value, written, first = reply
+        if status == "retire":  # the child changed its own numpy: it ends, the next request gets a fresh one
+            self._discard()
+            status = "ok"
+        if written > 0 and status == "ok":
+            line = (first.decode("utf-8", "replace").strip().splitlines() or [""])[0]
+            problem = str(PluginError(self.plugin, f"wrote {written} byte(s) straight to file descriptor 1 "
+                                      f"(stdout) during {what}: {line!r} (last call into the plug-in: "
+                                      f"{self._last_call()})", "a plug-in must not print (it would corrupt "
+                                      "--json - output); C code too: use the logging or warnings modules"))
+            if message[0] == "check" and value.status != "error":
+                spec = next(s for s in self.config.checks() if s.name == message[1])
+                return self.config.context(spec).result("error", problem)
+            if message[0] == "preflight" and value is None:
+                return problem
+        if status == "interrupt":
+            self.close()
+            raise KeyboardInterrupt
+        if status == "raise":
+            self.close()
+            raise value
+        return value
+
+    def _message(self, problem: str, hint: str, last: bool = True) -> str:
+        if last:
+            problem += f" (last call into the plug-in: {self._last_call()})"
+        return str(PluginError(self.plugin, problem, hint))
+
+    def _death(self, what: str) -> str:
+        proc = self._proc
+        proc.join(TERM_WAIT)
+        if proc.is_alive():  # the pipe closed but the process lives on: end it
+            self._end(signal.SIGKILL)
+            return self._message(f"{what} closed rfverify's channel to the child process",
+                                 "a plug-in must not close file descriptors it did not open")
+        code = proc.exitcode
+        if code is not None and code < 0:
+            return self._message(f"{what} ended the process: killed by {_signal_name(-code)}",
+                                 "a crash inside the plug-in or a C extension it calls; run with "
+                                 "RFVERIFY_INPROCESS=1 under a debugger to see where")
+        return self._message(f"{what} ended the process with exit code {code} (os._exit or a C-level exit)",
+                             "a plug-in must return or raise an exception, never exit the process")
+
+    def _end(self, first: int) -> str:
+        """End the child: ``first`` (SIGTERM or SIGKILL), then SIGKILL after TERM_WAIT; what it took."""
+        proc = self._proc
+        _kill_group(proc.pid, first)
+        if first == signal.SIGKILL:
+            proc.join(TERM_WAIT)
+            return "SIGKILL"
+        proc.join(TERM_WAIT)
+        if proc.is_alive():
+            _kill_group(proc.pid, signal.SIGKILL)
+            proc.join(TERM_WAIT)
+            return "SIGTERM, then SIGKILL"
+        return "SIGTERM"
+
+    def _discard(self) -> None:
+        """Forget a dead (or ended) child; the next request starts a fresh one."""
+        proc = self._proc
+        if proc is not None:
+            _kill_group(proc.pid, signal.SIGKILL)
+            proc.join(TERM_WAIT)
+        self.close()
+
+
+def _fd1_size() -> int:
+    try:
+        return os.fstat(1).st_size
+    except OSError:
+        return 0
+
+
+def _fd1_read(start: int) -> bytes:
+    try:
+        return os.pread(1, 200, start)
+    except OSError:
+        return b""
+
+
+def _die_with_parent(harness: int) -> None:
+    """Linux: the kernel sends the child SIGKILL when the harness dies (killed by a CI timeout, say), so a
+    hung child is never left behind; elsewhere the child ends when it next reads the closed channel."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        if os.getppid() != harness:  # the harness died before prctl took effect
+            os._exit(70)
+    except (OSError, AttributeError):
+        pass
+
+
+#: Modules whose namespaces a plug-in must leave alone (the checks compute with them).
+_WATCHED = ("numpy", "numpy.linalg", "numpy.random", "numpy.fft", "math", "builtins", "scipy.special",
+            "scipy.stats", "scipy.linalg")
+
+
+def _namespaces() -> dict[str, dict[str, Any]]:
+    """A shallow copy of each watched module's namespace (references, compared by identity)."""
+    return {name: dict(vars(sys.modules[name])) for name in _WATCHED if name in sys.modules}
+
+
+def _replaced(before: dict[str, dict[str, Any]]) -> list[str]:
+    """``module.name`` of every attribute replaced or deleted since ``before`` (new ones are lazy imports)."""
+    out = []
+    for name, old in before.items():
+        now = vars(sys.modules[name])
+        out.extend(f"{name}.{key}" for key, value in old.items() if now.get(key, _MISSING) is not value)
+    return out
+
+
+_MISSING = object()
+
+
+def _child_main(conn: Any, config: Any, limits: Limits, calls: tuple[Any, Any, Any], page: mmap.mmap, out_fd: int,
+                rerun_preflight: bool, harness: int) -> None:
+    """The child's loop: one request, one reply, until ``close`` or the end of the channel."""
+    global _IN_CHILD
+    _IN_CHILD = True
+    code = 0
+    try:
+        try:
+            os.setpgid(0, 0)  # one process group: ending the child ends what it started
+        except OSError:
+            pass
+        _die_with_parent(harness)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the harness's to handle
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.dup2(out_fd, 1)
+        guard.supervise_child(page, _FORK_AT, os.getpid())
+        preflight, run_check, run_metrics = calls
+
+        if rerun_preflight:  # rebuild what the preflight sets on the configuration; its verdict is known
+            try:
+                preflight(config, limits)
+            except Exception:  # noqa: BLE001 - the parent already has the preflight's verdict
+                pass
+        specs = {s.name: s for s in config.checks()}
+        patched: list[str] = []
+        while not patched:
+            try:
+                request = conn.recv()
+            except (EOFError, OSError):
+                break
+            op = request[0]
+            if op == "close":
+                break
+            before = _namespaces()
+            out_start = _fd1_size()
+            try:
+                if op == "preflight":
+                    reply: tuple[str, Any] = ("ok", preflight(config, limits))
+                elif op == "check":
+                    reply = ("ok", run_check(config, specs[request[1]], None, limits))
+                else:  # finish
+                    metrics = run_metrics(config, limits) if request[1] and hasattr(config, "metrics") \
+                        else None
+                    reply = ("ok", (config.header(), metrics))
+            except KeyboardInterrupt:
+                reply = ("interrupt", None)
+            except UsageError as exc:
+                reply = ("raise", UsageError(str(exc)))
+            except BaseException as exc:  # noqa: BLE001 - a bug of ours: the parent reports it
+                reply = ("raise", RuntimeError(f"rfverify internal error in the child process: "
+                                               f"{type(exc).__name__}: {exc}"))
+            try:
+                sys.stdout.flush()
+            except (OSError, ValueError, AttributeError):
+                pass
+            written = _fd1_size() - out_start
+            first = _fd1_read(out_start) if written > 0 else b""
+            patched = _replaced(before)
+            if patched and reply[0] == "ok" and op in ("preflight", "check"):
+                what = "the preflight call" if op == "preflight" else f"check {request[1]}"
+                problem = str(PluginError(
+                    config.context(specs[request[1]] if op == "check" else config.checks()[0]).name,
+                    f"replaced {', '.join(patched[:5])}{' ...' if len(patched) > 5 else ''} during {what} "
+                    f"(last call into the plug-in: {guard._last_call()})",
+                    "a plug-in must not monkey-patch numpy, math or builtins (every check after it would "
+                    "compute with the replacement); this child process is discarded"))
+                reply = ("ok", problem if op == "preflight" else
+                         config.context(specs[request[1]]).result("error", problem))
+            if patched:
+                reply = ("retire", reply[1]) if reply[0] == "ok" else reply
+            try:
+                conn.send((*reply, written, first))
+            except Exception as exc:  # noqa: BLE001 - e.g. a result holding something that cannot be pickled
+                problem = (f"rfverify internal error: the child process could not send its result "
+                           f"({type(exc).__name__}: {exc}) (please report it with the reproduce command)")
+                if op == "check":
+                    conn.send(("ok", config.context(specs[request[1]]).result("error", problem), written, first))
+                else:
+                    conn.send(("raise", RuntimeError(problem), written, first))
+    except BaseException:  # noqa: BLE001 - nothing of the child may run the harness's code
+        code = 70
+    finally:
+        os._exit(code)
+
+
+@atexit.register
+def _close_all() -> None:
+    """End every child before multiprocessing's own exit handler would wait for them."""
+    for sup in list(_LIVE):
+        try:
+            sup.close()
+        except Exception:  # noqa: BLE001 - at exit, best effort
+            pass

@@ -1,0 +1,375 @@
+"""Fault injection (issue 16): what only a supervised child process contains, through the Python API, the
+CLI and the pytest plugin.
+
+Every hostile plug-in (tests/faulty_plugins.py, ``H*``) misbehaves in ``transform`` when asked for 64
+components: the ``contract`` check (m = 64) must be status ``error`` with a one-line message naming what
+happened and the last call into the plug-in, while ``unbiasedness`` (m = 256) still passes in a fresh child,
+and the harness's own process (cwd, environment, sys.path, numpy, signal handler, threads) is untouched.
+
+Limits: 3 s per check (hangs cost 3 s + :data:`rfverify.supervise.GRACE` + at most TERM_WAIT), 256 MiB of
+memory.  The same verdicts with ``isolate=False`` for the plug-ins the in-process guard already handled are
+in tests/test_fault_tolerance.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rfverify
+from tests import faulty_plugins as fp
+from rfverify.cli import main
+from rfverify.supervise import GRACE, TERM_WAIT
+
+TESTS = str(Path(__file__).parent)
+LIMIT = 3
+CHECKS = ["contract", "unbiasedness"]
+ENDED = f"did not finish within the time limit of {LIMIT} s and was ended from outside"
+
+# plug-in, what the contract check's message must say
+FAULTS = [
+    (fp.HExit0, ["check contract ended the process with exit code 0", "last call into the plug-in: transform",
+                 "never exit the process"]),
+    (fp.HExit3, ["ended the process with exit code 3"]),
+    (fp.HSegfault, ["killed by SIGSEGV", "last call into the plug-in: transform"]),
+    (fp.HSigfpe, ["killed by SIGFPE"]),
+    (fp.HAbort, ["killed by SIGABRT"]),
+    (fp.HBlocksAlarm, [ENDED, "last call into the plug-in: transform"]),
+    (fp.HIgnoresAlarm, [ENDED]),
+    (fp.HSwallowsForever, [ENDED]),
+    (fp.HCSpin, [ENDED, "code stuck in C"]),
+    (fp.HDeadlock, [ENDED]),
+    (fp.HForks, ["forked and the copy returned into rfverify", "returned from transform"]),
+    (fp.HPatchesNumpy, ["replaced numpy.isfinite during check contract", "must not monkey-patch"]),
+    (fp.HLiftsRlimit, ["exceeded the memory budget of 256 MiB", "killed from outside (SIGKILL)"]),
+    (fp.HWritesFd1, ["byte(s) straight to file descriptor 1 (stdout) during check contract", "'raw bytes on fd 1'"]),
+    (fp.HHugeMessage, ["transform raised ValueError: red  bad ?? bytes"]),
+    (fp.HBadStr, ["transform raised Unprintable: (its message could not be shown: __str__ raised RuntimeError)"]),
+]
+#: The watchdog must win the race with the time limit: allocation is slow on a loaded machine, so this one
+#: gets 20 s (it holds its memory sleeping: the watchdog kills it within a poll of crossing the budget).
+LIMIT_OF = {fp.HLiftsRlimit: 20}
+HANGS = {fp.HBlocksAlarm, fp.HIgnoresAlarm, fp.HSwallowsForever, fp.HCSpin, fp.HDeadlock}
+IDS = [impl.__name__ for impl, _ in FAULTS]
+
+
+def _verify(impl, **kw):
+    return rfverify.verify(impl, kernel="rbf", kernel_params={"gamma": 0.5}, dim=4, profile="quick",
+                           checks=CHECKS, time_limit=LIMIT_OF.get(impl, LIMIT), memory_limit="256M", **kw)
+
+
+def _harness_state():
+    return (os.getcwd(), dict(os.environ), list(sys.path), np.isfinite, signal.getsignal(signal.SIGALRM),
+            signal.getitimer(signal.ITIMER_REAL), threading.active_count(), os.getpid())
+
+
+def _assert_safe(message):
+    """One line, no escape or control characters, valid UTF-8, capped."""
+    assert "\n" not in message and "\x1b" not in message and "\x00" not in message, repr(message[:300])
+    message.encode("utf-8")  # strict: no lone surrogates
+    assert len(message) <= 4000
+
+
+@pytest.mark.parametrize("impl,needles", FAULTS, ids=IDS)
+def test_python_api_contains_the_fault(impl, needles):
+    before = _harness_state()
+    t0 = time.monotonic()
+    report = _verify(impl)
+    elapsed = time.monotonic() - t0
+    contract, unbiased = report["contract"], report["unbiasedness"]
+    assert contract.status == "error", contract.explain()
+    for needle in needles:
+        assert needle in contract.message, (needle, contract.message[:600])
+    assert contract.message.startswith(impl.__qualname__ + ": ")
+    _assert_safe(contract.message)
+    assert unbiased.status == "pass", unbiased.explain()  # the next check ran, in a fresh child if need be
+    assert report.exit_code == 2 and json.loads(report.to_json())["passed"] is False
+    assert _harness_state() == before
+    if impl in HANGS:  # ended within the time limit + 10 s (the target); here: limit + grace + TERM_WAIT
+        assert elapsed < LIMIT + GRACE + TERM_WAIT + 10, elapsed
+
+
+def test_huge_message_is_capped_with_a_visible_marker():
+    message = _verify(fp.HHugeMessage)["contract"].message
+    assert "more characters]" in message and "pwned" not in message and "[31m" not in message
+
+
+def test_huge_name_is_capped_and_clean():
+    report = _verify(fp.HHugeName)
+    assert report.passed
+    assert len(report.implementation) <= 200 and "\x1b" not in report.implementation
+    assert "more characters]" in report.implementation
+
+
+def test_numpy_matrix_output_has_asarray_semantics():
+    report = _verify(fp.HMatrix)
+    assert report.passed, report.table()
+
+
+@pytest.mark.parametrize("impl", [fp.HNonDaemonThread, fp.HChdir], ids=["HNonDaemonThread", "HChdir"])
+def test_process_wide_changes_stay_in_the_child(impl):
+    before = _harness_state()
+    report = _verify(impl)
+    assert report.passed, report.table()
+    assert _harness_state() == before
+
+
+def test_isolation_off_runs_in_process(monkeypatch):
+    """RFVERIFY_INPROCESS=1 (or isolate=False): the guard alone; the same verdicts for a well-behaved plug-in."""
+    from rfverify.kinds.feature_map import FeatureMapConfig
+    from rfverify.runner import run
+
+    def config():
+        return FeatureMapConfig(fp.Features, kernel="rbf", kernel_params={"gamma": 0.5}, dim=4, profile="quick")
+
+    a = run(config(), checks=CHECKS, isolate=True).to_dict()
+    b = run(config(), checks=CHECKS, isolate=False).to_dict()
+    monkeypatch.setenv("RFVERIFY_INPROCESS", "1")
+    c = run(config(), checks=CHECKS).to_dict()
+    assert a == b == c
+
+
+def test_plugins_defined_in_a_test_keep_working():
+    """fork: lambdas, closures and local classes need no pickling."""
+    scale = np.sqrt(2.0)
+
+    class Local(fp.Features):
+        def transform(self, X):
+            return (lambda Z: Z * scale / scale)(super().transform(X))
+
+    assert _verify(Local).passed
+
+
+# ---------------------------------------------------------------------------------------------------
+# the CLI: exit code 2, the first error on stderr, JSON and HTML at the paths asked
+# ---------------------------------------------------------------------------------------------------
+def _cli_args(target, out, module="tests.faulty_plugins"):
+    limit = LIMIT_OF.get(getattr(fp, target), LIMIT)
+    return ["check", "feature-map", f"{module}:{target}", "--param", "gamma=0.5", "--dim", "4",
+            "--profile", "quick", "--check", "contract", "--check", "unbiasedness", "--time-limit", str(limit),
+            "--memory-limit", "256M", "--json", str(out / "r.json"), "--report", str(out / "rep")]
+
+
+def _assert_outputs(out, target, needles, module="tests.faulty_plugins"):
+    data = json.loads((out / "r.json").read_text())
+    by = {c["check"]: c for c in data["checks"]}
+    assert by["contract"]["status"] == "error" and by["unbiasedness"]["status"] == "pass"
+    for needle in needles:
+        assert needle in by["contract"]["message"], (needle, by["contract"]["message"][:400])
+    index = json.loads((out / "rep" / "index.json").read_text())
+    assert [e["verdict"] for e in index["reports"]] == ["error"]
+    html = (out / "rep" / f"{module}.{target}.html").read_text()
+    assert html.rstrip().endswith("</html>") and "\x1b" not in html
+
+
+@pytest.mark.parametrize("impl,needles", FAULTS, ids=IDS)
+def test_cli_contains_the_fault(impl, needles, tmp_path, capsys):
+    code = main(_cli_args(impl.__name__, tmp_path))
+    out, err = capsys.readouterr()
+    assert code == 2 and "Traceback" not in out + err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"rfverify: error: {impl.__qualname__}: ") and needles[0] in last
+    _assert_outputs(tmp_path, impl.__name__, needles)
+
+
+@pytest.mark.parametrize("target,needle", [("HExit0", "exit code 0"), ("HSegfault", "SIGSEGV"),
+                                           ("HWritesFd1", "file descriptor 1")])
+def test_cli_process_json_on_stdout_stays_valid(target, needle, tmp_path):
+    """A real `rfverify check ... --json -`: exit 2, stdout exactly the JSON report, one line on stderr."""
+    proc = subprocess.run([sys.executable, "-m", "rfverify.cli", *_cli_args(target, tmp_path, "faulty_plugins")[:-4], "--json", "-"],
+                          capture_output=True, text=True, cwd=TESTS, timeout=300)
+    assert proc.returncode == 2, proc.stderr
+    data = json.loads(proc.stdout)
+    assert needle in {c["check"]: c for c in data["checks"]}["contract"]["message"]
+    assert "Traceback" not in proc.stderr and needle in proc.stderr.strip().splitlines()[-1]
+
+
+def test_cli_process_with_a_non_daemon_thread_and_chdir_ends_and_writes_where_asked(tmp_path):
+    """Relative output paths; the plug-in changes directory and leaves a thread sleeping an hour."""
+    env = {**os.environ, "PYTHONPATH": TESTS + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    for target in ("HChdir", "HNonDaemonThread"):
+        proc = subprocess.run([sys.executable, "-m", "rfverify.cli", "check", "feature-map", f"faulty_plugins:{target}",
+                               "--param", "gamma=0.5", "--dim", "4", "--profile", "quick", "--check", "contract",
+                               "--json", f"{target}.json", "--report", "rep"],
+                              capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads((tmp_path / f"{target}.json").read_text())["passed"]
+    index = json.loads((tmp_path / "rep" / "index.json").read_text())
+    assert sorted(e["name"] for e in index["reports"]) == ["faulty_plugins.HChdir", "faulty_plugins.HNonDaemonThread"]
+
+
+def test_two_concurrent_writers_into_one_report_directory_both_appear(tmp_path):
+    env = {**os.environ, "PYTHONPATH": TESTS + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    procs = [subprocess.Popen([sys.executable, "-m", "rfverify.cli", "check", "feature-map", target, "--param",
+                               "gamma=0.5", "--dim", "4", "--profile", "quick", "--check", "contract",
+                               "--report", str(tmp_path / "rep")], cwd=tmp_path, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+             for target in ("faulty_plugins:Features", "faulty_plugins:HExit0")]
+    codes = [p.wait(timeout=300) for p in procs]
+    assert codes == [0, 2], [p.stderr.read() for p in procs]  # HExit0's contract check dies: exit 2
+    index = json.loads((tmp_path / "rep" / "index.json").read_text())
+    assert sorted(e["name"] for e in index["reports"]) == ["faulty_plugins.Features", "faulty_plugins.HExit0"]
+    assert not [p.name for p in (tmp_path / "rep").iterdir() if p.name.endswith(".tmp")]
+
+
+# ---------------------------------------------------------------------------------------------------
+# the pytest plugin: the items of a crashed or hung plug-in FAIL, under -n 0 and under xdist
+# ---------------------------------------------------------------------------------------------------
+PYTEST_FILE = """
+import sys
+sys.path.insert(0, {tests!r})
+import faulty_plugins as fp
+from rfverify.pytest_plugin import parametrize_with_checks
+
+HOSTILE = [{names}]
+
+@parametrize_with_checks(HOSTILE, kernel="rbf", kernel_params={{"gamma": 0.5}}, dim=4,
+                         checks=["contract", "unbiasedness"])
+def test_hostile(rfverify_case):
+    rfverify_case()
+"""
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_pytest_plugin_fails_the_items_of_a_crashed_or_hung_plugin(pytester, workers):
+    names = ", ".join(f"fp.{impl.__name__}" for impl, _ in FAULTS)
+    pytester.makepyfile(PYTEST_FILE.format(tests=TESTS, names=names))
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", workers, "--rfverify-profile", "quick",
+                                           "--rfverify-time-limit", str(LIMIT), "--rfverify-memory-limit", "256M",
+                                           timeout=600)
+    result.assert_outcomes(failed=len(FAULTS), passed=len(FAULTS))
+    result.stdout.fnmatch_lines(["*HExit0 [[]contract[]]: ERROR*exit code 0*", "*HSegfault [[]contract[]]: ERROR*SIGSEGV*"])
+    for impl in HANGS:
+        result.stdout.fnmatch_lines([f"*{impl.__name__} [[]contract[]]: ERROR*was ended from outside*"])
+
+
+# ---------------------------------------------------------------------------------------------------
+# form detection (plug-in code run while the harness builds its configuration) is under the guard
+# ---------------------------------------------------------------------------------------------------
+DETECTION = [("get_params_raises", "form detection (fit/transform attributes, get_params()) raised RuntimeError: "
+              "no params today"),
+             ("get_params_array", "get_params(deep=False) returned ndarray, not a dict")]
+
+
+@pytest.mark.parametrize("target,needle", DETECTION, ids=[t for t, _ in DETECTION])
+def test_form_detection_faults_are_one_line(target, needle, capsys):
+    from rfverify.errors import PluginError
+
+    with pytest.raises(PluginError, match=needle.replace("(", r"\(").replace(")", r"\)")):
+        _verify(getattr(fp, target))
+    code = main(["check", "feature-map", f"tests.faulty_plugins:{target}", "--param", "gamma=0.5", "--dim", "4"])
+    err = capsys.readouterr().err
+    assert code == 2 and needle in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_getattr_raising_for_unknown_names_is_no_fault():
+    assert _verify(fp.getattr_raises).passed
+
+
+# ---------------------------------------------------------------------------------------------------
+# the small ones
+# ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("size", ["16M", "1M", str(32 << 20)])
+def test_memory_limit_below_what_blas_needs_is_a_usage_error(size, capsys):
+    code = main(["check", "feature-map", "tests.faulty_plugins:Features", "--param", "gamma=0.5", "--memory-limit", size])
+    err = capsys.readouterr().err
+    assert code == 2 and "--memory-limit must be at least 64M" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("bound", ["1e308", "inf", "1e7"])
+def test_bound_out_of_range_is_a_usage_error(bound, capsys):
+    code = main(["check", "feature-map", "tests.faulty_plugins:Features", "--param", "gamma=0.5", "--bound", bound])
+    err = capsys.readouterr().err
+    assert code == 2 and "bound must be a positive finite number at most 1e+06" in err and "internal" not in err
+
+
+def test_debug_shows_the_plugin_traceback(capfd):
+    """The traceback is written to the real stderr (file descriptor 2) by the child, as it happens."""
+    args = ["check", "feature-map", "tests.faulty_plugins:FMRaises", "--param", "gamma=0.5", "--dim", "4", "--profile",
+            "quick", "--check", "contract"]
+    assert main(args + ["--debug"]) == 2
+    err = capfd.readouterr().err
+    assert "Traceback (most recent call last)" in err and 'raise ValueError("features exploded")' in err
+    assert main(args) == 2  # without --debug: one line
+    assert "Traceback" not in capfd.readouterr().err
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_killed_harness_leaves_no_child_behind(tmp_path):
+    """A CI timeout that SIGKILLs rfverify while its child spins in C: the child dies with it."""
+    script = (f"import sys; sys.path.insert(0, {TESTS!r}); import faulty_plugins as fp, rfverify\n"
+              "rfverify.verify(fp.HCSpin, kernel='rbf', kernel_params={'gamma': 0.5}, dim=4, profile='quick', "
+              "checks=['contract'], time_limit=600)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script])
+    children: list[int] = []
+    for _ in range(600):  # wait for the spinning child (up to 60 s on a loaded machine)
+        out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(proc.pid)], capture_output=True, text=True).stdout
+        children = [int(p) for p in out.split()]
+        if children:
+            break
+        time.sleep(0.1)
+    assert children, "no child process appeared"
+    time.sleep(1.0)  # let it reach the spin
+    proc.kill()
+    proc.wait(timeout=30)
+    def alive(pid):
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+        except OSError:
+            return False
+
+    for _ in range(100):
+        if not any(alive(c) for c in children):
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail(f"child process(es) {children} outlived the killed harness")
+
+
+def test_form_detection_fault_still_writes_the_outputs_asked(tmp_path, capsys):
+    code = main(["check", "feature-map", "tests.faulty_plugins:get_params_raises", "--param", "gamma=0.5",
+                 "--json", str(tmp_path / "r.json"), "--report", str(tmp_path / "rep")])
+    err = capsys.readouterr().err
+    assert code == 2 and "no params today" in err.strip().splitlines()[-1]
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["passed"] is False and {c["status"] for c in data["checks"]} == {"error"}
+    assert json.loads((tmp_path / "rep" / "index.json").read_text())["reports"][0]["verdict"] == "error"
+    assert (tmp_path / "rep" / "index.html").read_text().rstrip().endswith("</html>")
+
+
+def test_a_daemonic_worker_runs_in_process(monkeypatch):
+    """multiprocessing.Pool workers (and Dask's) may not have children: the guard alone runs there."""
+    import multiprocessing
+
+    from rfverify.supervise import isolation_wanted
+
+    monkeypatch.delenv("RFVERIFY_INPROCESS", raising=False)
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply(isolation_wanted) is False
+    assert isolation_wanted() is True
+
+
+def test_write_reports_merges_an_earlier_run_unless_told_not_to(tmp_path):
+    from rfverify.report.writing import write_reports
+    from rfverify.results import CheckResult, Report
+
+    def rep(name, status):
+        return Report(implementation=name, kind="feature-map", kernel={"name": "rbf"}, seed=1, profile="quick",
+                      config={}, results=(CheckResult("contract", name, status, "m"),), version="0")
+
+    write_reports(tmp_path, [("a", rep("a", "pass"))], seed=1, profile="quick")
+    write_reports(tmp_path, [("b", rep("b", "error"))], seed=1, profile="quick")
+    index = json.loads((tmp_path / "index.json").read_text())
+    assert [(e["name"], e["verdict"]) for e in index["reports"]] == [("a", "passed"), ("b", "error")]
+    assert "| a |" in (tmp_path / "SUMMARY.md").read_text() and "a.html" in (tmp_path / "index.html").read_text()
+    write_reports(tmp_path, [("b", rep("b", "pass"))], seed=1, profile="quick", merge=False)
+    assert [e["name"] for e in json.loads((tmp_path / "index.json").read_text())["reports"]] == ["b"]
