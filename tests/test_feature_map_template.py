@@ -155,7 +155,7 @@ SUBJECTS = fp.subjects()
 @pytest.mark.parametrize("name", sorted(RECORDED))
 def test_output_is_bit_identical_to_the_recorded_fingerprint(name):
     if RECORDED[name] == "nondeterministic":  # a mutant seeded from fresh entropy: only its shape is stable
-        pytest.skip("recorded as nondeterministic (fresh OS entropy)")
+        pytest.skip(reason="recorded as nondeterministic (fresh OS entropy)")
     assert name in SUBJECTS, f"{name} is recorded but no longer exists; re-record deliberately"
     got = SUBJECTS[name]()
     assert got == RECORDED[name], (f"{name}: fingerprint {got} != recorded {RECORDED[name]} — the map's draws "

@@ -144,7 +144,7 @@ def test_forked_child_gets_its_own_pool():
     import multiprocessing as mp
 
     if "fork" not in mp.get_all_start_methods():
-        pytest.skip("no fork on this platform")
+        pytest.skip(reason="no fork on this platform")
     X = np.random.default_rng(8).standard_normal((4096, 64))
     fwht(X, threads=2)  # parent pool started
     with mp.get_context("fork").Pool(1) as pool:

@@ -63,35 +63,17 @@ from rfverify.highprec.maxout_hermite import (  # noqa: F401 - re-exported: one 
     kernel_series,
 )
 
-__all__ = [
-    "Q_MAX",
-    "I_MAX",
-    "REFERENCE_DPS",
-    "CHECK_DPS",
-    "NUMPY_KERNEL_ABS_ERROR",
-    "hermite_moments",
-    "hermite_moment_quad",
-    "sigma2",
-    "expected_max",
-    "expected_max_square",
-    "max_moments_closed_form",
-    "kappa_coefficients",
-    "kernel_coefficients",
-    "kernel_coefficients_direct",
-    "naive_kernel_coefficients",
-    "kappa_closed_form_q2",
-    "kernel_closed_form_q2",
-    "kappa_coefficients_closed_form_q2",
-    "expected_min_max_product",
-    "kappa_series",
-    "kernel_series",
-    "monte_carlo_max_moments",
-    "monte_carlo_kernels",
-    "kappa_of_angle",
-    "kernel_of_angle",
-    "maxout_kernel",
-    "maxout_collision_kernel",
-    "write_tables",
+from rfverify.highprec import maxout_hermite as _engine  # noqa: E402
+
+__all__ = [*_engine.__all__,
+           "NUMPY_KERNEL_ABS_ERROR",
+           "monte_carlo_max_moments",
+           "monte_carlo_kernels",
+           "kappa_of_angle",
+           "kernel_of_angle",
+           "maxout_kernel",
+           "maxout_collision_kernel",
+           "write_tables",
 ]
 
 #: Stated absolute error bound of the numpy kernels for unit vectors (scales
