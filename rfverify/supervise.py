@@ -314,7 +314,7 @@ class Supervisor:
                     if rss is not None and rss > base + budget + slack:
                         self._end(signal.SIGKILL)
                         raise _Died(self._message(
-                            f"{what} exceeded the memory budget of {format_bytes(budget)} (resident "
+                            f"{what} ran out of memory: it exceeded the memory budget of {format_bytes(budget)} (resident "
                             f"{format_bytes(rss)}, {format_bytes(base)} at the start) and was "
                             "killed from outside (SIGKILL)",
                             "return outputs of the requested size, or raise --memory-limit (memory_limit=)"))
