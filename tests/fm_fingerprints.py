@@ -1,10 +1,18 @@
 """Fingerprints of every reference feature map (and every feature-map mutant) at a fixed seed.
 
-A fingerprint is the SHA-256 of what a map returns (dtype, shape and bytes of ``transform`` on two
-input sets, after one ``fit``) plus its ``get_params()``: equal fingerprints mean the same random
-draws in the same order and the same arithmetic.  ``tests/data/fm_fingerprints.json`` was recorded
-*before* the feature-map template (issue 14, item 5) replaced the six base classes; the test in
-``tests/test_feature_map_template.py`` keeps every map bit-identical to it.
+A fingerprint has two parts, computed from what a map returns (``transform`` on two input sets, after one
+``fit``, plus its ``get_params()``):
+
+* ``exact`` — SHA-256 of the dtypes, shapes and parameters (or of the error a refused mutant raises);
+* ``sketch`` — for each returned array, its sum of squares and six projections on fixed unit vectors.
+
+Equal ``exact`` parts and sketches within round-off (``sqrt(eps)`` of the array's norm) mean the same random
+draws in the same order and the same arithmetic.  The sketch, not the bytes, is compared because numpy's
+``cos``/``exp`` and the BLAS kernels take different code paths on different CPUs (AVX2 vs AVX-512) and
+round differently in the last bit; a changed draw order or formula moves the sketch by O(1).
+``tests/data/fm_fingerprints.json`` was first recorded *before* the feature-map template (issue 14,
+item 5) replaced the six base classes; the test in ``tests/test_feature_map_template.py`` keeps every map
+equal to it.
 
 Re-record (only for a deliberate change of a scheme's output, said so in the commit)::
 
@@ -61,12 +69,47 @@ EXTRA: dict[str, tuple[str, dict[str, Any], int]] = {
 def _digest(*parts: Any) -> str:
     h = hashlib.sha256()
     for p in parts:
-        if isinstance(p, np.ndarray):
-            h.update(f"{p.dtype.str}{p.shape}".encode())
-            h.update(np.ascontiguousarray(p).tobytes())
-        else:
-            h.update(repr(p).encode())
+        h.update(repr(p).encode())
     return h.hexdigest()[:24]
+
+
+N_PROJECTIONS = 6
+
+
+def _sketch(a: np.ndarray) -> list[float]:
+    """Sum of squares and projections of ``a`` on fixed unit vectors (float64 arithmetic, any input dtype)."""
+    a = np.asarray(a)
+    v = (np.concatenate([a.real.ravel(), a.imag.ravel()]) if a.dtype.kind == "c" else a.ravel()).astype(np.float64)
+    if v.size == 0:
+        return [0.0] * (N_PROJECTIONS + 1)
+    R = np.random.default_rng([SEED, v.size]).standard_normal((N_PROJECTIONS, v.size))
+    R /= np.linalg.norm(R, axis=1, keepdims=True)
+    return [float(np.dot(v, v))] + [float(np.dot(r, v)) for r in R]
+
+
+def _fingerprint_of(arrays: tuple[np.ndarray, ...], params: str) -> dict[str, Any]:
+    return {"exact": _digest(*[f"{a.dtype.str}{a.shape}" for a in arrays], params),
+            "dtype": arrays[0].dtype.str, "sketch": [_sketch(a) for a in arrays]}
+
+
+def mismatch(got: dict[str, Any] | str, recorded: dict[str, Any] | str) -> str | None:
+    """Why two fingerprints differ, or ``None`` when they agree (sketches within round-off of the norms)."""
+    if isinstance(got, str) or isinstance(recorded, str):
+        return None if got == recorded else f"{got!r} != recorded {recorded!r}"
+    if got["exact"] != recorded["exact"]:
+        return f"dtypes, shapes or parameters changed ({got['exact']} != recorded {recorded['exact']})"
+    dtype = np.dtype(got["dtype"])
+    eps = float(np.finfo(dtype).eps) if dtype.kind in "fc" else float(np.finfo(np.float64).eps)
+    for i, (g, r) in enumerate(zip(got["sketch"], recorded["sketch"])):
+        g, r = np.asarray(g), np.asarray(r)
+        norm = np.sqrt(max(g[0], r[0], 0.0))
+        tol = np.sqrt(eps) * (1.0 + norm)
+        # the sum of squares moves by about 2 * norm * (a change of the array's norm)
+        worst = max(abs(g[0] - r[0]) / (2.0 * (1.0 + norm)), float(np.max(np.abs(g[1:] - r[1:]))))
+        if not worst <= tol:
+            return (f"output {i}: sketch moved by {worst:.3g} (round-off allowance {tol:.3g} for a norm of "
+                    f"{norm:.3g}) — not a last-bit difference")
+    return None
 
 
 def _params_repr(obj: Any) -> str:
@@ -95,7 +138,7 @@ def _inputs(domain: Any, d: int) -> tuple[np.ndarray, np.ndarray]:
     return X, Y
 
 
-def fingerprint(impl: Any, kernel_params: dict[str, Any], d: int, domain: Any = "gaussian") -> str:
+def fingerprint(impl: Any, kernel_params: dict[str, Any], d: int, domain: Any = "gaussian") -> dict[str, Any] | str:
     """The fingerprint of one map: fit at SEED on X, transform X twice and Y once (or the error raised)."""
     X, Y = _inputs(domain, d)
     try:
@@ -104,12 +147,12 @@ def fingerprint(impl: Any, kernel_params: dict[str, Any], d: int, domain: Any = 
         ret = obj.fit(X) if not hasattr(obj, "label_fn") or obj.label_fn else obj.fit(X, np.arange(9) % 2)
         obj = ret if ret is not None and hasattr(ret, "transform") else obj
         F1, F2, G = (np.asarray(obj.transform(A)) for A in (X, X.copy(), Y))
-        return _digest(F1, F2, G, _params_repr(obj))
+        return _fingerprint_of((F1, F2, G), _params_repr(obj))
     except Exception as exc:  # a mutant may be refused: the message is then the fingerprint
         return "raises " + _digest(type(exc).__name__, str(exc))
 
 
-def subjects() -> dict[str, Callable[[], str]]:
+def subjects() -> dict[str, Callable[[], dict[str, Any] | str]]:
     """name -> a thunk computing its fingerprint: zoo reference maps, EXTRA, feature-map mutants."""
     from rfverify.studies.zoo import ZOO
     from tests.mutants import LIBRARY
@@ -131,9 +174,9 @@ def subjects() -> dict[str, Callable[[], str]]:
     return out
 
 
-def compute() -> dict[str, str]:
+def compute() -> dict[str, Any]:
     """Every fingerprint; a map whose output is not reproducible (fresh entropy) is marked so."""
-    out = {}
+    out: dict[str, Any] = {}
     for name, thunk in subjects().items():
         a, b = thunk(), thunk()
         out[name] = a if a == b else "nondeterministic"
@@ -144,5 +187,7 @@ if __name__ == "__main__":  # pragma: no cover - recording tool
     if "--record" not in sys.argv:
         sys.exit("usage: python -m tests.fm_fingerprints --record")
     DATA.parent.mkdir(exist_ok=True)
-    DATA.write_text(json.dumps(compute(), indent=1, sort_keys=True) + "\n")
+    # one line per subject: a re-record shows as one changed line per map
+    body = ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in sorted(compute().items()))
+    DATA.write_text("{\n" + body + "\n}\n")
     print(f"wrote {DATA}")

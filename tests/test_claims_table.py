@@ -1,4 +1,5 @@
-"""The committed values behind the claims: every stored high-precision value recomputed bit for bit, the table
+"""The committed values behind the claims: every stored high-precision (mpmath) value recomputed bit for bit, the
+float64 Chebyshev table to round-off, the table
 complete for the claims (no silent fallback to the slow path), and the Fig. 1 study re-run (slow)."""
 
 from __future__ import annotations
@@ -102,18 +103,27 @@ def _check_chebyshev(q: int) -> None:
     stored = json.loads(CHEBYSHEV_PATH.read_text(encoding="utf-8"))["coefficients"][str(q)]
     maxout._chebyshev_tables.cache_clear()
     ck, cK = maxout._chebyshev_tables(q)
-    assert [float(x) for x in ck] == stored["kappa"] and [float(x) for x in cK] == stored["kernel"], \
-        f"q = {q}: the committed Chebyshev coefficients differ from a fresh computation"
+    # The fit runs in float64 through np.cos and LAPACK, whose last bits depend on the CPU's code path
+    # (AVX2 vs AVX-512: 1e-15 measured); the 64 coefficients may each move by CHEB_ROUNDOFF, so a value
+    # moves by at most 64 * CHEB_ROUNDOFF = 9e-13, far inside the table's 1e-10 error budget.
+    for name, fresh, committed in (("kappa", ck, stored["kappa"]), ("kernel", cK, stored["kernel"])):
+        worst = float(np.max(np.abs(np.asarray(fresh) - np.asarray(committed))))
+        assert len(fresh) == len(committed) and worst <= CHEB_ROUNDOFF, \
+            f"q = {q}: the committed Chebyshev coefficients of {name} differ from a fresh computation by {worst:.3g}"
+
+
+#: Allowed change of one Chebyshev coefficient between CPUs (64 ulp of the largest, which is <= 1).
+CHEB_ROUNDOFF = 64 * float(np.finfo(np.float64).eps)
 
 
 @pytest.mark.parametrize("q", [1, 2, 3, 4])
-def test_chebyshev_table_recomputes_bit_for_bit(q):
+def test_chebyshev_table_recomputes_to_roundoff(q):
     _check_chebyshev(q)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("q", range(5, 17))
-def test_chebyshev_table_recomputes_bit_for_bit_all_q(q):
+def test_chebyshev_table_recomputes_to_roundoff_all_q(q):
     _check_chebyshev(q)
 
 
@@ -121,6 +131,8 @@ def test_tabulated_kernels_equal_the_library():
     from rfverify.highprec import maxout
 
     th = np.linspace(0, np.pi, 7)
-    for q in (2, 3):
-        assert np.array_equal(tables.kappa_of_angle(th, q), maxout.kappa_of_angle(th, q))
-        assert np.array_equal(tables.kernel_of_angle(th, q), maxout.kernel_of_angle(th, q))
+    for q in (2, 3):  # bit for bit on the CPU that recorded the table; 64 coefficients' round-off elsewhere
+        np.testing.assert_allclose(tables.kappa_of_angle(th, q), maxout.kappa_of_angle(th, q), rtol=0,
+                                   atol=64 * CHEB_ROUNDOFF)
+        np.testing.assert_allclose(tables.kernel_of_angle(th, q), maxout.kernel_of_angle(th, q), rtol=0,
+                                   atol=64 * CHEB_ROUNDOFF)

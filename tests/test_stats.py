@@ -23,6 +23,20 @@ def test_mean_test_false_alarm_rate_matches_alpha():
     assert hits / reps <= alpha + margin
 
 
+def test_round_off_only_column_has_zero_t_and_never_headlines():
+    """A column exact for every draw up to round-off (k(x, x) = 1 for a cos/sin map) gets t = 0 whatever its
+    last bits: 4.4e-16 +- 1e-18 on one CPU must not outrank a real departure of 3.7 standard errors."""
+    rng = np.random.default_rng(3)
+    R = 50
+    exact_col = 1.0 + 4.4e-16 + 1e-18 * rng.standard_normal(R)       # round-off only, tiny spread
+    biased_col = 0.5 + 0.004 + 0.01 * rng.standard_normal(R)         # a real bias of about 3 se
+    wrong_const = np.full(R, 0.75)                                   # zero spread but off by 0.25
+    test = stats.mean_test(np.column_stack([exact_col, biased_col, wrong_const]), np.array([1.0, 0.5, 1.0]), 0.01)
+    assert test.t[0] == 0.0 and test.p[0] == 1.0
+    assert test.t[2] == -np.inf and test.p[2] == 0.0
+    assert int(np.argmax(np.abs(test.t[:2]))) == 1
+
+
 def test_required_trials_gives_stated_power():
     rng = np.random.default_rng(2)
     sigma, delta, alpha, power = 1.0, 0.3, 0.01, 0.9

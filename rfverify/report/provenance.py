@@ -8,8 +8,44 @@ import sys
 __all__ = ["provenance"]
 
 
+def _cpu() -> str:
+    """The code paths numpy and its BLAS take on this CPU, e.g. ``"X86_V3 / Haswell"``.
+
+    Transcendental functions (``np.cos``, ``np.exp``) and BLAS kernels are dispatched by CPU features, and
+    different paths round differently in the last bit: two machines with the same versions but different
+    CPUs (AVX2 vs AVX-512) give reports that agree to round-off, not byte for byte.
+    """
+    try:
+        from numpy._core import _multiarray_umath as mu
+        simd = [f for f in mu.__cpu_dispatch__ if mu.__cpu_features__.get(f)]
+    except (ImportError, AttributeError):  # pragma: no cover - numpy < 2 or a private API change
+        simd = []
+    blas = "?"
+    try:
+        from threadpoolctl import threadpool_info
+
+        blas = next((i.get("architecture") or "?" for i in threadpool_info() if i.get("user_api") == "blas"), "?")
+    except Exception:  # pragma: no cover - threadpoolctl is a core dependency; be safe anyway
+        pass
+    return f"{simd[-1] if simd else 'baseline'} / {blas}"
+
+
+def _numba() -> str:
+    """numba's version, or ``"absent"`` (the structured transforms pick their backend by it)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("numba")
+    except PackageNotFoundError:
+        return "absent"
+
+
 def provenance() -> dict[str, str]:
-    """rfverify, numpy, scipy and Python versions and the platform (recorded in every JSON and HTML page)."""
+    """Versions, platform and CPU code paths that produced a report (recorded in every JSON and HTML page).
+
+    Two runs with equal provenance give byte-identical JSON (``tests/test_reports_committed.py`` checks it);
+    with any difference they agree in every verdict and to round-off in every number.
+    """
     import numpy
     import scipy
 
@@ -19,6 +55,8 @@ def provenance() -> dict[str, str]:
         "rfverify": __version__,
         "numpy": numpy.__version__,
         "scipy": scipy.__version__,
+        "numba": _numba(),
         "python": platform.python_version(),
         "platform": f"{sys.platform}-{platform.machine()}",
+        "cpu": _cpu(),
     }
