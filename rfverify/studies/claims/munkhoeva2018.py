@@ -260,3 +260,8 @@ def _beta_d() -> tuple[str, Finding]:
         return (f"beta_d peaks at d = {top + 1} with {mp.nstr(vals[top], 10)}, decreases beyond (beta_1000 = "
                 f"{mp.nstr(tail[0], 8)}, beta_10^9 = {mp.nstr(tail[2], 10)}) toward 64, and is {mp.nstr(vals[0], 4)} at "
                 f"d = 1 and {mp.nstr(vals[1], 6)} at d = 2.", Finding(ok, counterexample="a different maximum or limit"))
+
+
+from rfverify.studies.claims import munkhoeva2018_bounds as _bounds  # noqa: E402  (§3's bounds, §2.3's count, eq. (5) exactness)
+
+CLAIMS.extend(_bounds.CLAIMS)
