@@ -303,6 +303,13 @@ def test_cli_id_and_formats(tmp_path, capsys):
     assert "unknown claim source nosuch" in capsys.readouterr().err
 
 
+def test_written_table_names_the_command_as_typed(tmp_path, monkeypatch):
+    """The header of reports/claims.md repeats the command that made it, with the --out path as typed (not absolute)."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["claims", "--id", "cs4787-cost-table", "--format", "markdown", "--out", "c.md", "--quiet"]) == 0
+    assert "`rfverify claims --id cs4787-cost-table --format markdown --out c.md`" in (tmp_path / "c.md").read_text()
+
+
 def test_finding_round_trips():
     for f in (Finding(False, counterexample="c", condition="x", holds_under_condition=False),
               Finding(None, uncheckable="why"), Finding(False, empirical=True, power="p")):
