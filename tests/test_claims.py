@@ -41,6 +41,7 @@ EXPECTED = {
     "mroueh-sec3-q1-linear": HOLDS,
     "mroueh-derived-K2-arccos1": HOLDS,
     "mroueh-remark1-hash": HOLDS,
+    "mroueh-sec2.1-kappa-range": HOLDS,
     "mroueh-appB-lemma2-tail": HOLDS,
     "mroueh-appB-lemma2-lipschitz": HOLDS,
     "mroueh-appB-thm2-rademacher": HOLDS,

@@ -1,5 +1,6 @@
-"""Claims of Mroueh, Rennie & Goel about learning with maxout features (§3, Theorem 2 and its proof in Appendix B) and
-their experiments (§5: Fig. 1, Tables 1 and 2), appended to :data:`rfverify.studies.claims.mroueh.CLAIMS`.
+"""Claims of Mroueh, Rennie & Goel about the range of kappa_q (§2.1), learning with maxout features (§3, Theorem 2 and
+its proof in Appendix B) and their experiments (§5: Fig. 1, Tables 1 and 2), appended to
+:data:`rfverify.studies.claims.mroueh.CLAIMS`.
 
 The printed tables are the subject of the text claims about them (the numbers are quoted from the paper, never
 recomputed: MNIST and TIMIT runs are out of reach here).  Every draw comes from ``np.random.default_rng([SEED, key])``;
@@ -13,6 +14,8 @@ import math
 import numpy as np
 from scipy import stats
 
+from rfverify.highprec import maxout as hp
+from rfverify.highprec import tables as T
 from rfverify.highprec.tables import value as V
 from rfverify.implementations.maxout import MaxoutFeatures
 from rfverify.studies.claims._common import claim_list
@@ -45,6 +48,23 @@ TABLE2 = {
     20000: ((23.1, 0.1), (22.3, 0.2), (24.3, 0.2), (24.5, 0.2)),
 }
 TABLE2_RAW_PER = 33.1
+
+
+@claim("sec2.1-kappa-range", "Section 2.1",
+       "It is important to note that 0 <= kappa_q(x, z) <= 1, since kappa_q(x, z) = P(D(x) = D(z))",
+       "the committed kappa_q tables (error <= NUMPY_KERNEL_ABS_ERROR) on 2001 angles in [0, pi], q = 1..16; rule: "
+       "within 10 table errors of [0, 1]")
+def _kappa_range() -> tuple[str, Finding]:
+    th = np.linspace(0, np.pi, 2001)
+    k = np.array([np.asarray(T.kappa_of_angle(th, q), dtype=float) for q in range(1, hp.Q_MAX + 1)])
+    tol = 10 * hp.NUMPY_KERNEL_ABS_ERROR
+    lo, hi = float(k.min()), float(k.max())
+    at_minus1 = float(np.max(np.abs(k[1:, -1])))
+    q1_dev = float(np.max(np.abs(k[0] - 1)))
+    return (f"Over q = 1..{hp.Q_MAX} and every angle, kappa_q lies in [{lo:.1e}, 1 + {hi - 1:.1e}] (table error <= "
+            f"{hp.NUMPY_KERNEL_ABS_ERROR:g}); both ends are attained: |kappa_q(-1)| <= {at_minus1:.1e} for q >= 2, and "
+            f"kappa_1 = 1 to {q1_dev:.1e} at every angle.",
+            Finding(lo >= -tol and hi <= 1 + tol, counterexample=f"kappa in [{lo:.3g}, {hi:.3g}]"))
 
 
 @claim("appB-lemma2-tail", "Appendix B, proof of Lemma 2",
