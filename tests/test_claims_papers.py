@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from rfverify.studies.claims import evaluate_claims
-from rfverify.studies.claims.verdicts import CORRECTED, FALSE, HOLDS, HOLDS_UNDER_CONDITION
+from rfverify.studies.claims.verdicts import CORRECTED, FALSE, HOLDS, HOLDS_UNDER_CONDITION, NOT_REPRODUCED
 
 
 def _one(cid: str):
@@ -80,3 +80,14 @@ def test_munkhoeva_sample_size_inversion_catches_a_wrong_exponent(monkeypatch):
 def test_counterexamples_are_named(cid):
     c = _one(cid)
     assert c.verdict in (HOLDS_UNDER_CONDITION, CORRECTED) and c.finding["counterexample"]
+
+
+def test_daniely_fig4_flat_homogeneity_rejects_a_local_kernel(monkeypatch):
+    """Swap the flat kernel for a convolutional one: its pair counts are not homogeneous, and the claim is not reproduced."""
+    import rfverify.implementations.compositional.skeleton as sk
+
+    assert _one("daniely2017-fig4-locality").verdict == HOLDS
+    real = sk.conv1d_skeleton
+    monkeypatch.setattr(sk, "shallow_skeleton", lambda n, activation: real(n, [(5, 2, activation)], activation))
+    bad = _one("daniely2017-fig4-locality")
+    assert bad.verdict == NOT_REPRODUCED and bad.rule == "R5"

@@ -12,7 +12,7 @@ import math
 from decimal import Decimal
 
 import numpy as np
-from scipy import optimize
+from scipy import optimize, stats
 
 from rfverify.studies.claims._common import claim_list
 from rfverify.studies.claims.verdicts import Finding
@@ -201,3 +201,45 @@ def _table1_text() -> tuple[str, Finding]:
             f"ranked 1-2 first and 8-10 last ({'correct' if top2 and bottom3 else 'not so'}).",
             Finding(ok, counterexample=f"nets win {nets_win}, kernel wins {kernel_wins}, top two {top2}, bottom three "
                                        f"{bottom3}"))
+
+
+def _cooccurrence(skeleton, q: int, n_inputs: int, rng: np.random.Generator) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """Per pair of inputs (upper triangle), the number of the q features of Algorithm 1 that read both."""
+    from rfverify.implementations.compositional.features import sample_features
+
+    smp = sample_features(skeleton, q, rng=rng)
+    O = np.zeros((q, n_inputs))
+    O[np.repeat(np.arange(q), np.diff(smp.ptr)), smp.leaf_node] = 1.0  # input nodes are 0..n-1, in pixel order
+    return (O.T @ O)[np.triu_indices(n_inputs, 1)]
+
+
+@claim("fig4-locality", "Section 6, Fig. 4",
+       "As expected, for the flat kernel, the correlation between any pair of pixels was the same. However for deeper "
+       "kernels, nearby pixels co-occur more often in the random features ... As we increase the depth, different tiers "
+       "of locality appear",
+       "reduced scale, 1-D analogue: 23 circle inputs, ReLU nodes; flat = one FC node, deep = 1 or 2 convolutions (width "
+       "5 stride 2, width 4 stride 2) then FC; 30000 features each: co-occurrence counts per pair; flat: chi-square "
+       "homogeneity p >= 1e-3; deep: pairs <= 2 apart vs >= 12 apart, Welch t one-sided p < 1e-3, ratio growing with depth")
+def _fig4() -> tuple[str, Finding]:
+    from rfverify.implementations.compositional import ReLUActivation
+    from rfverify.implementations.compositional.skeleton import conv1d_skeleton, shallow_skeleton
+
+    rng = np.random.default_rng([SEED, 4])
+    n, q, relu = 23, 30000, ReLUActivation()
+    iu = np.triu_indices(n, 1)
+    dist = np.abs(iu[0] - iu[1])
+    flat = _cooccurrence(shallow_skeleton(n, activation=relu), q, n, rng)
+    p_flat = float(stats.chi2.sf(np.sum((flat - flat.mean()) ** 2) / flat.mean(), flat.size - 1))
+    ratios, ps = [], []
+    for layers in ([(5, 2, relu)], [(5, 2, relu), (4, 2, relu)]):
+        c = _cooccurrence(conv1d_skeleton(n, layers, relu), q, n, rng)
+        near, far = c[dist <= 2], c[dist >= 12]
+        ratios.append(float(near.mean() / far.mean()))
+        ps.append(float(stats.ttest_ind(near, far, equal_var=False, alternative="greater").pvalue))
+    ok = p_flat >= 1e-3 and max(ps) < 1e-3 and ratios[1] > ratios[0]
+    return (f"Flat: the {flat.size} pair counts (mean {flat.mean():.1f}) are homogeneous (chi-square p = {p_flat:.2f}). "
+            f"Deep: pairs at most 2 apart co-occur {ratios[0]:.1f}x (one convolution) and {ratios[1]:.1f}x (two) as often "
+            f"as pairs 12 or more apart (Welch p <= {max(ps):.0e}): locality sharpens with depth.",
+            Finding(ok, empirical=True, power=f"1-D inputs of 23 pixels (the paper: 24 x 24 CIFAR-10 images, 500,000 "
+                                              f"features), {q} features per kernel; ~{flat.mean():.0f} co-occurrences per "
+                                              "pair resolve a 1.5x locality ratio"))
