@@ -95,6 +95,7 @@ EXPECTED = {
     "munkhoeva2018-sec2.3-feature-count": CORRECTED,
     "munkhoeva2018-eq5-degree3-exact": HOLDS,
     "munkhoeva2018-prop3.2-kernel-vector": CORRECTED,
+    "munkhoeva2018-sec4.2-fig1-dominance": NOT_REPRODUCED,
     "cs4787-rbf-range": HOLDS_UNDER_CONDITION,
     "cs4787-polynomial-kernel": HOLDS_UNDER_CONDITION,
     "cs4787-sigmoid-kernel": FALSE,

@@ -91,3 +91,21 @@ def test_daniely_fig4_flat_homogeneity_rejects_a_local_kernel(monkeypatch):
     monkeypatch.setattr(sk, "shallow_skeleton", lambda n, activation: real(n, [(5, 2, activation)], activation))
     bad = _one("daniely2017-fig4-locality")
     assert bad.verdict == NOT_REPRODUCED and bad.rule == "R5"
+
+
+def test_munkhoeva_method_b_weights_and_dominance_rule(monkeypatch):
+    """Method B's Gram: k_hat(x, x) = 1 for the Gaussian (centre plus pair weights sum to 1, the centre redrawn to be
+    >= 0), PSD for the arc-cosine kernels; a planted exact Gram wins every comparison and reproduces the claim."""
+    import numpy as np
+
+    import rfverify.studies.claims.munkhoeva2018_bounds as mod
+    from rfverify.studies.quadrature_experiment import exact_gram
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((12, 8))
+    K = mod._method_b_gram(X, "rbf", 3, rng)
+    assert np.allclose(np.diag(K), 1.0, atol=1e-12)
+    assert np.linalg.eigvalsh(mod._method_b_gram(X, "arccos1", 2, rng))[0] >= -1e-10
+    assert _one("munkhoeva2018-sec4.2-fig1-dominance").verdict == NOT_REPRODUCED
+    monkeypatch.setattr(mod, "_method_b_gram", lambda X, kernel, n, rng: exact_gram(X, kernel, X.shape[1]))
+    assert _one("munkhoeva2018-sec4.2-fig1-dominance").verdict == HOLDS
