@@ -15,7 +15,7 @@ from scipy import stats
 from rfverify.implementations.orthogonal import haar_qr
 from rfverify.implementations.quadrature import RULES, simplex_vertices
 from rfverify.kernels import get_kernel
-from rfverify.studies.claims._common import _Z, _ci, _pairs, claim_list
+from rfverify.studies.claims._common import _Z, _butterflies, _ci, _pairs, claim_list
 from rfverify.studies.claims.verdicts import Finding
 
 __all__ = ["CLAIMS", "SOURCE", "evaluate_munkhoeva2018_claims"]
@@ -143,24 +143,6 @@ def _fn3() -> tuple[str, Finding]:
             "grows (redrawing also biases the estimate, see the quadrature errata).",
             Finding(printed_ok, counterexample=f"d = 2: {rows[0][1]:.2f} draws",
                     condition="read as 'at most two', the large-d limit", holds_under_condition=bound_ok))
-
-
-def _butterflies(d: int, n: int, rng: np.random.Generator) -> np.ndarray:
-    """n random butterfly matrices (Genz 1998, munkhoeva2018 §2.4, uniform angles), vectorised:
-    B^(2m) = diag(B_1^(m), B_2^(m)) [[c I, -s I], [s I, c I]], B^(1) = [1]
-    (the law of :class:`rfverify.implementations.structured.Butterfly`)."""
-    if d == 1:
-        return np.ones((n, 1, 1))
-    m = d // 2
-    b1, b2 = _butterflies(m, n, rng), _butterflies(m, n, rng)
-    t = rng.uniform(0, 2 * np.pi, n)
-    c, s = np.cos(t)[:, None, None], np.sin(t)[:, None, None]
-    eye = np.eye(m)[None]
-    top = np.block([[c * eye, -s * eye], [s * eye, c * eye]])
-    out = np.zeros((n, d, d))
-    out[:, :m, :] = b1 @ top[:, :m, :]
-    out[:, m:, :] = b2 @ top[:, m:, :]
-    return out
 
 
 def _rule_estimates(rule: str, d: int, n: int, delta: np.ndarray, seed: int) -> np.ndarray:

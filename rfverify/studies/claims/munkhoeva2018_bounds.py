@@ -15,7 +15,7 @@ import numpy as np
 from scipy import stats
 
 from rfverify.implementations.quadrature import QuadratureFeatures, simplex_vertices
-from rfverify.studies.claims._common import claim_list
+from rfverify.studies.claims._common import _butterflies, claim_list
 from rfverify.studies.claims.verdicts import Finding
 
 __all__ = ["CLAIMS", "beta"]
@@ -227,8 +227,6 @@ def _method_b_gram(X: np.ndarray, kernel: str, n: int, rng: np.random.Generator)
     """The paper's method B for n rules, vectorised: butterfly Q, per-vertex rho_j ~ chi(d+2), points +-rho_j Q v_j with
     weight d/(2(d+1) rho_j^2) each, the centre 1 - sum_j d/((d+1) rho_j^2); for the Gaussian (phi(0) = [1, 0]) the radii
     are redrawn until the centre weight is >= 0 (footnote 3), for the arc-cosine kernels phi(0) = 0 drops the centre."""
-    from rfverify.studies.claims.munkhoeva2018 import _butterflies  # (that module imports this one at its end)
-
     d = X.shape[1]
     Q = _butterflies(d, n, rng)
     rho = np.sqrt(rng.chisquare(d + 2, size=(n, d + 1)))
