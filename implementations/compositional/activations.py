@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import mpmath as mp
 import numpy as np
@@ -59,6 +59,19 @@ __all__ = [
 
 #: Default dps for mpmath references (≈ 100 bits).
 REFERENCE_DPS = 30
+
+
+def _build_cdf_table(act: "ConjugateActivation") -> np.ndarray:
+    table = np.cumsum(act._coef_float(np.arange(act.max_degree + 1)))
+    table.setflags(write=False)
+    return table
+
+
+@lru_cache(maxsize=16)
+def _shared_cdf_table(act: "ConjugateActivation") -> np.ndarray:
+    """The degree sampler's CDF table, built once per distinct activation (a ReLU table has 2 x 10^6 entries: every
+    skeleton node used to rebuild it, 0.1-0.2 s each)."""
+    return _build_cdf_table(act)
 
 
 class ConjugateActivation:
@@ -162,8 +175,10 @@ class ConjugateActivation:
 
     @cached_property
     def _cdf_table(self) -> np.ndarray:
-        a = self._coef_float(np.arange(self.max_degree + 1))
-        return np.cumsum(a)
+        try:
+            return _shared_cdf_table(self)  # equal activations (frozen dataclasses) share one table
+        except TypeError:  # an unhashable subclass builds its own
+            return _build_cdf_table(self)
 
     def _sample(self, size: int, rng: np.random.Generator) -> np.ndarray:
         # Inversion: l = min{i : F(i) > U}.  U beyond F(max_degree) (probability

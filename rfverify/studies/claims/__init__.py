@@ -104,8 +104,14 @@ def select_specs(sources: Iterable[str] | None = None, ids: Iterable[str] | None
 
 
 def evaluate_spec(spec: ClaimSpec) -> Claim:
+    """Evaluate one claim with BLAS on one thread: the claims multiply small matrices, where a threaded BLAS only
+    spins (slower on a shared machine), and one thread makes every sum's order, hence every digit, machine-independent
+    of the thread count."""
+    from threadpoolctl import threadpool_limits
+
     t0 = time.perf_counter()
-    evidence, finding = spec.evaluate()
+    with threadpool_limits(limits=1, user_api="blas"):
+        evidence, finding = spec.evaluate()
     verdict, rule = judge(finding)
     return Claim(id=spec.id, source=spec.source, location=spec.location, statement=spec.statement,
                  method=spec.method, evidence=evidence, verdict=verdict, rule=rule, finding=finding.to_dict(),

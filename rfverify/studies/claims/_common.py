@@ -1,4 +1,5 @@
-"""Helpers shared by the claim modules: a 99.9% normal interval and a fixed design of input pairs."""
+"""Helpers shared by the claim modules: a 99.9% normal interval, a fixed design of input pairs, and random butterfly
+matrices (munkhoeva2018)."""
 
 from __future__ import annotations
 
@@ -47,3 +48,21 @@ def claim_list(source: str):  # type: ignore[no-untyped-def]
 def level(alpha: float) -> str:
     """An interval level as a reader writes it: 1e-3 -> '99.9%'."""
     return f"{100 * (1 - alpha):.10g}%"
+
+
+def _butterflies(d: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """n random butterfly matrices (Genz 1998, munkhoeva2018 §2.4, uniform angles), vectorised:
+    B^(2m) = diag(B_1^(m), B_2^(m)) [[c I, -s I], [s I, c I]], B^(1) = [1]
+    (the law of :class:`rfverify.implementations.structured.Butterfly`)."""
+    if d == 1:
+        return np.ones((n, 1, 1))
+    m = d // 2
+    b1, b2 = _butterflies(m, n, rng), _butterflies(m, n, rng)
+    t = rng.uniform(0, 2 * np.pi, n)
+    c, s = np.cos(t)[:, None, None], np.sin(t)[:, None, None]
+    eye = np.eye(m)[None]
+    top = np.block([[c * eye, -s * eye], [s * eye, c * eye]])
+    out = np.zeros((n, d, d))
+    out[:, :m, :] = b1 @ top[:, :m, :]
+    out[:, m:, :] = b2 @ top[:, m:, :]
+    return out

@@ -429,3 +429,8 @@ def _cor4() -> tuple[str, Finding]:
         parts.append(f"{float(m[0]):.2e} +/- {float(h[0]):.1e}")
     return (f"E|f(x) - f_w(x)|^2 = " + ", ".join(parts) + f" at the 3 points ({_LEVEL}), below C^2 ||f||^2/q = "
             f"{norm2 / q:.2e} (||f||^2 = {norm2:.3f}, q = {q}).", Finding(bool(ok), counterexample="an error above the bound"))
+
+
+from rfverify.studies.claims import daniely2017_learning as _learning  # noqa: E402  (eqs. (5)/(8), Examples 2-3, Lemma 7, Table 1)
+
+CLAIMS.extend(_learning.CLAIMS)

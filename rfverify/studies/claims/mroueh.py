@@ -368,3 +368,8 @@ def evaluate_maxout_claims() -> list[dict[str, Any]]:
     from rfverify.studies.claims import evaluate_claims
 
     return [c.to_dict() for c in evaluate_claims([SOURCE])]
+
+
+from rfverify.studies.claims import mroueh_learning as _learning  # noqa: E402  (Theorem 2, Lemma 2, §5's figure and tables)
+
+CLAIMS.extend(_learning.CLAIMS)

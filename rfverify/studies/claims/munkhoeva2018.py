@@ -15,7 +15,7 @@ from scipy import stats
 from rfverify.implementations.orthogonal import haar_qr
 from rfverify.implementations.quadrature import RULES, simplex_vertices
 from rfverify.kernels import get_kernel
-from rfverify.studies.claims._common import _Z, _ci, _pairs, claim_list
+from rfverify.studies.claims._common import _Z, _butterflies, _ci, _pairs, claim_list
 from rfverify.studies.claims.verdicts import Finding
 
 __all__ = ["CLAIMS", "SOURCE", "evaluate_munkhoeva2018_claims"]
@@ -145,24 +145,6 @@ def _fn3() -> tuple[str, Finding]:
                     condition="read as 'at most two', the large-d limit", holds_under_condition=bound_ok))
 
 
-def _butterflies(d: int, n: int, rng: np.random.Generator) -> np.ndarray:
-    """n random butterfly matrices (Genz 1998, munkhoeva2018 §2.4, uniform angles), vectorised:
-    B^(2m) = diag(B_1^(m), B_2^(m)) [[c I, -s I], [s I, c I]], B^(1) = [1]
-    (the law of :class:`rfverify.implementations.structured.Butterfly`)."""
-    if d == 1:
-        return np.ones((n, 1, 1))
-    m = d // 2
-    b1, b2 = _butterflies(m, n, rng), _butterflies(m, n, rng)
-    t = rng.uniform(0, 2 * np.pi, n)
-    c, s = np.cos(t)[:, None, None], np.sin(t)[:, None, None]
-    eye = np.eye(m)[None]
-    top = np.block([[c * eye, -s * eye], [s * eye, c * eye]])
-    out = np.zeros((n, d, d))
-    out[:, :m, :] = b1 @ top[:, :m, :]
-    out[:, m:, :] = b2 @ top[:, m:, :]
-    return out
-
-
 def _rule_estimates(rule: str, d: int, n: int, delta: np.ndarray, seed: int) -> np.ndarray:
     """n independent single SR^{3,3} estimates of E cos(w.delta), w ~ N(0, I) (= exp(-|delta|^2/2)), vectorised.
 
@@ -260,3 +242,8 @@ def _beta_d() -> tuple[str, Finding]:
         return (f"beta_d peaks at d = {top + 1} with {mp.nstr(vals[top], 10)}, decreases beyond (beta_1000 = "
                 f"{mp.nstr(tail[0], 8)}, beta_10^9 = {mp.nstr(tail[2], 10)}) toward 64, and is {mp.nstr(vals[0], 4)} at "
                 f"d = 1 and {mp.nstr(vals[1], 6)} at d = 2.", Finding(ok, counterexample="a different maximum or limit"))
+
+
+from rfverify.studies.claims import munkhoeva2018_bounds as _bounds  # noqa: E402  (§3's bounds, §2.3's count, eq. (5) exactness)
+
+CLAIMS.extend(_bounds.CLAIMS)
