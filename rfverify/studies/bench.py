@@ -142,9 +142,16 @@ def format_table(rows: list[dict]) -> str:
     return text + _format_plain(rows)
 
 
+PLAIN_LEGEND = """\
+Columns: d = transform size; n = rows in the batch; time = median wall time of one call on the batch
+(ms = milliseconds, us = microseconds); G bf-op/s = n·d·log2(d) butterfly operations / time / 1e9 (billions
+per second); x baseline = speed-up: time of the row named under 'baseline' / this row's time, both measured in this run
+(> 1: faster than the baseline)."""
+
+
 def _format_plain(rows: list[dict]) -> str:
     header = f"{'name':28} {'d':>6} {'dtype':>8} {'n':>6} {'time':>11} {'G bf-op/s':>10} {'x baseline':>10}  baseline"
-    lines = [header, "-" * len(header)]
+    lines = [PLAIN_LEGEND, "", header, "-" * len(header)]
     for r in rows:
         sec = r["seconds"]
         tstr = f"{sec * 1e3:.3f} ms" if sec >= 1e-3 else f"{sec * 1e6:.2f} us"
