@@ -20,7 +20,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from rfverify.report.plots import plots_for
-from rfverify.results import Report, _fmt, _kernel_str
+from rfverify.results import Report, _fmt, _kernel_str, split_threshold
 
 __all__ = ["render_report_page", "render_index_page", "page_filename", "verdict"]
 
@@ -149,7 +149,8 @@ def _check_view(name: str, r: Any) -> dict[str, Any]:
         "statistic": _fmt(r.statistic),
         "pvalue": _fmt(r.pvalue),
         "threshold": _fmt(r.threshold),
-        "alpha": _fmt(r.alpha),
+        "alpha": _fmt(split_threshold(r)[0]),
+        "tolerance": _fmt(split_threshold(r)[1]),
         "effect": effect,
         "reproduce": r.reproduce,
         "plots": [{"title": p.title, "caption": p.caption, "svg": Markup(p.svg)} for p in plots],
