@@ -460,8 +460,10 @@ def _cmd_list(args: argparse.Namespace) -> int:
     if args.what == "zoo":
         from rfverify.studies.zoo import ZOO
 
-        print(table(("name", "kind", "implementation", "what it is"), [(e.name, e.kind, e.implementation, e.doc)
-                                                                        for e in ZOO]))
+        from rfverify.report.mathtext import plain
+
+        print(table(("name", "kind", "implementation", "what it is"),
+                    [(e.name, e.kind, e.implementation, plain(e.doc)) for e in ZOO]))
     elif args.what == "kernels":
         from rfverify.kernels import _REGISTRY
 

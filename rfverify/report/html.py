@@ -19,6 +19,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from rfverify.report.mathtext import math_html
 from rfverify.report.plots import plots_for
 from rfverify.results import Report, _fmt, _kernel_str, split_threshold
 
@@ -34,6 +35,7 @@ def _env() -> Environment:
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                       keep_trailing_newline=True)
     env.filters["num"] = _fmt
+    env.filters["math"] = math_html  # $...$ spans as inline SVG formulas (rfverify.report.mathtext)
     return env
 
 
