@@ -225,8 +225,12 @@ def split_threshold(r: CheckResult) -> tuple[float | None, float | None]:
 
 
 def _one_line(text: str, limit: int = 100) -> str:
+    """``text`` on one line, at most ``limit`` characters: cut at the last clause (``: `` or ``; ``) that fits."""
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    if len(text) <= limit:
+        return text
+    cut = max(text.rfind(": ", 0, limit), text.rfind("; ", 0, limit))
+    return text[:cut] + " …" if cut > limit // 3 else text[: limit - 1] + "…"
 
 
 def _metrics_line(metrics: Mapping[str, Any]) -> str:

@@ -104,3 +104,16 @@ def test_a_real_error_is_still_reported(capsys: pytest.CaptureFixture[str]) -> N
 
     assert stdout_closed(ValueError("x")) is False
     assert stdout_closed(BrokenPipeError("a worker's pipe")) is False  # stdout (pytest's capture) is fine
+
+
+def test_the_main_job_writes_an_ignored_folder() -> None:
+    """A fresh clone stays clean: `rfverify report --all` writes rfverify-reports/, which git ignores."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    args = build_parser().parse_args(["report", "--all"])
+    assert args.out == "rfverify-reports"
+    assert "rfverify-reports/" in (root / ".gitignore").read_text().splitlines()
+    if (root / ".git").exists():
+        proc = subprocess.run(["git", "-C", str(root), "check-ignore", "-q", "rfverify-reports/index.html"])
+        assert proc.returncode == 0, "git does not ignore rfverify-reports/"

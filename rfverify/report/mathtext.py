@@ -91,6 +91,7 @@ def formula_svg(tex: str) -> str:
                   text, count=1)
     text = re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)
     text = re.sub(r"\s*<!--.*?-->", "", text, flags=re.S)  # matplotlib's comments repeat the TeX source
+    text = text.replace("#1f2328", "currentColor")  # the formula takes the colour of the text around it
     text = text.replace(">", f"><title>{label}</title>", 1)
     return text.strip()
 
