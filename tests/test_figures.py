@@ -58,6 +58,8 @@ SYNTHETIC: list[tuple[str, Mapping[str, Any]]] = [
     ("histograms-three", {"histograms": [{"edges": [0, 1, 2, 3], "counts": [5, 10, 5], "label": f"h{i}, 20 draws"}
                                          for i in range(3)]}),
     ("error-rate-no-fit", {"m": [16, 32, 64], "mse": [0.1, 0.05, 0.025]}),
+    ("quadrature-integrands", {"integrands": ["cos(w.a) |a|=1", "w1^4"], "exact": [0.6, 3.0], "mean": [0.61, 3.2],
+                               "half_width": [0.02, 0.05]}),
 ]
 CASES = _committed_details() + SYNTHETIC
 
@@ -177,6 +179,13 @@ def test_a_wrong_caption_is_caught() -> None:
     assert caption_problems(caption + " Vermillion crosses: rejected.", fig)
     assert caption_problems(caption + " The band is the bias the check detects.", fig)
     assert caption_problems("Orange dashed line: theory.", fig)
+
+
+def test_quadrature_integrands_are_not_called_kernel_pairs() -> None:
+    details = dict(next(d for n, d in SYNTHETIC if n == "quadrature-integrands"))
+    for key, _, caption, fig in figures_for(details):
+        labels = " ".join(ax.get_xlabel() + " " + ax.get_ylabel() for ax in fig.axes) + " " + caption
+        assert "kernel" not in labels and "pair" not in labels, (key, labels)
 
 
 def test_every_registered_plotter_is_exercised() -> None:

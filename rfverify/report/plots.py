@@ -209,15 +209,25 @@ def _kernel_scatter(d: Mapping[str, Any]) -> Figure | None:
     ax.set_xlim(lo - pad, hi + pad)
     ax.set_ylim(lo - pad, hi + pad)
     ax.set_aspect("equal")
-    ax.set_xlabel(r"exact kernel $k(x, y)$ (dimensionless)")
-    ax.set_ylabel(r"estimate $\hat{k}(x, y)$")
+    if _is_quadrature(d):
+        ax.set_xlabel(r"exact integral $E\,f(w)$")
+        ax.set_ylabel(r"rule's estimate $\sum_i w_i f(x_i)$")
+    else:
+        ax.set_xlabel(r"exact kernel $k(x, y)$ (dimensionless)")
+        ax.set_ylabel(r"estimate $\hat{k}(x, y)$")
     _legend(fig, ax)
     return fig
 
 
+def _is_quadrature(d: Mapping[str, Any]) -> bool:
+    """Details of a quadrature rule's unbiasedness: integrands, not kernel pairs."""
+    return isinstance(d.get("integrands"), Sequence) and not isinstance(d.get("integrands"), str)
+
+
 def _kernel_scatter_caption(d: Mapping[str, Any]) -> str:
     single = "grey dots: single estimates; " if _arr(d, "estimates") is not None else ""
-    return (f"Blue dots: the mean estimate at each designed input pair; {single}on the dashed black identity line "
+    where = "integrand" if _is_quadrature(d) else "designed input pair"
+    return (f"Blue dots: the mean estimate for each {where}; {single}on the dashed black identity line "
             "the estimate is exact.")
 
 
@@ -240,7 +250,7 @@ def _bias(d: Mapping[str, Any]) -> Figure | None:
         if np.any(mask):
             ax.errorbar(idx[mask], bias[mask], yerr=hw[mask], fmt=marker, ms=4 if marker == "o" else 6, color=colour, ecolor=colour,
                         elinewidth=1.0, capsize=1.8, label=label)
-    labels = d.get("labels", d.get("moments"))
+    labels = d.get("labels", d.get("moments", d.get("integrands")))
     if isinstance(labels, Sequence) and len(labels) == bias.size:
         ax.set_xticks(idx)
         if bias.size <= 6:
@@ -248,8 +258,9 @@ def _bias(d: Mapping[str, Any]) -> Figure | None:
         else:
             ax.set_xticklabels([_short_label(str(s)) for s in labels], rotation=60, ha="right", fontsize=6.5)
     ax.set_xlim(-0.7, bias.size - 0.3)
-    ax.set_xlabel("designed input pair" if is_kernel else "statistic")
-    ax.set_ylabel(r"bias: mean $\hat{k} - k$" if is_kernel else "mean − expected value")
+    ax.set_xlabel("integrand" if _is_quadrature(d) else "designed input pair" if is_kernel else "statistic")
+    ax.set_ylabel("mean estimate − exact integral" if _is_quadrature(d) else r"bias: mean $\hat{k} - k$" if is_kernel
+                  else "mean − expected value")
     ax.grid(axis="x", visible=False)
     _legend(fig, ax)
     return fig
@@ -262,7 +273,7 @@ def _target(d: Mapping[str, Any]) -> float | None:
 
 def _bias_caption(d: Mapping[str, Any]) -> str:
     exact, mean, hw = _arr(d, "exact", "expected"), _arr(d, "mean"), _arr(d, "half_width")
-    where = "designed input pair" if "exact" in d else "statistic"
+    where = "integrand" if _is_quadrature(d) else "designed input pair" if "exact" in d else "statistic"
     text = (f"Mean minus exact value at each {where}, with the test's simultaneous (Bonferroni-adjusted) interval: "
             "blue dots where the interval covers 0")
     if exact is not None and mean is not None and hw is not None and np.any(np.abs(mean - exact) > hw):
