@@ -132,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "columns and units.", epilog=epilog("bench"))
     bench.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats (seconds)")
     bench.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    add_quiet(bench)
     bench.add_argument("--debug", action="store_true", help="show tracebacks")
     _add_calibrate(sub)
     return parser
@@ -444,6 +445,15 @@ def _cmd_claims(args: argparse.Namespace) -> int:
     return 0
 
 
+def _group_progress(bar: Any) -> Any:
+    """``run_structured_benchmarks``' ``progress(i, n, name, seconds)`` drawn on ``bar``."""
+    def progress(i: int, n: int, name: str, seconds: float) -> None:
+        bar.total = n
+        bar.step(i, name, seconds=seconds)
+
+    return progress
+
+
 def _claim_progress(bar: Any) -> Any:
     """``evaluate_claims``' ``progress(i, n, spec, seconds)`` drawn on ``bar`` (one line per claim)."""
     def progress(i: int, n: int, spec: Any, seconds: float) -> None:
@@ -484,7 +494,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
     from rfverify.studies.bench import format_table, run_structured_benchmarks
 
-    rows = run_structured_benchmarks(quick=args.quick)
+    with _bar(0, args, "benchmark group") as bar:
+        rows = run_structured_benchmarks(quick=args.quick, progress=_group_progress(bar))
     print(format_table(rows))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
