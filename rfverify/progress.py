@@ -8,11 +8,18 @@ then, so a log is complete).
 
 Progress never touches results: the checks report to it through :data:`rfverify.runner.CHECK_HOOK`, the
 other long runs (claims, zoo entries, calibration units) through their ``progress`` callbacks.
+
+Fork safety: the live bar redraws from rich's refresh thread while the supervisor forks plug-in children
+(:mod:`rfverify.supervise`).  Every write of the bar goes through a lock that ``os.register_at_fork`` takes
+before each fork, so a child never inherits stderr's buffer half-written and locked by a thread it does not
+have; the first frame is drawn on the calling thread, so rich's lazy imports never run on the refresh thread.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
+import os
 import re
 import sys
 import threading
@@ -22,6 +29,42 @@ from typing import IO, Any, Iterator
 from rfverify.text import plural
 
 __all__ = ["Progress"]
+
+
+#: Held by every write of a live bar, and by os.fork (see the module docstring).
+_WRITE_LOCK = threading.RLock()
+_FORK_HOOK: list[bool] = []
+
+
+def _child_after_fork() -> None:
+    global _WRITE_LOCK
+    _WRITE_LOCK = threading.RLock()  # the child has no refresh thread; start with a free lock
+
+
+def _install_fork_hook() -> None:
+    """Once per process, when the first live bar is made (never at import time)."""
+    if not _FORK_HOOK and hasattr(os, "register_at_fork"):
+        os.register_at_fork(before=lambda: _WRITE_LOCK.acquire(), after_in_parent=lambda: _WRITE_LOCK.release(),
+                            after_in_child=_child_after_fork)
+        _FORK_HOOK.append(True)
+
+
+class _LockedStream:
+    """``stream`` whose writes and flushes hold :data:`_WRITE_LOCK` (everything else passes through)."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        with _WRITE_LOCK:
+            return self._stream.write(text)
+
+    def flush(self) -> None:
+        with _WRITE_LOCK:
+            self._stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def _short(name: str) -> str:
@@ -80,11 +123,14 @@ class Progress:
         from rich.progress import (BarColumn, Progress as RichProgress, TextColumn, TimeElapsedColumn,
                                    TimeRemainingColumn)
 
-        console = Console(file=self.stream, force_terminal=True, highlight=False, soft_wrap=False)
+        _install_fork_hook()
+        console = Console(file=_LockedStream(self.stream), force_terminal=True, highlight=False, soft_wrap=False)
         self._bar = RichProgress(BarColumn(bar_width=20), TimeElapsedColumn(), TextColumn("· about"),
                                  TimeRemainingColumn(), TextColumn("left ·"), TextColumn("{task.description}"),
                                  console=console, transient=True, auto_refresh=True, refresh_per_second=4)
         self._task = self._bar.add_task("starting", total=self.total or None)
+        # render a first frame off-screen here, so rich's lazy imports happen on this thread, not the refresher's
+        Console(file=io.StringIO(), force_terminal=True, width=80).print(self._bar.get_renderable())
 
     def _start_bar(self) -> None:
         with self._lock:

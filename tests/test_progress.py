@@ -58,3 +58,48 @@ def test_units_are_throttled_off_a_terminal() -> None:
             p.units(i, 100, "calibrate", every=3600.0)
     lines = buf.getvalue().splitlines()
     assert len(lines) == 2 and lines[0].startswith("calibrate: 1/100 units") and lines[1].startswith("calibrate: 100/100")
+
+
+def test_a_fork_waits_for_a_bar_write_in_progress() -> None:
+    """The supervisor forks plug-in children while the bar's refresh thread may be writing: os.fork must wait
+    until the write is done (else the child inherits stderr's buffer locked).  Without the at-fork hook the fork
+    below returns while the write still holds the lock, and the first assertion fails."""
+    import os
+    import threading
+
+    from rfverify import progress as pg
+
+    entered, release = threading.Event(), threading.Event()
+
+    class SlowTerminal(io.StringIO):
+        def write(self, s: str) -> int:
+            entered.set()
+            release.wait(30)
+            return len(s)
+
+        def isatty(self) -> bool:
+            return True
+
+    p = Progress(1, stream=SlowTerminal(), interactive=True, delay=3600.0)  # a live bar made, not yet drawn
+    writer = threading.Thread(target=lambda: pg._LockedStream(p.stream).write("frame"))
+    writer.start()
+    assert entered.wait(30)
+    forked: list[int] = []
+
+    def fork() -> None:
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        forked.append(pid)
+
+    forker = threading.Thread(target=fork)
+    forker.start()
+    forker.join(0.5)
+    try:
+        assert forker.is_alive() and not forked, "os.fork ran while a bar write held stderr"
+    finally:
+        release.set()
+        writer.join(30)
+        forker.join(30)
+        p.finish()
+    assert forked and os.waitpid(forked[0], 0)[1] == 0

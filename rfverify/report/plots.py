@@ -63,7 +63,8 @@ PLOTTERS: dict[str, tuple[str, Any, Plotter]] = {}
 
 # Palette: Okabe & Ito (2008), "Color Universal Design", safe for the common colour-vision deficiencies; shared
 # with the HTML stylesheet.  Captions name colours with COLOUR_NAMES (tests/test_figures.py holds them to it).
-BLUE, ORANGE, GREEN, VERMILLION, SKY, GREY, INK = "#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#8a8f98", "#1f2328"
+BLUE, ORANGE, GREEN, VERMILLION, SKY = "#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9"
+GREY, INK = "#8a8f98", "#1f2328"
 COLOUR_NAMES = {BLUE: "blue", ORANGE: "orange", GREEN: "green", VERMILLION: "vermillion", SKY: "sky blue",
                 GREY: "grey", INK: "black"}
 _RC = {
@@ -248,7 +249,8 @@ def _bias(d: Mapping[str, Any]) -> Figure | None:
     for mask, colour, marker, label in ((~rejected, BLUE, "o", "interval covers 0"),
                                         (rejected, VERMILLION, "X", "interval excludes 0 (rejected)")):
         if np.any(mask):
-            ax.errorbar(idx[mask], bias[mask], yerr=hw[mask], fmt=marker, ms=4 if marker == "o" else 6, color=colour, ecolor=colour,
+            ax.errorbar(idx[mask], bias[mask], yerr=hw[mask], fmt=marker, ms=4 if marker == "o" else 6,
+                        color=colour, ecolor=colour,
                         elinewidth=1.0, capsize=1.8, label=label)
     labels = d.get("labels", d.get("moments", d.get("integrands")))
     if isinstance(labels, Sequence) and len(labels) == bias.size:
@@ -381,8 +383,8 @@ def _tails_caption(d: Mapping[str, Any]) -> str:
     if has_pos:
         parts.append("blue dots: the observed frequency of |estimate − k| ≥ ε at each designed pair")
     if has_zero:
-        parts.append("grey triangles: pairs where |estimate − k| ≥ ε never happened, drawn at the floor of the log "
-                     "axis")
+        parts.append("grey triangles: pairs where |estimate − k| ≥ ε never happened, drawn at the floor of "
+                     "the log axis")
     text = "; ".join(parts).capitalize() + "; "
     C = d.get("bound_C")
     curve = "orange line: " if isinstance(C, (int, float)) and C > 0 else ""
@@ -534,7 +536,8 @@ def _adapted(d: Mapping[str, Any]) -> Figure | None:
 
 
 def _adapted_caption(d: Mapping[str, Any]) -> str:
-    text = ("Relative Frobenius error on points the map was not fitted to, mean over seeds (alber2017 Fig. 1, log–log): "
+    text = ("Relative Frobenius error on points the map was not fitted to, mean over seeds (alber2017 Fig. 1, "
+            "log–log): "
             "blue circles on a dashed line for the random basis it is compared with, orange squares on a solid line "
             "for the adapted basis.")
     target = d.get("savings_target_error")
