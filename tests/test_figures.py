@@ -183,8 +183,8 @@ def test_a_wrong_caption_is_caught() -> None:
 
 def test_quadrature_integrands_are_not_called_kernel_pairs() -> None:
     details = dict(next(d for n, d in SYNTHETIC if n == "quadrature-integrands"))
-    for key, _, caption, fig in figures_for(details):
-        labels = " ".join(ax.get_xlabel() + " " + ax.get_ylabel() for ax in fig.axes) + " " + caption
+    for key, title, caption, fig in figures_for(details):
+        labels = " ".join(ax.get_xlabel() + " " + ax.get_ylabel() for ax in fig.axes) + f" {caption} {title}"
         assert "kernel" not in labels and "pair" not in labels, (key, labels)
 
 

@@ -93,9 +93,9 @@ _RC = {
 FIGSIZE = (4.8, 3.6)
 
 
-def register_plotter(name: str, title: str, caption: Any, fn: Plotter) -> None:
-    """Add (or replace) a plotter; it receives a check's ``details`` and returns a Figure or None.  ``caption`` is
-    a string or ``caption(details) -> str`` (name only what the figure draws for these details)."""
+def register_plotter(name: str, title: Any, caption: Any, fn: Plotter) -> None:
+    """Add (or replace) a plotter; it receives a check's ``details`` and returns a Figure or None.  ``title`` and
+    ``caption`` are strings or functions of ``details`` (name only what the figure draws for these details)."""
     PLOTTERS[name] = (title, caption, fn)
 
 
@@ -129,6 +129,7 @@ def figures_for(details: Mapping[str, Any]) -> list[tuple[str, str, str, Figure]
             try:
                 fig = fn(details)
                 text = "" if fig is None else (caption(details) if callable(caption) else caption)
+                title = title(details) if callable(title) else title
             except (KeyError, TypeError, ValueError, IndexError, AttributeError):
                 fig = None  # details of an unexpected shape: skip this plot, never the page
         if fig is None:
@@ -502,8 +503,9 @@ def _exactness_caption(d: Mapping[str, Any]) -> str:
     return text
 
 
-register_plotter("kernel-scatter", "Kernel estimate against the exact kernel", _kernel_scatter_caption,
-                 _kernel_scatter)
+register_plotter("kernel-scatter", lambda d: ("Rule's estimate against the exact integral" if _is_quadrature(d)
+                                            else "Kernel estimate against the exact kernel"),
+                 _kernel_scatter_caption, _kernel_scatter)
 register_plotter("bias", "Bias with simultaneous intervals", _bias_caption, _bias)
 register_plotter("error-rate", "Mean squared error against m (log–log)", _error_rate_caption, _error_rate)
 register_plotter("tails", "Tail frequencies against the Hoeffding bound", _tails_caption, _tails)
