@@ -15,6 +15,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from rfverify.messages import format_interval
+from rfverify.text import plural
 
 __all__ = ["Effect", "CheckResult", "Report", "STATUSES", "SCHEMA_VERSION"]
 
@@ -175,22 +176,19 @@ class Report:
         """A readable fixed-width table of the results."""
         head = (f"rfverify {self.version} — {self.kind} {self.implementation} | kernel "
                 f"{_kernel_str(self.kernel)} | seed {self.seed} | profile {self.profile}")
-        rows = [("check", "status", "statistic", "p-value", "alpha", "effect [interval]")]
+        rows = [("check", "status", "statistic", "adj. p", "alpha", "tolerance", "effect [interval] / why skipped")]
         for r in self.results:
-            rows.append((
-                r.check,
-                r.status.upper(),
-                _fmt(r.statistic),
-                _fmt(r.pvalue),
-                _fmt(r.threshold),
-                str(r.effect) if r.effect else "",
-            ))
+            alpha, tolerance = split_threshold(r)
+            note = str(r.effect) if r.effect else (_one_line(r.message) if r.status == "skip" else "")
+            rows.append((r.check, r.status.upper(), _fmt(r.statistic), _fmt(r.pvalue), _fmt(alpha), _fmt(tolerance),
+                         note))
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
         out = [head, ""]
         for i, row in enumerate(rows):
             out.append("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
             if i == 0:
                 out.append("  ".join("-" * w for w in widths))
+        out.append(TABLE_LEGEND)
         out.append("")
         if self.metrics:
             out.append(_metrics_line(self.metrics))
@@ -209,8 +207,30 @@ class Report:
         verdict = "PASSED" if self.passed else ("ERROR" if self.exit_code == 2 else "FAILED")
         n_fail = sum(r.status == "fail" for r in self.results)
         n_err = sum(r.status == "error" for r in self.results)
-        out.append(f"{verdict}: {len(self.results)} checks, {n_fail} failed, {n_err} errors")
+        out.append(f"{verdict}: {plural(len(self.results), 'check')}, {n_fail} failed, {plural(n_err, 'error')}")
         return "\n".join(out)
+
+
+#: Under the table: what its two less obvious columns hold.
+TABLE_LEGEND = ("adj. p: the p-value adjusted for the check's sub-tests (Bonferroni, capped at 1), compared with alpha; "
+                "tolerance: a deterministic check's round-off bound")
+
+
+def split_threshold(r: CheckResult) -> tuple[float | None, float | None]:
+    """``(alpha, tolerance)`` of a result: a statistical check's significance level, or a deterministic check's
+    round-off tolerance (``threshold`` holds either; ``alpha`` is set only for statistical checks)."""
+    if r.alpha is not None:
+        return r.alpha, (r.threshold if r.threshold is not None and r.threshold != r.alpha else None)
+    return None, r.threshold
+
+
+def _one_line(text: str, limit: int = 100) -> str:
+    """``text`` on one line, at most ``limit`` characters: cut at the last clause (``: `` or ``; ``) that fits."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = max(text.rfind(": ", 0, limit), text.rfind("; ", 0, limit))
+    return text[:cut] + " …" if cut > limit // 3 else text[: limit - 1] + "…"
 
 
 def _metrics_line(metrics: Mapping[str, Any]) -> str:

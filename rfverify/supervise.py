@@ -20,9 +20,10 @@ Design (issue 16)
   in a test, closures, objects with open resources) must keep working: ``spawn``/``forkserver`` would have
   to pickle the configuration and re-import numpy/scipy/the plug-in in every child (about a second each);
   a forked child inherits them.  The harness is single-threaded when it forks (Python 3.11; a plug-in's
-  threads live in the child), so fork's known hazard, a lock held by another thread, does not apply to the
-  harness's own state; a child that deadlocks anyway is ended by the wall-time limit.  Where ``fork`` does
-  not exist (Windows) the checks run in-process under the guard alone.
+  threads live in the child; the one exception, the progress bar's refresh thread on a terminal, writes only
+  under a lock that every fork takes first: :mod:`rfverify.progress`), so fork's known hazard, a lock held by
+  another thread, does not apply to the harness's own state; a child that deadlocks anyway is ended by the
+  wall-time limit.  Where ``fork`` does not exist (Windows) the checks run in-process under the guard alone.
 * **Ending a child**, as pytest-timeout's ``thread`` method does (a watcher outside the stuck code) and not
   as its ``signal`` method (``SIGALRM`` inside, which the plug-in can block, ignore or swallow): the
   in-child guard still fires first at the time limit and gives the precise message; if no answer comes

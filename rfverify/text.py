@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["clean", "MESSAGE_LIMIT", "NAME_LIMIT"]
+__all__ = ["plural", "clean", "MESSAGE_LIMIT", "NAME_LIMIT"]
 
 #: Longest message kept from a plug-in (characters); the rest is cut with a visible marker.
 MESSAGE_LIMIT = 4000
@@ -52,3 +52,8 @@ def clean(text: Any, limit: int = MESSAGE_LIMIT, *, one_line: bool = False) -> s
         keep = max(0, limit - 32)
         text = text[:keep] + f"… [{len(text) - keep:,} more characters]"
     return text
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 check``, ``2 checks``, ``0 checks`` (``many`` for an irregular plural: ``plural(2, "pass", "passes")``)."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"

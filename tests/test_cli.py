@@ -104,5 +104,7 @@ def test_list_commands(capsys):
     assert "rbf" in capsys.readouterr().out
     assert main(["list", "checks"]) == 0
     out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines()]
+    assert rows[0] == ["check", "kind", "test", "what", "it", "verifies"] and set(rows[1][0]) == {"-"}
     for name in ("contract", "reproducibility", "unbiasedness", "concentration", "error-rate"):
-        assert f"feature-map/{name}" in out
+        assert any(r[:2] == [name, "feature-map"] for r in rows), name

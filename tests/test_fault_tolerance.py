@@ -320,7 +320,8 @@ def test_cli_writes_the_report_and_exits_2_on_a_hang(tmp_path, capsys):
 def test_cli_json_on_stdout_stays_valid(target, needle):
     """In a fresh interpreter (warnings printed as by default): stdout is exactly the JSON report."""
     proc = subprocess.run([sys.executable, "-m", "rfverify.cli", "check", "feature-map", target, "--param",
-                           "gamma=0.5", "--dim", "4", "--profile", "quick", "--check", "contract", "--json", "-"],
+                           "gamma=0.5", "--dim", "4", "--profile", "quick", "--check", "contract", "--json", "-",
+                           "--quiet"],  # no progress lines: stderr is the one error line
                           capture_output=True, text=True, cwd=TESTS, timeout=300)
     data = json.loads(proc.stdout)
     assert "Traceback" not in proc.stderr

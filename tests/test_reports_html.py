@@ -175,12 +175,13 @@ def test_progress_lines_and_bar() -> None:
             hook("contract", 0, 1, None)
             hook("contract", 0, 1, rep.results[0])
         p.done(rep)
+        p.finish()
         text = buf.getvalue()
         assert "[1/2] rff: passed" in text
-        if interactive:
-            assert "\r" in text and "#" in text
+        if interactive:  # rich's live bar: redrawn in place with control sequences, gone at the end
+            assert "\x1b[" in text and "1/2 implementations done (last: rff)" in text
         else:
-            assert "[1/2] rff / contract: pass" in text and "\r" not in text
+            assert "[1/2] rff / contract: pass" in text and "\r" not in text and "\x1b" not in text
     from rfverify.runner import CHECK_HOOK
 
     assert CHECK_HOOK.get() is None

@@ -19,8 +19,9 @@ from typing import Any, Iterable, Mapping, Sequence
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from rfverify.report.mathtext import math_html
 from rfverify.report.plots import plots_for
-from rfverify.results import Report, _fmt, _kernel_str
+from rfverify.results import Report, _fmt, _kernel_str, split_threshold
 
 __all__ = ["render_report_page", "render_index_page", "page_filename", "verdict"]
 
@@ -34,6 +35,7 @@ def _env() -> Environment:
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                       keep_trailing_newline=True)
     env.filters["num"] = _fmt
+    env.filters["math"] = math_html  # $...$ spans as inline SVG formulas (rfverify.report.mathtext)
     return env
 
 
@@ -149,7 +151,8 @@ def _check_view(name: str, r: Any) -> dict[str, Any]:
         "statistic": _fmt(r.statistic),
         "pvalue": _fmt(r.pvalue),
         "threshold": _fmt(r.threshold),
-        "alpha": _fmt(r.alpha),
+        "alpha": _fmt(split_threshold(r)[0]),
+        "tolerance": _fmt(split_threshold(r)[1]),
         "effect": effect,
         "reproduce": r.reproduce,
         "plots": [{"title": p.title, "caption": p.caption, "svg": Markup(p.svg)} for p in plots],

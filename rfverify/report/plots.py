@@ -39,7 +39,7 @@ import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 
-__all__ = ["Plot", "register_plotter", "plots_for", "figure_to_svg", "PLOTTERS"]
+__all__ = ["Plot", "register_plotter", "plots_for", "figures_for", "figure_to_svg", "PLOTTERS", "COLOUR_NAMES"]
 
 #: One plotter: ``details -> Figure | None`` (None: the keys it needs are not there).
 Plotter = Callable[[Mapping[str, Any]], "Figure | None"]
@@ -55,15 +55,24 @@ class Plot:
     svg: str
 
 
-#: name -> (title, caption, plotter), in display order.
-PLOTTERS: dict[str, tuple[str, str, Plotter]] = {}
+#: A caption: fixed text, or a function of the check's ``details`` (so it names only what is drawn).
+Caption = Any  # str, or caption(details) -> str
 
-# Palette (colour-blind safe, Okabe–Ito) shared with the HTML stylesheet.
-BLUE, ORANGE, GREEN, RED, GREY, INK = "#0072B2", "#E69F00", "#009E73", "#D55E00", "#8a8f98", "#1f2328"
+#: name -> (title, caption, plotter), in display order.
+PLOTTERS: dict[str, tuple[str, Any, Plotter]] = {}
+
+# Palette: Okabe & Ito (2008), "Color Universal Design", safe for the common colour-vision deficiencies; shared
+# with the HTML stylesheet.  Captions name colours with COLOUR_NAMES (tests/test_figures.py holds them to it).
+BLUE, ORANGE, GREEN, VERMILLION, SKY = "#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9"
+GREY, INK = "#8a8f98", "#1f2328"
+COLOUR_NAMES = {BLUE: "blue", ORANGE: "orange", GREEN: "green", VERMILLION: "vermillion", SKY: "sky blue",
+                GREY: "grey", INK: "black"}
 _RC = {
-    "font.size": 8.5,
+    "font.family": "DejaVu Sans",
+    "mathtext.fontset": "dejavusans",
+    "font.size": 9,
     "axes.titlesize": 9,
-    "axes.labelsize": 8.5,
+    "axes.labelsize": 9,
     "axes.edgecolor": "#59606b",
     "axes.linewidth": 0.7,
     "axes.spines.top": False,
@@ -71,20 +80,22 @@ _RC = {
     "axes.grid": True,
     "grid.color": "#e3e6ea",
     "grid.linewidth": 0.6,
-    "xtick.labelsize": 7.5,
-    "ytick.labelsize": 7.5,
+    "xtick.labelsize": 8,
+    "ytick.labelsize": 8,
     "xtick.color": "#3b4048",
     "ytick.color": "#3b4048",
-    "legend.fontsize": 7.5,
+    "legend.fontsize": 8,
     "legend.frameon": False,
     "svg.fonttype": "path",
     "path.simplify": False,
 }
-FIGSIZE = (4.6, 3.1)
+#: Every single-panel figure has this size (inches), so the cards of a page line up; legends sit below the axes.
+FIGSIZE = (4.8, 3.6)
 
 
-def register_plotter(name: str, title: str, caption: str, fn: Plotter) -> None:
-    """Add (or replace) a plotter; it receives a check's ``details`` and returns a Figure or None."""
+def register_plotter(name: str, title: Any, caption: Any, fn: Plotter) -> None:
+    """Add (or replace) a plotter; it receives a check's ``details`` and returns a Figure or None.  ``title`` and
+    ``caption`` are strings or functions of ``details`` (name only what the figure draws for these details)."""
     PLOTTERS[name] = (title, caption, fn)
 
 
@@ -92,7 +103,7 @@ def figure_to_svg(fig: Figure, salt: str) -> str:
     """The figure as SVG markup for inlining: deterministic bytes, ids unique per ``salt``."""
     buf = io.StringIO()
     with matplotlib.rc_context({"svg.hashsalt": f"rfverify-{salt}", **_RC}):
-        fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches="tight", pad_inches=0.04)
+        fig.savefig(buf, format="svg", metadata={"Date": None})
     text = buf.getvalue()
     text = text[text.index("<svg"):]  # drop the XML prologue and DOCTYPE: this goes inside HTML
     # Glyph ids (DejaVuSans-41) are shared by every figure; give each figure its own so that the
@@ -108,21 +119,29 @@ def figure_to_svg(fig: Figure, salt: str) -> str:
     return text
 
 
-def plots_for(details: Mapping[str, Any], *, salt: str) -> list[Plot]:
-    """Every plot the registered plotters can draw from ``details`` (in registry order)."""
-    out: list[Plot] = []
+def figures_for(details: Mapping[str, Any]) -> list[tuple[str, str, str, Figure]]:
+    """``(key, title, caption, figure)`` for every plot the registered plotters can draw from ``details``."""
+    out: list[tuple[str, str, str, Figure]] = []
     if not isinstance(details, Mapping):
         return out
     for key, (title, caption, fn) in PLOTTERS.items():
         with matplotlib.rc_context(_RC):
             try:
                 fig = fn(details)
-            except (KeyError, TypeError, ValueError, IndexError):
+                text = "" if fig is None else (caption(details) if callable(caption) else caption)
+                title = title(details) if callable(title) else title
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError):
                 fig = None  # details of an unexpected shape: skip this plot, never the page
         if fig is None:
             continue
-        out.append(Plot(key, title, caption, figure_to_svg(fig, f"{salt}-{key}")))
+        out.append((key, title, text, fig))
     return out
+
+
+def plots_for(details: Mapping[str, Any], *, salt: str) -> list[Plot]:
+    """Every plot the registered plotters can draw from ``details`` (in registry order)."""
+    return [Plot(key, title, caption, figure_to_svg(fig, f"{salt}-{key}"))
+            for key, title, caption, fig in figures_for(details)]
 
 
 # --------------------------------------------------------------------------- helpers
@@ -152,9 +171,17 @@ def _plain_log_ticks(axis: Any, subs: tuple[float, ...]) -> None:
 
 
 def _new(figsize: tuple[float, float] = FIGSIZE) -> tuple[Figure, Any]:
-    fig = Figure(figsize=figsize, dpi=100)
+    fig = Figure(figsize=figsize, dpi=100, layout="constrained")
     ax = fig.add_subplot(1, 1, 1)
     return fig, ax
+
+
+def _legend(fig: Figure, ax: Any, ncols: int = 2) -> None:
+    """The legend below the axes (never over the data)."""
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:  # two columns while they fit the figure's width, else one
+        ncols = ncols if max(len(x) for x in labels) <= 30 else 1
+        fig.legend(handles, labels, loc="outside lower center", ncols=min(ncols, len(handles)))
 
 
 # --------------------------------------------------------------------------- built-in plotters
@@ -168,7 +195,7 @@ def _kernel_scatter(d: Mapping[str, Any]) -> Figure | None:
     mean = _arr(d, "mean")
     if mean is None and est is None:
         return None
-    fig, ax = _new((3.4, 3.1))
+    fig, ax = _new()
     lo = float(np.nanmin(exact))
     hi = float(np.nanmax(exact))
     if est is not None and est.ndim == 2 and est.shape[1] == exact.size:
@@ -180,14 +207,30 @@ def _kernel_scatter(d: Mapping[str, Any]) -> Figure | None:
         ax.scatter(exact, mean, s=16, color=BLUE, zorder=3, linewidths=0, label=f"mean estimate{seeds}")
         lo, hi = min(lo, float(np.nanmin(mean))), max(hi, float(np.nanmax(mean)))
     pad = 0.05 * (hi - lo or 1.0)
-    ax.plot([lo - pad, hi + pad], [lo - pad, hi + pad], color=INK, lw=0.8, ls="--", label="identity", zorder=2)
+    ax.plot([lo - pad, hi + pad], [lo - pad, hi + pad], color=INK, lw=0.8, ls="--", label="identity (exact)", zorder=2)
     ax.set_xlim(lo - pad, hi + pad)
     ax.set_ylim(lo - pad, hi + pad)
     ax.set_aspect("equal")
-    ax.set_xlabel(r"exact kernel $k(x, y)$")
-    ax.set_ylabel(r"estimate $\hat{k}(x, y)$")
-    ax.legend(loc="upper left")
+    if _is_quadrature(d):
+        ax.set_xlabel(r"exact integral $E\,f(w)$")
+        ax.set_ylabel(r"rule's estimate $\sum_i w_i f(x_i)$")
+    else:
+        ax.set_xlabel(r"exact kernel $k(x, y)$ (dimensionless)")
+        ax.set_ylabel(r"estimate $\hat{k}(x, y)$")
+    _legend(fig, ax)
     return fig
+
+
+def _is_quadrature(d: Mapping[str, Any]) -> bool:
+    """Details of a quadrature rule's unbiasedness: integrands, not kernel pairs."""
+    return isinstance(d.get("integrands"), Sequence) and not isinstance(d.get("integrands"), str)
+
+
+def _kernel_scatter_caption(d: Mapping[str, Any]) -> str:
+    single = "grey dots: single estimates; " if _arr(d, "estimates") is not None else ""
+    where = "integrand" if _is_quadrature(d) else "designed input pair"
+    return (f"Blue dots: the mean estimate for each {where}; {single}on the dashed black identity line "
+            "the estimate is exact.")
 
 
 def _bias(d: Mapping[str, Any]) -> Figure | None:
@@ -197,30 +240,51 @@ def _bias(d: Mapping[str, Any]) -> Figure | None:
     is_kernel = "exact" in d
     bias = mean - exact
     idx = np.arange(bias.size)
-    fig, ax = _new((min(5.6, max(3.4, 1.6 + 0.17 * bias.size)), 3.1))
-    target = d.get("target_bias")
-    if isinstance(target, (int, float)) and math.isfinite(target):
-        ax.axhspan(-target, target, color=GREEN, alpha=0.10, lw=0, label=f"±{target:.3g} (bias to detect)")
+    fig, ax = _new()
+    target = _target(d)
+    if target is not None:
+        ax.axhspan(-target, target, color=GREEN, alpha=0.15, lw=0, label=f"±{target:.3g}: bias the check detects")
     ax.axhline(0.0, color=INK, lw=0.8)
     # an interval that excludes 0 is a rejected pair (the intervals are the test's, Bonferroni-adjusted)
-    colors = [RED if abs(b) > h else BLUE for b, h in zip(bias, hw)]
-    for i in idx:
-        ax.errorbar(i, bias[i], yerr=hw[i], fmt="o", ms=3.2, color=colors[i], ecolor=colors[i],
-                    elinewidth=1.0, capsize=1.8)
-    labels = d.get("labels", d.get("moments"))
+    rejected = np.abs(bias) > hw
+    for mask, colour, marker, label in ((~rejected, BLUE, "o", "interval covers 0"),
+                                        (rejected, VERMILLION, "X", "interval excludes 0 (rejected)")):
+        if np.any(mask):
+            ax.errorbar(idx[mask], bias[mask], yerr=hw[mask], fmt=marker, ms=4 if marker == "o" else 6,
+                        color=colour, ecolor=colour,
+                        elinewidth=1.0, capsize=1.8, label=label)
+    labels = d.get("labels", d.get("moments", d.get("integrands")))
     if isinstance(labels, Sequence) and len(labels) == bias.size:
         ax.set_xticks(idx)
         if bias.size <= 6:
-            ax.set_xticklabels([_short_label(str(s)) for s in labels], fontsize=7)
+            ax.set_xticklabels([_short_label(str(s)) for s in labels], fontsize=8)
         else:
             ax.set_xticklabels([_short_label(str(s)) for s in labels], rotation=60, ha="right", fontsize=6.5)
     ax.set_xlim(-0.7, bias.size - 0.3)
-    ax.set_xlabel("designed input pair" if is_kernel else "statistic")
-    ax.set_ylabel(r"bias  mean $\hat{k} - k$" if is_kernel else "mean − expected")
+    ax.set_xlabel("integrand" if _is_quadrature(d) else "designed input pair" if is_kernel else "statistic")
+    ax.set_ylabel("mean estimate − exact integral" if _is_quadrature(d) else r"bias: mean $\hat{k} - k$" if is_kernel
+                  else "mean − expected value")
     ax.grid(axis="x", visible=False)
-    if target is not None:
-        ax.legend(loc="upper right")
+    _legend(fig, ax)
     return fig
+
+
+def _target(d: Mapping[str, Any]) -> float | None:
+    target = d.get("target_bias")
+    return float(target) if isinstance(target, (int, float)) and math.isfinite(target) and target > 0 else None
+
+
+def _bias_caption(d: Mapping[str, Any]) -> str:
+    exact, mean, hw = _arr(d, "exact", "expected"), _arr(d, "mean"), _arr(d, "half_width")
+    where = "integrand" if _is_quadrature(d) else "designed input pair" if "exact" in d else "statistic"
+    text = (f"Mean minus exact value at each {where}, with the test's simultaneous (Bonferroni-adjusted) interval: "
+            "blue dots where the interval covers 0")
+    if exact is not None and mean is not None and hw is not None and np.any(np.abs(mean - exact) > hw):
+        text += ", vermillion crosses where it excludes 0 (rejected)"
+    text += "."
+    if _target(d) is not None:
+        text += " The green band is the bias the check is sized to detect."
+    return text
 
 
 def _short_label(s: str) -> str:
@@ -259,10 +323,19 @@ def _error_rate(d: Mapping[str, Any]) -> Figure | None:
     ax.set_yscale("log")
     _plain_log_ticks(ax.xaxis, subs=(1.0,))
     _plain_log_ticks(ax.yaxis, subs=(1.0, 2.0, 5.0))
-    ax.set_xlabel("number of features m")
-    ax.set_ylabel(quantity + r" of $\hat{k}$")
-    ax.legend(loc="lower left")
+    ax.set_xlabel("number of features m (log scale)")
+    ax.set_ylabel(quantity + r" of $\hat{k}$ (log scale)")
+    _legend(fig, ax)
     return fig
+
+
+def _error_rate_caption(d: Mapping[str, Any]) -> str:
+    fitted = isinstance(d.get("slope"), (int, float)) and isinstance(d.get("intercept"), (int, float))
+    text = "Blue dots: the observed error at each m, on log–log axes"
+    if fitted:
+        text += "; solid blue line: the weighted least-squares fit on log MSE"
+    return text + "; dashed orange line: Monte Carlo theory's slope −1" + (" through the fit's centre." if fitted
+                                                                           else " through the first point.")
 
 
 def _tails(d: Mapping[str, Any]) -> Figure | None:
@@ -271,36 +344,63 @@ def _tails(d: Mapping[str, Any]) -> Figure | None:
         return None
     eps = np.array([float(t["eps"]) for t in tails])
     bound = np.array([float(t["bound"]) for t in tails])
+    freqs = [np.asarray(t.get("frequencies", [t.get("max_frequency", np.nan)]), dtype=float) for t in tails]
+    positive = np.concatenate([f[f > 0] for f in freqs] + [bound[bound > 0]])
+    floor = float(np.min(positive)) / 5 if positive.size else 1e-4  # observed zeros are drawn here (log axis)
     fig, ax = _new()
     C, m = d.get("bound_C"), d.get("m_out", d.get("m"))
     if isinstance(C, (int, float)) and isinstance(m, (int, float)) and C > 0:
         g = np.linspace(0.7 * eps.min(), 1.15 * eps.max(), 200)
         ax.plot(g, np.minimum(1.0, 2 * np.exp(-m * g * g / (2 * C**4))), color=ORANGE, lw=1.2,
                 label=f"Hoeffding bound (C = {C:.4g}, m = {int(m)})")
-    ax.plot(eps, bound, "s", ms=4, color=ORANGE, mfc="white", label="bound at tested ε")
+    ax.plot(eps, bound, "s", ms=4.5, color=ORANGE, mfc="white", label="bound at tested ε")
     width = 0.012 * (eps.max() - eps.min() or eps.max())
-    for i, t in enumerate(tails):
-        f = np.asarray(t.get("frequencies", [t.get("max_frequency", np.nan)]), dtype=float)
+    seen_pos = seen_zero = False
+    for i, f in enumerate(freqs):
         jitter = (np.arange(f.size) - (f.size - 1) / 2) * width / max(1, f.size - 1) * 2
-        ax.plot(eps[i] + jitter, f, "o", ms=2.2, color=BLUE, alpha=0.55,
-                label="observed frequency, each pair" if i == 0 else None)
-    ax.set_ylim(bottom=-0.01)
-    ax.set_xlabel(r"$\varepsilon$")
-    ax.set_ylabel(r"$P(|\hat{k} - k| \geq \varepsilon)$")
-    ax.legend(loc="upper right")
+        pos = f > 0
+        if np.any(pos):
+            ax.plot(eps[i] + jitter[pos], f[pos], "o", ms=2.6, color=BLUE, alpha=0.6,
+                    label=None if seen_pos else "observed frequency, each pair")
+            seen_pos = True
+        if np.any(~pos):
+            ax.plot(eps[i] + jitter[~pos], np.full(int((~pos).sum()), floor), "v", ms=3, color=GREY,
+                    label=None if seen_zero else "observed 0 (drawn at the floor)")
+            seen_zero = True
+    ax.set_yscale("log")
+    ax.set_ylim(bottom=floor / 2, top=1.5)
+    ax.set_xlabel(r"$\varepsilon$: absolute kernel error $|\hat{k} - k|$")
+    ax.set_ylabel(r"$P(|\hat{k} - k| \geq \varepsilon)$ (log scale)")
+    _legend(fig, ax)
     return fig
 
 
+def _tails_caption(d: Mapping[str, Any]) -> str:
+    tails = d.get("tails") or []
+    freqs = [np.asarray(t.get("frequencies", [t.get("max_frequency", np.nan)]), dtype=float) for t in tails]
+    has_pos = any(np.any(f > 0) for f in freqs)
+    has_zero = any(np.any(~(f > 0)) for f in freqs)
+    parts = []
+    if has_pos:
+        parts.append("blue dots: the observed frequency of |estimate − k| ≥ ε at each designed pair")
+    if has_zero:
+        parts.append("grey triangles: pairs where |estimate − k| ≥ ε never happened, drawn at the floor of "
+                     "the log axis")
+    text = "; ".join(parts).capitalize() + "; "
+    C = d.get("bound_C")
+    curve = "orange line: " if isinstance(C, (int, float)) and C > 0 else ""
+    return text + f"{curve}the Hoeffding bound 2·exp(−mε²/(2C⁴)), with orange squares at the tested ε."
+
+
 def _histograms(d: Mapping[str, Any]) -> Figure | None:
-    hs = d.get("histograms", d.get("histogram"))
-    if isinstance(hs, Mapping):
-        hs = [hs]
-    if not isinstance(hs, Sequence) or not hs or not all(isinstance(h, Mapping) for h in hs):
+    hs = _histogram_list(d)
+    if hs is None:
         return None
-    hs = list(hs)[:6]
     cols = min(3, len(hs))
     rows = math.ceil(len(hs) / cols)
-    fig = Figure(figsize=(2.5 * cols + 0.4, 2.2 * rows + 0.2), dpi=100)
+    size = FIGSIZE if len(hs) == 1 else (2.6 * cols + 0.4, 2.3 * rows + 0.6)
+    fig = Figure(figsize=size, dpi=100, layout="constrained")
+    first = None
     for i, h in enumerate(hs):
         ax = fig.add_subplot(rows, cols, i + 1)
         edges = np.asarray(h.get("edges", h.get("bin_edges")), dtype=float)
@@ -311,17 +411,35 @@ def _histograms(d: Mapping[str, Any]) -> Figure | None:
             dens = counts / max(1.0, counts.sum()) / np.diff(edges)
         if edges.ndim != 1 or dens.shape != (edges.size - 1,):
             return None
-        ax.stairs(dens, edges, fill=True, color=BLUE, alpha=0.35, label="observed")
+        ax.stairs(dens, edges, fill=True, color=BLUE, alpha=0.35, label="observed (histogram)")
         ax.stairs(dens, edges, color=BLUE, lw=0.8)
         if "pdf" in h:
             x = np.asarray(h.get("x", 0.5 * (edges[1:] + edges[:-1])), dtype=float)
             ax.plot(x, np.asarray(h["pdf"], dtype=float), color=ORANGE, lw=1.3, label="exact density")
-        if "label" in h:
-            ax.set_title(str(h["label"]), fontsize=8)
-        if i == 0:
-            ax.legend(loc="upper right", fontsize=6.5)
-    fig.tight_layout()
+        label = str(h.get("label", "statistic"))
+        name, _, extra = label.partition(", ")
+        ax.set_xlabel(f"value of {name}" + (f" ({extra})" if extra else ""))
+        ax.set_ylabel("probability density")
+        first = first or ax
+    _legend(fig, first)
     return fig
+
+
+def _histogram_list(d: Mapping[str, Any]) -> list[Mapping[str, Any]] | None:
+    hs = d.get("histograms", d.get("histogram"))
+    if isinstance(hs, Mapping):
+        hs = [hs]
+    if not isinstance(hs, Sequence) or not hs or not all(isinstance(h, Mapping) for h in hs):
+        return None
+    return list(hs)[:6]
+
+
+def _histograms_caption(d: Mapping[str, Any]) -> str:
+    hs = _histogram_list(d) or []
+    exact = any("pdf" in h for h in hs)
+    what = "the diagnostic statistic" if len(hs) == 1 else f"each of the {len(hs)} diagnostic statistics"
+    return (f"Observed distribution of {what} (blue histogram)" + (" with its exact density (orange line)." if exact
+                                                                   else "."))
 
 
 def _exactness(d: Mapping[str, Any]) -> Figure | None:
@@ -332,20 +450,19 @@ def _exactness(d: Mapping[str, Any]) -> Figure | None:
     fig, ax = _new()
     from matplotlib.ticker import MaxNLocator
 
-    tol = _arr(d, "tolerances")
-    if tol is None and isinstance(d.get("tolerance"), (int, float)):
-        tol = np.full(deg.shape, float(d["tolerance"]))
-    bad = err > tol if tol is not None and tol.shape == err.shape else np.zeros(err.shape, bool)
+    tol = _tolerances(d, err)
+    bad = err > tol if tol is not None else np.zeros(err.shape, bool)
     err = np.abs(err)
     positive = np.concatenate([err[err > 0], tol[tol > 0] if tol is not None else []])
     floor = float(np.min(positive)) / 10 if positive.size else 1e-17  # exact zeros are drawn here
     zero = err == 0
-    ax.plot(deg[~bad & ~zero], err[~bad & ~zero], "o", ms=4, color=BLUE, label="|error| within tolerance")
+    if np.any(~bad & ~zero):
+        ax.plot(deg[~bad & ~zero], err[~bad & ~zero], "o", ms=4, color=BLUE, label="|error| within tolerance")
     if np.any(zero):
-        ax.plot(deg[zero], np.full(int(zero.sum()), floor), "v", ms=4, color=GREEN, label="exactly 0")
+        ax.plot(deg[zero], np.full(int(zero.sum()), floor), "v", ms=4, color=GREEN, label="exactly 0 (at the floor)")
     if np.any(bad):
-        ax.plot(deg[bad], np.abs(err[bad]), "X", ms=5, color=RED, label="|error| above tolerance")
-    if tol is not None and tol.shape == err.shape:
+        ax.plot(deg[bad], np.abs(err[bad]), "X", ms=5, color=VERMILLION, label="|error| above tolerance")
+    if tol is not None:
         ax.step(deg, tol, where="mid", color=ORANGE, lw=1.2, ls="--", label="round-off tolerance")
     claimed = d.get("claimed_degree")
     if isinstance(claimed, (int, float)):
@@ -353,30 +470,48 @@ def _exactness(d: Mapping[str, Any]) -> Figure | None:
     ax.set_yscale("log")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("polynomial degree")
-    ax.set_ylabel("|quadrature − exact| / tolerance" if d.get("error_unit") == "tolerance"
-                  else "|quadrature − exact|")
-    ax.legend(loc="upper left")
+    ax.set_ylabel("|quadrature − exact| / tolerance (log scale)" if d.get("error_unit") == "tolerance"
+                  else "|quadrature − exact| (log scale)")
+    _legend(fig, ax)
     return fig
 
 
-register_plotter("kernel-scatter", "Kernel estimate against the exact kernel",
-                 "Each point is one designed input pair; on the dashed identity line the estimate is exact.",
-                 _kernel_scatter)
-register_plotter("bias", "Bias with simultaneous intervals",
-                 "Mean minus exact value at each designed input pair (or moment), with the test's "
-                 "Bonferroni-adjusted interval; red: the interval excludes 0. The band is the bias the check is "
-                 "sized to detect.", _bias)
-register_plotter("error-rate", "Mean squared error against m (log–log)",
-                 "Monte Carlo theory predicts slope −1; the fitted line is weighted least squares on log MSE.",
-                 _error_rate)
-register_plotter("tails", "Tail frequencies against the Hoeffding bound",
-                 "Observed frequency of an estimate error |estimate − k| ≥ ε at each designed pair, against "
-                 "2·exp(−mε²/(2C⁴)).", _tails)
-register_plotter("histograms", "Histograms against the exact densities",
-                 "Observed distribution of each diagnostic statistic with its exact density.", _histograms)
-register_plotter("exactness", "Exactness error by polynomial degree",
-                 "Quadrature error on monomials of each degree; up to the claimed degree it must be round-off.",
-                 _exactness)
+def _tolerances(d: Mapping[str, Any], err: np.ndarray) -> np.ndarray | None:
+    tol = _arr(d, "tolerances")
+    if tol is None and isinstance(d.get("tolerance"), (int, float)):
+        tol = np.full(err.shape, float(d["tolerance"]))
+    return tol if tol is not None and tol.shape == err.shape else None
+
+
+def _exactness_caption(d: Mapping[str, Any]) -> str:
+    err = _arr(d, "errors", "exactness_errors")
+    tol = _tolerances(d, err) if err is not None else None
+    parts = []
+    if err is not None:
+        bad = err > tol if tol is not None else np.zeros(err.shape, bool)
+        if np.any(~bad & (err != 0)):
+            parts.append("blue dots within the tolerance")
+        if np.any(err == 0):
+            parts.append("green triangles exactly 0 (drawn at the floor of the log axis)")
+        if np.any(bad):
+            parts.append("vermillion crosses above it")
+    text = "Quadrature error on polynomials of each degree: " + ", ".join(parts) + "."
+    if tol is not None:
+        text += " Dashed orange line: the round-off tolerance."
+    if isinstance(d.get("claimed_degree"), (int, float)):
+        text += " Dotted grey line: the claimed degree; up to it the error must be round-off."
+    return text
+
+
+register_plotter("kernel-scatter", lambda d: ("Rule's estimate against the exact integral" if _is_quadrature(d)
+                                            else "Kernel estimate against the exact kernel"),
+                 _kernel_scatter_caption, _kernel_scatter)
+register_plotter("bias", "Bias with simultaneous intervals", _bias_caption, _bias)
+register_plotter("error-rate", "Mean squared error against m (log–log)", _error_rate_caption, _error_rate)
+register_plotter("tails", "Tail frequencies against the Hoeffding bound", _tails_caption, _tails)
+register_plotter("histograms", "Histogram against the exact density",
+                 _histograms_caption, _histograms)
+register_plotter("exactness", "Exactness error by polynomial degree", _exactness_caption, _exactness)
 
 
 def _adapted(d: Mapping[str, Any]) -> Figure | None:
@@ -396,12 +531,22 @@ def _adapted(d: Mapping[str, Any]) -> Figure | None:
     ax.set_yscale("log")
     _plain_log_ticks(ax.xaxis, subs=(1.0,))
     _plain_log_ticks(ax.yaxis, subs=(1.0, 2.0, 5.0))
-    ax.set_xlabel("number of features")
-    ax.set_ylabel(r"held-out $\|K-\hat K\|_F/\|K\|_F$")
-    ax.legend(loc="lower left")
+    ax.set_xlabel("number of features (log scale)")
+    ax.set_ylabel(r"held-out $\|K-\hat K\|_F/\|K\|_F$ (log scale)")
+    _legend(fig, ax)
     return fig
 
 
-register_plotter("adapted", "Held-out kernel approximation error against the number of features",
-                 "Relative Frobenius error on points the map was not fitted to, mean over seeds, for the adapted "
-                 "basis and the random basis it is compared with (alber2017 Fig. 1, log-log).", _adapted)
+def _adapted_caption(d: Mapping[str, Any]) -> str:
+    text = ("Relative Frobenius error on points the map was not fitted to, mean over seeds (alber2017 Fig. 1, "
+            "log–log): "
+            "blue circles on a dashed line for the random basis it is compared with, orange squares on a solid line "
+            "for the adapted basis.")
+    target = d.get("savings_target_error")
+    if isinstance(target, (int, float)) and target > 0:
+        text += " Dotted grey line: the error at which the savings factor is read."
+    return text
+
+
+register_plotter("adapted", "Held-out kernel approximation error against the number of features", _adapted_caption,
+                 _adapted)

@@ -94,11 +94,12 @@ def _latency_rows(quick: bool) -> list[dict]:
     return rows
 
 
-def run_structured_benchmarks(quick: bool = False) -> list[dict]:
+def run_structured_benchmarks(quick: bool = False, progress: Any = None) -> list[dict]:
     """The side-by-side comparisons (FWHT, butterfly, feature maps; :mod:`rfverify.studies.bench_compare`) and latency.
 
     ``quick=True`` shrinks sizes and repeats (seconds instead of about a minute).
-    Registered extra benchmark groups (:func:`register_benchmark`) run last.
+    Registered extra benchmark groups (:func:`register_benchmark`) run last.  ``progress(i, n, name, seconds)``
+    is called after each group (never affects the timings it reports).
     """
     try:  # single-threaded BLAS: like-for-like with the single-threaded kernels,
         # and multithreaded OpenBLAS on small GEMMs stalls badly on a loaded machine
@@ -107,27 +108,32 @@ def run_structured_benchmarks(quick: bool = False) -> list[dict]:
         threadpool_limits = None
     if threadpool_limits is not None:
         with threadpool_limits(limits=1, user_api="blas"):
-            rows = _run_all(quick)
+            rows = _run_all(quick, progress)
         blas = "1"
     else:  # pragma: no cover
-        rows = _run_all(quick)
+        rows = _run_all(quick, progress)
         blas = "default"
     for r in rows:
         r.setdefault("blas_threads", blas)
     return rows
 
 
-def _run_all(quick: bool) -> list[dict]:
-    from rfverify.studies.bench_compare import run_comparisons
-
-    rows = run_comparisons(quick) + _latency_rows(quick)
+def _run_all(quick: bool, progress: Any = None) -> list[dict]:
     import importlib
 
-    for spec in BENCHMARK_GROUPS.values():
+    from rfverify.studies.bench_compare import run_comparisons
+
+    groups: list[tuple[str, Any]] = [("side-by-side comparisons", run_comparisons), ("latency", _latency_rows)]
+    for name, spec in BENCHMARK_GROUPS.items():
         mod, fn = spec.split(":")
-        rows.extend(getattr(importlib.import_module(mod), fn)(quick))
-    for fn in _EXTRA_BENCHMARKS.values():
+        groups.append((name, getattr(importlib.import_module(mod), fn)))
+    groups += list(_EXTRA_BENCHMARKS.items())
+    rows: list[dict] = []
+    for i, (name, fn) in enumerate(groups, 1):
+        t0 = time.perf_counter()
         rows.extend(fn(quick))
+        if progress is not None:
+            progress(i, len(groups), name, time.perf_counter() - t0)
     return rows
 
 
@@ -142,9 +148,16 @@ def format_table(rows: list[dict]) -> str:
     return text + _format_plain(rows)
 
 
+PLAIN_LEGEND = """\
+Columns: d = transform size; n = rows in the batch; time = median wall time of one call on the batch
+(ms = milliseconds, us = microseconds); G bf-op/s = n·d·log2(d) butterfly operations / time / 1e9 (billions
+per second); x baseline = speed-up: time of the row named under 'baseline' / this row's time, both measured in this run
+(> 1: faster than the baseline)."""
+
+
 def _format_plain(rows: list[dict]) -> str:
     header = f"{'name':28} {'d':>6} {'dtype':>8} {'n':>6} {'time':>11} {'G bf-op/s':>10} {'x baseline':>10}  baseline"
-    lines = [header, "-" * len(header)]
+    lines = [PLAIN_LEGEND, "", header, "-" * len(header)]
     for r in rows:
         sec = r["seconds"]
         tstr = f"{sec * 1e3:.3f} ms" if sec >= 1e-3 else f"{sec * 1e6:.2f} us"

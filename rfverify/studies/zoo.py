@@ -32,9 +32,9 @@ _RBF = {"kernel": "rbf", "kernel_params": {"gamma": 0.5}, "dim": 16}
 
 ZOO: list[ZooEntry] = [
     ZooEntry("rff-phase", "rfverify.implementations.rff:RandomFourierFeatures", {**_RBF, "bound": _SQRT2},
-             doc="sqrt(2/m) cos(Wx + b), W ~ N(0, 2 gamma I), b ~ U[0, 2 pi]"),
+             doc=r"$\sqrt{2/m}\,\cos(Wx + b)$, $W \sim \mathcal{N}(0, 2\gamma I)$, $b \sim U[0, 2\pi]$"),
     ZooEntry("rff-cossin", "rfverify.implementations.rff:RandomFourierFeaturesCosSin", {**_RBF, "bound": _SQRT2},
-             doc="sqrt(1/m) [cos Wx, sin Wx], W ~ N(0, 2 gamma I)"),
+             doc=r"$\sqrt{1/m}\,[\cos Wx, \sin Wx]$, $W \sim \mathcal{N}(0, 2\gamma I)$"),
     ZooEntry("sklearn-RBFSampler", "sklearn.kernel_approximation:RBFSampler", {**_RBF, "bound": _SQRT2},
              third_party=True, doc="scikit-learn's random Fourier features (phase form)"),
     ZooEntry("maxout-q2", "rfverify.implementations.maxout:MaxoutFeatures",
@@ -45,27 +45,27 @@ ZOO: list[ZooEntry] = [
              doc="random maxout features, q = 4 (mroueh Def. 1), against the true kernel"),
     ZooEntry("maxout-hash-q4", "rfverify.implementations.maxout:MaxoutHashFeatures",
              {"kernel": "maxout_collision", "kernel_params": {"q": 4}, "dim": 16, "bound": 2.0},
-             doc="maxout LSH as one-hot features: estimates kappa_4 (mroueh Remark 1)"),
+             doc=r"maxout LSH as one-hot features: estimates $\kappa_4$ (mroueh Remark 1)"),
 ]
 
 # Random orthogonal matrices and fast transforms (issue 3).
 _ORTH = "rfverify.implementations.orthogonal:"
 ZOO += [
     ZooEntry("haar-qr", _ORTH + "haar_qr", {"dim": 16, "group": "O"}, kind="orthogonal",
-             doc="sign-corrected QR of a Gaussian matrix (Mezzadri 2006), Haar on O(d)"),
+             doc=r"sign-corrected QR of a Gaussian matrix (Mezzadri 2006), Haar on $O(d)$"),
     ZooEntry("haar-qr-SO", _ORTH + "haar_qr_so", {"dim": 16, "group": "SO"}, kind="orthogonal",
-             doc="sign-corrected QR with the first column flipped when det = -1, Haar on SO(d)"),
+             doc=r"sign-corrected QR with the first column flipped when $\det = -1$, Haar on $SO(d)$"),
     ZooEntry("haar-householder", _ORTH + "haar_householder", {"dim": 16, "group": "O"}, kind="orthogonal",
-             doc="product of random Householder reflections and random signs (Stewart 1980), Haar on O(d)"),
+             doc=r"product of random Householder reflections and random signs (Stewart 1980), Haar on $O(d)$"),
     ZooEntry("scipy-ortho_group", "scipy.stats:ortho_group", {"dim": 16, "group": "O"}, kind="orthogonal",
-             third_party=True, doc="scipy.stats.ortho_group.rvs, Haar on O(d)"),
+             third_party=True, doc=r"scipy.stats.ortho_group.rvs, Haar on $O(d)$"),
     ZooEntry("scipy-special_ortho_group", "scipy.stats:special_ortho_group", {"dim": 16, "group": "SO"},
-             kind="orthogonal", third_party=True, doc="scipy.stats.special_ortho_group.rvs, Haar on SO(d)"),
+             kind="orthogonal", third_party=True, doc=r"scipy.stats.special_ortho_group.rvs, Haar on $SO(d)$"),
     ZooEntry("fwht", "rfverify.implementations.structured:fwht", {"dim": 256, "matrix": "hadamard"},
-             kind="transform", doc="fast Walsh–Hadamard transform (natural order, unnormalised), = X @ H_d"),
+             kind="transform", doc=r"fast Walsh–Hadamard transform (natural order, unnormalised), $= X H_d$"),
     ZooEntry("fwht-normalized", "rfverify.implementations.structured:fwht_normalized",
              {"dim": 256, "matrix": "hadamard-normalized"}, kind="transform",
-             doc="fast Walsh–Hadamard transform divided by sqrt(d), = X @ H_d / sqrt(d)"),
+             doc=r"fast Walsh–Hadamard transform divided by $\sqrt{d}$, $= X H_d / \sqrt{d}$"),
 ]
 
 # The scheme zoo (issue 4): orthogonal, structured, QMC, arc-cosine, Laplacian; scikit-learn samplers.
@@ -77,13 +77,13 @@ _SF = _IMPL + "structured_features:"
 _RBF_C = {**_RBF, "bound": _SQRT2}
 ZOO += [
     ZooEntry("orf", _IMPL + "orf:OrthogonalRandomFeatures", _RBF_C,
-             doc="ORF (Yu et al. 2016): blocks chi(d) x Haar Q / sigma, paired cos/sin"),
+             doc=r"ORF (Yu et al. 2016): blocks $\chi(d) \times$ Haar $Q / \sigma$, paired cos/sin"),
     ZooEntry("sorf-1", _SF + "SORF1", {**_RBF_C, "unbiased": False},
              doc="SORF with one HD block (FWHT): biased, the MSE stalls (alber2017 Fig. 4)"),
     ZooEntry("sorf-2", _SF + "SORF2", {**_RBF_C, "unbiased": False, "bias_bound": 0.05},
-             doc="SORF with two HD blocks (FWHT), declared |bias| <= 0.05"),
+             doc=r"SORF with two HD blocks (FWHT), declared $|\mathrm{bias}| \leq 0.05$"),
     ZooEntry("sorf-3", _SF + "SORF3", {**_RBF_C, "unbiased": False, "bias_bound": 0.05},
-             doc="SORF sqrt(d) HD1 HD2 HD3 / sigma (Yu et al. 2016), declared |bias| <= 0.05"),
+             doc=r"SORF $\sqrt{d}\, H D_1 H D_2 H D_3 / \sigma$ (Yu et al. 2016), declared $|\mathrm{bias}| \leq 0.05$"),
     ZooEntry("fastfood", _SF + "FastfoodFeatures", {**_RBF_C, "unbiased": False, "bias_bound": 0.05},
              doc="Fastfood S H G Pi H B (Le, Sarlos, Smola 2013) with our FWHT, declared |bias| <= 0.05"),
     ZooEntry("qmc-sobol", _IMPL + "qmc_features:SobolFourierFeatures", _RBF_C,
@@ -92,13 +92,13 @@ ZOO += [
              doc="scrambled Halton points (scipy.stats.qmc) + Cranley-Patterson shift -> Gaussian frequencies"),
     ZooEntry("arccos-0", _IMPL + "arccos:ArcCosineFeatures",
              {"kernel": "arccos", "kernel_params": {"order": 0}, "dim": 16, "bound": _SQRT2},
-             doc="sqrt(2/m) Heaviside(Wx) (Cho & Saul 2009, n = 0)"),
+             doc=r"$\sqrt{2/m}\,\Theta(Wx)$ (Cho & Saul 2009, $n = 0$)"),
     ZooEntry("arccos-1", _IMPL + "arccos:ArcCosineFeatures", {"kernel": "arccos", "kernel_params": {"order": 1},
                                                               "dim": 16},
-             doc="sqrt(2/m) max(0, Wx) (Cho & Saul 2009, n = 1)"),
+             doc=r"$\sqrt{2/m}\,\max(0, Wx)$ (Cho & Saul 2009, $n = 1$)"),
     ZooEntry("arccos-2", _IMPL + "arccos:ArcCosineFeatures", {"kernel": "arccos", "kernel_params": {"order": 2},
                                                               "dim": 16},
-             doc="sqrt(2/m) max(0, Wx)^2 (Cho & Saul 2009, n = 2)"),
+             doc=r"$\sqrt{2/m}\,\max(0, Wx)^2$ (Cho & Saul 2009, $n = 2$)"),
     ZooEntry("arccos-deep-2", _IMPL + "arccos:DeepArcCosineFeatures",
              {"kernel": "arccos_deep", "kernel_params": {"order": 1, "layers": 2}, "dim": 16, "unbiased": False},
              doc="2 ReLU layers of width m/2 (alber2017 eq. 10): biased at finite width, classified"),
@@ -107,13 +107,13 @@ ZOO += [
              doc="3 ReLU layers of width m/3 (alber2017 eq. 10): biased at finite width, classified"),
     ZooEntry("laplacian-cauchy", _IMPL + "laplacian:LaplacianRandomFeatures",
              {"kernel": "laplacian", "kernel_params": {"gamma": 0.5}, "dim": 16, "bound": _SQRT2},
-             doc="sqrt(2/m) cos(Wx + b), W_ij ~ Cauchy(0, gamma)"),
+             doc=r"$\sqrt{2/m}\,\cos(Wx + b)$, $W_{ij} \sim \mathrm{Cauchy}(0, \gamma)$"),
     ZooEntry("sklearn-SkewedChi2Sampler", "sklearn.kernel_approximation:SkewedChi2Sampler",
              {"kernel": "skewed_chi2", "kernel_params": {"skewedness": 1.0}, "dim": 16, "domain": "positive",
               "bound": _SQRT2}, third_party=True, doc="scikit-learn's skewed chi-squared random features"),
     ZooEntry("sklearn-PolynomialCountSketch", "sklearn.kernel_approximation:PolynomialCountSketch",
              {"kernel": "polynomial", "kernel_params": {"gamma": 1.0, "coef0": 1.0, "degree": 2}, "dim": 16},
-             third_party=True, doc="scikit-learn's TensorSketch (Pham & Pagh 2013) for (<x, y> + 1)^2"),
+             third_party=True, doc=r"scikit-learn's TensorSketch (Pham & Pagh 2013) for $(\langle x, y\rangle + 1)^2$"),
     ZooEntry("sklearn-Nystroem", "sklearn.kernel_approximation:Nystroem", {**_RBF, "unbiased": False},
              third_party=True,
              doc="data-dependent (detected by the preflight: the basis is a sample of the fitted points): "
@@ -147,28 +147,28 @@ ZOO += [
     ZooEntry(f"rule-{attr.replace('_', '-')}", _QR + attr, {"dim": 8, "degree": deg, "unbiased": unb},
              kind="quadrature", doc=doc)
     for attr, deg, unb, doc in (
-        ("sr11_haar", 1, True, "SR^{1,1}: ±rho Q e_1, rho ~ chi(d) (= RFF)"),
-        ("sr13_haar", 1, True, "SR^{1,3}: ±rho_i Q e_i, weights 1/(2d) (= ORF)"),
-        ("sr33_haar", 3, True, "SR^{3,3} eq. 5, Haar Q, rho ~ chi(d+2)"),
-        ("sr33_per_vertex_haar", 3, True, "SR^{3,3} with one rho_j per vertex, Haar Q"),
-        ("sr33_butterfly", 3, False, "SR^{3,3}, butterfly Q (exact to degree 3; biased: not Haar)"),
-        ("sr33_per_vertex_butterfly", 3, False, "SR^{3,3} per-vertex rho_j, butterfly Q (paper's method B; biased)"),
+        ("sr11_haar", 1, True, r"$SR^{1,1}$: $\pm\rho\, Q e_1$, $\rho \sim \chi(d)$ (= RFF)"),
+        ("sr13_haar", 1, True, r"$SR^{1,3}$: $\pm\rho_i\, Q e_i$, weights $1/(2d)$ (= ORF)"),
+        ("sr33_haar", 3, True, r"$SR^{3,3}$ eq. 5, Haar $Q$, $\rho \sim \chi(d+2)$"),
+        ("sr33_per_vertex_haar", 3, True, r"$SR^{3,3}$ with one $\rho_j$ per vertex, Haar $Q$"),
+        ("sr33_butterfly", 3, False, r"$SR^{3,3}$, butterfly $Q$ (exact to degree 3; biased: not Haar)"),
+        ("sr33_per_vertex_butterfly", 3, False, r"$SR^{3,3}$ per-vertex $\rho_j$, butterfly $Q$ (paper's method B; biased)"),
         ("monte_carlo", 0, True, "plain Monte Carlo, 2d+3 points"),
         ("antithetic", 1, True, "antithetic Monte Carlo, d+1 pairs"),
     )
 ]
 ZOO += [
     ZooEntry("sr33-rbf", _QR + "SR33PerVertexRBF", {"kernel": "rbf", "kernel_params": {"gamma": 0.5}, "dim": 8},
-             doc="SR^{3,3} per-vertex features for rbf (n_components = rules; zero-mean centre term dropped)"),
+             doc=r"$SR^{3,3}$ per-vertex features for rbf (n_components = rules; zero-mean centre term dropped)"),
     ZooEntry("sr33-butterfly-rbf", _QR + "SR33ButterflyRBF",
              {"kernel": "rbf", "kernel_params": {"gamma": 0.5}, "dim": 8, "unbiased": False},
-             doc="SR^{3,3} with butterfly Q for rbf (biased: butterflies are not Haar)"),
+             doc=r"$SR^{3,3}$ with butterfly $Q$ for rbf (biased: butterflies are not Haar)"),
     ZooEntry("sr33-arccos0", _QR + "SR33ArcCos", {"kernel": "arccos", "kernel_params": {"order": 0}, "dim": 8,
                                                    "domain": "positive"},
-             doc="SR^{3,3} features for the arc-cosine kernel of order 0 (Theta(0) = 0: no centre term)"),
+             doc=r"$SR^{3,3}$ features for the arc-cosine kernel of order 0 ($\Theta(0) = 0$: no centre term)"),
     ZooEntry("sr33-arccos1", _QR + "SR33ArcCos", {"kernel": "arccos", "kernel_params": {"order": 1}, "dim": 8,
                                                    "domain": "positive"},
-             doc="SR^{3,3} features for the arc-cosine kernel of order 1"),
+             doc=r"$SR^{3,3}$ features for the arc-cosine kernel of order 1"),
 ]
 
 def zoo_entries(names: list[str] | None = None) -> list[ZooEntry]:
@@ -201,28 +201,38 @@ def verify_entry(entry: ZooEntry, *, seed: int, profile: str) -> Any:
 # reference callables.  Composite feature maps through the feature-map harness.
 from rfverify.kernels.base import _REGISTRY as _KERNELS, kernel_names as _kernel_names  # noqa: E402
 
-ZOO += [ZooEntry(f"kernel-{_k}", _k, {"dim": 16}, kind="kernel", doc=_KERNELS[_k].doc.split(";")[0])
+#: The formulas of the registry kernels as the HTML pages show them ($...$: rfverify.report.mathtext).
+_KERNEL_TEX = {
+    "arccos": r"arc-cosine kernel of order $n$ (Cho & Saul 2009): $\frac{1}{\pi}\|x\|^n \|y\|^n J_n(\theta)$",
+    "rbf": r"Gaussian kernel $\exp(-\gamma \|x - y\|^2)$",
+    "laplacian": r"Laplacian kernel $\exp(-\gamma \|x - y\|_1)$ (scikit-learn's laplacian_kernel)",
+    "linear": r"linear kernel $\langle x, y\rangle$ (cs4787 lecture 16)",
+    "polynomial": r"polynomial kernel $(\gamma \langle x, y\rangle + c_0)^{\mathrm{degree}}$ (scikit-learn's parametrisation)",
+    "sigmoid": r"sigmoid kernel $\tanh(\gamma \langle x, y\rangle + c_0)$ (cs4787 lecture 16's list)",
+    "exp_linear": r"exponential rule: $\exp(\gamma \langle x, y\rangle) = \sum_n \gamma^n \langle x, y\rangle^n / n!$",
+}
+ZOO += [ZooEntry(f"kernel-{_k}", _k, {"dim": 16}, kind="kernel", doc=_KERNEL_TEX.get(_k, _KERNELS[_k].doc.split(";")[0]))
         for _k in _kernel_names()]
 _SKP = "sklearn.metrics.pairwise:"
 ZOO += [
     ZooEntry("sklearn-sigmoid_kernel", _SKP + "sigmoid_kernel", {"dim": 16}, kind="kernel", third_party=True,
-             doc="tanh(gamma <x, y> + coef0), gamma = 1/d, coef0 = 1",
+             doc=r"$\tanh(\gamma \langle x, y\rangle + c_0)$, $\gamma = 1/d$, $c_0 = 1$",
              xfail={"kernel-psd": "tanh(gamma <x, y> + coef0) is not positive semi-definite in general (Lin & Lin "
                                   "2003); scikit-learn offers it as a pairwise kernel without saying so"}),
     ZooEntry("sklearn-additive_chi2_kernel", _SKP + "additive_chi2_kernel", {"dim": 16, "domain": "positive"},
-             kind="kernel", third_party=True, doc="-sum (x - y)^2 / (x + y) on non-negative inputs",
+             kind="kernel", third_party=True, doc=r"$-\sum_i (x_i - y_i)^2 / (x_i + y_i)$ on non-negative inputs",
              xfail={"kernel-psd": "-sum (x - y)^2 / (x + y) is only conditionally positive definite (its "
                                   "scikit-learn docstring says so): k(x, x) = 0 with negative off-diagonal entries"}),
     ZooEntry("sklearn-chi2_kernel", _SKP + "chi2_kernel", {"dim": 16, "domain": "positive", "normalized": True},
-             kind="kernel", third_party=True, doc="exp(-gamma sum (x - y)^2 / (x + y)) on non-negative inputs"),
+             kind="kernel", third_party=True, doc=r"$\exp(-\gamma \sum_i (x_i - y_i)^2 / (x_i + y_i))$ on non-negative inputs"),
     ZooEntry("sklearn-cosine_similarity", _SKP + "cosine_similarity", {"dim": 16, "normalized": True},
-             kind="kernel", third_party=True, doc="<x, y> / (|x| |y|)"),
+             kind="kernel", third_party=True, doc=r"$\langle x, y\rangle / (\|x\|\, \|y\|)$"),
 ]
 _CF = _IMPL + "composite:"
 ZOO += [
     ZooEntry("composite-rbf-laplacian-mix", _CF + "RBFLaplacianMixFeatures",
              {"kernel": "rbf_laplacian_mix", "kernel_params": {"weight": 0.5}, "dim": 16, "bound": _SQRT2},
-             doc="[sqrt(w) phi_rbf, sqrt(1 - w) phi_laplacian], w = 1/2: the lecture's scaling and sum rules"),
+             doc=r"$[\sqrt{w}\,\phi_{\mathrm{rbf}}, \sqrt{1 - w}\,\phi_{\mathrm{laplacian}}]$, $w = 1/2$: the lecture's scaling and sum rules"),
 ]
 # Not in the zoo: ExpLinearFeatures (random Maclaurin features of exp(gamma <x, y>)).  It is unbiased with
 # i.i.d. terms (kernel-composition passes, and feature-map unbiasedness passes under 10 of 10 seeds), but its
