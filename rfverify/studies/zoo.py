@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-__all__ = ["ZooEntry", "ZOO", "zoo_entries", "verify_entry"]
+__all__ = ["ZooEntry", "ZOO", "ZOO_COST_HINT", "cost_hint", "zoo_entries", "verify_entry"]
 
 
 @dataclass(frozen=True)
@@ -241,3 +241,23 @@ ZOO += [
     ZooEntry("sab", _AD + "sab_mixture", {**_RBF, "domain": _mixture},
              doc="supervised adapted basis: RFF start, Adam on eq. (9) (alignment with the mixture labels)"),
 ]
+
+#: CPU seconds of each entry's report at the default profile (in-process, one entry after the other;
+#: measured for docs/performance.md).  Only a hint for the order in which a pool starts the entries
+#: (costliest first, so that no long entry starts last and runs alone): it never changes a result.
+#: An entry without a hint counts as the median entry.
+ZOO_COST_HINT: dict[str, float] = {
+    "rff-phase": 15.8, "rff-cossin": 13.1, "sklearn-RBFSampler": 15.5, "maxout-q2": 19.5, "maxout-q4": 15.4,
+    "maxout-hash-q4": 14.0, "haar-qr": 0.8, "haar-qr-SO": 0.7, "haar-householder": 1.3, "scipy-ortho_group": 0.7,
+    "scipy-special_ortho_group": 0.8, "fwht": 9.8, "fwht-normalized": 8.9, "orf": 18.3, "sorf-1": 4.2, "sorf-2": 3.8,
+    "sorf-3": 4.1, "fastfood": 7.5, "qmc-sobol": 14.8, "qmc-halton": 15.6, "arccos-0": 10.8, "arccos-1": 21.2,
+    "arccos-2": 37.3,
+}
+
+
+def cost_hint(name: str) -> float:
+    """The cost hint of the zoo entry ``name`` (the median of the hints when it has none)."""
+    if name in ZOO_COST_HINT:
+        return ZOO_COST_HINT[name]
+    values = sorted(ZOO_COST_HINT.values())
+    return values[len(values) // 2] if values else 0.0
