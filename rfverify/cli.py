@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--all", action="store_true", help="every implementation of the reference zoo, and the claims")
     rep.add_argument("--only", action="append", metavar="NAME", help="only this zoo entry (repeatable)")
     rep.add_argument("--out", default="rfverify-reports", help="output directory (default rfverify-reports/)")
-    _add_scale(rep)
+    _add_scale(rep, all_cores=True)
     rep.add_argument("--seed", default=SHARED_OPTIONS["seed"][0], help=SHARED_OPTIONS["seed"][1])
     rep.add_argument("--profile", default=SHARED_OPTIONS["profile"][0], help=SHARED_OPTIONS["profile"][1])
     _add_limits(rep)
@@ -168,20 +168,24 @@ def _add_calibrate(sub: Any) -> None:
     cal.add_argument("--debug", action="store_true", help="show tracebacks")
 
 
-def _add_scale(p: argparse.ArgumentParser) -> None:
+def _add_scale(p: argparse.ArgumentParser, all_cores: bool = False) -> None:
     """--jobs / --scheduler: where the work units run (rfverify.executors); results do not depend on it."""
-    p.add_argument("--jobs", default="1", help="local worker processes; results do not depend on it (default 1)")
+    p.add_argument("--jobs", default=None if all_cores else "1", help="local worker processes; results do not depend "
+                   "on it (default " + ("every usable core, at most one per unit)" if all_cores else "1)"))
     p.add_argument("--scheduler", nargs="?", const="", default=None, metavar="ADDRESS",
                    help="run the work units on a Dask cluster: tcp://HOST:PORT, local:N (start N local worker "
                    "processes), or no ADDRESS for $DASK_SCHEDULER_ADDRESS; needs the dask extra")
 
 
-def _executor(args: argparse.Namespace) -> Any:
-    """The executor that --jobs / --scheduler ask for (the caller closes it)."""
+def _executor(args: argparse.Namespace, units: int = 1) -> Any:
+    """The executor that --jobs / --scheduler ask for, for ``units`` work units (the caller closes it)."""
     from rfverify.executors import make_executor
     from rfverify.kinds.base import parse_int
 
-    return make_executor(parse_int(args.jobs, "--jobs"), args.scheduler, use_scheduler=args.scheduler is not None)
+    from rfverify.studies.batch import default_jobs
+
+    jobs = default_jobs(units, args.scheduler is not None) if args.jobs is None else parse_int(args.jobs, "--jobs")
+    return make_executor(jobs, args.scheduler, use_scheduler=args.scheduler is not None)
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
@@ -329,7 +333,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise UsageError("say what to report on: MODULE:ATTR, --all, or --only NAME (see 'rfverify list zoo')")
     if not args.target and args.check:
         raise UsageError("--check selects checks of MODULE:ATTR; zoo reports always run every check")
-    if args.target and (args.scheduler is not None or args.jobs != "1"):
+    if args.target and (args.scheduler is not None or args.jobs not in (None, "1")):
         raise UsageError("--jobs and --scheduler spread zoo entries (--all / --only NAME); for several feature maps "
                          "use 'rfverify check feature-map A:X B:Y ... --report DIR'")
     if not args.target and (args.time_limit is not None or args.memory_limit is not None):
@@ -390,7 +394,7 @@ def _zoo_reports(entries: list[Any], seed: int, args: argparse.Namespace) -> tup
         progress.step(done[0], entries[i].name, verdict + ("" if outcome.ok else f" — {outcome.error}"),
                       outcome.seconds)
 
-    with _executor(args) as executor:
+    with _executor(args, len(entries)) as executor:
         outcomes = executor.map(zoo_tasks([e.name for e in entries], seed=seed, profile=args.profile),
                                 on_outcome=line)
     reports = reports_from(outcomes, [(e.kind, e.implementation) for e in entries], seed=seed, profile=args.profile)

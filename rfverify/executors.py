@@ -45,7 +45,7 @@ from typing import Any, Callable, Iterable, Sequence
 from rfverify.errors import UsageError
 
 __all__ = ["Task", "Outcome", "Executor", "InProcess", "ProcessPool", "DaskExecutor", "make_executor",
-           "run_task", "run_in_child", "UnitProcessDied", "stderr_progress", "start_local_cluster", "ENV_SCHEDULER"]
+           "usable_cores", "costliest_first", "run_task", "run_in_child", "UnitProcessDied", "stderr_progress", "start_local_cluster", "ENV_SCHEDULER"]
 
 #: The environment variable Dask itself reads for a scheduler's address.
 ENV_SCHEDULER = "DASK_SCHEDULER_ADDRESS"
@@ -62,13 +62,17 @@ class Task:
     ``"calibrate-reference-rff-phase-quick-1000000"``); ``fn``: ``"module:function"``, imported
     where the unit runs; ``args``: picklable, and together with ``fn`` all the unit depends on;
     ``requires``: modules (``pkg.mod``, or ``MODULE:ATTR`` whose module is meant) or ``.py`` files
-    the unit imports — every Dask worker is checked for them before the batch starts.
+    the unit imports — every Dask worker is checked for them before the batch starts;
+    ``cost``: a hint of the unit's run time (any unit, e.g. measured CPU seconds): pools and
+    clusters start the costliest units first so that a long unit does not start last and run
+    alone.  It changes only when units start, never a result or the order results come back in.
     """
 
     key: str
     fn: str
     args: tuple[Any, ...] = ()
     requires: tuple[str, ...] = ()
+    cost: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -273,6 +277,20 @@ def stderr_progress(label: str, every: float = 15.0) -> ProgressFn:
     return progress
 
 
+def usable_cores() -> int:
+    """Cores this process may run on (``os.sched_getaffinity``, which honours ``taskset`` and cgroup
+    cpusets, where it exists; else ``os.cpu_count()``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def costliest_first(tasks: Sequence[Task]) -> list[Task]:
+    """``tasks`` in the order a pool should start them: descending ``cost``, ties in the given order."""
+    return sorted(tasks, key=lambda t: -t.cost)  # sorted() is stable
+
+
 def _check_tasks(tasks: Sequence[Task]) -> list[Task]:
     tasks = list(tasks)
     seen: set[str] = set()
@@ -392,7 +410,7 @@ class ProcessPool(Executor):
         started_q = ctx.SimpleQueue()  # put() writes at once (a Queue's feeder thread dies unflushed with its process)
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_pool_worker_init,
                                  initargs=(list(sys.path), started_q)) as pool:
-            futures = {pool.submit(_run_in_pool, t): t for t in tasks}
+            futures = {pool.submit(_run_in_pool, t): t for t in costliest_first(tasks)}
             for f in as_completed(futures):
                 try:
                     out = f.result()
@@ -570,8 +588,9 @@ class DaskExecutor(Executor):
 
         self.check_workers(r for t in tasks for r in t.requires)
         futures = {}
-        for t in tasks:
-            f = self.client.submit(run_in_child, t, __version__, key=_dask_key(t), pure=False, retries=1)
+        for t in costliest_first(tasks):
+            f = self.client.submit(run_in_child, t, __version__, key=_dask_key(t), pure=False, retries=1,
+                                   priority=t.cost)  # higher priority runs first
             futures[f] = t
         try:
             pending = as_completed(list(futures))

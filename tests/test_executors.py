@@ -103,7 +103,7 @@ WORKLOADS = {"calibrate": _calibrate, "report": _report, "check": _check}
 
 def test_identical_results_in_process_jobs_and_dask_with_1_2_3_workers(cluster, tmp_path, capsys):
     runs: dict[str, dict[str, dict[str, str]]] = {w: {} for w in WORKLOADS}
-    for mode, where in (("in-process", []), ("--jobs 2", ["--jobs", "2"])):
+    for mode, where in (("in-process", ["--jobs", "1"]), ("--jobs 2", ["--jobs", "2"])):
         for w, fn in WORKLOADS.items():
             runs[w][mode] = fn(tmp_path / w / mode.replace(" ", ""), where)
     for n in (3, 2, 1):

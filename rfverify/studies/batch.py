@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from rfverify.errors import UsageError
 from rfverify.seeding import DEFAULT_SEED
 
-__all__ = ["verify_many", "check_tasks", "zoo_tasks", "reports_from", "lost_report"]
+__all__ = ["verify_many", "check_tasks", "zoo_tasks", "reports_from", "lost_report", "default_jobs"]
 
 #: Options naming a callable by ``MODULE:ATTR``: shipped as text, imported on the worker.
 _CALLABLE_OPTIONS = ("kernel", "domain", "matrix", "feature_map")
@@ -77,13 +77,22 @@ def check_tasks(implementations: Sequence[str], *, kind: str, seed: int, profile
                  (kind, spec, seed, profile, chosen, dict(options)), tuple([spec, *needs])) for spec in impls]
 
 
+def default_jobs(units: int, scheduler: bool = False) -> int:
+    """``--jobs`` when not given (``rfverify report``): every usable core, at most one per unit; 1 with
+    ``--scheduler`` (the cluster's workers are the jobs)."""
+    from rfverify.executors import usable_cores
+
+    return 1 if scheduler else max(1, min(usable_cores(), units))
+
+
 def zoo_tasks(names: Sequence[str], *, seed: int, profile: str) -> list[Any]:
-    """The work units of a zoo report, one per entry (shipped by name)."""
+    """The work units of a zoo report, one per entry (shipped by name), each with its cost hint
+    (:data:`rfverify.studies.zoo.ZOO_COST_HINT`) so that pools start the costliest entries first."""
     from rfverify.executors import Task
-    from rfverify.studies.zoo import zoo_entries
+    from rfverify.studies.zoo import cost_hint, zoo_entries
 
     return [Task(f"zoo-{e.name}", "rfverify.studies.batch:verify_zoo_entry", (e.name, seed, profile),
-                 tuple(_module_of(e.implementation))) for e in zoo_entries(list(names))]
+                 tuple(_module_of(e.implementation)), cost=cost_hint(e.name)) for e in zoo_entries(list(names))]
 
 
 def lost_report(kind: str, implementation: str, *, seed: int, profile: str, checks: Iterable[str] | None,

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-__all__ = ["ZooEntry", "ZOO", "zoo_entries", "verify_entry"]
+__all__ = ["ZooEntry", "ZOO", "ZOO_COST_HINT", "cost_hint", "zoo_entries", "verify_entry"]
 
 
 @dataclass(frozen=True)
@@ -251,3 +251,34 @@ ZOO += [
     ZooEntry("sab", _AD + "sab_mixture", {**_RBF, "domain": _mixture},
              doc="supervised adapted basis: RFF start, Adam on eq. (9) (alignment with the mixture labels)"),
 ]
+
+#: CPU seconds of each entry's report at the default profile (in-process, one entry after the other;
+#: measured for docs/performance.md).  Only a hint for the order in which a pool starts the entries
+#: (costliest first, so that no long entry starts last and runs alone): it never changes a result.
+#: An entry without a hint counts as the median entry.
+ZOO_COST_HINT: dict[str, float] = {
+    "rff-phase": 15.8, "rff-cossin": 13.1, "sklearn-RBFSampler": 15.5, "maxout-q2": 19.5, "maxout-q4": 15.4,
+    "maxout-hash-q4": 14.0, "haar-qr": 0.8, "haar-qr-SO": 0.7, "haar-householder": 1.3, "scipy-ortho_group": 0.7,
+    "scipy-special_ortho_group": 0.8, "fwht": 9.8, "fwht-normalized": 8.9, "orf": 18.3, "sorf-1": 4.2, "sorf-2": 3.8,
+    "sorf-3": 4.1, "fastfood": 7.5, "qmc-sobol": 14.8, "qmc-halton": 15.6, "arccos-0": 10.8, "arccos-1": 21.2,
+    "arccos-2": 37.3, "arccos-deep-2": 90.3, "arccos-deep-3": 135.9, "laplacian-cauchy": 14.6,
+    "sklearn-SkewedChi2Sampler": 19.1, "sklearn-PolynomialCountSketch": 14.1, "sklearn-Nystroem": 5.5,
+    "compositional-shallow": 4.1, "compositional-deep1d": 7.7, "rule-sr11-haar": 9.7, "rule-sr13-haar": 9.1,
+    "rule-sr33-haar": 9.9, "rule-sr33-per-vertex-haar": 11.5, "rule-sr33-butterfly": 10.6,
+    "rule-sr33-per-vertex-butterfly": 9.8, "rule-monte-carlo": 6.3, "rule-antithetic": 6.3, "sr33-rbf": 43.1,
+    "sr33-butterfly-rbf": 85.3, "sr33-arccos0": 46.1, "sr33-arccos1": 28.0, "kernel-arccos": 0.1,
+    "kernel-arccos_deep": 0.1, "kernel-exp_linear": 5.2, "kernel-laplacian": 0.1, "kernel-linear": 0.2,
+    "kernel-maxout": 0.4, "kernel-maxout_collision": 0.4, "kernel-normalized_polynomial": 0.1,
+    "kernel-polynomial": 0.3, "kernel-rbf": 0.2, "kernel-rbf_laplacian_mix": 1.8, "kernel-rbf_plus_laplacian": 2.1,
+    "kernel-rbf_times_polynomial": 38.4, "kernel-sigmoid": 0.5, "kernel-skewed_chi2": 0.1,
+    "sklearn-sigmoid_kernel": 0.5, "sklearn-additive_chi2_kernel": 0.2, "sklearn-chi2_kernel": 0.5,
+    "sklearn-cosine_similarity": 0.1, "composite-rbf-laplacian-mix": 15.6, "uab": 20.2, "sab": 12.7,
+}
+
+
+def cost_hint(name: str) -> float:
+    """The cost hint of the zoo entry ``name`` (the median of the hints when it has none)."""
+    if name in ZOO_COST_HINT:
+        return ZOO_COST_HINT[name]
+    values = sorted(ZOO_COST_HINT.values())
+    return values[len(values) // 2] if values else 0.0
