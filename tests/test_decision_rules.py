@@ -353,8 +353,9 @@ def test_feature_map_verdicts_identical_under_renamed_implementation():
 
 
 def test_orthogonal_and_quadrature_verdicts_identical_under_renamed_implementation():
-    a = verify_orthogonal(haar_qr, dim=4, profile="quick", checks=["haar-determinant", "haar-entries"], name="one")
-    b = verify_orthogonal(haar_qr, dim=4, profile="quick", checks=["haar-determinant", "haar-entries"], name="two")
+    checks = ["haar-determinant", "haar-entries", "haar-eigenangles"]  # the shared sample and a check's own stream
+    a = verify_orthogonal(haar_qr, dim=4, profile="quick", checks=checks, name="one")
+    b = verify_orthogonal(haar_qr, dim=4, profile="quick", checks=checks, name="two")
     assert _numbers(a) == _numbers(b)
     qa = verify_quadrature(antithetic, dim=4, degree=1, profile="quick", checks=["rule-unbiasedness"], name="one")
     qb = verify_quadrature(antithetic, dim=4, degree=1, profile="quick", checks=["rule-unbiasedness"], name="two")
