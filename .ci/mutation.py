@@ -22,6 +22,7 @@ the pytest arguments that test it).  Needs the ``mutation`` extra (``pip install
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -34,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / ".mutation" / "results.json"
+RESULTS = Path(os.environ.get("RFVERIFY_MUTATION_RESULTS", ROOT / ".mutation" / "results.json"))
 TIMEOUT_FACTOR = 5.0
 TIMEOUT_EXTRA = 20.0
 #: Where each top-level source directory is installed (pyproject's package-dir).
@@ -161,11 +162,147 @@ def _run_one(fullname: str | None, path: str | None, source: str | None, pytest_
     pid = os.fork()
     if pid == 0:
         _child(fullname, path, source, pytest_args)
+    return _wait(pid, t0, timeout)
+
+
+# ------------------------------------------------------------------ the fast path: one pytest session, code swaps
+
+def _signature(code: Any) -> tuple:
+    consts = tuple("<code>" if hasattr(c, "co_code") else (type(c).__name__, repr(c)) for c in code.co_consts)
+    return (code.co_code, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars, code.co_argcount,
+            code.co_kwonlyargcount, code.co_posonlyargcount, code.co_flags, consts)
+
+
+_CO_OPTIMIZED = 0x0001
+
+
+def changed_functions(original: str, mutated: str, path: str) -> list[Any] | None:
+    """The new code objects of the functions a mutant changes, or None if it changes module- or class-level code.
+
+    Walks both compiled modules in parallel: where a module or class body is identical up to its nested code
+    objects, descend; the first function whose code differs is a swap target.  A mutant whose change is not
+    inside a function body (a constant, a default argument, a decorator, a class attribute) returns None.
+    """
+    a, b = compile(original, path, "exec", dont_inherit=True), compile(mutated, path, "exec", dont_inherit=True)
+    out: list[Any] = []
+
+    def nested(c: Any) -> list[Any]:
+        return [k for k in c.co_consts if hasattr(k, "co_code")]
+
+    def same(x: Any, y: Any) -> bool:
+        xs, ys = nested(x), nested(y)
+        return _signature(x) == _signature(y) and len(xs) == len(ys) and all(same(u, v) for u, v in zip(xs, ys))
+
+    def walk(x: Any, y: Any) -> bool:
+        if x is not a and x.co_flags & _CO_OPTIMIZED and not x.co_name.startswith("<"):
+            if not same(x, y):  # a change anywhere inside a function (its comprehensions too): swap the function
+                out.append(y)
+            return True
+        if _signature(x) != _signature(y):
+            return False  # module or class-body code itself changed: not swappable
+        xs, ys = nested(x), nested(y)
+        return len(xs) == len(ys) and all(walk(u, v) for u, v in zip(xs, ys))
+
+    return out if walk(a, b) and out else None
+
+
+def _live_function(module: Any, qualname: str) -> Any:
+    """The function object of ``qualname`` in the imported module (unwrapped), or None."""
+    obj = module
+    for part in qualname.split("."):
+        if part == "<locals>":
+            return None
+        obj = obj.__dict__.get(part) if hasattr(obj, "__dict__") else None
+        if obj is None:
+            return None
+        if isinstance(obj, (staticmethod, classmethod)):
+            obj = obj.__func__
+        if isinstance(obj, property):
+            return None
+    while hasattr(obj, "__wrapped__"):
+        obj = obj.__wrapped__
+    return obj if hasattr(obj, "__code__") else None
+
+
+def _clear_caches(module: Any) -> None:
+    for v in list(vars(module).values()):
+        if callable(getattr(v, "cache_clear", None)):
+            v.cache_clear()
+
+
+class _InSession:
+    """A pytest plugin: collect the module's tests once, then fork per mutant, swap the changed function's code
+    into the already-imported module and run the collected items (stopping at the first failure)."""
+
+    def __init__(self, fullname: str, path: str, found: list[dict[str, Any]], log: Any) -> None:
+        self.fullname, self.path, self.found, self.log = fullname, path, found, log
+        self.outcomes: dict[int, tuple[str, float]] = {}
+        self.baseline: float | None = None
+
+    def _child(self, session: Any, codes: list[Any] | None) -> None:
+        code = 3
+        try:
+            os.setpgid(0, 0)
+            gc.disable()
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.dup2(devnull, 2)
+            from _pytest.runner import runtestprotocol
+
+            module = importlib.import_module(self.fullname)
+            _clear_caches(module)
+            for new in codes or []:
+                fn = _live_function(module, new.co_qualname)
+                if fn is None:
+                    os._exit(4)  # no live function to swap: the slow path decides
+                fn.__code__ = new
+            items = session.items
+            for i, item in enumerate(items):
+                reports = runtestprotocol(item, log=False, nextitem=items[i + 1] if i + 1 < len(items) else None)
+                if any(r.failed for r in reports):
+                    os._exit(1)
+            code = 0
+        except BaseException:  # noqa: BLE001
+            code = 3
+        finally:
+            os._exit(code)
+
+    def _fork(self, session: Any, codes: list[Any] | None, timeout: float | None) -> tuple[str, float]:
+        t0 = time.perf_counter()
+        pid = os.fork()
+        if pid == 0:
+            self._child(session, codes)
+        return _wait(pid, t0, timeout)
+
+    def pytest_runtestloop(self, session: Any) -> bool:
+        status, self.baseline = self._fork(session, None, None)
+        if status != "passed":
+            self.baseline = None
+            return True
+        timeout = TIMEOUT_FACTOR * self.baseline + TIMEOUT_EXTRA
+        self.log(f"{self.path}: {len(self.found)} mutants; unmutated tests {self.baseline:.1f} s in one session "
+                 f"(time limit {timeout:.0f} s per mutant)")
+        original = (ROOT / self.path).read_text(encoding="utf-8")
+        t0 = time.perf_counter()
+        gc.freeze()  # the children would otherwise copy every page the collector touches
+        for i, m in enumerate(self.found):
+            codes = changed_functions(original, m["source"], str(ROOT / self.path))
+            if codes is not None:
+                outcome, secs = self._fork(session, codes, timeout)
+                if outcome != "unswappable":
+                    self.outcomes[i] = (outcome, secs)
+            if (i + 1) % 50 == 0:
+                self.log(f"  {i + 1}/{len(self.found)} ({time.perf_counter() - t0:.0f} s)")
+        return True
+
+
+def _wait(pid: int, t0: float, timeout: float | None) -> tuple[str, float]:
+    """``("passed" | "failed" | "unswappable" | "timeout", seconds)`` of a forked child."""
     while True:
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
             code = os.waitstatus_to_exitcode(status)
-            return ("passed" if code == 0 else "failed"), time.perf_counter() - t0
+            return {0: "passed", 4: "unswappable"}.get(code, "failed"), time.perf_counter() - t0
         if timeout is not None and time.perf_counter() - t0 > timeout:
             try:
                 os.killpg(pid, signal.SIGKILL)
@@ -173,29 +310,48 @@ def _run_one(fullname: str | None, path: str | None, source: str | None, pytest_
                 pass
             os.waitpid(pid, 0)
             return "timeout", time.perf_counter() - t0
-        time.sleep(0.02)
+        time.sleep(0.01)
 
 
 def run_module(path: str, pytest_args: list[str], log: Any = print) -> dict[str, Any]:
+    """Every mutant of ``path`` against ``pytest_args``.
+
+    Fast path: one pytest session collects the tests; per mutant whose change lies inside a function body a
+    forked child swaps that function's ``__code__`` and runs the collected tests.  Slow path (module-level
+    mutants, and to confirm every fast-path survivor): a forked child re-imports rfverify with the mutated
+    source and runs ``pytest -x`` afresh.
+    """
+    import pytest
+
     fullname = module_name(path)
-    status, base = _run_one(None, None, None, pytest_args, None)
-    if status != "passed":
-        raise SystemExit(f"mutation: the tests of {path} fail without any mutant ({' '.join(pytest_args)}); fix them first")
-    timeout = TIMEOUT_FACTOR * base + TIMEOUT_EXTRA
     found = mutants(path)
-    log(f"{path}: {len(found)} mutants; unmutated tests {base:.1f} s (time limit {timeout:.0f} s)")
-    rows = []
+    plugin = _InSession(fullname, path, found, log)
     t0 = time.perf_counter()
-    for i, m in enumerate(found, 1):
-        outcome, secs = _run_one(fullname, path, m.pop("source"), pytest_args, timeout)
+    pytest.main(["-qq", "--assert=plain", "-p", "no:cacheprovider", "-W", "ignore", *pytest_args], plugins=[plugin])
+    if plugin.baseline is None:
+        raise SystemExit(f"mutation: the tests of {path} fail without any mutant ({' '.join(pytest_args)}); fix them first")
+    slow_base: float | None = None
+    rows = []
+    fast = slow = 0
+    for i, m in enumerate(found):
+        source = m.pop("source")
+        outcome, secs = plugin.outcomes.get(i, (None, 0.0))
+        if outcome in (None, "passed"):
+            if slow_base is None:
+                status, slow_base = _run_one(None, None, None, pytest_args, None)
+                if status != "passed":
+                    raise SystemExit(f"mutation: the tests of {path} fail in a fresh process without any mutant")
+            outcome, secs = _run_one(fullname, path, source, pytest_args, TIMEOUT_FACTOR * slow_base + TIMEOUT_EXTRA)
+            slow += 1
+        else:
+            fast += 1
         m["status"] = "survived" if outcome == "passed" else ("timeout" if outcome == "timeout" else "killed")
         m["seconds"] = round(secs, 2)
         rows.append(m)
         if m["status"] == "survived":
             log(f"  survived {path}:{m['line_number']}: {m['line']}  ->  {m['mutant']}")
-        if i % 25 == 0:
-            log(f"  {i}/{len(found)} ({time.perf_counter() - t0:.0f} s)")
-    return {"module": path, "tests": pytest_args, "baseline_seconds": round(base, 2),
+    log(f"{path}: {fast} mutants decided in the session, {slow} in a fresh process; {time.perf_counter() - t0:.0f} s")
+    return {"module": path, "tests": pytest_args, "baseline_seconds": round(plugin.baseline, 2),
             "seconds": round(time.perf_counter() - t0, 1), "mutants": rows}
 
 
@@ -317,9 +473,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         chosen = list(modules)
     _preimport()
     t0 = time.perf_counter()
-    results = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {"modules": {}}
     for path in chosen:
-        results["modules"][path] = run_module(path, modules[path], log=lambda s: print(s, flush=True))
+        done = run_module(path, modules[path], log=lambda s: print(s, flush=True))
+        results = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {"modules": {}}
+        results["modules"][path] = done  # re-read: another run may have written other modules meanwhile
         RESULTS.parent.mkdir(exist_ok=True)
         results.update(when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), mutmut=mutmut.__version__,
                        load=" ".join(f"{x:.1f}" for x in os.getloadavg()), cpus=os.cpu_count())

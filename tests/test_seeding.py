@@ -49,8 +49,17 @@ def test_random_state_is_a_32_bit_word_of_the_sequence():
 
 @pytest.mark.parametrize("bad", [-1, 1.5, "3", True, None])
 def test_bad_root_is_a_usage_error(bad):
-    with pytest.raises(UsageError, match="seed must be a non-negative integer"):
+    with pytest.raises(UsageError, match=r"^seed must be a non-negative integer, got "):
         SeedSource(bad)
+
+
+def test_seed_source_is_frozen():
+    import dataclasses
+
+    s = SeedSource(3)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.root = 4  # type: ignore[misc]
+    assert hash(s) == hash(SeedSource(3))
 
 
 def test_zero_and_numpy_integer_roots_are_accepted():
