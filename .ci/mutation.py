@@ -14,7 +14,7 @@ numpy/scipy each time (seconds per mutant before any test runs); this runner imp
 stack once, then forks one child per mutant that drops every ``rfverify``/``tests`` module, installs the
 mutated source through an in-memory import hook (the working tree is never written, so an interrupted
 run leaves nothing behind) and runs the module's tests with ``pytest -x``.  A mutant is *killed* when
-pytest fails (or errors, or exceeds the time limit: ``TIMEOUT_FACTOR`` x the unmutated run + 20 s) and
+pytest fails (or errors, or exceeds the time limit: ``TIMEOUT_FACTOR`` x the unmutated run + 10 s) and
 *survives* when the tests pass.  Configuration: ``[tool.rfverify.mutation]`` in pyproject.toml (module ->
 the pytest arguments that test it).  Needs the ``mutation`` extra (``pip install -e '.[mutation]'``).
 """
@@ -36,8 +36,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(os.environ.get("RFVERIFY_MUTATION_RESULTS", ROOT / ".mutation" / "results.json"))
-TIMEOUT_FACTOR = 5.0
-TIMEOUT_EXTRA = 20.0
+TIMEOUT_FACTOR = 3.0
+TIMEOUT_EXTRA = 10.0
 #: Where each top-level source directory is installed (pyproject's package-dir).
 PACKAGE_DIRS = {"rfverify": "rfverify", "properties": "rfverify.properties",
                 "implementations": "rfverify.implementations"}

@@ -155,17 +155,17 @@ def required_trials(sigma: float, delta: float, alpha_two_sided: float, power: f
     if sigma <= 0:
         return 2
     e = delta / sigma
-    lo = max(2, math.ceil(((_z(alpha_two_sided / 2) + _z(1.0 - power)) / e) ** 2))
-    if t_test_power(lo, e, alpha_two_sided) >= power:
-        while lo > 2 and t_test_power(lo - 1, e, alpha_two_sided) >= power:
-            lo -= 1
-        return lo
-    step = max(1, lo // 8)
-    hi = lo + step
-    while t_test_power(hi, e, alpha_two_sided) < power:  # power increases with n: gallop, then bisect
-        lo, step = hi, 2 * step
-        hi = lo + step
-    while hi - lo > 1:
+    n = max(2, math.ceil(((_z(alpha_two_sided / 2) + _z(1.0 - power)) / e) ** 2))
+    if t_test_power(n, e, alpha_two_sided) >= power:
+        return n  # the t-test is never more powerful than the z-test at the same n, so n is already the smallest
+    lo, hi = n, 2 * n  # power(lo) < target; double hi until it reaches the target (bounded: 2^60 n)
+    for _ in range(60):
+        if t_test_power(hi, e, alpha_two_sided) >= power:
+            break
+        lo, hi = hi, 2 * hi
+    for _ in range(64):  # bisection on the integers: power(lo) < target <= power(hi)
+        if hi - lo <= 1:
+            break
         mid = (lo + hi) // 2
         if t_test_power(mid, e, alpha_two_sided) >= power:
             hi = mid
@@ -179,7 +179,9 @@ def _detectable_ratio(n: int, alpha_two_sided: float, power: float) -> float:
     """The shift / sd the t-test detects with ``power`` from ``n`` replicates (root of :func:`t_test_power`)."""
     z = (_z(alpha_two_sided / 2) + _z(1.0 - power)) / math.sqrt(n)
     hi = 2.0 * z
-    while t_test_power(n, hi, alpha_two_sided) < power:
+    for _ in range(60):  # bounded doubling: the power reaches any target below 1 at a finite shift
+        if t_test_power(n, hi, alpha_two_sided) >= power:
+            break
         hi *= 2.0
     return float(brentq(lambda e: t_test_power(n, e, alpha_two_sided) - power, 0.0, hi, xtol=1e-12, rtol=1e-10))
 
