@@ -182,7 +182,7 @@ def test_hoeffding_formulas_match_papers():
 
 def test_roundoff_gamma():
     u = np.finfo(np.float64).eps / 2
-    assert tolerances.roundoff_inner_product(10) == pytest.approx(10 * u / (1 - 10 * u))
+    assert tolerances.roundoff_inner_product(10) == pytest.approx(10 * u / (1 - 10 * u), rel=1e-14, abs=0)
     assert tolerances.roundoff_inner_product(10, np.float32) > 1e-7
 
 

@@ -15,6 +15,7 @@ import pytest
 from rfverify import tolerances as T
 
 U64, U32 = 2.0 ** -53, 2.0 ** -24
+# NB: every pytest.approx here has abs=0 — its default absolute tolerance 1e-12 would accept any bound ~1e-14.
 
 
 def gamma(n, u):
@@ -30,13 +31,13 @@ def test_unit_roundoff_per_dtype():
 
 @pytest.mark.parametrize("n", [1, 2, 10, 1000])
 def test_gamma_n(n):
-    assert T.roundoff_inner_product(n) == pytest.approx(gamma(n, U64), rel=1e-15)
-    assert T.roundoff_inner_product(n, np.float32) == pytest.approx(gamma(n, U32), rel=1e-15)
+    assert T.roundoff_inner_product(n) == pytest.approx(gamma(n, U64), rel=1e-15, abs=0)
+    assert T.roundoff_inner_product(n, np.float32) == pytest.approx(gamma(n, U32), rel=1e-15, abs=0)
 
 
 def test_gamma_n_is_infinite_where_nu_reaches_one():
     assert T.roundoff_inner_product(2 ** 24, np.float32) == math.inf
-    assert T.roundoff_inner_product(2 ** 24 - 1, np.float32) == pytest.approx(gamma(2 ** 24 - 1, U32))
+    assert T.roundoff_inner_product(2 ** 24 - 1, np.float32) == pytest.approx(gamma(2 ** 24 - 1, U32), rel=1e-9, abs=0)
     assert math.isfinite(T.roundoff_inner_product(2 ** 23, np.float32))
 
 
@@ -45,12 +46,12 @@ def test_gamma_n_is_infinite_where_nu_reaches_one():
 def test_contract_tolerance(dtype, u):
     F = (np.arange(12).reshape(3, 4) - 5).astype(dtype)  # max |F| = 6
     assert T.ROUNDOFF_MARGIN == 256.0
-    assert T.contract_tolerance(7, F) == pytest.approx(256.0 * gamma(9, u) * 6.0, rel=1e-14)
+    assert T.contract_tolerance(7, F) == pytest.approx(256.0 * gamma(9, u) * 6.0, rel=1e-14, abs=0)
 
 
 def test_contract_tolerance_of_zero_features_is_tiny_not_zero():
     t = T.contract_tolerance(3, np.zeros((2, 2)))
-    assert 0 < t == pytest.approx(256.0 * gamma(5, U64) * 1e-300, rel=1e-12)
+    assert 0 < t == pytest.approx(256.0 * gamma(5, U64) * 1e-300, rel=1e-9, abs=0)  # subnormal
 
 
 @pytest.mark.parametrize("d", [1, 4, 64])
@@ -58,7 +59,7 @@ def test_contract_tolerance_of_zero_features_is_tiny_not_zero():
 def test_orthogonality_tolerance(d, dtype, u):
     assert T.ORTHO_CONSTANT == 4
     tol = 2 * 4 * d * d * u
-    assert T.orthogonality_tolerance(d, dtype) == pytest.approx(tol + gamma(d, U64) * (1 + tol), rel=1e-14)
+    assert T.orthogonality_tolerance(d, dtype) == pytest.approx(tol + gamma(d, U64) * (1 + tol), rel=1e-14, abs=0)
 
 
 def test_orthogonality_tolerance_holds_for_householder_qr():
@@ -125,9 +126,9 @@ def test_fwht_reference_error_holds_on_the_float64_reference():
 def test_evaluation_and_psd_tolerance(dtype, u):
     assert (T.EVAL_CONSTANT, T.EIG_CONSTANT) == (8, 4)
     eta = 8 * gamma(18, u) * (1 + 0.5) + 1e-9
-    assert T.evaluation_tolerance(dtype, 16, 0.5, 1e-9) == pytest.approx(eta, rel=1e-14)
-    assert T.evaluation_tolerance(dtype, 16, 0.5) == pytest.approx(8 * gamma(18, u) * 1.5, rel=1e-14)
+    assert T.evaluation_tolerance(dtype, 16, 0.5, 1e-9) == pytest.approx(eta, rel=1e-14, abs=0)
+    assert T.evaluation_tolerance(dtype, 16, 0.5) == pytest.approx(8 * gamma(18, u) * 1.5, rel=1e-14, abs=0)
     got = T.psd_tolerance(10, 16, dtype, 0.5, 2.0, 3.0, 1e-9)
-    assert got == pytest.approx(10 * eta * 2.0 + 4 * 10 * U64 * 3.0, rel=1e-14)
+    assert got == pytest.approx(10 * eta * 2.0 + 4 * 10 * U64 * 3.0, rel=1e-14, abs=0)
     assert T.psd_tolerance(10, 16, dtype, 0.5, 2.0, 3.0) == pytest.approx(
-        10 * 8 * gamma(18, u) * 1.5 * 2.0 + 4 * 10 * U64 * 3.0, rel=1e-14)
+        10 * 8 * gamma(18, u) * 1.5 * 2.0 + 4 * 10 * U64 * 3.0, rel=1e-14, abs=0)
