@@ -29,7 +29,11 @@ STATISTICAL = {"feature-map": 3, "orthogonal": 5, "transform": 0, "quadrature": 
 
 
 def test_kind_table_order_and_rows():
+    import dataclasses
+
     assert list(KINDS) == list(CHECKS)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        KINDS["kernel"].checks = ()  # type: ignore[misc]
     for name, kind in KINDS.items():
         assert kind.name == name
         assert kind.config_class().kind == name
