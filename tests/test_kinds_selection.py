@@ -102,7 +102,8 @@ def test_dimension_rule(dim):
 def test_dimension_rule_accepts_the_ends():
     assert OrthogonalConfig.validate_dim(1) == 1 and OrthogonalConfig.validate_dim(1024) == 1024
     assert OrthogonalConfig.validate_dim(np.int64(8)) == 8
-    assert KindConfig.validate_dim(4096, "d") == 4096
+    assert KindConfig.validate_dim(4096, "d") == 4096 and KindConfig.validate_dim(1, "d") == 1
+    assert KindConfig.DIM_RANGE == (1, 4096)
     with pytest.raises(UsageError, match=r"^d must be"):
         KindConfig.validate_dim(4097, "d")
 
@@ -113,3 +114,16 @@ def test_parse_int():
         parse_int("x", "--n")
     with pytest.raises(UsageError):
         parse_int(None, "--n")
+
+
+def test_cli_specs():
+    """One target per invocation, named MODULE:ATTR, unless a kind says otherwise (feature maps take several)."""
+    from rfverify.kinds.base import CliSpec
+
+    spec = CliSpec("d")
+    assert (spec.description, spec.metavar, spec.many) == ("d", "MODULE:ATTR", False)
+    for name, kind in KINDS.items():
+        cli = kind.config_class().CLI
+        assert cli.many is (name == "feature-map")
+        if name in ("orthogonal", "transform", "quadrature"):
+            assert cli.metavar == "MODULE:ATTR"
