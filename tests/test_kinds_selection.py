@@ -90,7 +90,7 @@ def test_reproduce_command_and_header():
     assert h["implementation"] == cfg.label == "rfverify.implementations.orthogonal:haar_qr"
     assert h["kernel"] == cfg.target() and h["config"] == cfg.as_dict()
     unnamed = OrthogonalConfig(lambda d, rng: haar_qr(d, rng), dim=4, profile="quick")
-    assert "<MODULE:ATTR>" in unnamed.reproduce("orthogonality")
+    assert unnamed.reproduce("orthogonality").startswith("rfverify check orthogonal <MODULE:ATTR> ")  # unquoted
 
 
 @pytest.mark.parametrize("dim", [0, -1, 1025, 2.0, True, "4", None])
