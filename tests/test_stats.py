@@ -43,6 +43,23 @@ def test_mean_test_zero_variance_columns_are_judged_exactly():
     assert up.t[0] == np.inf
 
 
+def test_mean_test_two_replicates_and_round_off_columns():
+    two = stats.mean_test(np.array([[0.0], [2.0]]), np.array([0.0]), 0.05)
+    assert two.sd[0] == pytest.approx(math.sqrt(2.0)) and two.t[0] == pytest.approx(1.0)
+    assert two.p[0] == pytest.approx(0.5)  # 2 P(t_1 > 1)
+    # a zero-variance column equal to the expectation up to round-off: t is exactly 0, not the round-off
+    r = stats.mean_test(np.full((5, 1), 5.0 + 1e-13), np.array([5.0]), 0.05)
+    assert r.t[0] == 0.0 and r.p[0] == 1.0
+
+
+def test_mean_test_result_is_frozen():
+    import dataclasses
+
+    r = stats.mean_test(np.zeros((3, 1)), np.zeros(1), 0.05)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.n = 4  # type: ignore[misc]
+
+
 def test_mean_test_single_replicate():
     r = stats.mean_test(np.array([[1.0, 2.0]]), np.array([1.0, 0.0]), 0.05)
     assert np.all(r.sd == 0) and r.p[0] == 1.0 and r.p[1] == 0.0
