@@ -127,3 +127,17 @@ def test_cli_specs():
         assert cli.many is (name == "feature-map")
         if name in ("orthogonal", "transform", "quadrature"):
             assert cli.metavar == "MODULE:ATTR"
+
+
+def test_label_is_the_target_spec_else_the_plugins_name():
+    from rfverify.implementations.orf import OrthogonalRandomFeatures
+    from rfverify.kinds.feature_map import FeatureMapConfig
+
+    assert FeatureMapConfig(OrthogonalRandomFeatures(), dim=4).label == "OrthogonalRandomFeatures"
+    spec = "rfverify.implementations.orf:OrthogonalRandomFeatures"
+    assert FeatureMapConfig(spec, dim=4).label == spec
+
+    class Bare(KindConfig):
+        kind = "kernel"
+
+    assert Bare().label == "implementation" and Bare().target_spec is None

@@ -80,7 +80,14 @@ def test_skewness_correction_is_halls_transform():
     plain = stats.mean_test(x, np.ones(3), 0.05)
     np.testing.assert_allclose(plain.t, t, rtol=1e-12)
     two = stats.mean_test(x[:2], np.ones(3), 0.05, skewness_correction=True)  # r <= 2: no correction
-    np.testing.assert_allclose(two.t, stats.mean_test(x[:2], np.ones(3), 0.05).t)
+    plain2 = stats.mean_test(x[:2], np.ones(3), 0.05)
+    np.testing.assert_allclose(two.t, plain2.t) and np.testing.assert_allclose(two.p, plain2.p)
+    y = x[:3]  # r = 3: corrected
+    m3, sd3 = y.mean(axis=0), y.std(axis=0, ddof=1)
+    t3 = (m3 - 1) / (sd3 / math.sqrt(3))
+    a3 = ((y - m3) ** 3).mean(axis=0) / sd3 ** 3 / (3 * math.sqrt(3))
+    np.testing.assert_allclose(stats.mean_test(y, np.ones(3), 0.05, skewness_correction=True).t,
+                               t3 + a3 * t3 * t3 + a3 * a3 * t3 ** 3 / 3 + a3 / 2, rtol=1e-12)
 
 
 def test_required_trials_edges_and_monotonicity():
