@@ -103,7 +103,7 @@ def test_skewness_correction_is_halls_transform():
 
 
 def test_required_trials_edges_and_monotonicity():
-    with pytest.raises(ValueError, match="delta must be positive"):
+    with pytest.raises(ValueError, match="^delta must be positive$"):
         stats.required_trials(1.0, 0.0, 0.05, 0.9)
     with pytest.raises(ValueError):
         stats.required_trials(1.0, -1.0, 0.05, 0.9)
