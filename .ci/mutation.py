@@ -355,6 +355,36 @@ def run_module(path: str, pytest_args: list[str], log: Any = print) -> dict[str,
             "seconds": round(time.perf_counter() - t0, 1), "mutants": rows}
 
 
+def recheck_survivors(path: str, pytest_args: list[str], log: Any = print) -> dict[str, Any]:
+    """The last results of ``path`` with each survivor re-tested in a fresh process (the slow path)."""
+    prev = load_results()["modules"].get(path)
+    if prev is None:
+        raise SystemExit(f"mutation: no earlier results for {path}; run it first")
+    by_key = {(m["line_number"], m["line"], m["mutant"], m["index"]): m for m in mutants(path)}
+    status, base = _run_one(None, None, None, pytest_args, None)
+    if status != "passed":
+        raise SystemExit(f"mutation: the tests of {path} fail without any mutant; fix them first")
+    t0 = time.perf_counter()
+    n = 0
+    for m in prev["mutants"]:
+        if m["status"] != "survived":
+            continue
+        fresh = by_key.get((m["line_number"], m["line"], m["mutant"], m["index"]))
+        if fresh is None:
+            raise SystemExit(f"mutation: {path} changed since the last run ({m['line']!r} moved); run it in full")
+        outcome, secs = _run_one(module_name(path), path, fresh["source"], pytest_args,
+                                 TIMEOUT_FACTOR * base + TIMEOUT_EXTRA)
+        m["status"] = "survived" if outcome == "passed" else ("timeout" if outcome == "timeout" else "killed")
+        m["seconds"] = round(secs, 2)
+        n += 1
+        if m["status"] == "survived":
+            log(f"  survived {path}:{m['line_number']}: {m['line']}  ->  {m['mutant']}")
+    prev["tests"] = pytest_args
+    prev["rechecked"] = {"survivors": n, "seconds": round(time.perf_counter() - t0, 1)}
+    log(f"{path}: {n} survivors re-tested in {time.perf_counter() - t0:.0f} s")
+    return prev
+
+
 # ------------------------------------------------------------------ equivalents, check, report
 
 def equivalents() -> dict[tuple[str, str, str], str]:
@@ -474,7 +504,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     _preimport()
     t0 = time.perf_counter()
     for path in chosen:
-        done = run_module(path, modules[path], log=lambda s: print(s, flush=True))
+        log = lambda s: print(s, flush=True)  # noqa: E731
+        done = recheck_survivors(path, modules[path], log) if args.recheck else run_module(path, modules[path], log)
         results = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {"modules": {}}
         results["modules"][path] = done  # re-read: another run may have written other modules meanwhile
         RESULTS.parent.mkdir(exist_ok=True)
@@ -492,6 +523,8 @@ def main(argv: list[str] | None = None) -> int:
     r = sub.add_parser("run", help="mutate and test (--fast: the CI subset)")
     r.add_argument("--fast", action="store_true", help="only the CI subset ([tool.rfverify.mutation] fast)")
     r.add_argument("--module", action="append", help="a configured module path (repeatable)")
+    r.add_argument("--recheck", action="store_true",
+                   help="re-test only the last run's survivors (after adding tests; the source must be unchanged)")
     sub.add_parser("check", help="exit 1 on a survivor not listed as equivalent, or a stale equivalent")
     sub.add_parser("report", help="write reports/mutation.md from the last results")
     args = p.parse_args(argv)
