@@ -183,7 +183,10 @@ def changed_functions(original: str, mutated: str, path: str) -> list[Any] | Non
     objects, descend; the first function whose code differs is a swap target.  A mutant whose change is not
     inside a function body (a constant, a default argument, a decorator, a class attribute) returns None.
     """
-    a, b = compile(original, path, "exec", dont_inherit=True), compile(mutated, path, "exec", dont_inherit=True)
+    try:
+        a, b = compile(original, path, "exec", dont_inherit=True), compile(mutated, path, "exec", dont_inherit=True)
+    except SyntaxError:
+        return None  # mutmut made invalid code: the fresh-process path counts it killed (the import fails)
     out: list[Any] = []
 
     def nested(c: Any) -> list[Any]:
