@@ -390,6 +390,19 @@ def recheck_survivors(path: str, pytest_args: list[str], log: Any = print) -> di
 
 # ------------------------------------------------------------------ equivalents, check, report
 
+def _line_key(path: str, m: dict[str, Any]) -> str:
+    """The line as the equivalents list names it: a decorator line with the line it decorates (``@x (def f(...)``)."""
+    line = m["line"]
+    if line.startswith("@"):
+        src = (ROOT / path).read_text(encoding="utf-8").split("\n")
+        k = m["line_number"]
+        while k < len(src) and src[k].strip().startswith("@"):
+            k += 1
+        if k < len(src):
+            line = f"{line} ({src[k].strip()})"
+    return line
+
+
 def equivalents() -> dict[tuple[str, str, str], str]:
     cfg = load_config()
     data = json.loads((ROOT / cfg["equivalents"]).read_text(encoding="utf-8"))
@@ -403,9 +416,10 @@ def classify(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
     for path, res in results["modules"].items():
         killed = [m for m in res["mutants"] if m["status"] in ("killed", "timeout")]
         surv = [m for m in res["mutants"] if m["status"] == "survived"]
-        equiv = [(m, eq[(path, m["line"], m["mutant"])]) for m in surv if (path, m["line"], m["mutant"]) in eq]
-        unexplained = [m for m in surv if (path, m["line"], m["mutant"]) not in eq]
-        killed_keys = {(path, m["line"], m["mutant"]) for m in killed}
+        key = lambda m: (path, _line_key(path, m), m["mutant"])  # noqa: E731
+        equiv = [(m, eq[key(m)]) for m in surv if key(m) in eq]
+        unexplained = [m for m in surv if key(m) not in eq]
+        killed_keys = {key(m) for m in killed}
         stale = [k for k in eq if k[0] == path and k in killed_keys]
         total = len(res["mutants"])
         denom = total - len(equiv)
