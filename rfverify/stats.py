@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy import stats as _st
+from scipy.optimize import brentq
 
 __all__ = [
     "MeanTest",
     "mean_test",
     "required_trials",
+    "t_test_power",
     "detectable_effect",
     "binomial_upper_test",
     "clopper_pearson",
@@ -111,23 +114,90 @@ def mean_test(samples: np.ndarray, expected: np.ndarray, alpha: float, *,
     return MeanTest(mean, sd, t, p, p_adj, crit * se, r, alpha)
 
 
+#: Gauss-Legendre nodes on (0, 1) for the noncentral-t power integral (power accurate to ~1e-6 at 9 d.o.f.,
+#: better at more; checked against scipy's nct and adaptive quadrature in tests/).
+_GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(128)
+_GL_NODES, _GL_WEIGHTS = (_GL_NODES + 1.0) / 2.0, _GL_WEIGHTS / 2.0
+
+
+@lru_cache(maxsize=4096)
+def _chi_scale(df: int) -> np.ndarray:
+    """sqrt(V / df) at the chi-square(df) quantiles of the Gauss-Legendre nodes."""
+    return np.sqrt(_st.chi2.ppf(_GL_NODES, df) / df)
+
+
+def t_test_power(n: int, shift_over_sd: float, alpha_two_sided: float) -> float:
+    """Exact power of the two-sided one-sample t-test with ``n`` replicates against a shift of ``shift_over_sd`` sd.
+
+    ``P(|T| > t_{n-1}(alpha/2))`` with T noncentral t (n - 1 d.o.f., noncentrality ``shift sqrt(n) / sd``),
+    computed as ``E_V[Phi(nc - c S) + Phi(-nc - c S)]``, ``S = sqrt(V / (n - 1))``, ``V ~ chi2(n - 1)``, by
+    Gauss-Legendre quadrature over V's quantiles (scipy's ``nct.sf`` returns nan in part of this range).
+    """
+    n = int(n)
+    if n < 2:
+        return float(alpha_two_sided)
+    c = float(_st.t.isf(alpha_two_sided / 2, n - 1))
+    nc = float(shift_over_sd) * math.sqrt(n)
+    s = _chi_scale(n - 1)
+    g = _st.norm.sf(c * s - nc) + _st.norm.cdf(-c * s - nc)
+    return float(min(1.0, max(0.0, float(_GL_WEIGHTS @ g))))
+
+
 def required_trials(sigma: float, delta: float, alpha_two_sided: float, power: float) -> int:
     """Replicates needed to detect a mean shift ``delta`` with the given power.
 
-    Normal approximation to the two-sided test at level ``alpha_two_sided``:
-    ``R >= ((z_{alpha/2} + z_{1-power}) * sigma / delta) ** 2``.
+    The smallest n >= 2 at which the two-sided one-sample t-test at level ``alpha_two_sided`` has exact power
+    (:func:`t_test_power`, noncentral t) >= ``power`` against a shift ``delta`` with standard deviation
+    ``sigma``.  The search starts at the normal approximation
+    ``((z_{alpha/2} + z_{1-power}) * sigma / delta) ** 2``, which is too small where n is small and alpha
+    tiny (at the unbiasedness check's per-pair level 7e-6 with sigma = delta it gives n = 34, power 0.68).
     """
     if delta <= 0:
         raise ValueError("delta must be positive")
     if sigma <= 0:
         return 2
-    n = ((_z(alpha_two_sided / 2) + _z(1.0 - power)) * sigma / delta) ** 2
-    return max(2, math.ceil(n))
+    e = delta / sigma
+    n = max(2, math.ceil(((_z(alpha_two_sided / 2) + _z(1.0 - power)) / e) ** 2))
+    if t_test_power(n, e, alpha_two_sided) >= power:
+        return n  # the t-test is never more powerful than the z-test at the same n, so n is already the smallest
+    lo, hi = n, 2 * n  # power(lo) < target; double hi until it reaches the target (bounded: 2^60 n)
+    for _ in range(60):
+        if t_test_power(hi, e, alpha_two_sided) >= power:
+            break
+        lo, hi = hi, 2 * hi
+    for _ in range(64):  # bisection on the integers: power(lo) < target <= power(hi)
+        if hi - lo <= 1:
+            break
+        mid = (lo + hi) // 2
+        if t_test_power(mid, e, alpha_two_sided) >= power:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+@lru_cache(maxsize=1024)
+def _detectable_ratio(n: int, alpha_two_sided: float, power: float) -> float:
+    """The shift / sd the t-test detects with ``power`` from ``n`` replicates (root of :func:`t_test_power`)."""
+    z = (_z(alpha_two_sided / 2) + _z(1.0 - power)) / math.sqrt(n)
+    hi = 2.0 * z
+    for _ in range(60):  # bounded doubling: the power reaches any target below 1 at a finite shift
+        if t_test_power(n, hi, alpha_two_sided) >= power:
+            break
+        hi *= 2.0
+    return float(brentq(lambda e: t_test_power(n, e, alpha_two_sided) - power, 0.0, hi, xtol=1e-12, rtol=1e-10))
 
 
 def detectable_effect(sigma: float, n: int, alpha_two_sided: float, power: float) -> float:
-    """The shift detectable with ``power`` from ``n`` replicates (inverse of :func:`required_trials`)."""
-    return (_z(alpha_two_sided / 2) + _z(1.0 - power)) * sigma / math.sqrt(max(n, 1))
+    """The shift detectable with ``power`` from ``n`` replicates (inverse of :func:`required_trials`).
+
+    Exact for the t-test (:func:`t_test_power`), so ``detectable_effect(sigma, required_trials(sigma, delta,
+    a, p), a, p) <= delta``.  For n < 2 (no t-test) the normal approximation.
+    """
+    n = int(n)
+    if n < 2:
+        return (_z(alpha_two_sided / 2) + _z(1.0 - power)) * sigma / math.sqrt(max(n, 1))
+    return sigma * _detectable_ratio(n, float(alpha_two_sided), float(power))
 
 
 def binomial_upper_test(k: int, n: int, p0: float) -> float:

@@ -11,16 +11,170 @@ from scipy import stats as st
 from rfverify import stats, tolerances
 
 
-def test_mean_test_false_alarm_rate_matches_alpha():
-    # 4000 replications of a 10-column null: rejection rate of the Bonferroni
-    # test must be <= alpha (up to a 3-sigma binomial margin).
-    rng = np.random.default_rng(1)
-    alpha, reps, hits = 0.05, 4000, 0
-    for _ in range(reps):
-        x = rng.standard_normal((60, 10)) * 0.2 + 0.5
-        hits += stats.mean_test(x, np.full(10, 0.5), alpha).p_adjusted.min() < alpha
-    margin = 3 * math.sqrt(alpha * (1 - alpha) / reps)
-    assert hits / reps <= alpha + margin
+def test_mean_test_fields_against_scipy():
+    """Every field of MeanTest against scipy's one-sample t-test and the Bonferroni formulas (cheap, exact)."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((25, 4)) * np.array([1.0, 2.0, 0.5, 3.0]) + np.array([0.0, 0.3, -0.2, 1.0])
+    exp = np.array([0.0, 0.0, 0.0, 1.5])
+    r = stats.mean_test(x, exp, 0.01)
+    ref = st.ttest_1samp(x, exp, axis=0)
+    np.testing.assert_allclose(r.mean, x.mean(axis=0), rtol=1e-14)
+    np.testing.assert_allclose(r.sd, x.std(axis=0, ddof=1), rtol=1e-14)
+    np.testing.assert_allclose(r.t, ref.statistic, rtol=1e-12)
+    np.testing.assert_allclose(r.p, ref.pvalue, rtol=1e-10)
+    np.testing.assert_allclose(r.p_adjusted, np.minimum(1.0, 4 * ref.pvalue), rtol=1e-10)
+    np.testing.assert_allclose(r.half_width, st.t.isf(0.01 / 8, 24) * r.sd / 5.0, rtol=1e-12)
+    assert (r.n, r.alpha) == (25, 0.01)
+    assert np.all(stats.mean_test(x, x.mean(axis=0), 0.01).p_adjusted == 1.0)  # p = 1 -> capped at 1, not 4
+
+
+def test_mean_test_zero_variance_columns_are_judged_exactly():
+    x = np.tile(np.array([1.0, 2.0, 3.0]), (10, 1))
+    x[:, 2] += np.linspace(-1, 1, 10)  # one ordinary column
+    r = stats.mean_test(x, np.array([1.0, 2.5, 3.0]), 0.05)
+    assert r.p[0] == 1.0 and r.t[0] == 0.0  # equal to expected
+    assert r.p[1] == 0.0 and r.t[1] == -np.inf  # differs: rejected, t = -inf
+    assert 0 < r.p[2] == pytest.approx(1.0)
+    jitter = stats.mean_test(np.full((10, 1), 5.0) + 1e-15 * np.arange(10)[:, None], np.array([5.0]), 0.05)
+    assert jitter.p[0] == 1.0  # round-off spread is no spread
+    off = stats.mean_test(np.full((10, 1), 5.0) + 1e-15 * np.arange(10)[:, None], np.array([5.001]), 0.05)
+    assert off.p[0] == 0.0 and off.t[0] == -np.inf
+    up = stats.mean_test(np.full((3, 1), 7.0), np.array([6.0]), 0.05)
+    assert up.t[0] == np.inf
+
+
+def test_mean_test_two_replicates_and_round_off_columns():
+    two = stats.mean_test(np.array([[0.0], [2.0]]), np.array([0.0]), 0.05)
+    assert two.sd[0] == pytest.approx(math.sqrt(2.0)) and two.t[0] == pytest.approx(1.0)
+    assert two.p[0] == pytest.approx(0.5)  # 2 P(t_1 > 1)
+    # a zero-variance column equal to the expectation up to round-off: t is exactly 0, not the round-off
+    r = stats.mean_test(np.full((5, 1), 5.0 + 1e-13), np.array([5.0]), 0.05)
+    assert r.t[0] == 0.0 and r.p[0] == 1.0
+
+
+def test_mean_test_round_off_threshold_is_relative_to_the_expectation():
+    """A spread within 1e-12 x max(1, |expected|) is no spread; a larger one is t-tested."""
+    ulp = np.spacing(1000.0)
+    big = stats.mean_test(1000.0 + ulp * np.array([[0.0], [1.0], [2.0], [0.0], [1.0]]), np.array([1000.0 + 3 * ulp]), 0.05)
+    assert big.p[0] == 1.0  # spread ~6e-14 and difference 3e-13, both << 1e-9 = 1e-12 x 1000: not t-tested
+    x = 0.5 + 4.5e-12 * np.array([[1.0], [-1.0]] * 5)  # sd = h sqrt(10/9), se = h / 3 = 1.5e-12
+    r = stats.mean_test(x, np.array([0.5 + 1e-11]), 0.05)  # se 1.5e-12: above the 1e-12 threshold
+    assert np.isfinite(r.t[0]) and r.p[0] < 0.05
+    skew = stats.mean_test(np.full((5, 1), 2.0), np.array([2.0]), 0.05, skewness_correction=True)
+    assert skew.t[0] == 0.0 and skew.p[0] == 1.0  # no spread, no skewness term
+
+
+def test_mean_test_result_is_frozen():
+    import dataclasses
+
+    r = stats.mean_test(np.zeros((3, 1)), np.zeros(1), 0.05)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.n = 4  # type: ignore[misc]
+
+
+def test_mean_test_single_replicate():
+    r = stats.mean_test(np.array([[1.0, 2.0]]), np.array([1.0, 0.0]), 0.05)
+    assert np.all(r.sd == 0) and r.p[0] == 1.0 and r.p[1] == 0.0
+    assert np.all(r.half_width == 0)
+
+
+def test_skewness_correction_is_halls_transform():
+    rng = np.random.default_rng(8)
+    x = rng.exponential(size=(50, 3))
+    r = stats.mean_test(x, np.ones(3), 0.05, skewness_correction=True)
+    m, sd = x.mean(axis=0), x.std(axis=0, ddof=1)
+    t = (m - 1) / (sd / math.sqrt(50))
+    skew = ((x - m) ** 3).mean(axis=0) / sd ** 3
+    a = skew / (3 * math.sqrt(50))
+    g = t + a * t * t + a * a * t ** 3 / 3 + a / 2
+    np.testing.assert_allclose(r.t, g, rtol=1e-12)
+    np.testing.assert_allclose(r.p, 2 * st.norm.sf(np.abs(g)), rtol=1e-10)
+    plain = stats.mean_test(x, np.ones(3), 0.05)
+    np.testing.assert_allclose(plain.t, t, rtol=1e-12)
+    two = stats.mean_test(x[:2], np.ones(3), 0.05, skewness_correction=True)  # r <= 2: no correction
+    plain2 = stats.mean_test(x[:2], np.ones(3), 0.05)
+    np.testing.assert_allclose(two.t, plain2.t)
+    np.testing.assert_allclose(two.p, plain2.p)  # the t reference, not the normal one
+    y = x[:3]  # r = 3: corrected
+    m3, sd3 = y.mean(axis=0), y.std(axis=0, ddof=1)
+    t3 = (m3 - 1) / (sd3 / math.sqrt(3))
+    a3 = ((y - m3) ** 3).mean(axis=0) / sd3 ** 3 / (3 * math.sqrt(3))
+    np.testing.assert_allclose(stats.mean_test(y, np.ones(3), 0.05, skewness_correction=True).t,
+                               t3 + a3 * t3 * t3 + a3 * a3 * t3 ** 3 / 3 + a3 / 2, rtol=1e-12)
+
+
+def test_required_trials_edges_and_monotonicity():
+    with pytest.raises(ValueError, match="^delta must be positive$"):
+        stats.required_trials(1.0, 0.0, 0.05, 0.9)
+    with pytest.raises(ValueError):
+        stats.required_trials(1.0, -1.0, 0.05, 0.9)
+    assert stats.required_trials(0.0, 1.0, 0.05, 0.9) == 2
+    assert stats.required_trials(-1.0, 1.0, 0.05, 0.9) == 2
+    assert stats.required_trials(1e-3, 1.0, 0.05, 0.9) == 2
+    n = [stats.required_trials(s, 1.0, 1e-3, 0.9) for s in (0.5, 1.0, 2.0, 4.0)]
+    assert n == sorted(n) and len(set(n)) == 4
+    assert stats.required_trials(1.0, 1.0, 1e-3, 0.99) > stats.required_trials(1.0, 1.0, 1e-3, 0.9)
+    assert stats.required_trials(1.0, 1.0, 1e-5, 0.9) > stats.required_trials(1.0, 1.0, 1e-3, 0.9)
+    # large n: the t-test and the normal approximation agree to within a few replicates
+    z = ((st.norm.isf(0.005) + st.norm.isf(0.1)) * 10.0) ** 2
+    assert math.ceil(z) <= stats.required_trials(10.0, 1.0, 0.01, 0.9) <= math.ceil(z) + 4
+
+
+def test_t_test_power_against_scipy_nct_and_limits():
+    for n, e, a in ((10, 0.8, 0.05), (40, 0.5, 0.01), (200, 0.3, 1e-3), (5, 2.0, 0.05)):
+        c = st.t.isf(a / 2, n - 1)
+        want = st.nct.sf(c, n - 1, e * math.sqrt(n)) + st.nct.cdf(-c, n - 1, e * math.sqrt(n))
+        assert stats.t_test_power(n, e, a) == pytest.approx(want, abs=2e-6)
+    assert stats.t_test_power(30, 0.0, 0.05) == pytest.approx(0.05, abs=2e-6)  # no shift: power = alpha
+    assert stats.t_test_power(1, 5.0, 0.05) == 0.05
+    assert stats.t_test_power(30, 10.0, 0.05) == 1.0
+
+
+def test_detectable_effect_inverts_the_power():
+    for sigma, n, a, p in ((1.0, 30, 0.01, 0.9), (2.5, 200, 1e-4, 0.99), (0.3, 3, 0.05, 0.8)):
+        e = stats.detectable_effect(sigma, n, a, p)
+        assert stats.t_test_power(n, e / sigma, a) == pytest.approx(p, abs=1e-8)
+    z = (st.norm.isf(0.025) + st.norm.isf(0.1)) * 2.0
+    assert stats.detectable_effect(2.0, 1, 0.05, 0.9) == pytest.approx(z)
+    assert stats.detectable_effect(2.0, 0, 0.05, 0.9) == pytest.approx(z)
+
+
+def test_binomial_upper_test_edges():
+    assert stats.binomial_upper_test(-1, 10, 0.5) == 1.0
+    assert stats.binomial_upper_test(1, 10, 0.0) == 0.0
+    assert stats.binomial_upper_test(1, 10, -0.5) == 0.0  # p0 clipped to [0, 1]
+    assert stats.binomial_upper_test(10, 10, 1.5) == 1.0
+    assert stats.binomial_upper_test(3, 10, 0.2) == pytest.approx(st.binom.sf(2, 10, 0.2))
+
+
+def test_clopper_pearson_edges():
+    assert stats.clopper_pearson(0, 20, 0.9) == (0.0, pytest.approx(1 - 0.05 ** (1 / 20)))
+    lo, hi = stats.clopper_pearson(20, 20, 0.9)
+    assert hi == 1.0 and lo == pytest.approx(0.05 ** (1 / 20))
+    lo, hi = stats.clopper_pearson(3, 10)
+    assert lo == pytest.approx(st.beta.ppf(0.025, 3, 8)) and hi == pytest.approx(st.beta.isf(0.025, 4, 7))
+
+
+def test_log_slope_is_weighted_least_squares():
+    ms = np.array([10.0, 20.0, 40.0])
+    reps = [np.array([1.0, 1.2, 0.9, 1.1]), np.array([0.5, 0.7, 0.6, 0.4]), np.array([0.3, 0.2, 0.25, 0.35])]
+    fit = stats.log_slope(ms, reps)
+    means = np.array([r.mean() for r in reps])
+    var = np.array([r.var(ddof=1) / (len(r) * r.mean() ** 2) for r in reps])
+    X = np.column_stack([np.ones(3), np.log(ms)])
+    W = np.diag(1 / var)
+    beta = np.linalg.solve(X.T @ W @ X, X.T @ W @ np.log(means))
+    cov = np.linalg.inv(X.T @ W @ X)
+    assert fit.slope == pytest.approx(beta[1], rel=1e-10) and fit.intercept == pytest.approx(beta[0], rel=1e-10)
+    assert fit.se == pytest.approx(math.sqrt(cov[1, 1]), rel=1e-10)
+    np.testing.assert_allclose(fit.x, ms) and np.testing.assert_allclose(fit.y, means)
+    np.testing.assert_allclose(fit.y_se, np.sqrt(var), rtol=1e-12)
+
+
+def test_hoeffding_edges():
+    assert stats.hoeffding_bound(1, 0.0, 1.0) == 1.0  # capped at 1
+    assert stats.hoeffding_bound(100, 0.5, 1.0) == pytest.approx(2 * math.exp(-100 * 0.25 / 2))
+    assert stats.hoeffding_epsilon(100, 0.1, 2.0) == pytest.approx(4 * math.sqrt(2 * math.log(20) / 100))
 
 
 def test_round_off_only_column_has_zero_t_and_never_headlines():
@@ -79,7 +233,7 @@ def test_hoeffding_formulas_match_papers():
 
 def test_roundoff_gamma():
     u = np.finfo(np.float64).eps / 2
-    assert tolerances.roundoff_inner_product(10) == pytest.approx(10 * u / (1 - 10 * u))
+    assert tolerances.roundoff_inner_product(10) == pytest.approx(10 * u / (1 - 10 * u), rel=1e-14, abs=0)
     assert tolerances.roundoff_inner_product(10, np.float32) > 1e-7
 
 
@@ -100,3 +254,15 @@ def test_skewness_corrected_mean_test_is_calibrated_where_plain_t_is_not():
     assert clopper_pearson(k_plain, reps, 0.999)[0] > alpha, (k_plain, reps)
     shifted = mean_test(rng.exponential(size=(R, 1)) + 0.6, np.ones(1), alpha, skewness_correction=True)
     assert shifted.p[0] < alpha
+
+
+def test_mean_test_false_alarm_rate_matches_alpha():
+    # 4000 replications of a 10-column null: rejection rate of the Bonferroni
+    # test must be <= alpha (up to a 3-sigma binomial margin).
+    rng = np.random.default_rng(1)
+    alpha, reps, hits = 0.05, 4000, 0
+    for _ in range(reps):
+        x = rng.standard_normal((60, 10)) * 0.2 + 0.5
+        hits += stats.mean_test(x, np.full(10, 0.5), alpha).p_adjusted.min() < alpha
+    margin = 3 * math.sqrt(alpha * (1 - alpha) / reps)
+    assert hits / reps <= alpha + margin

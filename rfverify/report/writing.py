@@ -238,6 +238,7 @@ def _write_reports(out: Path, reports: list[tuple[str, Report]], *, seed: int, p
         claims = kept_claims
 
     calibration = load_calibration_summary(out)  # written by `rfverify calibrate --out OUT/calibration`
+    mutation = mutation_summary(out)  # written by `python .ci/mutation.py report`
     put("index.json", json.dumps(index_document(reports, seed=seed, profile=profile, claims=claims, prov=prov,
                                                 calibration=calibration),
                                  indent=2, allow_nan=False) + "\n")
@@ -245,7 +246,7 @@ def _write_reports(out: Path, reports: list[tuple[str, Report]], *, seed: int, p
         from rfverify.report.html import render_index_page
 
         put("index.html", render_index_page(reports, seed=seed, profile=profile, provenance=prov, claims=claims,
-                                            calibration=calibration,
+                                            calibration=calibration, mutation=mutation,
                                             docs=docs, command=command))
     n_fail = sum(not r.passed for _, r in reports)
     head = (f"# rfverify correctness report\n\n**{len(reports) - n_fail} of {len(reports)} implementations "
@@ -255,8 +256,28 @@ def _write_reports(out: Path, reports: list[tuple[str, Report]], *, seed: int, p
     if calibration is not None:
         tail += (f"\n## Calibration\n\nFalse-alarm rates and power: [{calibration['markdown']}]({calibration['markdown']}) "
                  f"({calibration['flags']} flags; {calibration['settings']}).\n")
+    if mutation is not None:
+        tail += (f"\n## Mutation testing\n\nMutants of the verdict-deciding modules: [{mutation['markdown']}]"
+                 f"({mutation['markdown']}) ({mutation['headline']}).\n")
     put("SUMMARY.md", head + markdown_summary(reports) + tail)
     return written
+
+
+#: The mutation-testing report `python .ci/mutation.py report` writes next to the index.
+MUTATION_REPORT = "mutation.md"
+
+
+def mutation_summary(out: Path) -> dict[str, str] | None:
+    """The link to ``OUT/mutation.md`` and its headline ("N mutants, K killed, ... score S%"), or None if absent."""
+    path = Path(out) / MUTATION_REPORT
+    if not path.exists():
+        return None
+    headline = ""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("Total:"):
+            headline = line[len("Total:"):].replace("*", "").strip()
+            break
+    return {"markdown": MUTATION_REPORT, "headline": headline}
 
 
 _fmt  # re-exported for renderers

@@ -1,0 +1,552 @@
+#!/usr/bin/env python3
+"""Mutation testing of the modules that decide verdicts (issue 22): mutmut 2.x's mutants, a forked runner.
+
+    python .ci/mutation.py run --fast        # the CI subset ([tool.rfverify.mutation] fast): rfverify/stats.py
+    python .ci/mutation.py run               # every configured module (minutes to an hour; outside CI)
+    python .ci/mutation.py run --module properties/haar.py
+    python .ci/mutation.py check             # exit 1 if a mutant survived that tests/mutation_equivalents.json
+                                             # does not list (or a listed equivalent is now killed: stale entry)
+    python .ci/mutation.py report            # reports/mutation.md from the last results (.mutation/results.json)
+
+Mutants are mutmut's (``mutmut.list_mutations`` / ``mutmut.mutate``: operators, comparisons, numbers,
+keywords, strings, ...).  mutmut 2.x's own runner starts a fresh interpreter per mutant and re-imports
+numpy/scipy each time (seconds per mutant before any test runs); this runner imports the third-party
+stack once, then forks one child per mutant that drops every ``rfverify``/``tests`` module, installs the
+mutated source through an in-memory import hook (the working tree is never written, so an interrupted
+run leaves nothing behind) and runs the module's tests with ``pytest -x``.  A mutant is *killed* when
+pytest fails (or errors, or exceeds the time limit: ``TIMEOUT_FACTOR`` x the unmutated run + 10 s) and
+*survives* when the tests pass.  Configuration: ``[tool.rfverify.mutation]`` in pyproject.toml (module ->
+the pytest arguments that test it).  Needs the ``mutation`` extra (``pip install -e '.[mutation]'``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = Path(os.environ.get("RFVERIFY_MUTATION_RESULTS", ROOT / ".mutation" / "results.json"))
+TIMEOUT_FACTOR = 3.0
+TIMEOUT_EXTRA = 10.0
+#: Where each top-level source directory is installed (pyproject's package-dir).
+PACKAGE_DIRS = {"rfverify": "rfverify", "properties": "rfverify.properties",
+                "implementations": "rfverify.implementations"}
+
+
+def load_config() -> dict[str, Any]:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    with open(ROOT / "pyproject.toml", "rb") as fh:
+        cfg = tomllib.load(fh)["tool"]["rfverify"]["mutation"]
+    return cfg
+
+
+def module_name(path: str) -> str:
+    parts = Path(path).with_suffix("").parts
+    pkg = PACKAGE_DIRS[parts[0]]
+    rest = [p for p in parts[1:] if p != "__init__"]
+    return ".".join([pkg, *rest])
+
+
+# ------------------------------------------------------------------ mutants
+
+def mutants(path: str) -> list[dict[str, Any]]:
+    """Every mutmut mutant of ``path``: its id, line, the mutated line and the mutated source."""
+    from mutmut import Context, list_mutations, mutate
+
+    source = (ROOT / path).read_text(encoding="utf-8")
+    ids = list_mutations(Context(source=source, filename=path))
+    lines = source.split("\n")
+    out = []
+    for mid in ids:
+        ctx = Context(source=source, mutation_id=mid, filename=path)
+        mutated, n = mutate(ctx)
+        if n != 1:
+            continue
+        mlines = mutated.split("\n")
+        k = mid.line_number
+        # a mutation may change the line count (mutmut never does today); show the changed line
+        new_line = mlines[k] if len(mlines) == len(lines) else "<multi-line mutation>"
+        out.append({"line_number": k + 1, "line": lines[k].strip(), "index": mid.index,
+                    "mutant": new_line.strip(), "source": mutated})
+    return out
+
+
+# ------------------------------------------------------------------ the forked runner
+
+class _MutantLoader(importlib.machinery.SourceFileLoader):
+    """Loads one module from the mutated source held in memory (never from disk or a .pyc)."""
+
+    def __init__(self, fullname: str, path: str, source: str) -> None:
+        super().__init__(fullname, path)
+        self._mutated = source
+
+    def get_code(self, fullname: str) -> Any:
+        return compile(self._mutated, self.path, "exec", dont_inherit=True)
+
+
+class _MutantFinder(importlib.abc.MetaPathFinder):
+    def __init__(self, fullname: str, path: str, source: str) -> None:
+        self.fullname, self.path, self.source = fullname, path, source
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname != self.fullname:
+            return None
+        loader = _MutantLoader(fullname, self.path, self.source)
+        is_pkg = self.path.endswith("__init__.py")
+        return importlib.util.spec_from_file_location(
+            fullname, self.path, loader=loader,
+            submodule_search_locations=[str(Path(self.path).parent)] if is_pkg else None)
+
+
+def _preimport() -> None:
+    """Import the third-party stack (and rfverify, to warm its .pyc files) once, in the parent."""
+    import numpy  # noqa: F401
+    import pytest  # noqa: F401
+    import scipy.integrate  # noqa: F401
+    import scipy.optimize  # noqa: F401
+    import scipy.stats  # noqa: F401
+
+    for extra in ("mpmath", "hypothesis", "jinja2", "matplotlib", "sklearn.kernel_approximation"):
+        try:
+            importlib.import_module(extra)
+        except ImportError:
+            pass
+    import rfverify.cli  # noqa: F401
+    import rfverify.studies.zoo  # noqa: F401
+
+
+def _child(fullname: str | None, path: str | None, source: str | None, pytest_args: list[str]) -> None:
+    """In the forked child: fresh rfverify/tests modules, the mutant in place, pytest -x; never returns."""
+    code = 3
+    try:
+        os.setpgid(0, 0)  # its own process group: a timeout ends the checks' supervised children too
+        for name in list(sys.modules):
+            if name.split(".")[0] in ("rfverify", "tests", "conftest"):
+                del sys.modules[name]
+        if fullname is not None:
+            sys.meta_path.insert(0, _MutantFinder(fullname, str(ROOT / path), source))
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        os.chdir(ROOT)
+        import pytest
+
+        # --assert=plain: pytest's assertion-rewriting import hook would otherwise load every module of the
+        # rfverify distribution (marked for rewriting as the home of the `rfverify` pytest11 plugin) from disk,
+        # ahead of the mutant's hook
+        code = int(pytest.main(["-x", "-q", "--assert=plain", "-p", "no:cacheprovider", "-W", "ignore",
+                                *pytest_args]))
+    except BaseException:  # noqa: BLE001 - any crash kills the mutant
+        code = 3
+    finally:
+        os._exit(code)
+
+
+def _run_one(fullname: str | None, path: str | None, source: str | None, pytest_args: list[str],
+             timeout: float | None) -> tuple[str, float]:
+    """``("passed" | "failed" | "timeout", seconds)`` of the tests with this mutant (None: unmutated)."""
+    t0 = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        _child(fullname, path, source, pytest_args)
+    return _wait(pid, t0, timeout)
+
+
+# ------------------------------------------------------------------ the fast path: one pytest session, code swaps
+
+def _signature(code: Any) -> tuple:
+    consts = tuple("<code>" if hasattr(c, "co_code") else (type(c).__name__, repr(c)) for c in code.co_consts)
+    return (code.co_code, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars, code.co_argcount,
+            code.co_kwonlyargcount, code.co_posonlyargcount, code.co_flags, consts)
+
+
+_CO_OPTIMIZED = 0x0001
+
+
+def changed_functions(original: str, mutated: str, path: str) -> list[Any] | None:
+    """The new code objects of the functions a mutant changes, or None if it changes module- or class-level code.
+
+    Walks both compiled modules in parallel: where a module or class body is identical up to its nested code
+    objects, descend; the first function whose code differs is a swap target.  A mutant whose change is not
+    inside a function body (a constant, a default argument, a decorator, a class attribute) returns None.
+    """
+    try:
+        a, b = compile(original, path, "exec", dont_inherit=True), compile(mutated, path, "exec", dont_inherit=True)
+    except SyntaxError:
+        return None  # mutmut made invalid code: the fresh-process path counts it killed (the import fails)
+    out: list[Any] = []
+
+    def nested(c: Any) -> list[Any]:
+        return [k for k in c.co_consts if hasattr(k, "co_code")]
+
+    def same(x: Any, y: Any) -> bool:
+        xs, ys = nested(x), nested(y)
+        return _signature(x) == _signature(y) and len(xs) == len(ys) and all(same(u, v) for u, v in zip(xs, ys))
+
+    def walk(x: Any, y: Any) -> bool:
+        if x is not a and x.co_flags & _CO_OPTIMIZED and not x.co_name.startswith("<"):
+            if not same(x, y):  # a change anywhere inside a function (its comprehensions too): swap the function
+                out.append(y)
+            return True
+        if _signature(x) != _signature(y):
+            return False  # module or class-body code itself changed: not swappable
+        xs, ys = nested(x), nested(y)
+        return len(xs) == len(ys) and all(walk(u, v) for u, v in zip(xs, ys))
+
+    return out if walk(a, b) and out else None
+
+
+def _live_function(module: Any, qualname: str) -> Any:
+    """The function object of ``qualname`` in the imported module (unwrapped), or None."""
+    obj = module
+    for part in qualname.split("."):
+        if part == "<locals>":
+            return None
+        obj = obj.__dict__.get(part) if hasattr(obj, "__dict__") else None
+        if obj is None:
+            return None
+        if isinstance(obj, (staticmethod, classmethod)):
+            obj = obj.__func__
+        if isinstance(obj, property):
+            return None
+    while hasattr(obj, "__wrapped__"):
+        obj = obj.__wrapped__
+    return obj if hasattr(obj, "__code__") else None
+
+
+def _clear_caches(module: Any) -> None:
+    for v in list(vars(module).values()):
+        if callable(getattr(v, "cache_clear", None)):
+            v.cache_clear()
+
+
+class _InSession:
+    """A pytest plugin: collect the module's tests once, then fork per mutant, swap the changed function's code
+    into the already-imported module and run the collected items (stopping at the first failure)."""
+
+    def __init__(self, fullname: str, path: str, found: list[dict[str, Any]], log: Any) -> None:
+        self.fullname, self.path, self.found, self.log = fullname, path, found, log
+        self.outcomes: dict[int, tuple[str, float]] = {}
+        self.baseline: float | None = None
+
+    def _child(self, session: Any, codes: list[Any] | None) -> None:
+        code = 3
+        try:
+            os.setpgid(0, 0)
+            gc.disable()
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.dup2(devnull, 2)
+            from _pytest.runner import runtestprotocol
+
+            module = importlib.import_module(self.fullname)
+            _clear_caches(module)
+            for new in codes or []:
+                fn = _live_function(module, new.co_qualname)
+                if fn is None:
+                    os._exit(4)  # no live function to swap: the slow path decides
+                fn.__code__ = new
+            items = session.items
+            for i, item in enumerate(items):
+                reports = runtestprotocol(item, log=False, nextitem=items[i + 1] if i + 1 < len(items) else None)
+                if any(r.failed for r in reports):
+                    os._exit(1)
+            code = 0
+        except BaseException:  # noqa: BLE001
+            code = 3
+        finally:
+            os._exit(code)
+
+    def _fork(self, session: Any, codes: list[Any] | None, timeout: float | None) -> tuple[str, float]:
+        t0 = time.perf_counter()
+        pid = os.fork()
+        if pid == 0:
+            self._child(session, codes)
+        return _wait(pid, t0, timeout)
+
+    def pytest_runtestloop(self, session: Any) -> bool:
+        status, self.baseline = self._fork(session, None, None)
+        if status != "passed":
+            self.baseline = None
+            return True
+        timeout = TIMEOUT_FACTOR * self.baseline + TIMEOUT_EXTRA
+        self.log(f"{self.path}: {len(self.found)} mutants; unmutated tests {self.baseline:.1f} s in one session "
+                 f"(time limit {timeout:.0f} s per mutant)")
+        original = (ROOT / self.path).read_text(encoding="utf-8")
+        t0 = time.perf_counter()
+        gc.freeze()  # the children would otherwise copy every page the collector touches
+        for i, m in enumerate(self.found):
+            codes = changed_functions(original, m["source"], str(ROOT / self.path))
+            if codes is not None:
+                outcome, secs = self._fork(session, codes, timeout)
+                if outcome != "unswappable":
+                    self.outcomes[i] = (outcome, secs)
+            if (i + 1) % 50 == 0:
+                self.log(f"  {i + 1}/{len(self.found)} ({time.perf_counter() - t0:.0f} s)")
+        return True
+
+
+def _wait(pid: int, t0: float, timeout: float | None) -> tuple[str, float]:
+    """``("passed" | "failed" | "unswappable" | "timeout", seconds)`` of a forked child."""
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            code = os.waitstatus_to_exitcode(status)
+            return {0: "passed", 4: "unswappable"}.get(code, "failed"), time.perf_counter() - t0
+        if timeout is not None and time.perf_counter() - t0 > timeout:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.waitpid(pid, 0)
+            return "timeout", time.perf_counter() - t0
+        time.sleep(0.01)
+
+
+def run_module(path: str, pytest_args: list[str], log: Any = print) -> dict[str, Any]:
+    """Every mutant of ``path`` against ``pytest_args``.
+
+    Fast path: one pytest session collects the tests; per mutant whose change lies inside a function body a
+    forked child swaps that function's ``__code__`` and runs the collected tests.  Slow path (module-level
+    mutants, and to confirm every fast-path survivor): a forked child re-imports rfverify with the mutated
+    source and runs ``pytest -x`` afresh.
+    """
+    import pytest
+
+    fullname = module_name(path)
+    found = mutants(path)
+    plugin = _InSession(fullname, path, found, log)
+    t0 = time.perf_counter()
+    pytest.main(["-qq", "--assert=plain", "-p", "no:cacheprovider", "-W", "ignore", *pytest_args], plugins=[plugin])
+    if plugin.baseline is None:
+        raise SystemExit(f"mutation: the tests of {path} fail without any mutant ({' '.join(pytest_args)}); fix them first")
+    slow_base: float | None = None
+    rows = []
+    fast = slow = 0
+    for i, m in enumerate(found):
+        source = m.pop("source")
+        outcome, secs = plugin.outcomes.get(i, (None, 0.0))
+        if outcome in (None, "passed"):
+            if slow_base is None:
+                status, slow_base = _run_one(None, None, None, pytest_args, None)
+                if status != "passed":
+                    raise SystemExit(f"mutation: the tests of {path} fail in a fresh process without any mutant")
+            outcome, secs = _run_one(fullname, path, source, pytest_args, TIMEOUT_FACTOR * slow_base + TIMEOUT_EXTRA)
+            slow += 1
+        else:
+            fast += 1
+        m["status"] = "survived" if outcome == "passed" else ("timeout" if outcome == "timeout" else "killed")
+        m["seconds"] = round(secs, 2)
+        rows.append(m)
+        if m["status"] == "survived":
+            log(f"  survived {path}:{m['line_number']}: {m['line']}  ->  {m['mutant']}")
+    log(f"{path}: {fast} mutants decided in the session, {slow} in a fresh process; {time.perf_counter() - t0:.0f} s")
+    return {"module": path, "tests": pytest_args, "baseline_seconds": round(plugin.baseline, 2),
+            "seconds": round(time.perf_counter() - t0, 1), "mutants": rows}
+
+
+def recheck_survivors(path: str, pytest_args: list[str], log: Any = print) -> dict[str, Any]:
+    """The last results of ``path`` with each survivor re-tested in a fresh process (the slow path)."""
+    prev = load_results()["modules"].get(path)
+    if prev is None:
+        raise SystemExit(f"mutation: no earlier results for {path}; run it first")
+    by_key = {(m["line_number"], m["line"], m["mutant"], m["index"]): m for m in mutants(path)}
+    status, base = _run_one(None, None, None, pytest_args, None)
+    if status != "passed":
+        raise SystemExit(f"mutation: the tests of {path} fail without any mutant; fix them first")
+    t0 = time.perf_counter()
+    n = 0
+    for m in prev["mutants"]:
+        if m["status"] != "survived":
+            continue
+        fresh = by_key.get((m["line_number"], m["line"], m["mutant"], m["index"]))
+        if fresh is None:
+            raise SystemExit(f"mutation: {path} changed since the last run ({m['line']!r} moved); run it in full")
+        outcome, secs = _run_one(module_name(path), path, fresh["source"], pytest_args,
+                                 TIMEOUT_FACTOR * base + TIMEOUT_EXTRA)
+        m["status"] = "survived" if outcome == "passed" else ("timeout" if outcome == "timeout" else "killed")
+        m["seconds"] = round(secs, 2)
+        n += 1
+        if m["status"] == "survived":
+            log(f"  survived {path}:{m['line_number']}: {m['line']}  ->  {m['mutant']}")
+    prev["tests"] = pytest_args
+    prev["rechecked"] = {"survivors": n, "seconds": round(time.perf_counter() - t0, 1)}
+    log(f"{path}: {n} survivors re-tested in {time.perf_counter() - t0:.0f} s")
+    return prev
+
+
+# ------------------------------------------------------------------ equivalents, check, report
+
+def _line_key(path: str, m: dict[str, Any]) -> str:
+    """The line as the equivalents list names it: a decorator line with the line it decorates (``@x (def f(...)``)."""
+    line = m["line"]
+    if line.startswith("@"):
+        src = (ROOT / path).read_text(encoding="utf-8").split("\n")
+        k = m["line_number"]
+        while k < len(src) and src[k].strip().startswith("@"):
+            k += 1
+        if k < len(src):
+            line = f"{line} ({src[k].strip()})"
+    return line
+
+
+def equivalents() -> dict[tuple[str, str, str], str]:
+    cfg = load_config()
+    data = json.loads((ROOT / cfg["equivalents"]).read_text(encoding="utf-8"))
+    return {(e["module"], e["line"], e["mutant"]): e["reason"] for e in data["equivalent"]}
+
+
+def classify(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per module: counts, and the survivors split into equivalent (with reason) and unexplained."""
+    eq = equivalents()
+    out = {}
+    for path, res in results["modules"].items():
+        killed = [m for m in res["mutants"] if m["status"] in ("killed", "timeout")]
+        surv = [m for m in res["mutants"] if m["status"] == "survived"]
+        key = lambda m: (path, _line_key(path, m), m["mutant"])  # noqa: E731
+        equiv = [(m, eq[key(m)]) for m in surv if key(m) in eq]
+        unexplained = [m for m in surv if key(m) not in eq]
+        killed_keys = {key(m) for m in killed}
+        stale = [k for k in eq if k[0] == path and k in killed_keys]
+        total = len(res["mutants"])
+        denom = total - len(equiv)
+        out[path] = {"total": total, "killed": len(killed), "timeouts": sum(m["status"] == "timeout" for m in killed),
+                     "equivalent": equiv, "survived": unexplained, "stale": stale,
+                     "score": (len(killed) / denom) if denom else 1.0, "seconds": res["seconds"],
+                     "tests": res["tests"]}
+    return out
+
+
+def load_results() -> dict[str, Any]:
+    if not RESULTS.exists():
+        raise SystemExit(f"mutation: no results at {RESULTS.relative_to(ROOT)}; run `python .ci/mutation.py run` first")
+    return json.loads(RESULTS.read_text(encoding="utf-8"))
+
+
+def cmd_check(_: argparse.Namespace, only: list[str] | None = None) -> int:
+    bad = 0
+    results = load_results()
+    if only is not None:
+        results = {"modules": {p: r for p, r in results["modules"].items() if p in only}}
+    for path, c in classify(results).items():
+        for m in c["survived"]:
+            print(f"SURVIVED {path}:{m['line_number']}: {m['line']}  ->  {m['mutant']}  (add a test that fails on "
+                  f"it, or list it in tests/mutation_equivalents.json with the reason it is equivalent)")
+            bad += 1
+        for key in c["stale"]:
+            print(f"STALE equivalent {key[0]}: {key[1]}  ->  {key[2]}: the tests now kill it; remove it from the list")
+            bad += 1
+        print(f"{path}: {c['killed']}/{c['total'] - len(c['equivalent'])} killed "
+              f"({100 * c['score']:.1f}%), {len(c['equivalent'])} equivalent")
+    return 1 if bad else 0
+
+
+def _md_escape(s: str) -> str:
+    return s.replace("|", "\\|").replace("`", "'")
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    cfg = load_config()
+    results = load_results()
+    cls = classify(results)
+    tot = sum(c["total"] for c in cls.values())
+    eq = sum(len(c["equivalent"]) for c in cls.values())
+    kil = sum(c["killed"] for c in cls.values())
+    sur = sum(len(c["survived"]) for c in cls.values())
+    lines = ["# Mutation testing of the verdict-deciding modules", "",
+             "Regenerate: `python .ci/mutation.py run && python .ci/mutation.py report` (needs the `mutation` extra; "
+             "the CI subset is `run --fast`).  Mutants are mutmut 2.x's; a mutant is killed when the module's tests "
+             "(the `tests` column; `[tool.rfverify.mutation]` in pyproject.toml) fail with it.  Score = killed / "
+             "(mutants - equivalent).  Equivalent mutants are listed with the reason in "
+             "`tests/mutation_equivalents.json`.", "",
+             f"Total: **{tot} mutants, {kil} killed, {eq} equivalent, {sur} survived — score "
+             f"{100 * kil / max(1, tot - eq):.1f}%** (target >= 95%).", "",
+             f"Run: {results.get('when', '?')}, mutmut {results.get('mutmut', '?')}, load average "
+             f"{results.get('load', '?')} on {results.get('cpus', '?')} CPUs.", "",
+             "| module | tests | mutants | killed (timeouts) | equivalent | survived | score | run time |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for path, c in cls.items():
+        lines.append(f"| `{path}` | {_md_escape(' '.join(c['tests']))} | {c['total']} | {c['killed']} ({c['timeouts']}) | "
+                     f"{len(c['equivalent'])} | {len(c['survived'])} | {100 * c['score']:.1f}% | {c['seconds']:.0f} s |")
+    lines += ["", "## Equivalent mutants", "", "| module:line | original | mutant | why it cannot change a verdict |",
+              "|---|---|---|---|"]
+    for path, c in cls.items():
+        for m, reason in c["equivalent"]:
+            lines.append(f"| `{path}:{m['line_number']}` | `{_md_escape(m['line'])}` | `{_md_escape(m['mutant'])}` | "
+                         f"{_md_escape(reason)} |")
+    lines += ["", "## Surviving mutants", ""]
+    survivors = [(p, m) for p, c in cls.items() for m in c["survived"]]
+    if not survivors:
+        lines.append("None.")
+    else:
+        lines += ["| module:line | original | mutant |", "|---|---|---|"]
+        lines += [f"| `{p}:{m['line_number']}` | `{_md_escape(m['line'])}` | `{_md_escape(m['mutant'])}` |"
+                  for p, m in survivors]
+    not_run = [p for p in cfg["modules"] if p not in cls]
+    if not_run:
+        lines += ["", "## Configured but not in this run", ""] + [f"- `{p}`" for p in not_run]
+    out = ROOT / cfg["report"]
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"wrote {out.relative_to(ROOT)}")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import mutmut
+
+    cfg = load_config()
+    modules: dict[str, list[str]] = cfg["modules"]
+    if args.module:
+        unknown = [m for m in args.module if m not in modules]
+        if unknown:
+            raise SystemExit(f"mutation: not configured: {', '.join(unknown)}; known: {', '.join(modules)}")
+        chosen = args.module
+    elif args.fast:
+        chosen = cfg["fast"]
+    else:
+        chosen = list(modules)
+    _preimport()
+    t0 = time.perf_counter()
+    for path in chosen:
+        log = lambda s: print(s, flush=True)  # noqa: E731
+        done = recheck_survivors(path, modules[path], log) if args.recheck else run_module(path, modules[path], log)
+        results = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {"modules": {}}
+        results["modules"][path] = done  # re-read: another run may have written other modules meanwhile
+        RESULTS.parent.mkdir(exist_ok=True)
+        results.update(when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), mutmut=mutmut.__version__,
+                       load=" ".join(f"{x:.1f}" for x in os.getloadavg()), cpus=os.cpu_count())
+        RESULTS.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    print(f"mutation run: {time.perf_counter() - t0:.0f} s wall for {', '.join(chosen)}")
+    # every run judges what it ran: each survivor must be a listed equivalent (CI relies on this exit code)
+    return cmd_check(args, only=chosen)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog=".ci/mutation.py", description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="mutate and test (--fast: the CI subset)")
+    r.add_argument("--fast", action="store_true", help="only the CI subset ([tool.rfverify.mutation] fast)")
+    r.add_argument("--module", action="append", help="a configured module path (repeatable)")
+    r.add_argument("--recheck", action="store_true",
+                   help="re-test only the last run's survivors (after adding tests; the source must be unchanged)")
+    sub.add_parser("check", help="exit 1 on a survivor not listed as equivalent, or a stale equivalent")
+    sub.add_parser("report", help="write reports/mutation.md from the last results")
+    args = p.parse_args(argv)
+    return {"run": cmd_run, "check": cmd_check, "report": cmd_report}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

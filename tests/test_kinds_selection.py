@@ -1,0 +1,143 @@
+"""The kinds' check selection and alpha split, pinned (issue 22: mutation testing of rfverify/kinds).
+
+Every statistical check's alpha is ``profile.family_alpha / statistical_count(kind)``, fixed by the kind
+table and the registry — never by the selection or the order — and the checks come in the table's order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rfverify.errors import UsageError
+from rfverify.implementations.orthogonal import haar_qr
+from rfverify.kinds import KINDS, check_names, checks_for, get_kind, statistical_count
+from rfverify.kinds.base import KindConfig, parse_int
+from rfverify.kinds.orthogonal import OrthogonalConfig, verify_orthogonal
+from rfverify.profiles import PROFILES
+
+CHECKS = {
+    "feature-map": ["contract", "reproducibility", "unbiasedness", "concentration", "error-rate",
+                    "adapted-approximation"],
+    "orthogonal": ["orthogonality", "haar-determinant", "haar-entries", "haar-trace-moments", "haar-eigenangles",
+                   "haar-invariance", "orf-kernel"],
+    "transform": ["transform-exactness", "transform-linearity", "transform-input", "transform-dimension"],
+    "quadrature": ["rule-contract", "exactness", "rule-unbiasedness", "efficiency"],
+    "kernel": ["kernel-symmetry", "kernel-psd", "kernel-normalisation", "kernel-composition"],
+}
+STATISTICAL = {"feature-map": 3, "orthogonal": 5, "transform": 0, "quadrature": 1, "kernel": 1}
+
+
+def test_kind_table_order_and_rows():
+    import dataclasses
+
+    assert list(KINDS) == list(CHECKS)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        KINDS["kernel"].checks = ()  # type: ignore[misc]
+    for name, kind in KINDS.items():
+        assert kind.name == name
+        assert kind.config_class().kind == name
+        assert kind.verify_function().__name__ == kind.verify
+        assert kind.load().__name__ == kind.module
+
+
+@pytest.mark.parametrize("kind", list(CHECKS))
+def test_checks_in_table_order_and_statistical_count(kind):
+    assert [s.name for s in checks_for(kind)] == CHECKS[kind]
+    assert check_names(kind) == CHECKS[kind]
+    assert statistical_count(kind) == STATISTICAL[kind]
+    assert check_names() == CHECKS["feature-map"]
+
+
+@pytest.mark.parametrize("bad", ["nope", None, 3, "Feature-Map"])
+def test_unknown_kind_is_a_usage_error(bad):
+    with pytest.raises(UsageError, match=r"^unknown kind .*; use one of feature-map, orthogonal, transform, "
+                                         r"quadrature, kernel$"):
+        get_kind(bad)
+
+
+@pytest.mark.parametrize("profile", list(PROFILES))
+def test_alpha_is_the_family_share_of_each_statistical_check(profile):
+    prof = PROFILES[profile]
+    cfg = OrthogonalConfig(haar_qr, dim=4, profile=profile)
+    assert cfg.alpha() == pytest.approx(prof.family_alpha / 5, rel=1e-15)
+    for spec in checks_for("orthogonal"):
+        assert cfg.context(spec).alpha == cfg.alpha()
+
+
+def test_alpha_of_a_kind_without_statistical_checks_is_the_family_alpha():
+    from rfverify.kinds.transform import TransformConfig
+    from rfverify.implementations.structured import fwht
+
+    assert TransformConfig(fwht, dim=8, profile="quick").alpha() == PROFILES["quick"].family_alpha
+
+
+def test_verdict_and_alpha_do_not_depend_on_the_selection():
+    one = verify_orthogonal(haar_qr, dim=4, profile="quick", checks=["haar-entries"])["haar-entries"]
+    many = verify_orthogonal(haar_qr, dim=4, profile="quick",
+                             checks=["haar-invariance", "haar-entries", "haar-determinant"])["haar-entries"]
+    assert one.alpha == many.alpha == pytest.approx(1e-3 / 5)
+    assert (one.status, one.statistic, one.pvalue) == (many.status, many.statistic, many.pvalue)
+
+
+def test_reproduce_command_and_header():
+    cfg = OrthogonalConfig(haar_qr, dim=4, profile="quick", seed=7)
+    assert cfg.reproduce("haar-entries") == ("rfverify check orthogonal rfverify.implementations.orthogonal:haar_qr "
+                                            + " ".join(cfg.reproduce_options())
+                                            + " --seed 7 --profile quick --check haar-entries").replace("  ", " ")
+    h = cfg.header()
+    assert (h["kind"], h["seed"], h["profile"]) == ("orthogonal", 7, "quick")
+    assert h["implementation"] == cfg.label == "rfverify.implementations.orthogonal:haar_qr"
+    assert h["kernel"] == cfg.target() and h["config"] == cfg.as_dict()
+    unnamed = OrthogonalConfig(lambda d, rng: haar_qr(d, rng), dim=4, profile="quick")
+    assert unnamed.reproduce("orthogonality").startswith("rfverify check orthogonal <MODULE:ATTR> ")  # unquoted
+
+
+@pytest.mark.parametrize("dim", [0, -1, 1025, 2.0, True, "4", None])
+def test_dimension_rule(dim):
+    with pytest.raises(UsageError, match=r"^dim must be an integer in \[1, 1024\], got "):
+        OrthogonalConfig.validate_dim(dim)
+
+
+def test_dimension_rule_accepts_the_ends():
+    assert OrthogonalConfig.validate_dim(1) == 1 and OrthogonalConfig.validate_dim(1024) == 1024
+    assert OrthogonalConfig.validate_dim(np.int64(8)) == 8
+    assert KindConfig.validate_dim(4096, "d") == 4096 and KindConfig.validate_dim(1, "d") == 1
+    assert KindConfig.DIM_RANGE == (1, 4096)
+    with pytest.raises(UsageError, match=r"^d must be"):
+        KindConfig.validate_dim(4097, "d")
+
+
+def test_parse_int():
+    assert parse_int("12", "--n") == 12
+    with pytest.raises(UsageError, match=r"^--n must be an integer, got 'x'$"):
+        parse_int("x", "--n")
+    with pytest.raises(UsageError):
+        parse_int(None, "--n")
+
+
+def test_cli_specs():
+    """One target per invocation, named MODULE:ATTR, unless a kind says otherwise (feature maps take several)."""
+    from rfverify.kinds.base import CliSpec
+
+    spec = CliSpec("d")
+    assert (spec.description, spec.metavar, spec.many) == ("d", "MODULE:ATTR", False)
+    for name, kind in KINDS.items():
+        cli = kind.config_class().CLI
+        assert cli.many is (name == "feature-map")
+        if name in ("orthogonal", "transform", "quadrature"):
+            assert cli.metavar == "MODULE:ATTR"
+
+
+def test_label_is_the_target_spec_else_the_plugins_name():
+    from rfverify.implementations.orf import OrthogonalRandomFeatures
+    from rfverify.kinds.feature_map import FeatureMapConfig
+
+    assert FeatureMapConfig(OrthogonalRandomFeatures(), dim=4).label == "OrthogonalRandomFeatures"
+    spec = "rfverify.implementations.orf:OrthogonalRandomFeatures"
+    assert FeatureMapConfig(spec, dim=4).label == spec
+
+    class Bare(KindConfig):
+        kind = "kernel"
+
+    assert Bare().label == "implementation" and Bare().target_spec is None

@@ -1,0 +1,111 @@
+"""The mutation-testing tool (.ci/mutation.py) and its report's place in the index (issue 22).
+
+Cheap parts only: module names, mutant enumeration, the forked runner on a tiny mutant, classification
+against the equivalents list (a survivor not listed fails ``check``, a listed one that is now killed is
+stale), and the index/SUMMARY link to ``mutation.md``.  The full run is ``python .ci/mutation.py run``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+pytest.importorskip("mutmut", reason="the `mutation` extra (mutmut 2.x) is not installed")
+
+
+@pytest.fixture(scope="module")
+def tool():
+    spec = importlib.util.spec_from_file_location("rfverify_ci_mutation", ROOT / ".ci" / "mutation.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_configuration_names_existing_modules_and_tests(tool):
+    cfg = tool.load_config()
+    assert set(cfg["fast"]) <= set(cfg["modules"])
+    for path, args in cfg["modules"].items():
+        assert (ROOT / path).is_file(), path
+        for a in args:
+            assert (ROOT / a.split("::")[0]).is_file(), a
+    data = json.loads((ROOT / cfg["equivalents"]).read_text())
+    for e in data["equivalent"]:
+        assert set(e) == {"module", "line", "mutant", "reason"} and e["reason"].strip(), e
+        assert e["module"] in cfg["modules"], e
+        line = e["line"].split(" (")[0] if e["line"].startswith("@") else e["line"]  # "@decorator (def f...)"
+        assert line in [ln.strip() for ln in (ROOT / e["module"]).read_text().splitlines()], \
+            f"equivalent mutant's line no longer in {e['module']}: {e['line']!r} (remove the entry)"
+
+
+def test_module_names_follow_package_dir(tool):
+    assert tool.module_name("rfverify/stats.py") == "rfverify.stats"
+    assert tool.module_name("properties/haar.py") == "rfverify.properties.haar"
+    assert tool.module_name("rfverify/kinds/__init__.py") == "rfverify.kinds"
+    assert tool.module_name("implementations/rff.py") == "rfverify.implementations.rff"
+
+
+def test_mutants_are_mutmuts_one_change_each(tool):
+    ms = tool.mutants("rfverify/seeding.py")
+    assert len(ms) > 10
+    for m in ms:
+        assert m["line"] != m["mutant"] or m["mutant"] == "<multi-line mutation>"
+        assert m["source"] != (ROOT / "rfverify/seeding.py").read_text()
+    assert any(m["line"].startswith("DEFAULT_SEED") for m in ms)
+
+
+def test_forked_runner_kills_a_mutant_and_passes_the_original(tool):
+    """The runner's verdict on one real mutant (DEFAULT_SEED changed) and on the unmutated module."""
+    args = ["tests/test_seeding.py::test_default_seed"]
+    assert tool._run_one(None, None, None, args, None)[0] == "passed"
+    m = next(m for m in tool.mutants("rfverify/seeding.py") if m["line"].startswith("DEFAULT_SEED"))
+    assert tool._run_one("rfverify.seeding", "rfverify/seeding.py", m["source"], args, 120)[0] == "failed"
+    # the working tree is never written
+    assert "DEFAULT_SEED = 20261122" in (ROOT / "rfverify/seeding.py").read_text()
+
+
+def _results(statuses):
+    return {"modules": {"rfverify/stats.py": {"tests": ["t"], "seconds": 1.0, "baseline_seconds": 0.1, "mutants": [
+        {"line_number": i + 1, "line": f"x = {i}", "index": 0, "mutant": f"x = {i + 1}", "status": s, "seconds": 0.1}
+        for i, s in enumerate(statuses)]}}}
+
+
+def test_classify_check_and_stale_equivalents(tool, monkeypatch, capsys):
+    listed = {("rfverify/stats.py", "x = 1", "x = 2"): "why 1", ("rfverify/stats.py", "x = 2", "x = 3"): "why 2"}
+    monkeypatch.setattr(tool, "equivalents", lambda: listed)
+    c = tool.classify(_results(["killed", "survived", "timeout", "survived"]))["rfverify/stats.py"]
+    assert (c["total"], c["killed"], c["timeouts"]) == (4, 2, 1)
+    assert [m["line"] for m, _ in c["equivalent"]] == ["x = 1"]
+    assert [m["line"] for m in c["survived"]] == ["x = 3"]
+    assert c["stale"] == [("rfverify/stats.py", "x = 2", "x = 3")]  # listed, but the tests kill it now
+    assert c["score"] == pytest.approx(2 / 3)
+    monkeypatch.setattr(tool, "load_results", lambda: _results(["killed", "survived", "killed", "killed"]))
+    assert tool.cmd_check(None) == 1  # x = 2 is listed as equivalent but killed: stale
+    monkeypatch.setattr(tool, "equivalents", lambda: {("rfverify/stats.py", "x = 1", "x = 2"): "why"})
+    assert tool.cmd_check(None) == 0
+    monkeypatch.setattr(tool, "load_results", lambda: _results(["survived", "survived"]))
+    assert tool.cmd_check(None) == 1  # x = 0 survived, unexplained
+    out = capsys.readouterr().out
+    assert "SURVIVED rfverify/stats.py:1: x = 0  ->  x = 1" in out and "STALE" in out
+
+
+def test_index_and_summary_link_the_mutation_report(tmp_path):
+    from rfverify.report.writing import mutation_summary, write_reports
+    from rfverify.results import CheckResult, Report
+
+    res = (CheckResult(check="contract", implementation="x", status="pass", message="ok", seed=1, reproduce="r"),)
+    rep = Report(implementation="x", kind="feature-map", kernel={}, seed=1, profile="quick", config={},
+                 results=res, version="0")
+    write_reports(tmp_path, [("x", rep)], seed=1, profile="quick")
+    assert mutation_summary(tmp_path) is None
+    assert "mutation.md" not in (tmp_path / "index.html").read_text()
+    (tmp_path / "mutation.md").write_text("# M\n\nTotal: **10 mutants, 9 killed, 1 equivalent, 0 survived — "
+                                          "score 100.0%** (target >= 95%).\n")
+    write_reports(tmp_path, [("x", rep)], seed=1, profile="quick")
+    assert mutation_summary(tmp_path)["headline"].startswith("10 mutants, 9 killed")
+    html = (tmp_path / "index.html").read_text()
+    assert 'href="mutation.md"' in html and "10 mutants, 9 killed" in html
+    assert "[mutation.md](mutation.md)" in (tmp_path / "SUMMARY.md").read_text()
