@@ -75,6 +75,16 @@ class Estimates:
     values: np.ndarray  # (R, P)
     sup: np.ndarray  # (R,) max |feature| * sqrt(m_out) per seed
     m_out: int
+    #: The features' real dtype (float32 features are judged by float32 arithmetic).
+    dtype: str = "float64"
+
+    def roundoff(self, d: int) -> float:
+        """The round-off bound of one estimate (:func:`rfverify.tolerances.estimate_roundoff`) at the width
+        and dtype the map returned and its largest observed feature."""
+        from rfverify.tolerances import estimate_roundoff
+
+        s = float(np.max(self.sup)) / np.sqrt(max(self.m_out, 1)) if len(self.sup) else 0.0
+        return estimate_roundoff(d, self.m_out, self.dtype, s)
 
 
 @dataclass
@@ -129,21 +139,28 @@ class CheckContext(BaseContext):
 
     def estimate_once(self, m: int, random_state: int) -> tuple[np.ndarray, float, int]:
         """k_hat at every pair from one draw; also max |feature| * sqrt(m_out)."""
+        k_hat, sup, m_out, _ = self._estimate(m, random_state)
+        return k_hat, sup, m_out
+
+    def _estimate(self, m: int, random_state: int) -> tuple[np.ndarray, float, int, str]:
         Z = self.stacked_inputs()
         fitted = self.fit(m, random_state)
         F = fitted.transform(Z)
         P = self.pairs.n
         k_hat = np.real(np.sum(F[:P] * np.conj(F[P:]), axis=1))
         sup = float(np.max(np.abs(F))) * np.sqrt(F.shape[1])
-        return k_hat, sup, F.shape[1]
+        return k_hat, sup, F.shape[1], str(F.real.dtype)
 
     def estimates(self, m: int, trials: range, *stream: Any) -> Estimates:
         vals = np.empty((len(trials), self.pairs.n))
         sups = np.empty(len(trials))
         m_out = 0
+        dtype = "float64"
         for i, t in enumerate(trials):
-            vals[i], sups[i], m_out = self.estimate_once(m, self.random_state(*stream, m, trial=t))
-        return Estimates(vals, sups, m_out)
+            vals[i], sups[i], m_out, dt = self._estimate(m, self.random_state(*stream, m, trial=t))
+            if np.dtype(dt).itemsize < np.dtype(dtype).itemsize:
+                dtype = dt  # the coarsest dtype returned decides the round-off
+        return Estimates(vals, sups, m_out, dtype)
 
 
 #: Largest declared bound C (or bias bound) accepted: the concentration check's tail bound uses C**4, which
