@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rfverify.kinds.feature_map import CheckContext, not_for_data_dependent
+from rfverify.kinds.feature_map import CheckContext, not_for_deterministic
 from rfverify.registry import effect, register_check
 from rfverify.results import CheckResult
 from rfverify.stats import binomial_upper_test, clopper_pearson, hoeffding_bound, hoeffding_epsilon
@@ -16,8 +16,8 @@ SUP_ROUNDOFF = 16 * float(np.finfo(np.float32).eps)
 
 
 def _applies(ctx: CheckContext) -> str | None:
-    if not_for_data_dependent(ctx):
-        return not_for_data_dependent(ctx)
+    if not_for_deterministic(ctx):
+        return not_for_deterministic(ctx)
     if ctx.declarations.bound is None:
         return "no bound C declared (|feature| * sqrt(m) <= C); declare it (--bound C) to enable the Hoeffding check"
     return None
@@ -58,8 +58,9 @@ def check_concentration(ctx: CheckContext) -> CheckResult:
     When the tails fail, the same test is run on the deviations from the
     per-pair mean over seeds: if those pass, the cause is a bias (named as
     such, not as correlated features).
-    Applies to: maps that declare C, except data-dependent maps.  Catches: a false bound, features that
-    share randomness (no concentration in m), heavy-tailed estimates.
+    Applies to: maps that declare C, except data-dependent and deterministic
+    maps.  Catches: a false bound, features that share randomness (no
+    concentration in m), heavy-tailed estimates.
     """
     prof = ctx.profile
     C = float(ctx.declarations.bound)  # type: ignore[arg-type]

@@ -7,7 +7,7 @@ import math
 import numpy as np
 from scipy import stats as st
 
-from rfverify.kinds.feature_map import CheckContext, not_for_data_dependent
+from rfverify.kinds.feature_map import CheckContext, not_for_deterministic
 from rfverify.registry import effect, register_check
 from rfverify.results import CheckResult
 from rfverify.stats import log_slope
@@ -16,7 +16,7 @@ from rfverify.stats import log_slope
 EXACT_MSE = 1e-24
 
 
-@register_check("feature-map", "error-rate", statistical=True, applies=not_for_data_dependent,
+@register_check("feature-map", "error-rate", statistical=True, applies=not_for_deterministic,
                 cost="rate_trials fits at each m in rate_ms (default 100 x 7, m = 16..1024)")
 def check_error_rate(ctx: CheckContext) -> CheckResult:
     """The mean squared error E(k_hat - k)^2 decays like 1/m: log-log slope not above -1.
@@ -42,8 +42,9 @@ def check_error_rate(ctx: CheckContext) -> CheckResult:
     falls like 1/m the failure is a bias, and the message says so instead of
     blaming shared randomness.
     Applies to: every feature map except data-dependent ones (an adapted
-    basis promises no 1/m rate).  Reference: cs4787 lecture 16 (variance of
-    the Monte Carlo average); daniely2017 Thm. 3.
+    basis promises no 1/m rate) and deterministic ones (nothing random to
+    average).  Reference: cs4787 lecture 16 (variance of the Monte Carlo
+    average); daniely2017 Thm. 3.
     """
     prof = ctx.profile
     pairs = ctx.pairs

@@ -176,7 +176,9 @@ def check_unbiasedness(ctx: CheckContext) -> CheckResult:
                                  f"{int(np.sum(test.p_adjusted < look_alpha))} of {P} pairs reject; "
                                  f"round-off bound {roundoff:.2g} ({pilot.dtype})",
             where=f"{where} at m = {pilot.m_out}",
-            cause=_diagnose(test.mean, pairs.exact, pilot.m_out, ctx.kernel.name),
+            cause=_diagnose(test.mean, pairs.exact, pilot.m_out, ctx.kernel.name) + (
+                "; declared deterministic: the estimate is the same for every seed, so this is its exact error "
+                "(declare --biased --bias-bound B if that is by design)" if ctx.declarations.deterministic else ""),
             pvalue=p_min, threshold=ctx.alpha, **common)
     return ctx.result(
         "pass",
