@@ -195,7 +195,8 @@ def render_report_page(name: str, report: Report, *, provenance: Mapping[str, st
 def render_index_page(entries: Iterable[tuple[str, Report]], *, seed: int, profile: str,
                       provenance: Mapping[str, str], claims: Sequence[Any] | None = None,
                       docs: Mapping[str, str] | None = None, command: str = "",
-                      calibration: Mapping[str, Any] | None = None) -> str:
+                      calibration: Mapping[str, Any] | None = None,
+                      ecosystem: Mapping[str, Any] | None = None) -> str:
     """The index: verdict matrix (implementations x checks), the calibration summary (if any) and the claims table."""
     entries = list(entries)
     groups: dict[str, dict[str, Any]] = {}  # one matrix per kind: kinds have different checks
@@ -246,4 +247,5 @@ def render_index_page(entries: Iterable[tuple[str, Report]], *, seed: int, profi
         claim_rules=dict(sorted(claim_rules.items())),
         command=command,
         calibration=calibration,
+        ecosystem=ecosystem,
     )
