@@ -1,8 +1,9 @@
 """Real libraries as published: the defects rfverify reports are real (brute force agrees) and correct
 libraries pass (issue 17).  Needs the thirdparty extra (rfflearn, scikit-learn-extra); skipped without it.
 
-Measured on the default seed and others in reports/ecosystem.md; here the default seed only (the default
-profile, as the table), so the suite stays within minutes.
+Measured on the default seed and others in reports/ecosystem.md.  The brute-force checks run in CI (seconds);
+the full default-profile runs of the libraries (minutes on a loaded 2-core machine) are marked slow, like the
+other studies (``pytest -m slow tests/test_real_world.py``).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ def test_brute_force_confirms_the_qrf_defect_and_clears_rff():
     assert good["p"] > 1e-4, good
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["rfflearn-orf", "rfflearn-qrf"])
 def test_real_defect_caught_at_the_default_profile_with_a_headline(name):
     entry = _entry(name)
@@ -41,6 +43,7 @@ def test_real_defect_caught_at_the_default_profile_with_a_headline(name):
     assert "equal, k = 1" not in r.message  # the headline pair shows the bias, not a round-off-only pair
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["rfflearn-rff", "sklearn-extra-fastfood"])
 def test_correct_library_needing_declarations_passes(name):
     entry = _entry(name)
