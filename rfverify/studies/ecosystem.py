@@ -290,6 +290,7 @@ def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: s
                 row["reproduce"] = next((r.reproduce.rsplit(" --check", 1)[0] for r in rep.results if r.reproduce), "")
                 row["headline"] = next((r.message for r in rep.results if r.status in ("xfail", "fail", "error")), "")
         table = _table(rows, list(seeds[: i + 1]), profile)
+        table["summary"]["seeds_requested"] = len(seeds)
         if checkpoint:
             checkpoint(table)
     return table if seeds else _table(rows, [], profile)
@@ -334,7 +335,9 @@ def markdown(table: Mapping[str, Any]) -> str:
     s = table["summary"]
     lines = ["# The ecosystem table", "",
              "The field's random-feature libraries verified as they are published, each with the declarations it "
-             f"needs (`rfverify ecosystem`; profile {s['profile']}, seeds {_seeds(s['seeds'])}).", "",
+             f"needs (`rfverify ecosystem`; profile {s['profile']}, seeds {_seeds(s['seeds'])}"
+             + (f"; stopped after {len(s['seeds'])} of the {s['seeds_requested']} seeds asked for"
+                if s.get("seeds_requested", len(s["seeds"])) > len(s["seeds"]) else "") + ").", "",
              f"* Correct implementations: **{s['false_alarms']} false alarms** in {s['correct_runs']} runs "
              f"({s['correct_entries']} entries x {len(s['seeds'])} seeds); {s['errors']} errors.",
              "* Real defects: " + (", ".join(f"{k} caught under {v} seeds" for k, v in s["caught"].items()) or "none run")
