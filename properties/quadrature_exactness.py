@@ -39,6 +39,8 @@ def check_rule_contract(ctx: QuadratureContext) -> CheckResult:
     never from numpy's global state).
     Test: exact comparison of two draws from equal seeds, one from another
     seed, and of numpy's global state before and after; deterministic.
+    A rule declared deterministic (a cubature) must give the same draw for
+    every rng state instead.
     Applies to: every quadrature rule.  Reference: SciPy SPEC 7 (``rng``).
     """
     g0 = np.random.get_state()[1].copy()
@@ -56,11 +58,20 @@ def check_rule_contract(ctx: QuadratureContext) -> CheckResult:
         return ctx.fail("not reproducible from rng", "two draws from identical rng states differ",
                         "identical draws (points and weights)", where=where,
                         cause="the rule has a hidden source of randomness", details=details)
-    if P1.shape == P3.shape and np.array_equal(P1, P3) and np.array_equal(w1, w3):
+    identical = P1.shape == P3.shape and np.array_equal(P1, P3) and np.array_equal(w1, w3)
+    if ctx.deterministic:
+        if not identical:
+            return ctx.fail("not deterministic", "draws from different rng states differ",
+                            "the same draw for every rng state (declared deterministic)", where=where,
+                            cause="the rule draws random numbers: do not declare it deterministic", details=details)
+        return ctx.result("pass", f"the same {P1.shape[0]} points and weights for every rng state, as declared "
+                          f"deterministic (d = {ctx.dim}); numpy's global state untouched", details=details)
+    if identical:
         return ctx.fail("not random", "draws from different rng states are identical",
                         "different draws: a stochastic rule takes its randomness from rng", where=where,
-                        cause="the rule ignores rng (a deterministic rule is not a stochastic one; declare it "
-                              "biased and check exactness)", details=details)
+                        cause="the rule ignores rng: if it is a deterministic rule (a cubature), declare it "
+                              "deterministic (--deterministic) and, unless it is exact, biased (--biased)",
+                        details=details)
     return ctx.result("pass", f"draws of {P1.shape[0]} points in d = {ctx.dim}, reproducible from rng, "
                       "random across seeds", details=details)
 

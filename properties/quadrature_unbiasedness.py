@@ -97,13 +97,16 @@ def check_rule_unbiasedness(ctx: QuadratureContext) -> CheckResult:
     (profile.family_alpha / number of statistical quadrature checks).
     Simultaneous (1 - alpha) intervals for every bias are in ``details``;
     the bias detectable with the profile's power is reported per integrand.
+    A rule declared deterministic is evaluated on two draws (identical, as
+    rule-contract checks): its bias is its exact error, judged against
+    round-off.
     Applies to: rules claimed unbiased.  A rule declared biased has its
     biases measured and reported (status skip), not judged.
     Catches: a wrong radial law (chi(d) for chi(d+2)), no random rotation, a
     non-Haar rotation (butterflies), redrawing radii to make weights positive.
     """
     battery = integrands(ctx.dim, ctx.rng("integrands"))
-    R = ctx.budget.unbiased_draws
+    R = 2 if ctx.deterministic else ctx.budget.unbiased_draws  # a deterministic rule: its error, measured exactly
     vals, n = rule_estimates(ctx, battery, R, "unbiased")
     exact = np.array([g.exact for g in battery])
     test = mean_test(vals, exact, ctx.alpha)
@@ -112,6 +115,8 @@ def check_rule_unbiasedness(ctx: QuadratureContext) -> CheckResult:
     alpha_each = ctx.alpha / F
     detect = np.array([detectable_effect(s, R, alpha_each, ctx.profile.power) for s in test.sd])
     worst = int(np.argmax(np.abs(test.t)))
+    if np.any(np.isinf(test.t)):  # exact comparisons (no spread): the headline is the largest error
+        worst = int(np.argmax(np.where(np.isinf(test.t), np.abs(bias), -1.0)))
     details = {
         "draws": R, "points_per_draw": n, "integrands": [g.label for g in battery], "exact": exact,
         "mean": test.mean, "bias": bias, "half_width": test.half_width, "sd": test.sd,
@@ -152,7 +157,14 @@ def _log_var_se(x: np.ndarray) -> tuple[float, float]:
     return v, math.sqrt(max(m4 / v**2 - 1.0, 0.0) / len(x))
 
 
-@register_check("quadrature", "efficiency", statistical=False,
+def _random_rule(ctx: QuadratureContext) -> str | None:
+    if getattr(ctx, "deterministic", False):
+        return ("declared deterministic: a cubature has no variance to compare with Monte Carlo's; its error is "
+                "measured by rule-unbiasedness and exactness")
+    return None
+
+
+@register_check("quadrature", "efficiency", statistical=False, applies=_random_rule,
                 cost="unbiased_draws draws + mc_evaluations Gaussian evaluations per integrand")
 def check_efficiency(ctx: QuadratureContext) -> CheckResult:
     """Variance per function evaluation of the rule against plain Monte Carlo, as a measured table.
@@ -166,7 +178,7 @@ def check_efficiency(ctx: QuadratureContext) -> CheckResult:
     rule's over ``unbiased_draws`` draws, Monte Carlo's over
     ``mc_evaluations`` draws of N(0, I)); intervals at 95% from the delta
     method for log variances, se = sqrt((kurtosis - 1)/N).
-    Applies to: every rule.  Always passes; the table is in ``details``.
+    Applies to: every rule except deterministic ones.  Always passes; the table is in ``details``.
     """
     battery = integrands(ctx.dim, ctx.rng("integrands"))
     R = ctx.budget.unbiased_draws

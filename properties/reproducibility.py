@@ -27,6 +27,8 @@ def check_reproducibility(ctx: CheckContext) -> CheckResult:
     The caller's global random state is saved and restored.  Consuming or
     reseeding the global state is a plug-in fault (status ``error``, as
     :mod:`rfverify.guard` reports it around every check), not a failed property.
+    A map declared deterministic must instead give the same features for
+    both random_state values (b).
     Applies to: every feature map.  Catches: ``random_state`` ignored (fresh
     entropy, a hard-coded seed, or the global RNG).
     Reference: scikit-learn's ``random_state`` convention; SPEC 7.
@@ -59,7 +61,13 @@ def check_reproducibility(ctx: CheckContext) -> CheckResult:
                   "(np.random.default_rng(random_state)), not from fresh entropy or np.random.*"))
     diff = float(np.max(np.abs(F1 - F3))) if F1.shape == F3.shape else np.inf
     details["different_seed_max_abs_diff"] = diff
-    if diff <= tol:
+    deterministic = ctx.declarations.deterministic
+    if deterministic and diff > tol:
+        problems.append(Finding(
+            f"random_state={rs_a} and {rs_b} gave features differing by up to {diff:.3g}",
+            f"the same features for every random_state (declared deterministic; round-off tolerance {tol:.3g})",
+            cause="the map draws random numbers: do not declare it deterministic"))
+    elif not deterministic and diff <= tol:
         problems.append(Finding(
             f"random_state={rs_a} and {rs_b} gave the same features (max difference {diff:.3g})",
             f"features that differ by more than the round-off tolerance {tol:.3g}",
@@ -73,6 +81,9 @@ def check_reproducibility(ctx: CheckContext) -> CheckResult:
     if problems:
         return ctx.fail("features are not a function of random_state alone", findings=problems,
                         where=f"n_components={REPRO_M}, {Z.shape[0]} input rows, d = {ctx.dim}", details=details)
+    if deterministic:
+        return ctx.result("pass", "identical for every random_state, as declared deterministic; global RNG untouched",
+                          details=details)
     return ctx.result("pass", "identical for equal random_state, different otherwise, global RNG untouched",
                       details=details)
 

@@ -12,7 +12,14 @@ A feature map is accepted in any of four forms (detected, never declared):
   ``n_components`` / ``random_state`` are replaced, on a new instance each time.
 
 Kernel parameters whose names the constructor or factory accepts (``gamma``
-for ``RBFSampler``) are passed through, and reported.  Outputs go through
+for ``RBFSampler``) are passed through, and reported; a parameter map
+(:mod:`rfverify.param_map`) passes them under the library's names and units
+(``gamma=sigma:1/sqrt(2*gamma)``), and ``init`` sets other constructor
+arguments.  A library seeded only through numpy's or torch's global generator
+is accepted with an explicit ``global_seed="numpy"|"torch"``: the generator is
+seeded from the check's ``random_state`` before each fit and restored after.
+``input="torch"`` hands the plug-in torch tensors on the module's device and
+dtype (torch is imported only then).  Outputs go through
 ``numpy.asarray`` (CPU torch tensors are detached first); the kernel estimate
 is ``Re(Phi(X) conj(Phi(Y))^T)``, so complex features work.
 """
@@ -144,11 +151,13 @@ class FittedMap:
         name = self.plugin.name
         if self.plugin.form == "function":
             action = f"calling {name}(X, {self.n_components}, {self.random_state})"
-            out = guard.call(self.obj, X, self.n_components, self.random_state, plugin=name, action=action,
+            out = guard.call(self.obj, self.plugin.to_input(X, None), self.n_components, self.random_state,
+                             plugin=name, action=action,
                              hint="a feature function must accept (X, n_components, random_state)")
         else:
             action = "transform"
-            out = guard.call(self.obj.transform, X, plugin=name, action=action,
+            method = self.obj.transform if hasattr(self.obj, "transform") else self.obj  # a torch module: forward
+            out = guard.call(method, self.plugin.to_input(X, self.obj), plugin=name, action=action,
                              hint=f"transform(X) must accept a float64 array of shape {X.shape}")
         A = guard.as_array(out, plugin=name, action=action, complex_ok=True)
         if A.ndim != 2 or A.shape[0] != X.shape[0]:
@@ -183,11 +192,25 @@ class FeatureMapPlugin:
     name: str
     spec: str | None
     passthrough: Mapping[str, Any] = field(default_factory=dict)
+    #: Constructor arguments given by the caller (``--init KEY=VALUE``), passed on every build.
+    init: Mapping[str, Any] = field(default_factory=dict)
+    #: None, "numpy" or "torch": the global generator seeded from random_state around each fit (opt-in).
+    global_seed: str | None = None
+    #: None or "torch": inputs handed over as torch tensors (module's device and dtype).
+    input: str | None = None
+    #: kernel parameter -> ParamRoute (rfverify.param_map), for the report and the reproduce command.
+    param_map: Mapping[str, Any] = field(default_factory=dict)
     #: (n_components, rows fitted) -> (features returned, the random_state that first returned them).
     widths: dict[tuple[int, int | None], tuple[int, int]] = field(default_factory=dict, repr=False)
 
     def build(self, n_components: int, random_state: int) -> Any:
         """A fresh, unfitted object (or the function itself)."""
+        if self.global_seed is not None:
+            with seeded_global(self.global_seed, random_state):
+                return self._guarded_build(n_components, random_state)
+        return self._guarded_build(n_components, random_state)
+
+    def _guarded_build(self, n_components: int, random_state: int) -> Any:
         return guard.call(self._build, n_components, random_state, plugin=self.name,
                           action=f"constructing with n_components={n_components}, random_state={random_state}",
                           hint=self._construct_hint(), passthrough=(PluginError,))
@@ -196,11 +219,11 @@ class FeatureMapPlugin:
         if self.form == "function":
             return self.obj
         if self.form == "factory":
-            return self.obj(n_components, random_state, **self.passthrough)
+            return self.obj(n_components, random_state, **self.passthrough, **self.init)
         if self.form == "class":
-            return self.obj(n_components=n_components, random_state=random_state, **self.passthrough)
+            return self.obj(n_components=n_components, random_state=random_state, **self.passthrough, **self.init)
         params = dict(self.obj.get_params(deep=False))
-        params.update(n_components=n_components, random_state=random_state, **self.passthrough)
+        params.update(n_components=n_components, random_state=random_state, **self.passthrough, **self.init)
         return type(self.obj)(**params)
 
     def _construct_hint(self) -> str:
@@ -211,17 +234,31 @@ class FeatureMapPlugin:
         }.get(self.form, "")
 
     def fit(self, n_components: int, random_state: int, X: np.ndarray) -> FittedMap:
-        """Build and fit one draw."""
+        """Build and fit one draw (with the declared global generator seeded from ``random_state`` around the
+        constructor and around fit)."""
         return self.fit_built(self.build(n_components, random_state), n_components, random_state, X)
+
+    def to_input(self, X: np.ndarray, obj: Any) -> Any:
+        """``X`` as the plug-in takes it: the array itself, or a torch tensor on ``obj``'s device and dtype."""
+        if self.input != "torch":
+            return X
+        return to_torch(X, obj)
 
     def fit_built(self, obj: Any, n_components: int, random_state: int, X: np.ndarray) -> FittedMap:
         """Fit an object made by :meth:`build`; ``fit`` may return the estimator or None."""
         if self.form != "function":
+            if self.input == "torch" and not hasattr(obj, "transform") and callable(obj):
+                return FittedMap(self, obj, n_components, random_state, fit_rows=int(np.shape(X)[0]))  # a module
             if not hasattr(obj, "fit") or not hasattr(obj, "transform"):
                 raise PluginError(self.name, f"{type(obj).__name__} has no fit/transform methods",
                                   "the factory must return an object with fit(X) and transform(X)")
-            ret = guard.call(obj.fit, X, plugin=self.name, action="fit",
-                             hint=f"fit(X) must accept a float64 array of shape {X.shape}")
+            if self.global_seed is not None:
+                with seeded_global(self.global_seed, random_state):
+                    ret = guard.call(obj.fit, self.to_input(X, obj), plugin=self.name, action="fit",
+                                     hint=f"fit(X) must accept a float64 array of shape {X.shape}")
+            else:
+                ret = guard.call(obj.fit, self.to_input(X, obj), plugin=self.name, action="fit",
+                                 hint=f"fit(X) must accept a float64 array of shape {X.shape}")
             if ret is not None and ret is not obj and hasattr(ret, "transform"):
                 obj = ret
         return FittedMap(self, obj, n_components, random_state, fit_rows=int(np.shape(X)[0]))
@@ -239,19 +276,98 @@ class FeatureMapPlugin:
         return f"{self.name} [{self.form}]"
 
 
+GLOBAL_SEEDS = ("numpy", "torch")
+INPUTS = ("numpy", "torch")
+
+
+def _torch() -> Any:
+    """torch, imported on first use (never at rfverify's import); a one-line UsageError if it is missing."""
+    try:
+        return importlib.import_module("torch")
+    except ImportError:
+        raise UsageError("input='torch' / global_seed='torch' need torch: pip install torch") from None
+
+
+class seeded_global:
+    """Seed numpy's (or torch's) global generator from ``random_state`` and restore the caller's state after.
+
+    For libraries that can only be seeded through the global generator (rfflearn: ``np.random.randn``):
+    each fit gets the generator in the state ``seed(random_state)`` gives, so the draw is a function of the
+    check's key like any other, and whatever the library consumed is undone (the guard sees no change).
+    """
+
+    def __init__(self, which: str, random_state: int) -> None:
+        self.which, self.random_state = which, int(random_state)
+
+    def __enter__(self) -> "seeded_global":
+        if self.which == "torch":
+            torch = _torch()
+            self.saved = torch.random.get_rng_state()
+            torch.manual_seed(self.random_state)
+        else:
+            self.saved = np.random.get_state()
+            np.random.seed(self.random_state % 2 ** 32)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.which == "torch":
+            _torch().random.set_rng_state(self.saved)
+        else:
+            np.random.set_state(self.saved)
+
+
+def to_torch(X: np.ndarray, obj: Any) -> Any:
+    """``X`` as a torch tensor on the device and in the floating dtype of ``obj``'s first parameter or buffer
+    (torch's default dtype on the CPU when it has none)."""
+    torch = _torch()
+    device, dtype = None, None
+    for attr in ("parameters", "buffers"):
+        try:
+            first = next(iter(getattr(obj, attr)()), None) if hasattr(obj, attr) else None
+        except Exception:  # noqa: BLE001 - plug-in code; fall back to the defaults
+            first = None
+        if first is not None and getattr(getattr(first, "dtype", None), "is_floating_point", False):
+            device, dtype = first.device, first.dtype
+            break
+    if dtype is None:
+        dtype = torch.get_default_dtype()
+    return torch.as_tensor(np.ascontiguousarray(X), dtype=dtype, device=device)
+
+
 def _same(a: Any, b: Any) -> bool:
     """``a == b`` as one bool (arrays compared whole; a comparison that raises means different)."""
     try:
+        if isinstance(a, float) and isinstance(b, float):
+            return bool(np.isclose(a, b, rtol=1e-12, atol=0.0))  # a converted parameter (param_map)
         return bool(np.all(np.asarray(a == b)))
     except Exception:  # noqa: BLE001 - a parameter's own __eq__ is plug-in code
         return False
 
 
 def as_feature_map(obj: Any, *, kernel_params: Mapping[str, Any] | None = None,
-                   name: str | None = None, spec: str | None = None) -> FeatureMapPlugin:
-    """Detect the form of ``obj`` (or load ``MODULE:ATTR``) and wrap it for the harness."""
+                   name: str | None = None, spec: str | None = None, param_map: Mapping[str, Any] | None = None,
+                   init: Mapping[str, Any] | None = None, global_seed: str | None = None,
+                   input: str | None = None) -> FeatureMapPlugin:
+    """Detect the form of ``obj`` (or load ``MODULE:ATTR``) and wrap it for the harness.
+
+    ``param_map``: kernel parameter -> ``"NAME[:EXPRESSION]"`` or ``""`` (:mod:`rfverify.param_map`);
+    ``init``: other constructor arguments; ``global_seed``: ``"numpy"`` or ``"torch"`` for a library seeded
+    only through that global generator; ``input``: ``"torch"`` to hand over torch tensors.
+    """
     if isinstance(obj, FeatureMapPlugin):
         return obj
+    from rfverify.param_map import as_param_map
+
+    routes = as_param_map(param_map)
+    init = dict(init or {})
+    for k in init:
+        if not isinstance(k, str) or not k.isidentifier() or k in ("n_components", "random_state"):
+            raise UsageError(f"init argument {k!r} is not allowed: n_components and random_state are set per draw, "
+                             "and keys must be parameter names")
+    if global_seed not in (None, *GLOBAL_SEEDS):
+        raise UsageError(f"global_seed must be None, 'numpy' or 'torch', got {global_seed!r}")
+    if input not in (None, *INPUTS):
+        raise UsageError(f"input must be None, 'numpy' or 'torch', got {input!r}")
     if isinstance(obj, str):
         spec = obj
         obj = load_object(obj)
@@ -259,16 +375,46 @@ def as_feature_map(obj: Any, *, kernel_params: Mapping[str, Any] | None = None,
     who = name or (obj.__qualname__ if isinstance(obj, type) else type(obj).__qualname__)
     # detection calls plug-in code (hasattr runs __getattr__, get_params): under the guard, like every call
     with guard.guarded(who, "form detection", guard.Limits()):
-        return guard.call(_detect, obj, kernel_params, name, spec, plugin=who,
+        plugin = guard.call(_detect, obj, kernel_params, name, spec, routes, init, input == "torch", plugin=who,
                           action="form detection (fit/transform attributes, get_params())",
                           hint="attribute lookups and get_params(deep=False) must not raise; get_params "
                                "returns a dict", passthrough=(UsageError, PluginError))
+    plugin.init = init
+    plugin.global_seed = global_seed
+    plugin.input = None if input == "numpy" else input
+    plugin.param_map = routes
+    return plugin
 
 
-def _detect(obj: Any, kernel_params: dict[str, Any], name: str | None, spec: str | None) -> "FeatureMapPlugin":
+def _routed(kernel_params: dict[str, Any], routes: Mapping[str, Any], accepted: set[str] | None,
+            var_kw: bool, who: str) -> dict[str, Any]:
+    """Constructor arguments from the kernel's parameters: routed by the parameter map, else by name."""
+    from rfverify.param_map import apply_param_map
+
     reserved = {"n_components", "random_state"}
+    out = apply_param_map(routes, kernel_params)
+    for target in out:
+        if target in reserved:
+            raise UsageError(f"param_map cannot set {target}: it is set per draw")
+        if accepted is not None and target not in accepted and not var_kw:
+            raise UsageError(f"{who} does not accept {target!r} (param_map sends a kernel parameter there); "
+                             f"it accepts {', '.join(sorted(accepted - reserved)) or 'nothing else'}")
+    for k, v in kernel_params.items():
+        if k not in routes and accepted is not None and k in accepted and k not in reserved:
+            out.setdefault(k, v)
+    return out
+
+
+def _detect(obj: Any, kernel_params: dict[str, Any], name: str | None, spec: str | None,
+            routes: Mapping[str, Any] | None = None, init: Mapping[str, Any] | None = None,
+            module_ok: bool = False) -> "FeatureMapPlugin":
+    reserved = {"n_components", "random_state"}
+    routes = routes or {}
+    init = init or {}
     if isinstance(obj, type):
-        if not (hasattr(obj, "fit") and hasattr(obj, "transform")):
+        if module_ok and callable(getattr(obj, "forward", None)) and not hasattr(obj, "transform"):
+            pass  # a torch module: called on tensors, no fit (input="torch")
+        elif not (hasattr(obj, "fit") and hasattr(obj, "transform")):
             raise UsageError(f"class {obj.__qualname__} has no fit/transform methods; "
                              "pass an estimator class, an instance, a factory or a function")
         form = "class"
@@ -277,7 +423,7 @@ def _detect(obj: Any, kernel_params: dict[str, Any], name: str | None, spec: str
         if missing and not var_kw:
             raise UsageError(f"class {obj.__qualname__} does not accept {', '.join(sorted(missing))}; "
                              "the contract needs Cls(n_components=..., random_state=...)")
-        passthrough = {k: v for k, v in kernel_params.items() if k in accepted and k not in reserved}
+        passthrough = _routed(kernel_params, routes, accepted, var_kw, f"class {obj.__qualname__}")
         label = name or obj.__qualname__
     elif hasattr(obj, "fit") and hasattr(obj, "transform") and hasattr(obj, "get_params"):
         form = "instance"
@@ -291,11 +437,12 @@ def _detect(obj: Any, kernel_params: dict[str, Any], name: str | None, spec: str
                 raise UsageError(f"{type(obj).__qualname__} has no parameter {key!r}; the contract needs "
                                  "n_components and random_state")
         passthrough = {}
-        for k, v in kernel_params.items():
-            if k in params and k not in reserved:
-                if not _same(params[k], v):
-                    raise UsageError(f"{type(obj).__qualname__}({k}={params[k]!r}) disagrees with the kernel "
-                                     f"parameter {k}={v!r}; make them agree")
+        for k, v in _routed(kernel_params, routes, set(params), False, type(obj).__qualname__).items():
+            if k in init:
+                continue
+            if not _same(params[k], v):
+                raise UsageError(f"{type(obj).__qualname__}({k}={params[k]!r}) disagrees with the kernel "
+                                 f"parameter {k}={v!r}; make them agree (or route it: param_map / --param-name)")
         label = name or type(obj).__qualname__  # an instance has no import path of its own
     elif callable(obj):
         req = _required_positional(obj)
@@ -305,12 +452,15 @@ def _detect(obj: Any, kernel_params: dict[str, Any], name: str | None, spec: str
             passthrough = {}
         else:
             form = "factory"
-            passthrough = {k: v for k, v in kernel_params.items() if k in accepted and k not in reserved}
+            passthrough = _routed(kernel_params, routes, accepted, var_kw, getattr(obj, "__qualname__", "the factory"))
         label = name or getattr(obj, "__qualname__", type(obj).__name__)
     else:
         raise UsageError(f"cannot use {type(obj).__name__} as a feature map: pass a factory "
                          "make(n_components, random_state), a function f(X, n_components, random_state), "
                          "or an sklearn-style estimator class or instance")
+    clash = sorted(set(passthrough) & set(init))
+    if clash:
+        raise UsageError(f"{', '.join(clash)} set both by the kernel's parameters and by init; set it once")
     if spec is None and form != "instance":
         spec = _spec_of(obj)
     return FeatureMapPlugin(obj, form, label, spec, passthrough)

@@ -36,6 +36,8 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", metavar="FILE", help="write the JSON report to FILE ('-' for stdout)")
     p.add_argument("--report", metavar="DIR", help="also write the HTML/JSON/Markdown report into DIR")
     p.add_argument("--check", action="append", metavar="NAME", help="run only this check (repeatable)")
+    p.add_argument("--xfail", action="append", metavar="CHECK=REASON",
+                   help="CHECK is expected to fail, for REASON (repeatable): a failure is xfail (exit 0), a pass fails")
     _add_limits(p)
     add_quiet(p)
     p.add_argument("--debug", action="store_true", help="show tracebacks")
@@ -135,6 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_quiet(bench)
     bench.add_argument("--debug", action="store_true", help="show tracebacks")
     _add_calibrate(sub)
+    from rfverify.studies.ecosystem import add_cli
+
+    add_cli(sub)
     return parser
 
 
@@ -206,11 +211,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
         if not (args.json or getattr(args, "report", None)):
             raise
         return _emit(_unbuilt(args, exc), args)  # the outputs asked for are still written
+    from rfverify.options import parse_xfail
     from rfverify.progress import Progress
 
     with Progress(1, quiet=args.quiet, delay=1.0) as progress:  # silent for a run under a second
         with progress.entry(1, str(args.target)):
-            report = run(config, checks=args.check, **_limits(args))
+            report = run(config, checks=args.check, xfail=parse_xfail(args.xfail), **_limits(args))
         progress.done(report)
     return _emit(report, args)
 
@@ -220,12 +226,14 @@ def _check_many(targets: list[str], args: argparse.Namespace) -> int:
     import json
 
     from rfverify.kinds.base import parse_int
-    from rfverify.options import parse_param
+    from rfverify.kinds.feature_map import FeatureMapConfig
+    from rfverify.options import parse_param, parse_xfail
     from rfverify.studies.batch import verify_many
 
     options = dict(kernel=args.kernel, kernel_params=dict(parse_param(p) for p in args.param),
                    dim=parse_int(args.dim, "--dim"), domain=args.domain, bound=args.bound, unbiased=not args.biased,
-                   bias_bound=args.bias_bound, data_dependent=True if args.data_dependent else None, **_limits(args))
+                   bias_bound=args.bias_bound, data_dependent=True if args.data_dependent else None, **_limits(args),
+                   xfail=parse_xfail(args.xfail), **FeatureMapConfig.cli_plugin_options(args))
     seed = parse_seed(args.seed)
     with _executor(args) as executor, _bar(len(targets), args, "implementation") as bar:
         reports = verify_many(targets, kind="feature-map", seed=seed, profile=args.profile, checks=args.check,
@@ -608,6 +616,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_calibrate(args)
         if args.command == "list":
             return _cmd_list(args)
+        if args.command == "ecosystem":
+            from rfverify.studies.ecosystem import main as ecosystem_main
+
+            return ecosystem_main(args)
         parser.print_help()
         print("rfverify: error: say what to do: rfverify check KIND MODULE:ATTR, report, list, ... (see above)",
               file=sys.stderr)

@@ -9,7 +9,7 @@ from rfverify.errors import UsageError
 from rfverify.profiles import PROFILES
 from rfverify.seeding import DEFAULT_SEED
 
-__all__ = ["SHARED_OPTIONS", "parse_param", "parse_seed"]
+__all__ = ["SHARED_OPTIONS", "parse_param", "parse_seed", "parse_xfail"]
 
 #: name -> (default, help). The CLI spells them --NAME, the plugin --rfverify-NAME.
 SHARED_OPTIONS: dict[str, tuple[Any, str]] = {
@@ -31,16 +31,32 @@ def parse_seed(text: str | int) -> int:
     return value
 
 
-def parse_param(text: str) -> tuple[str, Any]:
+def parse_param(text: str, option: str = "--param") -> tuple[str, Any]:
     """``KEY=VALUE`` with VALUE a Python literal (number, string, bool) or a bare word."""
     if "=" not in text or text.startswith("="):
-        raise UsageError(f"--param takes KEY=VALUE (e.g. --param gamma=0.5), got {text!r}")
+        raise UsageError(f"{option} takes KEY=VALUE (e.g. {option} gamma=0.5), got {text!r}")
     key, raw = text.split("=", 1)
     key = key.strip()
     if not key.isidentifier():
-        raise UsageError(f"--param key {key!r} is not a valid parameter name")
+        raise UsageError(f"{option} key {key!r} is not a valid parameter name")
     try:
         value = ast.literal_eval(raw)
     except (ValueError, SyntaxError):
         value = raw
     return key, value
+
+
+def parse_xfail(items: list[str] | None) -> dict[str, str] | None:
+    """``--xfail CHECK=REASON`` options (repeatable) as the runner's ``{check: reason}``; None when none given."""
+    if not items:
+        return None
+    out: dict[str, str] = {}
+    for text in items:
+        check, sep, reason = str(text).partition("=")
+        if not sep or not check.strip() or not reason.strip():
+            raise UsageError(f"--xfail takes CHECK=REASON (e.g. --xfail unbiasedness='rows of Q scaled by chi radii'), "
+                             f"got {text!r}")
+        if check.strip() in out:
+            raise UsageError(f"--xfail {check.strip()} given twice")
+        out[check.strip()] = reason.strip()
+    return out

@@ -53,10 +53,12 @@ class MeanTest:
     half_width: np.ndarray
     n: int
     alpha: float
+    #: Columns whose mean is within the round-off bound of ``expected`` (no evidence of anything but rounding).
+    roundoff_only: np.ndarray | None = None
 
 
 def mean_test(samples: np.ndarray, expected: np.ndarray, alpha: float, *,
-              skewness_correction: bool = False) -> MeanTest:
+              skewness_correction: bool = False, roundoff: float | np.ndarray | None = None) -> MeanTest:
     """Two-sided one-sample t-tests, one per column, Bonferroni over columns.
 
     ``samples`` has shape ``(R, P)``: R independent replicates of P (possibly
@@ -66,9 +68,19 @@ def mean_test(samples: np.ndarray, expected: np.ndarray, alpha: float, *,
     Bonferroni is valid under arbitrary dependence between columns, so the
     family-wise error over the P columns is at most ``alpha``.
     A column with zero sample variance is tested exactly: it rejects iff its
-    mean differs from ``expected`` beyond round-off (``roundoff``-free compare
-    is done by the caller's tolerance; here a zero-variance column has p = 1
-    when equal to ``expected`` to 1e-12 relative, else p = 0).
+    mean differs from ``expected`` beyond round-off: p = 1 when equal to
+    ``expected`` within the round-off bound, else p = 0.
+
+    ``roundoff``: the absolute round-off bound of one estimate (scalar or per
+    column; :func:`rfverify.tolerances.estimate_roundoff` for a kernel
+    estimate in the features' dtype).  The null hypothesis is then
+    ``|E[sample] - expected| <= roundoff`` -- a mean computed in finite
+    precision may sit anywhere in that band -- and each column is tested at
+    the band's nearer edge: ``t = sign(diff) max(|diff| - roundoff, 0) / se``,
+    which is conservative (level <= alpha) for every mean in the band.  A
+    column with no spread is compared exactly against the band.  ``roundoff_only`` marks the columns with ``|diff| <= roundoff``.
+    None: a relative 1e-12 (float64 arithmetic; the tests of Haar matrices and
+    quadrature rules, which compute in float64 themselves).
 
     ``skewness_correction=True`` replaces the t reference by Hall's (1992)
     monotone cubic transform of the studentised mean,
@@ -88,8 +100,13 @@ def mean_test(samples: np.ndarray, expected: np.ndarray, alpha: float, *,
     sd = samples.std(axis=0, ddof=1) if r > 1 else np.zeros(npairs)
     se = sd / math.sqrt(r)
     diff = mean - expected
+    spread_tol = 1e-12 * np.maximum(1.0, np.abs(expected))
+    band = np.zeros(npairs) if roundoff is None else np.broadcast_to(
+        np.asarray(roundoff, dtype=float), (npairs,))
+    exact_tol = np.maximum(spread_tol, band)
+    shrunk = np.sign(diff) * np.maximum(np.abs(diff) - band, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(se > 0, diff / np.where(se > 0, se, 1.0), 0.0)
+        t = np.where(se > 0, shrunk / np.where(se > 0, se, 1.0), 0.0)
     if skewness_correction and r > 2:
         centred = samples - mean
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -101,8 +118,7 @@ def mean_test(samples: np.ndarray, expected: np.ndarray, alpha: float, *,
         p = 2.0 * _st.t.sf(np.abs(t), df=max(r - 1, 1))
     # A spread at round-off level is no spread: an estimator exact at this column for every draw
     # (e.g. a quadrature rule exact on the integrand) jitters by ~1e-16 and must not be t-tested.
-    exact_tol = 1e-12 * np.maximum(1.0, np.abs(expected))
-    degenerate = se <= exact_tol
+    degenerate = se <= spread_tol
     if np.any(degenerate):
         close = np.abs(diff) <= exact_tol
         p = np.where(degenerate, np.where(close, 1.0, 0.0), p)
@@ -111,7 +127,7 @@ def mean_test(samples: np.ndarray, expected: np.ndarray, alpha: float, *,
         t = np.where(degenerate, np.where(close, 0.0, np.copysign(np.inf, diff)), t)
     p_adj = np.minimum(1.0, p * npairs)
     crit = float(_st.t.isf(alpha / (2 * npairs), df=max(r - 1, 1)))
-    return MeanTest(mean, sd, t, p, p_adj, crit * se, r, alpha)
+    return MeanTest(mean, sd, t, p, p_adj, crit * se, r, alpha, np.abs(diff) <= exact_tol)
 
 
 #: Gauss-Legendre nodes on (0, 1) for the noncentral-t power integral (power accurate to ~1e-6 at 9 d.o.f.,

@@ -105,7 +105,7 @@ ALWAYS = [
     ("feature-map", fp.FMStrings, ["array of strings, dtype <U"]),
     ("feature-map", fp.FMObjects, ["array of Python objects, dtype object (e.g. float)"]),
     ("feature-map", fp.FMFloat16, ["returned dtype float16", "float32 or float64"]),
-    ("orthogonal", fp.orth_complex, ["returned complex dtype complex128", "return real numbers"]),
+    ("orthogonal", fp.orth_complex, ["returned a complex complex128 matrix", "not supported (complex unitary samplers)"]),
     ("orthogonal", fp.orth_strings, ["array of strings"]),
     ("orthogonal", fp.orth_none, ["returned None"]),
     ("orthogonal", fp.orth_float16, ["dtype float16"]),

@@ -206,7 +206,7 @@ def test_composition_measured_false_alarms_and_power_over_21_seeds():
     assert alarms == 0, f"{alarms} false alarms in {len(SEEDS)} seeds"
     assert caught == len(SEEDS), f"the missing sqrt was caught under {caught} of {len(SEEDS)} seeds"
     r = _composition(mix, M.wrong_weight_mix_features, DEFAULT_SEED)
-    assert re.search(r"about 0\.5\d* x the kernel", r.message), r.message  # w^2 + (1 - w)^2 = 1/2 of w + (1 - w)
+    assert re.search(r"estimates about 0\.5\d* × k", r.message), r.message  # w^2 + (1 - w)^2 = 1/2 of w + (1 - w)
     assert "rfverify check kernel rbf_laplacian_mix" in r.reproduce
     assert "--feature-map tests.mutants.kernel_mutants:wrong_weight_mix_features" in r.reproduce
     assert cli.main(r.reproduce.split()[1:]) == 1

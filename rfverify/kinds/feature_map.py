@@ -30,7 +30,7 @@ from rfverify.seeding import DEFAULT_SEED
 from rfverify.validation import as_flag, as_name
 
 __all__ = ["Declarations", "CheckContext", "Estimates", "FeatureMapConfig", "verify", "not_for_data_dependent",
-           "PREFLIGHT_M"]
+           "not_for_deterministic", "PREFLIGHT_M"]
 
 #: n_components of the preflight's one fit-and-transform.
 PREFLIGHT_M = 16
@@ -46,16 +46,20 @@ class Declarations:
     ``data_dependent``: fit depends on X (declared or detected, see
     :mod:`rfverify.kinds.data_dependence`): the checks over the features' randomness
     do not apply (:func:`not_for_data_dependent`).
+    ``deterministic``: the map draws nothing (a cubature or a fixed grid): the same features for every
+    ``random_state``; it is judged on exactness and on its measured bias, and the checks over the
+    features' randomness say why they do not apply (:func:`not_for_deterministic`).
     """
 
     bound: float | None = None
     unbiased: bool = True
     bias_bound: float | None = None
     data_dependent: bool = False
+    deterministic: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"bound": self.bound, "unbiased": self.unbiased, "bias_bound": self.bias_bound,
-                "data_dependent": self.data_dependent}
+                "data_dependent": self.data_dependent, "deterministic": self.deterministic}
 
 
 def not_for_data_dependent(ctx: Any) -> str | None:
@@ -68,6 +72,28 @@ def not_for_data_dependent(ctx: Any) -> str | None:
     return None
 
 
+DETERMINISTIC_SKIP = ("declared deterministic: the map draws nothing, so there is no randomness to average over "
+                      "(no 1/m law, no concentration); it is judged on exactness and its measured bias by "
+                      "unbiasedness")
+
+
+def not_for_deterministic(ctx: Any) -> str | None:
+    """The skip reason of the checks over the features' randomness, for a data-dependent or deterministic map."""
+    reason = not_for_data_dependent(ctx)
+    if reason:
+        return reason
+    if getattr(getattr(ctx, "declarations", None), "deterministic", False):
+        return DETERMINISTIC_SKIP
+    return None
+
+
+def _declared_deterministic(obj: Any) -> bool:
+    try:
+        return getattr(obj, "deterministic", None) is True
+    except Exception:  # a raising property is not a declaration
+        return False
+
+
 @dataclass
 class Estimates:
     """Kernel estimates of R seeds at the pair design, for one feature count m."""
@@ -75,6 +101,16 @@ class Estimates:
     values: np.ndarray  # (R, P)
     sup: np.ndarray  # (R,) max |feature| * sqrt(m_out) per seed
     m_out: int
+    #: The features' real dtype (float32 features are judged by float32 arithmetic).
+    dtype: str = "float64"
+
+    def roundoff(self, d: int) -> float:
+        """The round-off bound of one estimate (:func:`rfverify.tolerances.estimate_roundoff`) at the width
+        and dtype the map returned and its largest observed feature."""
+        from rfverify.tolerances import estimate_roundoff
+
+        s = float(np.max(self.sup)) / np.sqrt(max(self.m_out, 1)) if len(self.sup) else 0.0
+        return estimate_roundoff(d, self.m_out, self.dtype, s)
 
 
 @dataclass
@@ -129,21 +165,28 @@ class CheckContext(BaseContext):
 
     def estimate_once(self, m: int, random_state: int) -> tuple[np.ndarray, float, int]:
         """k_hat at every pair from one draw; also max |feature| * sqrt(m_out)."""
+        k_hat, sup, m_out, _ = self._estimate(m, random_state)
+        return k_hat, sup, m_out
+
+    def _estimate(self, m: int, random_state: int) -> tuple[np.ndarray, float, int, str]:
         Z = self.stacked_inputs()
         fitted = self.fit(m, random_state)
         F = fitted.transform(Z)
         P = self.pairs.n
         k_hat = np.real(np.sum(F[:P] * np.conj(F[P:]), axis=1))
         sup = float(np.max(np.abs(F))) * np.sqrt(F.shape[1])
-        return k_hat, sup, F.shape[1]
+        return k_hat, sup, F.shape[1], str(F.real.dtype)
 
     def estimates(self, m: int, trials: range, *stream: Any) -> Estimates:
         vals = np.empty((len(trials), self.pairs.n))
         sups = np.empty(len(trials))
         m_out = 0
+        dtype = "float64"
         for i, t in enumerate(trials):
-            vals[i], sups[i], m_out = self.estimate_once(m, self.random_state(*stream, m, trial=t))
-        return Estimates(vals, sups, m_out)
+            vals[i], sups[i], m_out, dt = self._estimate(m, self.random_state(*stream, m, trial=t))
+            if np.dtype(dt).itemsize < np.dtype(dtype).itemsize:
+                dtype = dt  # the coarsest dtype returned decides the round-off
+        return Estimates(vals, sups, m_out, dtype)
 
 
 #: Largest declared bound C (or bias bound) accepted: the concentration check's tail bound uses C**4, which
@@ -185,7 +228,9 @@ class FeatureMapConfig(KindConfig):
                  unbiased: bool = True, bias_bound: float | None = None, seed: int = DEFAULT_SEED,
                  profile: str | Profile = "default", name: str | None = None,
                  kernel_spec: str | None = None, domain_spec: str | None = None,
-                 data_dependent: bool | None = None) -> None:
+                 data_dependent: bool | None = None, deterministic: bool | None = None,
+                 param_map: Mapping[str, Any] | None = None, init: Mapping[str, Any] | None = None,
+                 global_seed: str | None = None, input: str | None = None) -> None:
         self.kernel = as_kernel(kernel, kernel_params)
         self.kernel_spec = kernel_spec if kernel_spec is not None else (kernel if isinstance(kernel, str) else None)
         if self.kernel_spec is None and callable(kernel) and not isinstance(kernel, Kernel):
@@ -215,7 +260,18 @@ class FeatureMapConfig(KindConfig):
         self._init_common(seed, profile)
         self._pair_cache: dict[str, Any] = {}
         self.plugin: FeatureMapPlugin = as_feature_map(
-            implementation, kernel_params=dict(self.kernel.params), name=as_name(name))
+            implementation, kernel_params=dict(self.kernel.params), name=as_name(name), param_map=param_map,
+            init=init, global_seed=global_seed, input=input)
+        if deterministic not in (None, True, False):
+            raise UsageError(f"deterministic must be True, False or None (the plug-in's attribute), got "
+                             f"{deterministic!r}")
+        #: True when declared (argument, --deterministic, or the plug-in's attribute ``deterministic = True``).
+        self.declared_deterministic = deterministic
+        if deterministic is None:
+            deterministic = _declared_deterministic(self.plugin.obj)
+        from dataclasses import replace
+
+        self.declarations = replace(self.declarations, deterministic=bool(deterministic))
 
     def reproduce_options(self) -> list[str]:
         """This configuration's options in the reproduce command (between the target and ``--seed``)."""
@@ -233,6 +289,18 @@ class FeatureMapConfig(KindConfig):
             parts += ["--bias-bound", repr(d.bias_bound)]
         if self.declared_data_dependent is True:
             parts += ["--data-dependent"]
+        if self.declared_deterministic is True:
+            parts += ["--deterministic"]
+        from rfverify.param_map import describe
+
+        for text in describe(self.plugin.param_map):
+            parts += ["--param-name", text]
+        for k in sorted(self.plugin.init):
+            parts += ["--init", f"{k}={self.plugin.init[k]!r}"]
+        if self.plugin.global_seed:
+            parts += ["--global-seed", self.plugin.global_seed]
+        if self.plugin.input:
+            parts += ["--input", self.plugin.input]
         return parts
 
     def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> CheckContext:
@@ -253,6 +321,13 @@ class FeatureMapConfig(KindConfig):
             "spec": self.plugin.spec,
             "passthrough": dict(self.plugin.passthrough),
             "data_dependence": self.data_dependence,
+            "init": dict(self.plugin.init),
+            "param_map": {k: list(r) for k, r in self.plugin.param_map.items()},
+            # never silent: a library seeded through a global generator is recorded as such
+            "global_seed": (None if not self.plugin.global_seed else
+                            f"{self.plugin.global_seed}: seeded from each draw's random_state before fit, "
+                            "restored after"),
+            "input": self.plugin.input or "numpy",
         }
 
     def preflight(self) -> str | None:
@@ -310,6 +385,30 @@ class FeatureMapConfig(KindConfig):
                         help="fit depends on X (an adapted basis): skip the checks over the features' randomness "
                         "and measure adapted-approximation instead (default: the plug-in's attribute or detection "
                         "decides)")
+        fm.add_argument("--deterministic", action="store_true",
+                        help="the map draws nothing (the same features for every random_state): judged on exactness "
+                        "and measured bias; the checks over the randomness are skipped with the reason")
+        fm.add_argument("--param-name", action="append", default=[], metavar="KEY=NAME[:EXPR]",
+                        help="pass kernel parameter KEY to the constructor as NAME, converted by EXPR "
+                        "(e.g. gamma=sigma:1/sqrt(2*gamma); KEY= to not pass it); repeatable")
+        fm.add_argument("--init", action="append", default=[], metavar="KEY=VALUE",
+                        help="constructor argument (a Python literal or a bare word); repeatable")
+        fm.add_argument("--global-seed", choices=["numpy", "torch"],
+                        help="the library draws from this global generator only: seed it from each draw's "
+                        "random_state before fit and restore it after (recorded in the report)")
+        fm.add_argument("--input", choices=["numpy", "torch"], default="numpy",
+                        help="hand the plug-in numpy arrays (default) or torch tensors on its device and dtype")
+
+    @staticmethod
+    def cli_plugin_options(args: argparse.Namespace) -> dict[str, Any]:
+        """The plug-in keywords (deterministic, param_map, init, global_seed, input) of the command line."""
+        from rfverify.param_map import parse_param_map
+
+        return dict(deterministic=True if getattr(args, "deterministic", False) else None,
+                    param_map=parse_param_map(getattr(args, "param_name", []) or []),
+                    init=dict(parse_param(p, "--init") for p in getattr(args, "init", []) or []),
+                    global_seed=getattr(args, "global_seed", None),
+                    input=None if getattr(args, "input", "numpy") == "numpy" else args.input)
 
     @classmethod
     def from_cli(cls, args: argparse.Namespace) -> "FeatureMapConfig":
@@ -319,7 +418,8 @@ class FeatureMapConfig(KindConfig):
         config = cls(args.target, kernel=kernel, kernel_params=params, dim=parse_int(args.dim, "--dim"),
                      domain=domain, bound=args.bound, unbiased=not args.biased, bias_bound=args.bias_bound,
                      seed=parse_seed(args.seed), profile=args.profile, kernel_spec=args.kernel,
-                     domain_spec=args.domain, data_dependent=True if args.data_dependent else None)
+                     domain_spec=args.domain, data_dependent=True if args.data_dependent else None,
+                     **cls.cli_plugin_options(args))
         config.plugin.spec = args.target
         return config
 
@@ -358,7 +458,9 @@ def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "
            bias_bound: float | None = None, seed: int = DEFAULT_SEED, profile: str | Profile = "default",
            checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
            name: str | None = None, time_limit: float | None = None, memory_limit: int | str | None = None,
-           data_dependent: bool | None = None, metrics: bool | None = None) -> Report:
+           data_dependent: bool | None = None, metrics: bool | None = None, deterministic: bool | None = None,
+           param_map: Mapping[str, Any] | None = None, init: Mapping[str, Any] | None = None,
+           global_seed: str | None = None, input: str | None = None) -> Report:
     """Verify a feature map against a kernel; returns a :class:`~rfverify.results.Report`.
 
     ``implementation`` is a factory, a function, an sklearn-style class or
@@ -373,10 +475,17 @@ def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "
     detection in the preflight decide (:mod:`rfverify.kinds.data_dependence`).
     ``metrics``: compute the report's held-out metrics block (None: when every
     check runs).
+    ``deterministic``: the map draws nothing (None: its ``deterministic`` attribute decides);
+    ``param_map``: kernel parameter -> ``"NAME[:EXPRESSION]"`` (:mod:`rfverify.param_map`);
+    ``init``: constructor arguments; ``global_seed``: ``"numpy"``/``"torch"`` for a library seeded only
+    through that global generator (seeded from each draw's random_state, restored after, recorded);
+    ``input``: ``"torch"`` hands the plug-in torch tensors (see :mod:`rfverify.adapters`).
     """
     config = FeatureMapConfig(implementation, kernel=kernel, kernel_params=kernel_params, dim=dim,
                               domain=domain, bound=bound, unbiased=unbiased, bias_bound=bias_bound,
-                              seed=seed, profile=profile, name=name, data_dependent=data_dependent)
+                              seed=seed, profile=profile, name=name, data_dependent=data_dependent,
+                              deterministic=deterministic, param_map=param_map, init=init,
+                              global_seed=global_seed, input=input)
     from rfverify.runner import run
 
     return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit,

@@ -112,7 +112,11 @@ class OrthogonalSampler:
             out = guard.call(self.obj.sample, d, rng, plugin=self.name, action=action, hint=hint)
         else:
             out = guard.call(self.obj, d, rng, plugin=self.name, action=action, hint=hint)
-        Q = guard.as_array(out, plugin=self.name, action=action)
+        Q = guard.as_array(out, plugin=self.name, action=action, complex_ok=True)
+        if np.iscomplexobj(Q):
+            raise PluginError(self.name, f"{action} returned a complex {Q.dtype} matrix: not supported (complex "
+                              "unitary samplers)", "the orthogonal checks hold real samplers to Haar measure on O(d) "
+                              "or SO(d); U(d) (scipy.stats.unitary_group) has other moments and is not verified here")
         if Q.shape != (d, d):
             raise PluginError(self.name, f"returned shape {Q.shape} for d={d}, expected ({d}, {d})",
                               "return one square matrix per call")

@@ -170,6 +170,8 @@ class QuadratureContext(BaseContext):
     degree: int = 0
     unbiased: bool = True
     budget: QuadratureBudget = None  # type: ignore[assignment]
+    #: Declared deterministic (a cubature): the same draw for every rng state.
+    deterministic: bool = False
 
     @property
     def name(self) -> str:
@@ -203,22 +205,26 @@ class QuadratureConfig(KindConfig):
     CLI = CliSpec("Verify a rule MODULE:ATTR estimating E f(w), w ~ N(0, I_d).")
 
     def __init__(self, rule: Any, *, dim: int = 8, degree: int = 0, unbiased: bool = True,
-                 seed: int = DEFAULT_SEED, profile: str | Profile = "default", name: str | None = None) -> None:
+                 seed: int = DEFAULT_SEED, profile: str | Profile = "default", name: str | None = None,
+                 deterministic: bool = False) -> None:
         self.dim = self.validate_dim(dim)
         self.degree = _validate_degree(degree)
         from rfverify.validation import as_flag, as_name
 
         self.unbiased = as_flag(unbiased, "unbiased")
+        self.deterministic = as_flag(deterministic, "deterministic") or getattr(rule, "deterministic", None) is True
         self._init_common(seed, profile)
         self.budget = budget_for(self.profile)
         self.plugin = rule if isinstance(rule, QuadraturePlugin) else QuadraturePlugin(rule, name=as_name(name))
 
     def reproduce_options(self) -> list[str]:
-        return ["--dim", str(self.dim), "--degree", str(self.degree), "--unbiased" if self.unbiased else "--biased"]
+        return ["--dim", str(self.dim), "--degree", str(self.degree), "--unbiased" if self.unbiased else "--biased",
+                *(["--deterministic"] if self.deterministic else [])]
 
     def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> QuadratureContext:
         return QuadratureContext(spec.name, self.profile, self.seeds, alpha, reproduce, plugin=self.plugin,
-                                 dim=self.dim, degree=self.degree, unbiased=self.unbiased, budget=self.budget)
+                                 dim=self.dim, degree=self.degree, unbiased=self.unbiased, budget=self.budget,
+                                 deterministic=self.deterministic)
 
     @classmethod
     def add_cli_options(cls, p: argparse.ArgumentParser) -> None:
@@ -228,6 +234,9 @@ class QuadratureConfig(KindConfig):
         qb.add_argument("--unbiased", dest="biased", action="store_false", help="claimed unbiased (default)")
         qb.add_argument("--biased", dest="biased", action="store_true", help="not claimed unbiased")
         p.set_defaults(biased=False)
+        p.add_argument("--deterministic", action="store_true",
+                       help="the rule draws nothing (a cubature): the same draw for every rng state; judged on "
+                       "exactness and its measured bias")
 
     @classmethod
     def from_cli(cls, args: argparse.Namespace) -> "QuadratureConfig":
@@ -235,7 +244,7 @@ class QuadratureConfig(KindConfig):
 
         config = cls(load_object(args.target), dim=parse_int(args.dim, "--dim"),
                      degree=parse_int(args.degree, "--degree"), unbiased=not args.biased,
-                     seed=parse_seed(args.seed), profile=args.profile)
+                     seed=parse_seed(args.seed), profile=args.profile, deterministic=args.deterministic)
         config.plugin.spec = args.target
         return config
 
@@ -244,7 +253,8 @@ class QuadratureConfig(KindConfig):
         return {"name": "gaussian-integral", "params": {"dim": self.dim}}
 
     def as_dict(self) -> dict[str, Any]:
-        return {"dim": self.dim, "declarations": {"degree": self.degree, "unbiased": self.unbiased},
+        return {"dim": self.dim, "declarations": {"degree": self.degree, "unbiased": self.unbiased,
+                                                  "deterministic": self.deterministic},
                 "spec": self.plugin.spec, "budget": self.budget.__dict__}
 
     def preflight(self) -> str | None:
@@ -262,16 +272,18 @@ def verify_quadrature(rule: Any, *, dim: int = 8, degree: int = 0, unbiased: boo
                       seed: int = DEFAULT_SEED, profile: str | Profile = "default",
                       checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
                       name: str | None = None, time_limit: float | None = None,
-                      memory_limit: int | str | None = None) -> Report:
+                      memory_limit: int | str | None = None, deterministic: bool = False) -> Report:
     """Verify a quadrature rule ``rule(d, rng) -> (points, weights)`` against its declarations.
 
     ``degree``: claimed degree of exactness for every draw; ``unbiased``:
     claimed unbiased for every integrable f.  ``rule`` may be a
     ``"MODULE:ATTR"`` string.  Returns a :class:`~rfverify.results.Report`.
     ``time_limit`` / ``memory_limit``: per check (:class:`rfverify.guard.Limits`).
+    ``deterministic``: the rule draws nothing (a cubature; or the rule's attribute ``deterministic = True``):
+    rule-contract requires the same draw for every rng state, and its bias is measured exactly.
     """
     from rfverify.runner import run
 
     config = QuadratureConfig(rule, dim=dim, degree=degree, unbiased=unbiased, seed=seed, profile=profile,
-                              name=name)
+                              name=name, deterministic=deterministic)
     return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit)

@@ -199,9 +199,10 @@ def render_index_page(entries: Iterable[tuple[str, Report]], *, seed: int, profi
                       provenance: Mapping[str, str], claims: Sequence[Any] | None = None,
                       docs: Mapping[str, str] | None = None, command: str = "",
                       calibration: Mapping[str, Any] | None = None,
-                      mutation: Mapping[str, Any] | None = None) -> str:
-    """The index: verdict matrix (implementations x checks), the calibration summary (if any), the link to the
-    mutation-testing report (if any) and the claims table."""
+                      mutation: Mapping[str, Any] | None = None,
+                      ecosystem: Mapping[str, Any] | None = None) -> str:
+    """The index: verdict matrix (implementations x checks), the calibration summary (if any), the ecosystem
+    table's summary and the link to the mutation-testing report (if any), and the claims table."""
     entries = list(entries)
     groups: dict[str, dict[str, Any]] = {}  # one matrix per kind: kinds have different checks
     rows = []
@@ -252,4 +253,5 @@ def render_index_page(entries: Iterable[tuple[str, Report]], *, seed: int, profi
         command=command,
         calibration=calibration,
         mutation=mutation,
+        ecosystem=ecosystem,
     )

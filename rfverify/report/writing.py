@@ -158,7 +158,7 @@ def report_document(report: Report, prov: Mapping[str, str] | None = None) -> di
 
 def index_document(reports: Sequence[tuple[str, Report]], *, seed: int, profile: str,
                    claims: Sequence[Any] | None = None, prov: Mapping[str, str] | None = None,
-                   calibration: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                   calibration: Mapping[str, Any] | None = None, out: Path | None = None) -> dict[str, Any]:
     """``index.json``: every implementation's verdict per check, the evaluated claims (or null), and the
     summary of a calibration found in ``calibration/`` (or null; see :func:`rfverify.report.calibration_pages.calibration_summary`)."""
     from rfverify.report.html import page_filename, verdict
@@ -180,7 +180,34 @@ def index_document(reports: Sequence[tuple[str, Report]], *, seed: int, profile:
         } for name, r in reports],
         "claims": None if claims is None else [c.to_dict() if hasattr(c, "to_dict") else dict(c) for c in claims],
         "calibration": None if calibration is None else dict(calibration),
+        "ecosystem": load_ecosystem_summary(out) if out is not None else None,
     }
+
+
+def ecosystem_line(e: Mapping[str, Any]) -> str:
+    """The Markdown section that links the ecosystem table."""
+    caught = ", ".join(f"{k} {v}" for k, v in e["caught"].items()) or "none"
+    return (f"## The ecosystem\n\nThe field's libraries as published: [{e['markdown']}]({e['markdown']}) — "
+            f"{e['false_alarms']} false alarms in {e['correct_runs']} runs of {e['correct_entries']} correct entries "
+            f"({e['seeds']} seeds, profile {e['profile']}); defects caught: {caught}; {e['wrappers']} entries need "
+            "a wrapper.")
+
+
+def load_ecosystem_summary(out: Path | str | None) -> dict[str, Any] | None:
+    """The summary of ``ecosystem.json`` in ``out`` (written by ``rfverify ecosystem --out OUT``), or None."""
+    if out is None:
+        return None
+    path = Path(out) / "ecosystem.json"
+    try:
+        table = json.loads(path.read_text(encoding="utf-8"))
+        s = dict(table["summary"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    seeds = s.get("seeds") or []
+    return {"markdown": "ecosystem.md", "json": "ecosystem.json", "profile": s.get("profile"),
+            "seeds": len(seeds), "false_alarms": s.get("false_alarms"), "correct_runs": s.get("correct_runs"),
+            "correct_entries": s.get("correct_entries"), "caught": s.get("caught", {}),
+            "wrappers": len(s.get("wrappers", [])), "not_installed": s.get("not_installed", [])}
 
 
 def _claims_section(claims: Sequence[Any]) -> str:
@@ -238,15 +265,16 @@ def _write_reports(out: Path, reports: list[tuple[str, Report]], *, seed: int, p
         claims = kept_claims
 
     calibration = load_calibration_summary(out)  # written by `rfverify calibrate --out OUT/calibration`
+    ecosystem = load_ecosystem_summary(out)  # written by `rfverify ecosystem --out OUT`
     mutation = mutation_summary(out)  # written by `python .ci/mutation.py report`
     put("index.json", json.dumps(index_document(reports, seed=seed, profile=profile, claims=claims, prov=prov,
-                                                calibration=calibration),
+                                                calibration=calibration, out=out),
                                  indent=2, allow_nan=False) + "\n")
     if html:
         from rfverify.report.html import render_index_page
 
         put("index.html", render_index_page(reports, seed=seed, profile=profile, provenance=prov, claims=claims,
-                                            calibration=calibration, mutation=mutation,
+                                            calibration=calibration, mutation=mutation, ecosystem=ecosystem,
                                             docs=docs, command=command))
     n_fail = sum(not r.passed for _, r in reports)
     head = (f"# rfverify correctness report\n\n**{len(reports) - n_fail} of {len(reports)} implementations "
@@ -256,6 +284,8 @@ def _write_reports(out: Path, reports: list[tuple[str, Report]], *, seed: int, p
     if calibration is not None:
         tail += (f"\n## Calibration\n\nFalse-alarm rates and power: [{calibration['markdown']}]({calibration['markdown']}) "
                  f"({calibration['flags']} flags; {calibration['settings']}).\n")
+    if ecosystem is not None:
+        tail += "\n" + ecosystem_line(ecosystem) + "\n"
     if mutation is not None:
         tail += (f"\n## Mutation testing\n\nMutants of the verdict-deciding modules: [{mutation['markdown']}]"
                  f"({mutation['markdown']}) ({mutation['headline']}).\n")
