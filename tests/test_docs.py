@@ -14,7 +14,7 @@ from rfverify.kinds import KINDS, checks_for
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCTEST_MODULES = ["rfverify.seeding", "rfverify.kernels", "rfverify.implementations.rff", "rfverify.implementations._base",
-                   "rfverify.messages", "rfverify.studies.batch"]
+                   "rfverify.messages", "rfverify.studies.batch", "rfverify.strategies", "rfverify.explore"]
 
 
 @pytest.mark.parametrize("name", DOCTEST_MODULES)

@@ -54,7 +54,8 @@ class Kind:
 #: Every plug-in kind, in the order the CLI and the reports list them.
 KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("feature-map", "rfverify.kinds.feature_map", "FeatureMapConfig", "verify",
-         ("rfverify.properties.contract", "rfverify.properties.reproducibility", "rfverify.properties.unbiasedness",
+         ("rfverify.properties.contract", "rfverify.properties.reproducibility", "rfverify.properties.exploration",
+          "rfverify.properties.unbiasedness",
           "rfverify.properties.concentration", "rfverify.properties.error_rate", "rfverify.properties.adapted"),
          "a feature map: factory, function, or sklearn-style estimator"),
     Kind("orthogonal", "rfverify.kinds.orthogonal", "OrthogonalConfig", "verify_orthogonal",

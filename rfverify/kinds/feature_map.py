@@ -22,11 +22,13 @@ from rfverify.domains import DOMAINS, PairSet, make_pairs
 from rfverify.errors import PluginError, UsageError
 from rfverify.kernels import Kernel, as_kernel
 from rfverify.kinds.base import CliSpec, KindConfig, parse_int
+from rfverify.kinds.pins import add_pin_options, pin_options, pins_from_cli
 from rfverify.options import parse_param, parse_seed
 from rfverify.profiles import Profile
 from rfverify.registry import BaseContext, CheckSpec
 from rfverify.results import Report
 from rfverify.seeding import DEFAULT_SEED
+from rfverify.spaces import SPACE_ATTRIBUTE, FeatureMapSpace
 from rfverify.validation import as_flag, as_name
 
 __all__ = ["Declarations", "CheckContext", "Estimates", "FeatureMapConfig", "verify", "not_for_data_dependent",
@@ -89,6 +91,8 @@ class CheckContext(BaseContext):
     #: Shared by every check of one configuration, so the pair design (and, for a callable kernel,
     #: the calibration of the input scale) is computed once, not once per check.
     pair_cache: dict[str, PairSet] = field(default_factory=dict, repr=False)
+    #: The configuration space the ``explore`` check searches (:mod:`rfverify.spaces`).
+    space: FeatureMapSpace = field(default_factory=FeatureMapSpace)
 
     @property
     def name(self) -> str:
@@ -185,7 +189,8 @@ class FeatureMapConfig(KindConfig):
                  unbiased: bool = True, bias_bound: float | None = None, seed: int = DEFAULT_SEED,
                  profile: str | Profile = "default", name: str | None = None,
                  kernel_spec: str | None = None, domain_spec: str | None = None,
-                 data_dependent: bool | None = None) -> None:
+                 data_dependent: bool | None = None, space: Mapping[str, Any] | None = None,
+                 pins: Mapping[str, Any] | None = None) -> None:
         self.kernel = as_kernel(kernel, kernel_params)
         self.kernel_spec = kernel_spec if kernel_spec is not None else (kernel if isinstance(kernel, str) else None)
         if self.kernel_spec is None and callable(kernel) and not isinstance(kernel, Kernel):
@@ -216,6 +221,19 @@ class FeatureMapConfig(KindConfig):
         self._pair_cache: dict[str, Any] = {}
         self.plugin: FeatureMapPlugin = as_feature_map(
             implementation, kernel_params=dict(self.kernel.params), name=as_name(name))
+        self.pins = dict(pins or {})
+        self.space = self._space(space)
+
+    def _space(self, space: Mapping[str, Any] | None) -> FeatureMapSpace:
+        """The explored space: the default, narrowed by the plug-in's ``rfverify_space`` attribute, the caller's
+        ``space`` and the pins (:mod:`rfverify.spaces`).  Only kernel parameters the plug-in receives are searched."""
+        try:
+            declared = getattr(self.plugin.obj, SPACE_ATTRIBUTE, None)
+        except Exception as exc:  # noqa: BLE001 - an attribute lookup runs plug-in code
+            raise UsageError(f"reading {SPACE_ATTRIBUTE} of the plug-in raised {type(exc).__name__}: {exc}") from None
+        spec = self.kernel._spec
+        params = {k: spec.params[k] for k in self.plugin.passthrough if spec is not None and k in spec.params}
+        return FeatureMapSpace.build([declared, space, self.pins], params=params)
 
     def reproduce_options(self) -> list[str]:
         """This configuration's options in the reproduce command (between the target and ``--seed``)."""
@@ -233,12 +251,12 @@ class FeatureMapConfig(KindConfig):
             parts += ["--bias-bound", repr(d.bias_bound)]
         if self.declared_data_dependent is True:
             parts += ["--data-dependent"]
-        return parts
+        return parts + pin_options(self.pins)
 
     def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> CheckContext:
         return CheckContext(spec.name, self.profile, self.seeds, alpha, reproduce,
                             plugin=self.plugin, kernel=self.kernel, domain=self.domain, dim=self.dim,
-                            declarations=self.declarations, pair_cache=self._pair_cache)
+                            declarations=self.declarations, pair_cache=self._pair_cache, space=self.space)
 
     def target(self) -> dict[str, Any]:
         """What the implementation is held to (here: the kernel)."""
@@ -253,6 +271,7 @@ class FeatureMapConfig(KindConfig):
             "spec": self.plugin.spec,
             "passthrough": dict(self.plugin.passthrough),
             "data_dependence": self.data_dependence,
+            "space": self.space.describe(),
         }
 
     def preflight(self) -> str | None:
@@ -310,6 +329,7 @@ class FeatureMapConfig(KindConfig):
                         help="fit depends on X (an adapted basis): skip the checks over the features' randomness "
                         "and measure adapted-approximation instead (default: the plug-in's attribute or detection "
                         "decides)")
+        add_pin_options(fm)
 
     @classmethod
     def from_cli(cls, args: argparse.Namespace) -> "FeatureMapConfig":
@@ -319,7 +339,8 @@ class FeatureMapConfig(KindConfig):
         config = cls(args.target, kernel=kernel, kernel_params=params, dim=parse_int(args.dim, "--dim"),
                      domain=domain, bound=args.bound, unbiased=not args.biased, bias_bound=args.bias_bound,
                      seed=parse_seed(args.seed), profile=args.profile, kernel_spec=args.kernel,
-                     domain_spec=args.domain, data_dependent=True if args.data_dependent else None)
+                     domain_spec=args.domain, data_dependent=True if args.data_dependent else None,
+                     pins=pins_from_cli(args))
         config.plugin.spec = args.target
         return config
 
@@ -358,7 +379,8 @@ def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "
            bias_bound: float | None = None, seed: int = DEFAULT_SEED, profile: str | Profile = "default",
            checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
            name: str | None = None, time_limit: float | None = None, memory_limit: int | str | None = None,
-           data_dependent: bool | None = None, metrics: bool | None = None) -> Report:
+           data_dependent: bool | None = None, metrics: bool | None = None, space: Mapping[str, Any] | None = None,
+           pins: Mapping[str, Any] | None = None) -> Report:
     """Verify a feature map against a kernel; returns a :class:`~rfverify.results.Report`.
 
     ``implementation`` is a factory, a function, an sklearn-style class or
@@ -372,11 +394,13 @@ def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "
     not (False); None lets the plug-in's ``data_dependent`` attribute or a
     detection in the preflight decide (:mod:`rfverify.kinds.data_dependence`).
     ``metrics``: compute the report's held-out metrics block (None: when every
-    check runs).
+    check runs).  ``space`` narrows the configuration space ``explore`` searches and ``pins`` fixes axes of it
+    (:mod:`rfverify.spaces`).
     """
     config = FeatureMapConfig(implementation, kernel=kernel, kernel_params=kernel_params, dim=dim,
                               domain=domain, bound=bound, unbiased=unbiased, bias_bound=bias_bound,
-                              seed=seed, profile=profile, name=name, data_dependent=data_dependent)
+                              seed=seed, profile=profile, name=name, data_dependent=data_dependent,
+                              space=space, pins=pins)
     from rfverify.runner import run
 
     return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit,
