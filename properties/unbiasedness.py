@@ -89,6 +89,7 @@ def check_unbiasedness(ctx: CheckContext) -> CheckResult:
     P = pairs.n
     delta = prof.bias_fraction * pairs.kernel_range()
     pilot = ctx.estimates(m, range(prof.pilot_trials), "unbiased")
+    m_label = f"{m}" + (f" ({pilot.m_out} features returned)" if pilot.m_out != m else "")
     sigma = float(np.max(np.std(pilot.values, axis=0, ddof=1)))
     look_alpha = ctx.alpha / 2  # two looks, Bonferroni
     alpha_pair = look_alpha / P
@@ -146,7 +147,7 @@ def check_unbiasedness(ctx: CheckContext) -> CheckResult:
                             f"declared |bias| <= {B:g} at every pair", interval=(lo[j], hi[j]), level=conf,
                             evidence=f"{int(np.sum(outside))} of {P} pairs' simultaneous intervals lie wholly "
                                      f"outside ±{B:g}",
-                            where=f"pair {j} ({pairs.labels[j]}, k = {pairs.exact[j]:.4g}) at m = {m}",
+                            where=f"pair {j} ({pairs.labels[j]}, k = {pairs.exact[j]:.4g}) at m = {m_label}",
                             threshold=B, **common)
         return ctx.result("pass", f"{classification}: bias within the declared ±{B:g} at all {P} pairs (max |bias| "
                           f"{np.max(np.abs(bias)):.3g}, {R} seeds, m = {m})", threshold=B, **common)
@@ -160,11 +161,11 @@ def check_unbiasedness(ctx: CheckContext) -> CheckResult:
             interval=(test.mean[worst] - test.half_width[worst], test.mean[worst] + test.half_width[worst]),
             level=conf, evidence=f"half-width {test.half_width[worst]:.2g}; p = {p_min:.3g}; "
                                  f"{int(np.sum(test.p_adjusted < look_alpha))} of {P} pairs reject",
-            where=f"{where} at m = {m}",
+            where=f"{where} at m = {m_label}",
             cause=_diagnose(test.mean, pairs.exact, m, ctx.kernel.name),
             pvalue=p_min, threshold=ctx.alpha, **common)
     return ctx.result(
         "pass",
-        f"no bias at {P} pairs over {R} seeds at m = {m}; max |bias| {np.max(np.abs(bias)):.2g}; "
+        f"no bias at {P} pairs over {R} seeds at m = {m_label}; max |bias| {np.max(np.abs(bias)):.2g}; "
         f"a bias of {detectable:.3g} would be caught with power {prof.power:g}" + cap_note,
         pvalue=p_min, threshold=ctx.alpha, **common)

@@ -134,3 +134,29 @@ def test_exploration_leaves_global_random_state_alone():
     before = np.random.get_state()[1].copy()
     _explore(RandomFourierFeatures, profile="quick")
     assert np.array_equal(np.random.get_state()[1], before)
+
+
+class RoundUpRFF(RandomFourierFeatures):
+    """Rounds n_components up to a multiple of d (as block-structured libraries do), correctly scaled for the
+    width it returns: unbiased, with error falling like 1/width."""
+
+    def _draw(self, d, rng):
+        width = d * -(-self.n_components // d)
+        self.W_ = np.ascontiguousarray(rng.normal(0.0, np.sqrt(2.0 * self.gamma), size=(width, d)).T)
+        self.b_ = rng.uniform(0.0, 2.0 * np.pi, size=width)
+
+    def _features(self, X):
+        return np.sqrt(2.0 / self.W_.shape[1]) * np.cos(X @ self.W_ + self.b_)
+
+
+def test_error_rate_regresses_on_the_width_returned():
+    """At d = 96 the quick grid m = 16, 64, 256 returns 96, 96, 288 features: against the requested m the MSE
+    would fall like m^-0.4 (a false 'slower than 1/m'); against the width returned it falls like 1/width."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        res = rfverify.verify(RoundUpRFF, kernel="rbf", kernel_params={"gamma": 0.5}, dim=96, profile="quick",
+                              checks=["error-rate"], metrics=False).results[0]
+    assert res.status == "pass", res.message
+    assert res.details["regressed_on"] == "m_out" and res.details["m_out"] == [96, 96, 288]
+    requested = np.polyfit(np.log(res.details["m"]), np.log(res.details["mse"]), 1)[0]
+    assert requested > -0.6 and abs(res.statistic + 1) < 0.3, (requested, res.statistic)
