@@ -117,6 +117,29 @@ class RefitRedraws(RandomFourierFeatures):
             self.n_features_in_ = d
 
 
+# ---------------------------------------------------------------- orthogonal samplers
+def rotation_2d_unnormalised(d: int, rng: Any) -> np.ndarray:
+    """Haar QR, with a "closed form" for d = 2 that builds [[c, -s], [s, c]] from a Gaussian pair without
+    normalising it (not orthogonal); every d >= 3 (and d = 1) is right."""
+    from rfverify.implementations.orthogonal import haar_qr
+
+    if d == 2:
+        c, s = rng.standard_normal(2)
+        return np.array([[c, -s], [s, c]])
+    return haar_qr(d, rng)
+
+
+def entropy_above_128(d: int, rng: Any) -> np.ndarray:
+    """Haar QR, but above d = 128 a "parallel" path seeds its own generator from OS entropy (the rng given is
+    ignored): not reproducible there."""
+    from rfverify.implementations.orthogonal import haar_qr
+
+    return haar_qr(d, np.random.default_rng() if d > 128 else rng)
+
+
+#: Orthogonal-sampler corner bugs and their minimal dimension in the message.
+ORTHOGONAL_CORNERS = {rotation_2d_unnormalised: "d = 2,", entropy_above_128: "d = 129,"}
+
 #: Each planted corner bug and what the minimal configuration must show (a substring of the failure message).
 CORNERS = {
     HalfFreqCosSin: "n_components=1,",
