@@ -45,8 +45,10 @@ SPACE_ATTRIBUTE = "rfverify_space"
 #: The cost cap of one explored configuration, so that the default budget (150 configurations, about ten fits
 #: and transforms each) costs about a second on one core: d * m <= 2^16 (the random draw; m's upper end is cut at
 #: large d: d = 512 searches m up to 128), n * m <= 2^14, n * d <= 2^16 and n * d * m <= 2^20 (the batch: 10,000
-#: rows are searched at small d and m, e.g. m = 1 at d <= 6).  A pinned axis is never cut.
-COST_CAP = {"d*m": 2 ** 16, "n*m": 2 ** 14, "n*d": 2 ** 16, "n*d*m": 2 ** 20}
+#: rows are searched at small d and m, e.g. m = 1 at d <= 6), and d * d <= 2^16 (d <= 256: a scheme drawing d x d
+#: orthogonal blocks pays a QR of d^3 per fit; d 257 … 512 is searched when the space's lower end is above 256,
+#: e.g. pinned).  A cap never cuts below an axis' lower end, so a pinned axis is never cut.
+COST_CAP = {"d*m": 2 ** 16, "n*m": 2 ** 14, "n*d": 2 ** 16, "n*d*m": 2 ** 20, "d*d": 2 ** 16}
 
 _ALIASES = {"dim": "d", "dtypes": "dtype", "layouts": "layout", "norms": "norm"}
 _RANGES = ("d", "n_components", "batch", "random_state")
@@ -213,7 +215,7 @@ class FMExample:
 
 @st.composite
 def _fm_examples(draw: Any, space: FeatureMapSpace, kernel_params: dict[str, Any]) -> FMExample:
-    d = draw(dimensions(space.d.lo, space.d.hi))
+    d = draw(dimensions(space.d.lo, max(space.d.lo, min(space.d.hi, math.isqrt(COST_CAP["d*d"])))))
     lo, hi = space.n_components.lo, space.n_components.hi
     m = draw(n_components(lo, max(lo, min(hi, COST_CAP["d*m"] // d))))
     params = dict(kernel_params)
