@@ -215,25 +215,42 @@ class FMExample:
 
 @st.composite
 def _fm_examples(draw: Any, space: FeatureMapSpace, kernel_params: dict[str, Any]) -> FMExample:
-    d = draw(dimensions(space.d.lo, max(space.d.lo, min(space.d.hi, math.isqrt(COST_CAP["d*d"])))))
-    lo, hi = space.n_components.lo, space.n_components.hi
-    m = draw(n_components(lo, max(lo, min(hi, COST_CAP["d*m"] // d))))
+    # Two orders of drawing, so that both large shapes and large batches are reached under the cost cap:
+    # shape first (d, m, then the batch that fits), or batch first (n, then the d and m that fit).
+    batch_first = draw(st.booleans())
+    n = draw(_batch_sizes(space.batch.lo, space.batch.hi)) if batch_first else 0
+    d = draw(dimensions(space.d.lo, _cut(space.d, math.isqrt(COST_CAP["d*d"]),
+                                         COST_CAP["n*d"] // n if n else None)))
+    m = draw(n_components(space.n_components.lo, _cut(space.n_components, COST_CAP["d*m"] // d,
+                                                      COST_CAP["n*m"] // n if n else None,
+                                                      COST_CAP["n*d*m"] // (n * d) if n else None)))
     params = dict(kernel_params)
     params.update(space.held)
     for name in sorted(space.params):
         params[name] = draw(_param_strategy(name, _Search(space.params[name])))
     rs = draw(st.integers(space.random_state.lo, space.random_state.hi) if space.random_state.lo > 0
               else random_states(space.random_state.hi))
-    hi = max(space.batch.lo, min(space.batch.hi, COST_CAP["n*m"] // m, COST_CAP["n*d"] // d,
-                                          COST_CAP["n*d*m"] // (d * m)))
-    n = draw(st.one_of(st.integers(space.batch.lo, hi),
-                       st.sampled_from(sorted({space.batch.lo, min(hi, max(space.batch.lo, 2))}))))
+    if not batch_first:
+        n = draw(_batch_sizes(space.batch.lo, _cut(space.batch, COST_CAP["n*m"] // m, COST_CAP["n*d"] // d,
+                                                   COST_CAP["n*d*m"] // (d * m))))
     dtype = draw(st.sampled_from(space.dtype))
     layout = draw(st.sampled_from(space.layout))
     norm = draw(st.sampled_from(space.norm))
     data_seed = space.fixed.get("data_seed") if "data_seed" in space.fixed else draw(st.integers(0, 2 ** 16))
     split = space.fixed.get("split") if "split" in space.fixed else draw(st.integers(0, 2 ** 16))
     return FMExample(d, m, tuple(sorted(params.items())), rs, n, dtype, layout, norm, data_seed, split)
+
+
+def _cut(axis: Range, *caps: int | None) -> int:
+    """The upper end of ``axis`` cut by the cost caps, never below its lower end."""
+    return max(axis.lo, min([axis.hi, *(c for c in caps if c is not None)]))
+
+
+def _batch_sizes(lo: int, hi: int) -> st.SearchStrategy[int]:
+    """Batch sizes in [lo, hi]; power-of-two boundaries (2^k, 2^k + 1), where chunked and blocked code paths
+    switch, are tried often."""
+    corners = {lo, min(hi, max(lo, 2))} | {c for k in range(1, 14) for c in (2 ** k, 2 ** k + 1) if lo <= c <= hi}
+    return st.one_of(st.integers(lo, hi), st.sampled_from(sorted(corners)))
 
 
 @dataclass(frozen=True)

@@ -145,7 +145,7 @@ CORNERS = {
     HalfFreqCosSin: "n_components=1,",
     SeedZeroUnseeded: "random_state=0,",
     FastPathCache: "d = 65,",
-    ChunkedAboveBatch: "1025 rows",
+    ChunkedAboveBatch: "the batch split",  # at more than CHUNK rows (Hypothesis may stop at 2^k + 1 > CHUNK)
     Float16Compute: "float32",
     FortranReadAsC: "F-layout",
     RefitRedraws: "a second time",
