@@ -84,14 +84,16 @@ def check_explore_orthogonal(ctx: OrthogonalContext) -> CheckResult:
     ``2 c d^2 u(dtype) + gamma_d(float64)``; det Q = +1 on SO(d); Generators seeded alike give identical
     matrices and, for d >= 2, Generators seeded differently give different ones.
     Test: Hypothesis searches ``budget`` (d, seed) pairs (quick 15, default 40, thorough 150), seeded from the
-    check key, no example database; a failure is shrunk to the smallest d.  Deterministic: no alpha.
+    check key, no example database, after the four smallest d tried explicitly; a failure is shrunk to the
+    smallest d.  Deterministic: no alpha.
     Applies to: every orthogonal sampler.  Catches: a special case at d = 1 or 2, a code path above some d
     that forgets the orthogonalisation, the sign fix or the rng.
     Reference: Higham (2002) §19.3 (the tolerance); Hypothesis' search-and-shrink.
     """
     space = _space(ctx)
     strategy = st.builds(OrthExample, orthogonal_dimensions(space.lo, space.hi), st.integers(0, 2 ** 32 - 1))
-    explicit = [OrthExample(space.lo, 0)] if space.lo == space.hi else []
+    # the smallest dimensions, where special cases live, are tried first (explicitly), then Hypothesis searches
+    explicit = [OrthExample(d, 0) for d in range(space.lo, min(space.hi, space.lo + 3) + 1)]
     seed = ctx.seeds.random_state("orthogonal", "explore", ctx.group)
     budget = ORTHOGONAL_BUDGETS.get(ctx.profile.name, ORTHOGONAL_BUDGETS["default"])
     found = search(strategy, lambda ex: _problem(ctx, ex), seed=seed, budget=budget, explicit=explicit)
