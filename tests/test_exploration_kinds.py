@@ -47,3 +47,30 @@ def test_orthogonal_corners_under_20_seeds(seed):
         res = _explore_orthogonal(bug, seed=seed)
         assert res.status == "fail" and corner in res.message, (bug.__name__, seed, res.message)
     assert _explore_orthogonal(orth.haar_householder, seed=seed).status == "pass"
+
+
+def _explore_transform(fn, matrix="hadamard", seed=DEFAULT_SEED, profile="default"):
+    verify = get_kind("transform").verify_function()
+    return verify(fn, dim=64, matrix=matrix, seed=seed, profile=profile, checks=["explore"]).results[0]
+
+
+@pytest.mark.parametrize("bug", list(em.TRANSFORM_CORNERS), ids=lambda f: f.__name__)
+def test_transform_corner_bug_found(bug):
+    res = _explore_transform(bug)
+    assert res.status == "fail" and em.TRANSFORM_CORNERS[bug] in res.message, res.message
+    assert res.reproduce.endswith(f"--pin d={res.details['minimal_example']['d']}")
+
+
+def test_reference_fwht_passes_over_every_width():
+    from rfverify.implementations.structured import fwht_normalized
+
+    res = _explore_transform(fwht_normalized, matrix="hadamard-normalized")
+    assert res.status == "pass" and "2^0 … 2^14" in res.details["space_searched"], res.message
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(1, 21))
+def test_transform_corners_under_20_seeds(seed):
+    for bug, corner in em.TRANSFORM_CORNERS.items():
+        res = _explore_transform(bug, seed=seed)
+        assert res.status == "fail" and corner in res.message, (bug.__name__, seed, res.message)

@@ -137,6 +137,32 @@ def entropy_above_128(d: int, rng: Any) -> np.ndarray:
     return haar_qr(d, np.random.default_rng() if d > 128 else rng)
 
 
+# ---------------------------------------------------------------- fast transforms
+def fwht_small_widths_halved(X: Any) -> np.ndarray:
+    """An unnormalised FWHT whose "trivial" widths d <= 2 return X / 2 (a normalisation slip in the special
+    case): garbage at d = 1 and 2, exact from d = 4 (as the package-index library a user tried)."""
+    from rfverify.implementations.structured import fwht
+
+    X = np.asarray(X)
+    if X.shape[1] <= 2:
+        return X / 2.0
+    return fwht(X)
+
+
+def fwht_float32_f_order(X: Any) -> np.ndarray:
+    """The FWHT, but a Fortran-ordered float32 batch is read through its raw buffer as C-ordered (a "zero-copy"
+    fast path): right for C-ordered, strided and float64 inputs."""
+    from rfverify.implementations.structured import fwht
+
+    X = np.asarray(X)
+    if X.dtype == np.float32 and X.flags.f_contiguous and not X.flags.c_contiguous:
+        X = np.frombuffer(X.tobytes(order="A"), dtype=np.float32).reshape(X.shape)
+    return fwht(X)
+
+
+#: Transform corner bugs and their minimal configuration in the message.
+TRANSFORM_CORNERS = {fwht_small_widths_halved: "d = 1,", fwht_float32_f_order: "float32, F-layout"}
+
 #: Orthogonal-sampler corner bugs and their minimal dimension in the message.
 ORTHOGONAL_CORNERS = {rotation_2d_unnormalised: "d = 2,", entropy_above_128: "d = 129,"}
 
