@@ -96,6 +96,7 @@ def check_unbiasedness(ctx: CheckContext) -> CheckResult:
     delta = prof.bias_fraction * pairs.kernel_range()
     pilot = ctx.estimates(m, range(prof.pilot_trials), "unbiased")
     roundoff = pilot.roundoff(ctx.dim)  # in the features' dtype, at the width the map returned
+    m_label = f"{m}" + (f" ({pilot.m_out} features returned)" if pilot.m_out != m else "")
     sigma = float(np.max(np.std(pilot.values, axis=0, ddof=1)))
     look_alpha = ctx.alpha / 2  # two looks, Bonferroni
     alpha_pair = look_alpha / P
@@ -160,7 +161,7 @@ def check_unbiasedness(ctx: CheckContext) -> CheckResult:
                             f"declared |bias| <= {B:g} at every pair", interval=(lo[j], hi[j]), level=conf,
                             evidence=f"{int(np.sum(outside))} of {P} pairs' simultaneous intervals lie wholly "
                                      f"outside ±{B:g}",
-                            where=f"pair {j} ({pairs.labels[j]}, k = {pairs.exact[j]:.4g}) at m = {pilot.m_out}",
+                            where=f"pair {j} ({pairs.labels[j]}, k = {pairs.exact[j]:.4g}) at m = {m_label}",
                             threshold=B, **common)
         return ctx.result("pass", f"{classification}: bias within the declared ±{B:g} at all {P} pairs (max |bias| "
                           f"{np.max(np.abs(bias)):.3g}, {R} seeds, m = {pilot.m_out})", threshold=B, **common)
@@ -175,13 +176,13 @@ def check_unbiasedness(ctx: CheckContext) -> CheckResult:
             level=conf, evidence=f"half-width {test.half_width[worst]:.2g}; p = {p_min:.3g}; "
                                  f"{int(np.sum(test.p_adjusted < look_alpha))} of {P} pairs reject; "
                                  f"round-off bound {roundoff:.2g} ({pilot.dtype})",
-            where=f"{where} at m = {pilot.m_out}",
+            where=f"{where} at m = {m_label}",
             cause=_diagnose(test.mean, pairs.exact, pilot.m_out, ctx.kernel.name) + (
                 "; declared deterministic: the estimate is the same for every seed, so this is its exact error "
                 "(declare --biased --bias-bound B if that is by design)" if ctx.declarations.deterministic else ""),
             pvalue=p_min, threshold=ctx.alpha, **common)
     return ctx.result(
         "pass",
-        f"no bias at {P} pairs over {R} seeds at m = {pilot.m_out}; max |bias| {np.max(np.abs(bias)):.2g}; "
+        f"no bias at {P} pairs over {R} seeds at m = {m_label}; max |bias| {np.max(np.abs(bias)):.2g}; "
         f"a bias of {detectable:.3g} would be caught with power {prof.power:g}" + cap_note,
         pvalue=p_min, threshold=ctx.alpha, **common)

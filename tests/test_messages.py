@@ -208,6 +208,16 @@ def _xfail_passed(check: str) -> Any:
                            xfail={check: "stale"})[check]
 
 
+def _explore(kind, name):
+    """``explore`` on a planted corner bug of tests/mutants/explore_mutants.py (quick profile)."""
+    from rfverify.kinds import get_kind
+    from tests.mutants import explore_mutants as em
+
+    opts = {"feature-map": {"kernel_params": {"gamma": GAMMA}}, "orthogonal": {"dim": 16},
+            "transform": {"dim": 64}}[kind]
+    return get_kind(kind).verify_function()(getattr(em, name), profile="quick", checks=["explore"], **opts)["explore"]
+
+
 #: (id, check, expected status, how to get the result): every failing path of every check.
 CASES: list[tuple[str, str, str, Callable[[], Any]]] = [
     # feature-map
@@ -222,6 +232,9 @@ CASES: list[tuple[str, str, str, Callable[[], Any]]] = [
     ("error-rate-shared-draw", "error-rate", "fail", lambda: _fm("SharedDraw", "error-rate")),
     ("adapted-ascent", "adapted-approximation", "fail", lambda: _adapted("adapted-approximation")),
     ("xfail-that-passes", "contract", "fail", lambda: _xfail_passed("contract")),
+    ("explore-fortran-read-as-c", "explore", "fail", lambda: _explore("feature-map", "FortranReadAsC")),
+    ("explore-orthogonal-d2", "explore", "fail", lambda: _explore("orthogonal", "rotation_2d_unnormalised")),
+    ("explore-transform-d1", "explore", "fail", lambda: _explore("transform", "fwht_small_widths_halved")),
     # orthogonal
     ("orthogonality", "orthogonality", "fail", lambda: _orth("normalised_gaussian_rows", "orthogonality")),
     ("determinant-o", "haar-determinant", "fail", lambda: _orth("so_claimed_as_o", "haar-determinant")),

@@ -39,6 +39,10 @@ class ParamSpec:
     check: Callable[[Any], bool] = lambda v: True
     requirement: str = ""
     doc: str = ""
+    #: The range exploration searches (``rfverify.strategies.kernel_params``): ``(lo, hi)`` for an integer,
+    #: ``(lo, hi, "log")`` for a float drawn on a log scale, ``(lo, hi, "linear")`` uniformly; None: the
+    #: parameter is held at the value given (not searched).
+    search: tuple[Any, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ BUILTINS.append(
         name="rbf",
         gram=_rbf,
         params={"gamma": ParamSpec(1.0, float, _positive, "gamma must be a finite number > 0",
-                                   "k(x, y) = exp(-gamma ||x - y||^2)")},
+                                   "k(x, y) = exp(-gamma ||x - y||^2)", search=(1e-3, 1e3, "log"))},
         doc="Gaussian kernel exp(-gamma ||x - y||^2); random Fourier features sample "
         "omega ~ N(0, 2 gamma I) (Rahimi & Recht 2007; cs4787 lecture 16).",
         # gamma * E||x - y||^2 = gamma * 2 s^2 d = 2 for independent points: values
@@ -119,7 +119,8 @@ def _order_ok(v: int) -> bool:
     return v in (0, 1, 2)
 
 
-_ORDER = ParamSpec(1, int, _order_ok, "order must be 0, 1 or 2", "arc-cosine order n (Theta(t) t^n activation)")
+_ORDER = ParamSpec(1, int, _order_ok, "order must be 0, 1 or 2", "arc-cosine order n (Theta(t) t^n activation)",
+                   search=(0, 2))
 
 BUILTINS.append(
     KernelSpec(
@@ -139,7 +140,7 @@ BUILTINS.append(
         gram=_arccos_deep,
         params={"order": _ORDER,
                 "layers": ParamSpec(2, int, lambda v: 1 <= v <= 16, "layers must be an integer in [1, 16]",
-                                    "number of arc-cosine layers (1 is arccos)")},
+                                    "number of arc-cosine layers (1 is arccos)", search=(1, 4))},
         doc="deep arc-cosine kernel (Cho & Saul 2009 eq. (9)): k^(l+1)(x, y) = (1/pi) [k^(l)(x, x) "
         "k^(l)(y, y)]^{n/2} J_n(theta^(l)), k^(0) = <x, y>; features: layers of sqrt(2/m) max(0, W .)^n.",
         length_scale=lambda d, order, layers: 1.0 / math.sqrt(d),
@@ -155,11 +156,13 @@ BUILTINS.append(
     KernelSpec(
         name="polynomial",
         gram=_polynomial,
-        params={"gamma": ParamSpec(1.0, float, _positive, "gamma must be a finite number > 0", "scale of <x, y>"),
+        params={"gamma": ParamSpec(1.0, float, _positive, "gamma must be a finite number > 0", "scale of <x, y>",
+                                   search=(1e-3, 1e3, "log")),
                 "coef0": ParamSpec(0.0, float, lambda v: math.isfinite(v) and v >= 0,
-                                   "coef0 must be a finite number >= 0", "additive constant c"),
+                                   "coef0 must be a finite number >= 0", "additive constant c",
+                                   search=(0.0, 10.0, "linear")),
                 "degree": ParamSpec(2, int, lambda v: 1 <= v <= 32, "degree must be an integer in [1, 32]",
-                                    "degree p")},
+                                    "degree p", search=(1, 5))},
         doc="polynomial kernel (gamma <x, y> + coef0)^degree (scikit-learn's parametrisation); "
         "TensorSketch / PolynomialCountSketch features (Pham & Pagh 2013).",
         length_scale=lambda d, gamma, coef0, degree: 1.0 / math.sqrt(gamma * d),  # gamma <x, x> ~ 1
@@ -187,7 +190,7 @@ BUILTINS.append(
         name="skewed_chi2",
         gram=_skewed_chi2,
         params={"skewedness": ParamSpec(1.0, float, _positive, "skewedness must be a finite number > 0",
-                                        "shift c; inputs must be > -c")},
+                                        "shift c; inputs must be > -c", search=(1e-2, 1e2, "log"))},
         doc="skewed chi-squared kernel prod_i 2 sqrt(x_i + c) sqrt(y_i + c) / (x_i + y_i + 2c) (Li, Ionescu & "
         "Sminchisescu 2010); features sqrt(2/m) cos(W log(x + c) + b), W_ij ~ sech law (scikit-learn).",
         domain_error=_skewed_domain,
@@ -206,7 +209,7 @@ BUILTINS.append(
         name="laplacian",
         gram=_laplacian,
         params={"gamma": ParamSpec(1.0, float, _positive, "gamma must be a finite number > 0",
-                                   "k(x, y) = exp(-gamma ||x - y||_1)")},
+                                   "k(x, y) = exp(-gamma ||x - y||_1)", search=(1e-3, 1e3, "log"))},
         doc="Laplacian kernel exp(-gamma ||x - y||_1) (scikit-learn's laplacian_kernel); random Fourier "
         "features with i.i.d. Cauchy(0, gamma) frequencies (Rahimi & Recht 2007).",
         # E|x_i - y_i| = 2 s / sqrt(pi) for independent N(0, s^2) coordinates: gamma d E|.| = 2.
@@ -229,7 +232,7 @@ def _maxout_collision(X: np.ndarray, Y: np.ndarray, q: int) -> np.ndarray:
 
 
 _Q = ParamSpec(2, int, lambda v: 1 <= v <= 16, "q must be an integer in 1..16 (the tabulated range)",
-               "number of Gaussian projections a maxout unit takes the max of")
+               "number of Gaussian projections a maxout unit takes the max of", search=(1, 16))
 
 BUILTINS.append(
     KernelSpec(

@@ -223,9 +223,10 @@ def _positive(v: float) -> bool:
     return math.isfinite(v) and v > 0
 
 
-_RBF_G = ParamSpec(1.0, float, _positive, "rbf_gamma must be a finite number > 0", "gamma of the rbf part")
+_RBF_G = ParamSpec(1.0, float, _positive, "rbf_gamma must be a finite number > 0", "gamma of the rbf part",
+                 search=(1e-3, 1e3, "log"))
 _LAP_G = ParamSpec(1.0, float, _positive, "laplacian_gamma must be a finite number > 0",
-                   "gamma of the Laplacian part")
+                   "gamma of the Laplacian part", search=(1e-3, 1e3, "log"))
 
 
 def _register_composite(name: str, build: Callable[..., CompositeKernel], params: dict[str, ParamSpec], doc: str,
@@ -282,7 +283,8 @@ _register_composite(
 _register_composite(
     "rbf_laplacian_mix", _rbf_laplacian_mix,
     {"weight": ParamSpec(0.5, float, lambda v: math.isfinite(v) and 0 < v < 1, "weight must be in (0, 1)",
-                         "w: the rbf part's weight"), "rbf_gamma": _RBF_G, "laplacian_gamma": _LAP_G},
+                         "w: the rbf part's weight", search=(0.01, 0.99, "linear")),
+     "rbf_gamma": _RBF_G, "laplacian_gamma": _LAP_G},
     "scaling and sum rules: w rbf + (1 - w) laplacian (normalised: k(x, x) = 1); features "
     "[sqrt(w) phi_rbf, sqrt(1 - w) phi_lap]")
 _register_composite(

@@ -22,11 +22,13 @@ from rfverify.domains import DOMAINS, PairSet, make_pairs
 from rfverify.errors import PluginError, UsageError
 from rfverify.kernels import Kernel, as_kernel
 from rfverify.kinds.base import CliSpec, KindConfig, parse_int
+from rfverify.kinds.pins import add_pin_options, pin_options, pins_from_cli
 from rfverify.options import parse_param, parse_seed
 from rfverify.profiles import Profile
 from rfverify.registry import BaseContext, CheckSpec
 from rfverify.results import Report
 from rfverify.seeding import DEFAULT_SEED
+from rfverify.spaces import SPACE_ATTRIBUTE, FeatureMapSpace
 from rfverify.validation import as_flag, as_name
 
 __all__ = ["Declarations", "CheckContext", "Estimates", "FeatureMapConfig", "verify", "not_for_data_dependent",
@@ -125,6 +127,8 @@ class CheckContext(BaseContext):
     #: Shared by every check of one configuration, so the pair design (and, for a callable kernel,
     #: the calibration of the input scale) is computed once, not once per check.
     pair_cache: dict[str, PairSet] = field(default_factory=dict, repr=False)
+    #: The configuration space the ``explore`` check searches (:mod:`rfverify.spaces`).
+    space: FeatureMapSpace = field(default_factory=FeatureMapSpace)
 
     @property
     def name(self) -> str:
@@ -230,7 +234,8 @@ class FeatureMapConfig(KindConfig):
                  kernel_spec: str | None = None, domain_spec: str | None = None,
                  data_dependent: bool | None = None, deterministic: bool | None = None,
                  param_map: Mapping[str, Any] | None = None, init: Mapping[str, Any] | None = None,
-                 global_seed: str | None = None, input: str | None = None) -> None:
+                 global_seed: str | None = None, input: str | None = None, space: Mapping[str, Any] | None = None,
+                 pins: Mapping[str, Any] | None = None) -> None:
         self.kernel = as_kernel(kernel, kernel_params)
         self.kernel_spec = kernel_spec if kernel_spec is not None else (kernel if isinstance(kernel, str) else None)
         if self.kernel_spec is None and callable(kernel) and not isinstance(kernel, Kernel):
@@ -272,6 +277,19 @@ class FeatureMapConfig(KindConfig):
         from dataclasses import replace
 
         self.declarations = replace(self.declarations, deterministic=bool(deterministic))
+        self.pins = dict(pins or {})
+        self.space = self._space(space)
+
+    def _space(self, space: Mapping[str, Any] | None) -> FeatureMapSpace:
+        """The explored space: the default, narrowed by the plug-in's ``rfverify_space`` attribute, the caller's
+        ``space`` and the pins (:mod:`rfverify.spaces`).  Only kernel parameters the plug-in receives are searched."""
+        try:
+            declared = getattr(self.plugin.obj, SPACE_ATTRIBUTE, None)
+        except Exception as exc:  # noqa: BLE001 - an attribute lookup runs plug-in code
+            raise UsageError(f"reading {SPACE_ATTRIBUTE} of the plug-in raised {type(exc).__name__}: {exc}") from None
+        spec = self.kernel._spec
+        params = {k: spec.params[k] for k in self.plugin.passthrough if spec is not None and k in spec.params}
+        return FeatureMapSpace.build([declared, space, self.pins], params=params)
 
     def reproduce_options(self) -> list[str]:
         """This configuration's options in the reproduce command (between the target and ``--seed``)."""
@@ -301,12 +319,12 @@ class FeatureMapConfig(KindConfig):
             parts += ["--global-seed", self.plugin.global_seed]
         if self.plugin.input:
             parts += ["--input", self.plugin.input]
-        return parts
+        return parts + pin_options(self.pins)
 
     def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> CheckContext:
         return CheckContext(spec.name, self.profile, self.seeds, alpha, reproduce,
                             plugin=self.plugin, kernel=self.kernel, domain=self.domain, dim=self.dim,
-                            declarations=self.declarations, pair_cache=self._pair_cache)
+                            declarations=self.declarations, pair_cache=self._pair_cache, space=self.space)
 
     def target(self) -> dict[str, Any]:
         """What the implementation is held to (here: the kernel)."""
@@ -328,6 +346,7 @@ class FeatureMapConfig(KindConfig):
                             f"{self.plugin.global_seed}: seeded from each draw's random_state before fit, "
                             "restored after"),
             "input": self.plugin.input or "numpy",
+            "space": self.space.describe(),
         }
 
     def preflight(self) -> str | None:
@@ -398,6 +417,7 @@ class FeatureMapConfig(KindConfig):
                         "random_state before fit and restore it after (recorded in the report)")
         fm.add_argument("--input", choices=["numpy", "torch"], default="numpy",
                         help="hand the plug-in numpy arrays (default) or torch tensors on its device and dtype")
+        add_pin_options(fm)
 
     @staticmethod
     def cli_plugin_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -419,7 +439,7 @@ class FeatureMapConfig(KindConfig):
                      domain=domain, bound=args.bound, unbiased=not args.biased, bias_bound=args.bias_bound,
                      seed=parse_seed(args.seed), profile=args.profile, kernel_spec=args.kernel,
                      domain_spec=args.domain, data_dependent=True if args.data_dependent else None,
-                     **cls.cli_plugin_options(args))
+                     pins=pins_from_cli(args), **cls.cli_plugin_options(args))
         config.plugin.spec = args.target
         return config
 
@@ -460,7 +480,8 @@ def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "
            name: str | None = None, time_limit: float | None = None, memory_limit: int | str | None = None,
            data_dependent: bool | None = None, metrics: bool | None = None, deterministic: bool | None = None,
            param_map: Mapping[str, Any] | None = None, init: Mapping[str, Any] | None = None,
-           global_seed: str | None = None, input: str | None = None) -> Report:
+           global_seed: str | None = None, input: str | None = None, space: Mapping[str, Any] | None = None,
+           pins: Mapping[str, Any] | None = None) -> Report:
     """Verify a feature map against a kernel; returns a :class:`~rfverify.results.Report`.
 
     ``implementation`` is a factory, a function, an sklearn-style class or
@@ -480,12 +501,14 @@ def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "
     ``init``: constructor arguments; ``global_seed``: ``"numpy"``/``"torch"`` for a library seeded only
     through that global generator (seeded from each draw's random_state, restored after, recorded);
     ``input``: ``"torch"`` hands the plug-in torch tensors (see :mod:`rfverify.adapters`).
+    ``space`` narrows the configuration space ``explore`` searches and ``pins`` fixes axes of it
+    (:mod:`rfverify.spaces`).
     """
     config = FeatureMapConfig(implementation, kernel=kernel, kernel_params=kernel_params, dim=dim,
                               domain=domain, bound=bound, unbiased=unbiased, bias_bound=bias_bound,
                               seed=seed, profile=profile, name=name, data_dependent=data_dependent,
                               deterministic=deterministic, param_map=param_map, init=init,
-                              global_seed=global_seed, input=input)
+                              global_seed=global_seed, input=input, space=space, pins=pins)
     from rfverify.runner import run
 
     return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit,

@@ -31,6 +31,7 @@ from rfverify import guard
 from rfverify.adapters import load_object
 from rfverify.errors import PluginError, UsageError
 from rfverify.kinds.base import CliSpec, KindConfig, parse_int
+from rfverify.kinds.pins import pins_from_cli
 from rfverify.options import parse_seed
 from rfverify.profiles import Profile
 from rfverify.registry import BaseContext, CheckSpec
@@ -134,9 +135,12 @@ class OrthogonalConfig(KindConfig):
                   "against Haar measure on --group.")
 
     def __init__(self, implementation: Any, *, dim: int = 8, group: str = "O", seed: int = DEFAULT_SEED,
-                 profile: str | Profile = "default", name: str | None = None) -> None:
+                 profile: str | Profile = "default", name: str | None = None,
+                 pins: Mapping[str, Any] | None = None) -> None:
         self.dim = self.validate_dim(dim)
         self.group = _validate_group(group)
+        #: Axes of the space ``explore`` searches fixed by the caller (``d``; :mod:`rfverify.kinds.pins`).
+        self.pins = dict(pins or {})
         self._init_common(seed, profile)
         self.budget = ORTHOGONAL_BUDGETS[self.profile.name] if self.profile.name in ORTHOGONAL_BUDGETS \
             else ORTHOGONAL_BUDGETS["default"]
@@ -169,11 +173,12 @@ class OrthogonalConfig(KindConfig):
     def add_cli_options(cls, p: argparse.ArgumentParser) -> None:
         p.add_argument("--dim", default="8", help="matrix dimension d (default 8)")
         p.add_argument("--group", default="O", choices=["O", "SO"], help="declared group (default O)")
+        p.add_argument("--pin", action="append", default=[], metavar="d=D", help="explore: pin the dimension searched")
 
     @classmethod
     def from_cli(cls, args: argparse.Namespace) -> "OrthogonalConfig":
         return cls(args.target, dim=parse_int(args.dim, "--dim"), group=args.group, seed=parse_seed(args.seed),
-                   profile=args.profile)
+                   profile=args.profile, pins=pins_from_cli(args))
 
     def preflight(self) -> str | None:
         """Draw once (a health check); the problem, or None."""

@@ -31,6 +31,7 @@ from rfverify import guard
 from rfverify.adapters import load_object
 from rfverify.errors import PluginError, UsageError
 from rfverify.kinds.base import CliSpec, KindConfig, parse_int
+from rfverify.kinds.pins import pins_from_cli
 from rfverify.kinds.matrices import DenseOperator, HadamardOperator, MatrixOperator
 from rfverify.options import parse_seed
 from rfverify.profiles import Profile
@@ -201,8 +202,11 @@ class TransformConfig(KindConfig):
     CLI = CliSpec("Verify MODULE:ATTR, apply(X (n, d)) -> (n, d), against X @ M.T.")
 
     def __init__(self, implementation: Any, *, dim: int = 64, matrix: Any = "hadamard", inplace: bool = False,
-                 seed: int = DEFAULT_SEED, profile: str | Profile = "default", name: str | None = None) -> None:
+                 seed: int = DEFAULT_SEED, profile: str | Profile = "default", name: str | None = None,
+                 pins: Mapping[str, Any] | None = None) -> None:
         self.dim = self.validate_dim(dim)
+        #: Axes of the space ``explore`` searches fixed by the caller (``d``; :mod:`rfverify.kinds.pins`).
+        self.pins = dict(pins or {})
         self.matrix = DeclaredMatrix(matrix)
         self.operator = self.matrix.operator(self.dim)
         if self.operator is None:
@@ -242,11 +246,12 @@ class TransformConfig(KindConfig):
         p.add_argument("--matrix", default="hadamard",
                        help="hadamard | hadamard-normalized | MODULE:ATTR of M(d) -> (d, d) (default hadamard)")
         p.add_argument("--inplace", action="store_true", help="apply may overwrite its input")
+        p.add_argument("--pin", action="append", default=[], metavar="d=D", help="explore: pin the width searched")
 
     @classmethod
     def from_cli(cls, args: argparse.Namespace) -> "TransformConfig":
         return cls(args.target, dim=parse_int(args.dim, "--dim"), matrix=args.matrix, inplace=args.inplace,
-                   seed=parse_seed(args.seed), profile=args.profile)
+                   seed=parse_seed(args.seed), profile=args.profile, pins=pins_from_cli(args))
 
     def preflight(self) -> str | None:
         """Apply once to a 2-row float64 batch (a health check); the problem, or None."""

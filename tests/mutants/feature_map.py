@@ -25,6 +25,20 @@ from rfverify.implementations.structured_features import SORF3, FastfoodFeatures
 from ._common import (_S2, ARCCOS0, ARCCOS1, COMPOSITIONAL, LAPLACIAN, MAXOUT, RBF, STRUCTURED,  # noqa: F401
                       _e, _m)
 from .compositional_mutants import printed_shallow
+from .explore_mutants import (CeilCosSin, ChunkedAboveBatch, FastPathCache, Float16Compute, FortranReadAsC,
+                              HalfFreqCosSin, RefitRedraws, SeedZeroUnseeded)
+
+_WHY = "Right at the one configuration the other checks use; explore searches the space and shrinks to the corner"
+#: The planted corner bugs (name, class, category, why explore catches it).
+_CORNER_BUGS = (
+    ("half-freq-cos-sin", HalfFreqCosSin, "off-by-one stages", _WHY + " n_components=1 (no features at all)."),
+    ("seed-zero-unseeded", SeedZeroUnseeded, "seeding", _WHY + " random_state=0 (features change between fits)."),
+    ("fast-path-cache", FastPathCache, "caching", _WHY + " d = 65 (random_state ignored above 64)."),
+    ("chunked-above-batch", ChunkedAboveBatch, "caching", _WHY + " 1025 rows (a zero row in the chunked path)."),
+    ("float16-compute", Float16Compute, "dtype", _WHY + " a float32 batch (float16 round-off, not float32's)."),
+    ("fortran-read-as-c", FortranReadAsC, "orientation", _WHY + " a Fortran-ordered batch of 2 x 2."),
+    ("refit-redraws", RefitRedraws, "seeding", _WHY + " a second fit of the same object (new features)."),
+)
 from .maxout_mutants import MinInsteadOfMax, OneOverM, UniformWeights
 from .rff_mutants import (FreshDrawPerTransform, GammaAsBandwidth, HalfScale, IgnoresRandomState, SharedDraw,
                           VarianceGamma)
@@ -427,8 +441,14 @@ BUGS: list[Mutant] = [
     _m("compositional-printed-comment1", FM, printed_shallow, COMPOSITIONAL, ["unbiasedness"], "normalisation",
        "daniely2017 Comment 1 as printed, sqrt(2 R cos(theta + b)) instead of sqrt(2) R cos(theta + b): biased "
        "(k^0.4 on the shallow skeleton; tests/test_compositional_harness.py)."),
+    # ---------------------------------------------------------------- corners (tests/mutants/explore_mutants.py)
+    *[_m(f"corner-{name}", FM, cls, RBF, ["explore"], category, (cls.__doc__ or "") + " " + why,
+         profiles=("default",)) for name, cls, category, why in _CORNER_BUGS],
 ]
 EQUIVALENT: list[Mutant] = [
+    _e("corner-ceil-cos-sin", FM, CeilCosSin, RBF, "scaling", (CeilCosSin.__doc__ or "") + " Proof: each of the "
+       "k = ceil(m/2) pairs gives cos(w.x) cos(w.y) + sin(w.x) sin(w.y) = cos(w.(x - y)), whose mean is k(x, y) "
+       "(Bochner), and the pairs are averaged with weight 1/k."),
     _e("rff-phase-half-range", FM, PhaseHalfRange, RBF, "distributions", PhaseHalfRange.__doc__),
     _e("rff-phase-quarter-range", FM, PhaseQuarterRange, RBF, "distributions", PhaseQuarterRange.__doc__),
     _e("rff-reversed-columns", FM, ReversedColumns, RBF, "ordering", ReversedColumns.__doc__),

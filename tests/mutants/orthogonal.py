@@ -9,6 +9,7 @@ from rfverify.studies.calibration import Mutant
 from rfverify.implementations.orthogonal import haar_householder, haar_qr
 
 from . import broken_orthogonal as bo
+from . import explore_mutants as em
 from ._common import ORTH_O, ORTH_SO, _e, _m
 
 
@@ -103,6 +104,12 @@ BUGS: list[Mutant] = [
     _m("qr-positive-diagonal-of-q", OR, qr_positive_diagonal_of_q, ORTH_O, ["haar-entries"], "non-Haar samplers",
        "'sign correction' by the signs of diag(Q) instead of diag(R): diag(Q) >= 0 always — the diagonal "
        "entries are not sign-symmetric."),
+    _m("corner-rotation-2d-unnormalised", OR, em.rotation_2d_unnormalised, ORTH_O, ["explore"], "normalisation",
+       (em.rotation_2d_unnormalised.__doc__ or "") + " The declared d = 16 is right; explore searches d 1 … 256 and "
+       "shrinks to d = 2.", profiles=("default",)),
+    _m("corner-entropy-above-128", OR, em.entropy_above_128, ORTH_O, ["explore"], "seeding",
+       (em.entropy_above_128.__doc__ or "") + " explore finds d = 129: two Generators seeded alike give different "
+       "matrices.", profiles=("default",)),
 ]
 EQUIVALENT: list[Mutant] = [
     _e("haar-transposed", OR, haar_transposed, ORTH_O, "orientation", haar_transposed.__doc__),

@@ -11,6 +11,7 @@ from scipy.linalg import hadamard
 from rfverify.studies.calibration import Mutant
 from rfverify.implementations.structured import fwht
 
+from . import explore_mutants as em
 from ._common import HADAMARD, HADAMARD_N, _e, _m
 from .transform_mutants import (broken_axis0, broken_mutates_input, broken_pads, broken_sequency,
                                 broken_skip_last_stage, broken_wrong_axis, broken_wrong_normalisation)
@@ -139,6 +140,12 @@ BUGS: list[Mutant] = [
     _m("fwht-reused-output-buffer", TR, fwht_reused_buffer, HADAMARD, ["transform-linearity"], "caching",
        "returns a view of one cached output buffer per shape: each result is right when returned, but the next "
        "call of the same shape overwrites it; linearity keeps three results alive and sees them alias."),
+    _m("corner-fwht-small-widths-halved", TR, em.fwht_small_widths_halved, HADAMARD, ["explore"], "normalisation",
+       (em.fwht_small_widths_halved.__doc__ or "") + " The declared d = 64 is right; explore searches d = 2^0 … 2^14 "
+       "and shrinks to d = 1.", profiles=("default",)),
+    _m("corner-fwht-float32-f-order", TR, em.fwht_float32_f_order, HADAMARD, ["explore"], "dtype",
+       (em.fwht_float32_f_order.__doc__ or "") + " explore finds a float32 Fortran-ordered batch of 2 x 2.",
+       profiles=("default",)),
 ]
 EQUIVALENT: list[Mutant] = [
     _e("fwht-reversed-stages", TR, fwht_reversed_stages, HADAMARD, "off-by-one stages", fwht_reversed_stages.__doc__),

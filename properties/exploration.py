@@ -1,0 +1,230 @@
+"""Exploration: the deterministic properties of a feature map, searched over its whole configuration space.
+
+Every other feature-map check looks at one configuration (the declared d, n_components on a power-of-two grid,
+float64 C-ordered batches).  ``explore`` states the deterministic properties for every configuration of the
+plug-in's space (:mod:`rfverify.spaces`) and searches it with Hypothesis (:mod:`rfverify.explore`), shrinking a
+failure to the smallest configuration and input that still break it.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from rfverify.errors import PluginError
+from rfverify.explore import budget_for, search
+from rfverify.kernels import as_kernel
+from rfverify.kinds.feature_map import CheckContext
+from rfverify.registry import register_check
+from rfverify.results import CheckResult
+from rfverify.spaces import FMExample, length_scale_of
+from rfverify.strategies import make_batch
+from rfverify.tolerances import contract_tolerance, roundoff_inner_product, unit_roundoff
+
+__all__ = ["check_explore", "evaluate", "SEED_DIFF_M", "SEED_DIFF_ROWS", "ROUNDOFF_MARGIN"]
+
+#: "different random_state -> different features" is judged at max(m, 64) features on 16 typical rows: with
+#: fewer, a correct map can repeat itself by chance (one sign feature at d = 1 does, half the time).
+SEED_DIFF_M = 64
+SEED_DIFF_ROWS = 16
+#: Another code path (a float32 input, a Fortran or strided layout, a split batch) is judged against the float64
+#: C-ordered features of the same values, allowing the larger of the inner-product bound at that precision and
+#: ``ROUNDOFF_MARGIN * (d + 2)`` times the features' change under a relative perturbation of the input by one unit
+#: round-off (a product of length d has backward error at most gamma_d, Higham 2002 §3.1).  Computing a float32
+#: input in float16 (eps 2^-11, 8192 times float32's) exceeds it up to d ~ 1000.
+ROUNDOFF_MARGIN = 8.0
+
+
+def _max_diff(A: np.ndarray, B: np.ndarray) -> float:
+    if A.shape != B.shape:
+        return float("inf")
+    return float(np.max(np.abs(A - B))) if A.size else 0.0
+
+
+class _Runner:
+    """Evaluates the properties at one configuration (a fresh plug-in wrapper per example)."""
+
+    def __init__(self, ctx: CheckContext, data_dependent: bool, m_hi: int) -> None:
+        self.ctx, self.data_dependent, self.m_hi = ctx, data_dependent, m_hi
+        self.fixed_dim = ctx.dim if (not isinstance(ctx.domain, str) or ctx.kernel._spec is None) else None
+
+    def batch(self, ex: FMExample, n: int, seed: int, *, dtype: str = "float64", layout: str = "C",
+              norm: str | None = None) -> np.ndarray:
+        ls = length_scale_of(self.ctx.kernel, ex.d, dict(ex.params))
+        return make_batch(n, ex.d, seed=seed, dtype=dtype, layout=layout, norm=norm or ex.norm, length_scale=ls,
+                          domain=self.ctx.domain)
+
+    def __call__(self, ex: FMExample) -> str | None:
+        try:
+            return self._evaluate(ex)
+        except PluginError as exc:
+            return f"the plug-in failed: {exc}"
+
+    def _evaluate(self, ex: FMExample) -> str | None:
+        ctx = self.ctx
+        passthrough = {k: v for k, v in ex.params if k in ctx.plugin.passthrough}
+        plug = replace(ctx.plugin, passthrough=passthrough, widths={})
+        m, rs, d = ex.m, ex.random_state, ex.d
+        Xin = self.batch(ex, ex.n, ex.data_seed, dtype=ex.dtype, layout=ex.layout)
+        saved = Xin.copy()
+        X64 = np.array(Xin, dtype=np.float64, order="C")
+        obj = plug.build(m, rs)
+        fitted = plug.fit_built(obj, m, rs, Xin)
+        F = fitted.transform(Xin)
+        if not np.array_equal(Xin, saved):
+            return f"fit/transform modified its input array in place (max change {_max_diff(Xin, saved):.3g})"
+        if F.shape[1] < 1:
+            return f"returned {F.shape[1]} features"
+        F_ref = F if (ex.dtype == "float64" and ex.layout == "C") else fitted.transform(X64)
+        tol = contract_tolerance(d, F_ref)  # for recomputations that must agree to the inner-product bound
+        tol_path = self._roundoff_tolerance(ex, fitted, X64, F_ref, np.float64)  # another code path (BLAS blocking)
+        if ex.dtype == "float64":
+            diff = _max_diff(F, F_ref)
+            if diff > tol_path:
+                return (f"a {ex.layout}-layout input gave features differing from the same values C-ordered by up to "
+                        f"{diff:.3g} (round-off tolerance {tol_path:.3g})")
+        else:
+            tol32 = self._roundoff_tolerance(ex, fitted, X64, F_ref, np.float32)
+            diff = _max_diff(F, F_ref)
+            if diff > tol32:
+                return (f"a float32 {ex.layout}-layout input gave features differing from the float64 features of "
+                        f"the same values by up to {diff:.3g}, more than float32 arithmetic allows ({tol32:.3g})")
+        if ex.n > 1:
+            k = 1 + ex.split % (ex.n - 1)
+            parts = np.vstack([fitted.transform(X64[:k]), fitted.transform(X64[k:])])
+            diff = _max_diff(parts, F_ref)
+            if diff > tol_path:
+                return (f"the batch split at row {k} gave features differing from the whole batch by up to {diff:.3g} "
+                        f"(round-off tolerance {tol_path:.3g})")
+        if plug.form != "function":
+            refit = plug.fit_built(fitted.obj, m, rs, Xin).transform(X64)
+            diff = _max_diff(refit, F_ref)
+            if diff > tol:
+                return (f"fitting the same object a second time on the same data changed its features by up to "
+                        f"{diff:.3g} (round-off tolerance {tol:.3g})")
+        # another batch of the same dtype and layout: a map may keep the dtype it was fitted in (scikit-learn does)
+        X_fit = Xin if self.data_dependent else self.batch(ex, 3, ex.data_seed + 1, dtype=ex.dtype, layout=ex.layout)
+        again = plug.fit(m, rs, X_fit).transform(X64)
+        diff = _max_diff(again, F_ref)
+        if diff > tol:
+            what = "on the same data" if self.data_dependent else "on another batch (a data-independent map)"
+            return (f"a second map built with random_state={rs} and fitted {what} gave features differing by up to "
+                    f"{diff:.3g} (round-off tolerance {tol:.3g})")
+        if not self.data_dependent:
+            return self._seed_matters(ex, plug)
+        return None
+
+    def _roundoff_tolerance(self, ex: FMExample, fitted: Any, X64: np.ndarray, F_ref: np.ndarray,
+                            dtype: Any) -> float:
+        """The round-off a computation in ``dtype`` may show: the inner-product bound at that precision, or
+        ROUNDOFF_MARGIN (d + 2) times the features' measured sensitivity to a relative perturbation of the input
+        by u(dtype) (one more transform), whichever is larger — a product of length d has backward error
+        gamma_d (Higham 2002 §3.1), and a map may amplify it (Nystroem's K_bb^{-1/2} does)."""
+        u = unit_roundoff(dtype)
+        signs = np.where(np.random.default_rng(ex.data_seed).random(X64.shape) < 0.5, -1.0, 1.0)
+        sensitivity = _max_diff(fitted.transform(X64 * (1.0 + u * signs)), F_ref)
+        scale = max(float(np.max(np.abs(F_ref))), 1e-300)
+        return max(ROUNDOFF_MARGIN * (ex.d + 2) * sensitivity, 256.0 * roundoff_inner_product(ex.d + 2, dtype) * scale)
+
+    def _seed_matters(self, ex: FMExample, plug: Any) -> str | None:
+        m = max(ex.m, min(SEED_DIFF_M, self.m_hi))
+        Z = self.batch(ex, SEED_DIFF_ROWS, ex.data_seed + 2, norm="typical")
+        rs2 = (ex.random_state + 1) % 2 ** 32
+        Fa = plug.fit(m, ex.random_state, Z).transform(Z)
+        Fb = plug.fit(m, rs2, Z).transform(Z)
+        tol = contract_tolerance(ex.d, Fa)
+        diff = _max_diff(Fa, Fb)
+        if diff <= tol and not self._exact(ex, Fa, Z):
+            return (f"random_state={ex.random_state} and {rs2} gave the same features at n_components={m} "
+                    f"(max difference {diff:.3g}, round-off tolerance {tol:.3g})")
+        return None
+
+
+    def _exact(self, ex: FMExample, F: np.ndarray, Z: np.ndarray) -> bool:
+        """True when the features reproduce the kernel exactly on Z (a zero-variance estimator, e.g. maxout
+        hashing at q = 1 for the constant kernel kappa_1 = 1): then random_state may rightly not matter."""
+        kernel = self.ctx.kernel
+        if kernel._spec is not None and ex.params:
+            kernel = as_kernel(kernel.name, dict(ex.params))
+        K = np.asarray(kernel(Z, Z), dtype=np.float64)
+        K_hat = np.real(F @ np.conj(F).T)
+        return _max_diff(K_hat, K) <= contract_tolerance(F.shape[1], K_hat) + 1e-12 * float(np.max(np.abs(K)))
+
+
+def evaluate(ctx: CheckContext, ex: FMExample) -> str | None:
+    """The problem at configuration ``ex`` (None: every property holds) — what ``explore`` searches with."""
+    return _Runner(ctx, bool(ctx.declarations.data_dependent), ctx.space.n_components.hi)(ex)
+
+
+_SEED0 = "seed 0 is treated as 'no seed' (random_state or None?) — test `random_state is None` instead"
+_CAUSES = (
+    ("second map built", "randomness not drawn from random_state alone at this configuration"),
+    ("a second time", "fit draws new randomness on every call (an RNG created in __init__ and consumed by fit?) — "
+                      "create the generator from random_state inside fit"),
+    ("float32", "a float32 input is computed at lower precision (float16?) or read wrongly"),
+    ("-layout input", "the memory layout is ignored (a Fortran-ordered or strided input read as C-ordered?)"),
+    ("batch split", "features depend on the batch (a different code path above some batch size?)"),
+    ("modified its input", "the input array is changed in place — work on a copy"),
+    ("gave the same features", "random_state is ignored at this configuration"),
+    ("the plug-in failed", "the plug-in does not handle this configuration (a corner of d, m or the batch)"),
+)
+
+
+@register_check("feature-map", "explore", statistical=False, cost="quick 25, default 150, thorough 600 configurations")
+def check_explore(ctx: CheckContext) -> CheckResult:
+    """Deterministic properties searched over the whole configuration space with Hypothesis, shrunk on failure.
+
+    Property: at every configuration of the plug-in's space (:mod:`rfverify.spaces`: d, n_components —
+    odd, 1 and non-multiples of d included — the kernel's parameters over their search ranges, random_state
+    with 0 included, batches of 1 … 10,000 rows, float32/float64, C/Fortran/strided, three norm bands):
+    the output has one row per input row and at least one column, finite; the input is left unchanged; the
+    features do not depend on the memory layout, on how the batch is split, or on the dtype beyond float32
+    round-off; fitting the same object again gives the same features; a second map with the same
+    random_state gives the same features (whatever batch a data-independent map is fitted on); a different
+    random_state gives different features (at max(m, 64) features on 16 rows; not for data-dependent maps);
+    random_state=0 is a seed like any other.
+    Test: Hypothesis searches ``budget`` configurations (quick 25, default 150, thorough 600), seeded from
+    the check key (derandomised, no example database), comparing with the round-off tolerance
+    ``256 gamma_{d+2} max|Phi|`` — for another code path (float32, a layout, a split batch) at that precision,
+    or ``8 (d + 2)`` times the measured sensitivity to a one-ulp perturbation of the input if larger; a
+    failure is shrunk to a minimal configuration.  No randomness
+    is judged, so no alpha.
+    Applies to: every feature map.  Catches: bugs in the corners — odd m, m = 1, seed 0, d = 1, a fast path
+    above some d, a chunked transform above some batch size, float32 computed in float16, a Fortran input
+    read as C, a refit that redraws.
+    Reference: Hypothesis' search-and-shrink (MacIver et al., JOSS 2019); the plug-in contract (README).
+    """
+    space = ctx.space
+    budget = budget_for(ctx.profile.name)
+    seed = ctx.random_state("hypothesis", trial=0)
+    kparams = dict(ctx.kernel.params)
+    runner = _Runner(ctx, bool(ctx.declarations.data_dependent), space.n_components.hi)
+    if runner.fixed_dim is not None:
+        space = replace(space, d=type(space.d)(runner.fixed_dim, runner.fixed_dim))
+    explicit = [ex for ex in (space.explicit(kparams),) if ex is not None]
+    with np.errstate(all="ignore"):
+        found = search(space.examples(kparams), runner, seed=seed, budget=budget, explicit=explicit)
+    details: dict[str, Any] = {"space": space.to_dict(), "space_searched": space.describe(), "budget": budget,
+                               "calls": found.calls}
+    if found.passed:
+        return ctx.result("pass", f"{found.calls} configurations, every deterministic property held "
+                          f"(space: {space.describe()})", statistic=float(found.calls), details=details)
+    ex: FMExample = found.counterexample
+    details["minimal_example"] = ex.as_dict()
+    details["replayed"] = found.replayed
+    problem = found.problem or ""
+    cause = next((c for key, c in _CAUSES if key in problem), "")
+    seeded = "second map built" in problem or "a second time" in problem
+    if seeded and ex.random_state == 0 and runner(replace(ex, random_state=1)) is None:
+        cause = _SEED0  # measured: the same configuration with random_state=1 holds
+        details["holds_with_random_state_1"] = True
+    note = "" if found.replayed else ("the failure did not happen again when replayed: the plug-in is not "
+                                      "deterministic there (shown unshrunk)")
+    result = ctx.fail("a deterministic property breaks in a corner of the configuration space", problem,
+                      "every deterministic property holds at every configuration of the space",
+                      where=ex.describe() + " (minimal configuration, shrunk by Hypothesis)", cause=cause, note=note,
+                      statistic=float(found.calls), details=details)
+    return replace(result, reproduce=ctx.reproduce + " " + " ".join(shlex.quote(p) for p in ex.pins()))

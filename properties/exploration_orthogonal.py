@@ -1,0 +1,111 @@
+"""Exploration for orthogonal samplers: the deterministic properties over every dimension d 1 … 256.
+
+The ``orthogonality`` check and the Haar battery look at the declared d only; ``explore`` searches d (and the
+generator's seed) with Hypothesis (:mod:`rfverify.explore`) and shrinks a failure to the smallest d.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+
+from rfverify.errors import PluginError
+from rfverify.explore import search
+from rfverify.kinds.orthogonal import OrthogonalContext
+from rfverify.registry import register_check
+from rfverify.results import CheckResult
+from rfverify.spaces import SPACE_ATTRIBUTE
+from rfverify.strategies import Range, orthogonal_dimensions
+from rfverify.tolerances import orthogonality_tolerance
+
+__all__ = ["check_explore_orthogonal", "ORTHOGONAL_SPACE", "OrthExample"]
+
+#: The dimensions an orthogonal sampler is held to by default (a plug-in narrows them with
+#: ``rfverify_space = {"d": (lo, hi)}``).
+ORTHOGONAL_SPACE = Range(1, 256)
+#: Dimensions searched per profile: fewer than a feature map's, because each costs three d x d draws (a QR of
+#: 256 x 256 is 0.05-0.2 s of CPU on the 2-core machine): default about 5 s of CPU.
+ORTHOGONAL_BUDGETS = {"quick": 15, "default": 40, "thorough": 150}
+
+
+@dataclass(frozen=True)
+class OrthExample:
+    """One explored sampler call: the dimension and the seed of the Generator it is given."""
+
+    d: int
+    seed: int
+
+    def describe(self) -> str:
+        return f"d = {self.d}, rng = numpy.random.default_rng({self.seed})"
+
+
+def _space(ctx: OrthogonalContext) -> Range:
+    declared = getattr(ctx.config.sampler.obj, SPACE_ATTRIBUTE, None) or {}
+    lo, hi = declared.get("d", (ORTHOGONAL_SPACE.lo, ORTHOGONAL_SPACE.hi)) if isinstance(declared, dict) else (1, 256)
+    pinned = getattr(ctx.config, "pins", {}).get("d")
+    if pinned is not None:
+        lo = hi = int(pinned)
+    return Range(max(ORTHOGONAL_SPACE.lo, int(lo)), min(ctx.config.DIM_RANGE[1], int(hi)))
+
+
+def _problem(ctx: OrthogonalContext, ex: OrthExample) -> str | None:
+    sampler, group = ctx.config.sampler, ctx.group
+    try:
+        Q = sampler.draw(ex.d, np.random.default_rng(ex.seed))
+        Q2 = sampler.draw(ex.d, np.random.default_rng(ex.seed))
+        Q3 = sampler.draw(ex.d, np.random.default_rng(ex.seed + 1)) if ex.d >= 2 else Q
+    except PluginError as exc:
+        return f"the sampler failed: {exc}"
+    if not np.array_equal(Q, Q2):
+        return (f"two draws with Generators seeded alike differ by up to {float(np.max(np.abs(Q - Q2))):.3g} "
+                "(randomness not drawn from the rng given)")
+    A = Q.astype(np.float64)
+    tol = orthogonality_tolerance(ex.d, Q.dtype)
+    err = max(float(np.max(np.abs(A.T @ A - np.eye(ex.d)))), float(np.max(np.abs(A @ A.T - np.eye(ex.d)))))
+    if err > tol:
+        return f"not orthogonal: max|Q^T Q - I| = {err:.3g} > {tol:.3g} (round-off tolerance, {Q.dtype})"
+    if group == "SO" and np.linalg.det(A) < 0:
+        return "det Q = -1 for a sampler declared on SO(d)"
+    if ex.d >= 2 and np.array_equal(Q, Q3):
+        return "Generators seeded differently gave the same matrix (the rng is ignored)"
+    return None
+
+
+@register_check("orthogonal", "explore", statistical=False, cost="quick 15, default 40, thorough 150 dimensions")
+def check_explore_orthogonal(ctx: OrthogonalContext) -> CheckResult:
+    """Orthogonality, the declared group and determinism searched over every dimension with Hypothesis.
+
+    Property: for every d in the sampler's space (1 … 256 by default, narrowed by ``rfverify_space``) and
+    every Generator: the draw is a finite (d, d) matrix; Q^T Q = Q Q^T = I to the round-off tolerance
+    ``2 c d^2 u(dtype) + gamma_d(float64)``; det Q = +1 on SO(d); Generators seeded alike give identical
+    matrices and, for d >= 2, Generators seeded differently give different ones.
+    Test: Hypothesis searches ``budget`` (d, seed) pairs (quick 15, default 40, thorough 150), seeded from the
+    check key, no example database, after the four smallest d tried explicitly; a failure is shrunk to the
+    smallest d.  Deterministic: no alpha.
+    Applies to: every orthogonal sampler.  Catches: a special case at d = 1 or 2, a code path above some d
+    that forgets the orthogonalisation, the sign fix or the rng.
+    Reference: Higham (2002) §19.3 (the tolerance); Hypothesis' search-and-shrink.
+    """
+    space = _space(ctx)
+    strategy = st.builds(OrthExample, orthogonal_dimensions(space.lo, space.hi), st.integers(0, 2 ** 32 - 1))
+    # the smallest dimensions, where special cases live, are tried first (explicitly), then Hypothesis searches
+    explicit = [OrthExample(d, 0) for d in range(space.lo, min(space.hi, space.lo + 3) + 1)]
+    seed = ctx.seeds.random_state("orthogonal", "explore", ctx.group)
+    budget = ORTHOGONAL_BUDGETS.get(ctx.profile.name, ORTHOGONAL_BUDGETS["default"])
+    found = search(strategy, lambda ex: _problem(ctx, ex), seed=seed, budget=budget, explicit=explicit)
+    details: dict[str, Any] = {"space_searched": f"d {space}", "calls": found.calls}
+    if found.passed:
+        return ctx.result("pass", f"{found.calls} dimensions, every property held (d {space})",
+                          statistic=float(found.calls), details=details)
+    ex: OrthExample = found.counterexample
+    details["minimal_example"] = {"d": ex.d, "seed": ex.seed}
+    result = ctx.fail("a deterministic property breaks at some dimension", found.problem,
+                      f"orthogonal (and on {ctx.group}(d)), deterministic in the rng, at every d in {space}",
+                      where=ex.describe() + " (minimal, shrunk by Hypothesis)",
+                      cause="a code path of its own at this d (a special case for small d, a fast path for large d?)",
+                      statistic=float(found.calls), details=details)
+    return replace(result, reproduce=ctx.reproduce + " " + " ".join(shlex.quote(p) for p in ("--pin", f"d={ex.d}")))

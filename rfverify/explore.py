@@ -1,0 +1,141 @@
+"""The search engine of the ``explore`` checks: Hypothesis over a configuration space, shrunk, derandomised.
+
+A property is stated for a whole configuration space (:mod:`rfverify.strategies`); :func:`search` runs it on
+``budget`` configurations drawn by Hypothesis and, on a failure, shrinks to the smallest configuration and
+input that still break it — the configuration a failure message names and the ``reproduce`` command pins.
+
+* **Budget** per profile (:data:`BUDGETS`): quick 25, default 150, thorough 600 generated configurations
+  (shrinking a failure adds its own calls, counted in :attr:`Exploration.calls`).
+* **Derandomised**: the search is seeded from the check's key (:meth:`rfverify.seeding.SeedSource.random_state`),
+  so a verdict is the same in any order and under any number of pytest-xdist workers; no example database is
+  read or written (``database=None``), and nothing is printed (quiet, with a silent reporter).
+* **Explicit examples** (``explicit=``) are tried first: a pinned configuration (``--n-components``, ``--pin
+  KEY=VALUE``) replays exactly.
+* Hypothesis' phases ``explicit, generate, shrink`` only (no ``explain``: its output is not needed and it costs
+  calls); deadlines and health checks are off (the plug-in's speed is not the property).
+
+The property returns ``None`` (holds) or a one-line problem; an exception escaping it is not a counterexample
+but an error of the harness (or the check's time limit), and propagates unchanged.
+
+>>> from hypothesis import strategies as st
+>>> r = search(st.integers(0, 1000), lambda n: "too big" if n * n > 2000 else None, seed=1, budget=50)
+>>> r.counterexample, r.problem
+(45, 'too big')
+>>> search(st.integers(0, 10), lambda n: None, seed=1, budget=5).counterexample is None
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from hypothesis import HealthCheck, Phase, Verbosity, example, given, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis.errors import Flaky
+from hypothesis.reporting import with_reporter
+from hypothesis.strategies import SearchStrategy
+
+__all__ = ["BUDGETS", "Exploration", "search", "budget_for"]
+
+#: Configurations generated per ``explore`` check, per profile.
+BUDGETS: dict[str, int] = {"quick": 25, "default": 150, "thorough": 600}
+
+
+def budget_for(profile_name: str) -> int:
+    """The number of configurations a profile explores (:data:`BUDGETS`; 150 for an unknown profile)."""
+    return BUDGETS.get(profile_name, BUDGETS["default"])
+
+
+@dataclass(frozen=True)
+class Exploration:
+    """The outcome of one search.
+
+    ``counterexample``: the minimal failing example (None: the property held on every example);
+    ``problem``: what was wrong with it; ``calls``: property evaluations, generation and shrinking together;
+    ``replayed``: False when the failure did not happen again when Hypothesis replayed it (the plug-in is
+    not deterministic at that configuration; the first failing example is then reported, unshrunk).
+    """
+
+    counterexample: Any
+    problem: str | None
+    calls: int
+    budget: int
+    replayed: bool = True
+
+    @property
+    def passed(self) -> bool:
+        return self.counterexample is None
+
+
+class _Falsified(AssertionError):
+    """The property failed on an example (Hypothesis shrinks on it)."""
+
+
+class _Escape(BaseException):
+    """An exception from inside the property that is not a counterexample: carried out of Hypothesis."""
+
+    def __init__(self, exc: BaseException) -> None:
+        super().__init__(repr(exc))
+        self.exc = exc
+
+
+def search(strategy: SearchStrategy[Any], prop: Callable[[Any], str | None], *, seed: int, budget: int,
+           explicit: Sequence[Any] = ()) -> Exploration:
+    """Search ``strategy`` for an example where ``prop`` returns a problem; the minimal one, shrunk.
+
+    ``seed``: Hypothesis' seed (derive it from the check key); ``budget``: examples generated;
+    ``explicit``: examples tried first, in order.
+    """
+    state: dict[str, Any] = {"calls": 0, "last": None, "first": None}
+
+    def test(ex: Any) -> None:
+        state["calls"] += 1
+        try:
+            problem = prop(ex)
+        except BaseException as exc:  # noqa: BLE001 - not a counterexample: leave Hypothesis at once
+            raise _Escape(exc) from exc
+        if problem:
+            state["last"] = (ex, problem)
+            if state["first"] is None:
+                state["first"] = (ex, problem)
+            raise _Falsified(problem)
+
+    wrapped: Any = given(strategy)(test)
+    for ex in reversed(list(explicit)):
+        wrapped = example(ex)(wrapped)
+    wrapped = hypothesis_seed(int(seed))(wrapped)
+    wrapped = settings(max_examples=max(1, int(budget)), database=None, deadline=None, derandomize=False,
+                       phases=(Phase.explicit, Phase.generate, Phase.shrink), verbosity=Verbosity.quiet,
+                       suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
+                       print_blob=False)(wrapped)
+    replayed = True
+    try:
+        with with_reporter(lambda *a, **k: None):
+            wrapped()
+    except _Escape as esc:
+        raise esc.exc from None
+    except _Falsified:
+        pass
+    except Flaky:
+        replayed = False
+    except BaseException as exc:  # an exception group holding our escape
+        inner = _find_escape(exc)
+        if inner is None:
+            raise
+        raise inner.exc from None
+    found = state["last"] if replayed else state["first"]
+    if found is None:
+        return Exploration(None, None, state["calls"], budget)
+    return Exploration(found[0], found[1], state["calls"], budget, replayed)
+
+
+def _find_escape(exc: BaseException) -> _Escape | None:
+    if isinstance(exc, _Escape):
+        return exc
+    for sub in getattr(exc, "exceptions", ()) or ():
+        found = _find_escape(sub)
+        if found is not None:
+            return found
+    cause = exc.__cause__ or exc.__context__
+    return _find_escape(cause) if cause is not None and cause is not exc else None

@@ -1,0 +1,277 @@
+"""The configuration space a plug-in is held to, and how a plug-in or its caller narrows it.
+
+A feature map is held, by default, to every configuration of :class:`FeatureMapSpace`: d 1 … 512, m 1 … 4096,
+the kernel's parameters over their search ranges (:attr:`rfverify.kernels.ParamSpec.search`), any
+``random_state`` in [0, 2**32), batches of 1 … 10,000 rows, float32/float64 inputs in C, Fortran or strided
+layout, near-zero, typical and large norms.  It is narrowed, in this order (each later one wins):
+
+1. by the plug-in, with an attribute ``rfverify_space`` (a dict, below) on its class, factory or function;
+2. by the caller, with ``verify(..., space={...})``;
+3. by pins (``verify(..., pins={...})``, the CLI's ``--n-components``, ``--batch``, ``--dtype``, ``--layout``
+   and ``--pin KEY=VALUE``): one value per axis, tried first, which is how a ``reproduce`` command replays a
+   minimal counterexample exactly.
+
+Keys: ``d`` (or ``dim``), ``n_components``, ``batch``, ``random_state`` — an integer or an inclusive
+``(lo, hi)``; ``dtype``, ``layout``, ``norm`` — one name or a tuple of names; a kernel parameter's name — a
+value (held there) or ``(lo, hi)`` (searched there); ``data_seed``, ``split`` — the input batch's seed and the
+row a batch is split at (pins only).  A configuration outside the space is never searched, so never a failure;
+the report names the space searched.
+
+>>> s = FeatureMapSpace.build([{"d": (8, 64)}, {"dtype": "float64"}])
+>>> s.describe()
+'d 8 … 64, n_components 1 … 4096, batch 1 … 10000 rows, random_state 0 … 4294967295, float64, layouts C/F/strided, norms typical/near-zero/large'
+>>> FeatureMapSpace.build([{"colour": 1}], params=("gamma",))
+Traceback (most recent call last):
+...
+rfverify.errors.UsageError: unknown configuration key 'colour'; use d, n_components, batch, random_state, dtype, layout, norm, data_seed, split or a searched kernel parameter (gamma)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Iterable, Mapping
+
+from hypothesis import strategies as st
+
+from rfverify.errors import UsageError
+from rfverify.strategies import (DTYPES, LAYOUTS, NORM_SCALES, Range, _param_strategy, dimensions, n_components,
+                                 random_states)
+
+__all__ = ["FeatureMapSpace", "FMExample", "COST_CAP", "SPACE_ATTRIBUTE"]
+
+#: Name of the plug-in attribute declaring its configuration space.
+SPACE_ATTRIBUTE = "rfverify_space"
+#: The cost cap of one explored configuration, so that the default budget (150 configurations, about ten fits
+#: and transforms each) costs about a second on one core: d * m <= 2^16 (the random draw; m's upper end is cut at
+#: large d: d = 512 searches m up to 128), n * m <= 2^14, n * d <= 2^16 and n * d * m <= 2^20 (the batch: 10,000
+#: rows are searched at small d and m, e.g. m = 1 at d <= 6), and d * d <= 2^16 (d <= 256: a scheme drawing d x d
+#: orthogonal blocks pays a QR of d^3 per fit; d 257 … 512 is searched when the space's lower end is above 256,
+#: e.g. pinned).  A cap never cuts below an axis' lower end, so a pinned axis is never cut.
+COST_CAP = {"d*m": 2 ** 16, "n*m": 2 ** 14, "n*d": 2 ** 16, "n*d*m": 2 ** 20, "d*d": 2 ** 16}
+
+_ALIASES = {"dim": "d", "dtypes": "dtype", "layouts": "layout", "norms": "norm"}
+_RANGES = ("d", "n_components", "batch", "random_state")
+_CHOICES = {"dtype": DTYPES, "layout": LAYOUTS, "norm": tuple(NORM_SCALES)}
+_PINS_ONLY = ("data_seed", "split")
+
+
+def _as_range(key: str, value: Any, default: Range) -> Range:
+    if isinstance(value, (tuple, list)) and len(value) == 2:
+        lo, hi = value
+    else:
+        lo = hi = value
+    try:
+        r = Range(int(lo), int(hi)) if not isinstance(lo, bool) and not isinstance(hi, bool) else None
+    except (TypeError, ValueError, UsageError):
+        r = None
+    if r is None or int(lo) != lo or int(hi) != hi:
+        raise UsageError(f"{key} must be an integer or a (lo, hi) pair of integers, got {value!r}")
+    if r.lo < default.lo or r.hi > default.hi:
+        raise UsageError(f"{key} {r} is outside the range rfverify searches ({default})")
+    return r
+
+
+def _as_choice(key: str, value: Any) -> tuple[str, ...]:
+    names = (value,) if isinstance(value, str) else tuple(value) if isinstance(value, (tuple, list)) else None
+    allowed = _CHOICES[key]
+    if not names or any(n not in allowed for n in names):
+        raise UsageError(f"{key} must be one of {', '.join(allowed)} (or a tuple of them), got {value!r}")
+    return tuple(n for n in allowed if n in names)  # the default order: shrinking goes to the first
+
+
+@dataclass(frozen=True)
+class FeatureMapSpace:
+    """The configurations ``explore`` searches for one feature map (see the module docstring)."""
+
+    d: Range = Range(1, 512)
+    n_components: Range = Range(1, 4096)
+    batch: Range = Range(1, 10_000)
+    random_state: Range = Range(0, 2 ** 32 - 1)
+    dtype: tuple[str, ...] = DTYPES
+    layout: tuple[str, ...] = LAYOUTS
+    norm: tuple[str, ...] = tuple(NORM_SCALES)
+    #: Kernel parameters searched, name -> (lo, hi[, scale]) (from the kernel's ParamSpec, or declared).
+    params: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    #: Kernel parameters held at one value, name -> value.
+    held: Mapping[str, Any] = field(default_factory=dict)
+    #: data_seed / split pins.
+    fixed: Mapping[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, layers: Iterable[Mapping[str, Any] | None], *, params: Mapping[str, Any] | Iterable[str] = (),
+              base: "FeatureMapSpace | None" = None) -> "FeatureMapSpace":
+        """The default space (or ``base``) narrowed by each mapping of ``layers`` in turn.
+
+        ``params``: the searchable kernel parameters, name -> ParamSpec-like object with ``search`` (or
+        just names, for validation only).
+        """
+        space = base or cls()
+        specs = dict(params) if isinstance(params, Mapping) else {p: None for p in params}
+        searched = {k: tuple(v.search) for k, v in specs.items() if v is not None and getattr(v, "search", None)}
+        if base is None:
+            space = replace(space, params=searched)
+        for layer in layers:
+            if not layer:
+                continue
+            if not isinstance(layer, Mapping):
+                raise UsageError(f"a configuration space is a dict of axis -> value or (lo, hi), got "
+                                 f"{type(layer).__name__}")
+            for raw, value in layer.items():
+                key = _ALIASES.get(raw, raw)
+                if key in _RANGES:
+                    space = replace(space, **{key: _as_range(key, value, getattr(cls(), key))})
+                elif key in _CHOICES:
+                    space = replace(space, **{key: _as_choice(key, value)})
+                elif key in _PINS_ONLY:
+                    space = replace(space, fixed={**space.fixed, key: _as_range(key, value, Range(0, 2 ** 31)).lo})
+                elif key in specs:
+                    space = space._with_param(key, value)
+                else:
+                    keys = ", ".join((*_RANGES, *_CHOICES, *_PINS_ONLY))
+                    raise UsageError(f"unknown configuration key {raw!r}; use {keys} or a searched kernel "
+                                     f"parameter ({', '.join(specs) or 'none for this kernel'})")
+        return space
+
+    def _with_param(self, key: str, value: Any) -> "FeatureMapSpace":
+        params, held = dict(self.params), dict(self.held)
+        if isinstance(value, (tuple, list)) and len(value) == 2 and key in params:
+            params[key] = (value[0], value[1], *params[key][2:])
+            held.pop(key, None)
+        else:
+            params.pop(key, None)
+            held[key] = value
+        return replace(self, params=params, held=held)
+
+    def describe(self) -> str:
+        """The space in one line (what the report says was searched)."""
+        parts = [f"d {self.d}", f"n_components {self.n_components}", f"batch {self.batch} rows",
+                 f"random_state {self.random_state}", "/".join(self.dtype),
+                 ("layout " if len(self.layout) == 1 else "layouts ") + "/".join(self.layout),
+                 ("norm " if len(self.norm) == 1 else "norms ") + "/".join(self.norm)]
+        parts += [f"{k} {v[0]:g} … {v[1]:g}" for k, v in sorted(self.params.items())]
+        parts += [f"{k} = {v!r}" for k, v in sorted(self.held.items())]
+        return ", ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        for k in _RANGES:
+            out[k] = [getattr(self, k).lo, getattr(self, k).hi]
+        return out
+
+    # -- the strategy --------------------------------------------------------------------------
+    def examples(self, kernel_params: Mapping[str, Any]) -> st.SearchStrategy["FMExample"]:
+        """Hypothesis strategy of :class:`FMExample` over this space (``kernel_params``: the kernel's values
+        for the parameters that are not searched)."""
+        return _fm_examples(self, dict(kernel_params))
+
+    def explicit(self, kernel_params: Mapping[str, Any]) -> "FMExample | None":
+        """The configuration every axis pinned to its simplest value, when every searched axis is pinned
+        (the ``reproduce`` command's case), else None."""
+        pinned = all(getattr(self, k).lo == getattr(self, k).hi for k in _RANGES)
+        pinned = pinned and all(len(getattr(self, k)) == 1 for k in _CHOICES) and not self.params
+        if not pinned:
+            return None
+        return FMExample(self.d.lo, self.n_components.lo, tuple(sorted({**kernel_params, **self.held}.items())),
+                         self.random_state.lo, self.batch.lo, self.dtype[0], self.layout[0], self.norm[0],
+                         self.fixed.get("data_seed", 0), self.fixed.get("split", 0))
+
+
+@dataclass(frozen=True)
+class FMExample:
+    """One explored feature-map configuration and its input batch's recipe."""
+
+    d: int
+    m: int
+    params: tuple[tuple[str, Any], ...]
+    random_state: int
+    n: int
+    dtype: str
+    layout: str
+    norm: str
+    data_seed: int
+    split: int
+
+    def describe(self) -> str:
+        ps = "".join(f", {k}={v!r}" for k, v in self.params)
+        return (f"d = {self.d}, n_components={self.m}, random_state={self.random_state}{ps}; batch of {self.n} "
+                f"row{'s' if self.n != 1 else ''}, {self.dtype}, {self.layout}-layout, {self.norm} norms "
+                f"(data_seed={self.data_seed}, split={self.split})")
+
+    def pins(self) -> list[str]:
+        """The command-line options that pin exactly this configuration."""
+        out = ["--n-components", str(self.m), "--batch", str(self.n), "--dtype", self.dtype, "--layout", self.layout,
+               "--pin", f"d={self.d}", "--pin", f"random_state={self.random_state}", "--pin", f"norm={self.norm}",
+               "--pin", f"data_seed={self.data_seed}", "--pin", f"split={self.split}"]
+        for k, v in self.params:
+            out += ["--pin", f"{k}={v!r}"]
+        return out
+
+    def as_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["params"] = dict(self.params)
+        return out
+
+
+@st.composite
+def _fm_examples(draw: Any, space: FeatureMapSpace, kernel_params: dict[str, Any]) -> FMExample:
+    # Two orders of drawing, so that both large shapes and large batches are reached under the cost cap:
+    # shape first (d, m, then the batch that fits), or batch first (n, then the d and m that fit).
+    batch_first = draw(st.booleans())
+    n = draw(_batch_sizes(space.batch.lo, space.batch.hi)) if batch_first else 0
+    d = draw(dimensions(space.d.lo, _cut(space.d, math.isqrt(COST_CAP["d*d"]),
+                                         COST_CAP["n*d"] // n if n else None)))
+    m = draw(n_components(space.n_components.lo, _cut(space.n_components, COST_CAP["d*m"] // d,
+                                                      COST_CAP["n*m"] // n if n else None,
+                                                      COST_CAP["n*d*m"] // (n * d) if n else None)))
+    params = dict(kernel_params)
+    params.update(space.held)
+    for name in sorted(space.params):
+        params[name] = draw(_param_strategy(name, _Search(space.params[name])))
+    rs = draw(st.integers(space.random_state.lo, space.random_state.hi) if space.random_state.lo > 0
+              else random_states(space.random_state.hi))
+    if not batch_first:
+        n = draw(_batch_sizes(space.batch.lo, _cut(space.batch, COST_CAP["n*m"] // m, COST_CAP["n*d"] // d,
+                                                   COST_CAP["n*d*m"] // (d * m))))
+    dtype = draw(st.sampled_from(space.dtype))
+    layout = draw(st.sampled_from(space.layout))
+    norm = draw(st.sampled_from(space.norm))
+    data_seed = space.fixed.get("data_seed") if "data_seed" in space.fixed else draw(st.integers(0, 2 ** 16))
+    split = space.fixed.get("split") if "split" in space.fixed else draw(st.integers(0, 2 ** 16))
+    return FMExample(d, m, tuple(sorted(params.items())), rs, n, dtype, layout, norm, data_seed, split)
+
+
+def _cut(axis: Range, *caps: int | None) -> int:
+    """The upper end of ``axis`` cut by the cost caps, never below its lower end."""
+    return max(axis.lo, min([axis.hi, *(c for c in caps if c is not None)]))
+
+
+def _batch_sizes(lo: int, hi: int) -> st.SearchStrategy[int]:
+    """Batch sizes in [lo, hi]; power-of-two boundaries (2^k, 2^k + 1), where chunked and blocked code paths
+    switch, are tried often."""
+    corners = {lo, min(hi, max(lo, 2))} | {c for k in range(1, 14) for c in (2 ** k, 2 ** k + 1) if lo <= c <= hi}
+    return st.one_of(st.integers(lo, hi), st.sampled_from(sorted(corners)))
+
+
+@dataclass(frozen=True)
+class _Search:
+    """A ParamSpec-like search range: ``(lo, hi)`` is an integer range, ``(lo, hi, scale)`` a float one."""
+
+    search: tuple[Any, ...]
+
+    @property
+    def kind(self) -> type:
+        return int if len(self.search) == 2 else float
+
+
+def length_scale_of(kernel: Any, d: int, params: Mapping[str, Any]) -> float:
+    """Input scale at which kernel values spread over their range (the registry's formula), else 1/sqrt(d)."""
+    spec = getattr(kernel, "_spec", None)
+    if spec is not None and spec.length_scale is not None:
+        try:
+            s = float(spec.length_scale(d, **params))
+            if math.isfinite(s) and s > 0:
+                return s
+        except (TypeError, ValueError, ZeroDivisionError):
+            pass
+    return 1.0 / math.sqrt(d)
