@@ -171,6 +171,10 @@ class _AdaptedBasis(FeatureMap):
     data_dependent = True
     #: What the adaptation optimises (rfverify's adapted-approximation check judges this quantity).
     adapted_objective = "kernel-approximation"
+    #: Declared to rfverify's explore check (rfverify.spaces): fit needs at least 2 rows, and every fit runs Adam
+    #: (about a second), so one configuration is explored (layout, batch split, refit, seed are still checked).
+    rfverify_space = {"n_components": 16, "batch": 32, "dtype": "float64", "layout": "C", "norm": "typical",
+                      "random_state": 1, "data_seed": 0, "split": 0}
     _params = ("gamma", "init", "n_steps", "batch_size", "learning_rate")
 
     def __init__(self, n_components: int = 100, random_state: Any = None, gamma: float = 1.0,

@@ -81,7 +81,8 @@ def check_error_rate(ctx: CheckContext) -> CheckResult:
     # would otherwise look like an error falling slower than 1/m (widths proportional to m give the same slope)
     xs = widths if len(set(widths)) >= 2 else list(prof.rate_ms)
     details["regressed_on"] = "m_out" if xs is widths else "m"
-    fit = log_slope(np.array(xs, dtype=float), per_seed)
+    x = np.array(xs, dtype=float)
+    fit = log_slope(x, per_seed)
     z = (fit.slope + 1.0) / fit.se
     p = float(st.norm.sf(z))
     za = float(st.norm.isf(ctx.alpha / 2))

@@ -20,7 +20,7 @@ from rfverify.kernels import as_kernel
 from rfverify.kinds.feature_map import CheckContext
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
-from rfverify.spaces import FMExample, length_scale_of
+from rfverify.spaces import FMExample, declared_space, length_scale_of
 from rfverify.strategies import make_batch
 from rfverify.tolerances import contract_tolerance, roundoff_inner_product, unit_roundoff
 
@@ -198,6 +198,14 @@ def check_explore(ctx: CheckContext) -> CheckResult:
     Reference: Hypothesis' search-and-shrink (MacIver et al., JOSS 2019); the plug-in contract (README).
     """
     space = ctx.space
+    if ctx.respace is not None and ctx.plugin.form != "function":  # a factory: the class of the object it builds may declare the space
+        try:
+            built = ctx.plugin.build(space.n_components.lo, 0)
+        except Exception:  # noqa: BLE001 - the other checks report a plug-in that cannot be built
+            built = None
+        declared = declared_space(built)
+        if declared is not None:
+            space = ctx.respace(declared)
     budget = budget_for(ctx.profile.name)
     seed = ctx.random_state("hypothesis", trial=0)
     kparams = dict(ctx.kernel.params)

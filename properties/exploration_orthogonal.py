@@ -18,7 +18,7 @@ from rfverify.explore import search
 from rfverify.kinds.orthogonal import OrthogonalContext
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
-from rfverify.spaces import SPACE_ATTRIBUTE
+from rfverify.spaces import declared_space
 from rfverify.strategies import Range, orthogonal_dimensions
 from rfverify.tolerances import orthogonality_tolerance
 
@@ -44,7 +44,7 @@ class OrthExample:
 
 
 def _space(ctx: OrthogonalContext) -> Range:
-    declared = getattr(ctx.config.sampler.obj, SPACE_ATTRIBUTE, None) or {}
+    declared = declared_space(ctx.config.sampler.obj) or {}
     lo, hi = declared.get("d", (ORTHOGONAL_SPACE.lo, ORTHOGONAL_SPACE.hi)) if isinstance(declared, dict) else (1, 256)
     pinned = getattr(ctx.config, "pins", {}).get("d")
     if pinned is not None:

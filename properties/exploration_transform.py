@@ -20,7 +20,7 @@ from rfverify.kinds.transform import TransformContext
 from rfverify.properties.transform_exactness import exactness_violation
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
-from rfverify.spaces import SPACE_ATTRIBUTE
+from rfverify.spaces import declared_space
 from rfverify.strategies import DTYPES, LAYOUTS, make_batch
 
 __all__ = ["check_explore_transform", "TransformExample", "WIDTH_EXPONENTS", "TRANSFORM_COST_CAP"]
@@ -49,7 +49,7 @@ class TransformExample:
 
 
 def _exponents(ctx: TransformContext) -> tuple[int, int]:
-    declared = getattr(ctx.config.plugin.fn, SPACE_ATTRIBUTE, None) or {}
+    declared = declared_space(ctx.config.plugin.fn) or {}
     lo, hi = declared.get("d_exp", WIDTH_EXPONENTS) if isinstance(declared, dict) else WIDTH_EXPONENTS
     pinned = getattr(ctx.config, "pins", {}).get("d")
     if pinned is not None:

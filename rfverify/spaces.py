@@ -42,6 +42,15 @@ __all__ = ["FeatureMapSpace", "FMExample", "COST_CAP", "SPACE_ATTRIBUTE"]
 
 #: Name of the plug-in attribute declaring its configuration space.
 SPACE_ATTRIBUTE = "rfverify_space"
+
+
+def declared_space(obj: Any) -> Any:
+    """``obj.rfverify_space``, or None when absent — or when reading it raises (a ``__getattr__`` that raises
+    for unknown names declares nothing, as for the other optional attributes)."""
+    try:
+        return getattr(obj, SPACE_ATTRIBUTE, None)
+    except Exception:  # noqa: BLE001 - an attribute lookup runs plug-in code
+        return None
 #: The cost cap of one explored configuration, so that the default budget (150 configurations, about ten fits
 #: and transforms each) costs about a second on one core: d * m <= 2^16 (the random draw; m's upper end is cut at
 #: large d: d = 512 searches m up to 128), n * m <= 2^14, n * d <= 2^16 and n * d * m <= 2^20 (the batch: 10,000

@@ -17,11 +17,11 @@ from rfverify.kinds.orthogonal import OrthogonalConfig, verify_orthogonal
 from rfverify.profiles import PROFILES
 
 CHECKS = {
-    "feature-map": ["contract", "reproducibility", "unbiasedness", "concentration", "error-rate",
+    "feature-map": ["contract", "reproducibility", "explore", "unbiasedness", "concentration", "error-rate",
                     "adapted-approximation"],
     "orthogonal": ["orthogonality", "haar-determinant", "haar-entries", "haar-trace-moments", "haar-eigenangles",
-                   "haar-invariance", "orf-kernel"],
-    "transform": ["transform-exactness", "transform-linearity", "transform-input", "transform-dimension"],
+                   "haar-invariance", "orf-kernel", "explore"],
+    "transform": ["transform-exactness", "transform-linearity", "transform-input", "transform-dimension", "explore"],
     "quadrature": ["rule-contract", "exactness", "rule-unbiasedness", "efficiency"],
     "kernel": ["kernel-symmetry", "kernel-psd", "kernel-normalisation", "kernel-composition"],
 }

@@ -129,6 +129,9 @@ class CheckContext(BaseContext):
     pair_cache: dict[str, PairSet] = field(default_factory=dict, repr=False)
     #: The configuration space the ``explore`` check searches (:mod:`rfverify.spaces`).
     space: FeatureMapSpace = field(default_factory=FeatureMapSpace)
+    #: The space with the declaration of the object the plug-in builds (a factory returning a class that declares
+    #: ``rfverify_space``): ``respace(declared)`` -> FeatureMapSpace, the caller's space and pins still applied last.
+    respace: Any = field(default=None, repr=False)
 
     @property
     def name(self) -> str:
@@ -285,11 +288,17 @@ class FeatureMapConfig(KindConfig):
         ``space`` and the pins (:mod:`rfverify.spaces`).  Only kernel parameters the plug-in receives are searched."""
         try:
             declared = getattr(self.plugin.obj, SPACE_ATTRIBUTE, None)
-        except Exception as exc:  # noqa: BLE001 - an attribute lookup runs plug-in code
-            raise UsageError(f"reading {SPACE_ATTRIBUTE} of the plug-in raised {type(exc).__name__}: {exc}") from None
+        except Exception:  # noqa: BLE001 - a __getattr__ raising for unknown names: no declaration (like other
+            declared = None  # optional attributes)
+        self._space_arg = space
+        self.space_declared = declared is not None
+        return self.respace(declared)
+
+    def respace(self, declared: Mapping[str, Any] | None) -> FeatureMapSpace:
+        """The space narrowed by ``declared`` (the plug-in's declaration), then the caller's space and the pins."""
         spec = self.kernel._spec
         params = {k: spec.params[k] for k in self.plugin.passthrough if spec is not None and k in spec.params}
-        return FeatureMapSpace.build([declared, space, self.pins], params=params)
+        return FeatureMapSpace.build([declared, self._space_arg, self.pins], params=params)
 
     def reproduce_options(self) -> list[str]:
         """This configuration's options in the reproduce command (between the target and ``--seed``)."""
@@ -324,7 +333,8 @@ class FeatureMapConfig(KindConfig):
     def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> CheckContext:
         return CheckContext(spec.name, self.profile, self.seeds, alpha, reproduce,
                             plugin=self.plugin, kernel=self.kernel, domain=self.domain, dim=self.dim,
-                            declarations=self.declarations, pair_cache=self._pair_cache, space=self.space)
+                            declarations=self.declarations, pair_cache=self._pair_cache, space=self.space,
+                            respace=None if self.space_declared else self.respace)
 
     def target(self) -> dict[str, Any]:
         """What the implementation is held to (here: the kernel)."""
