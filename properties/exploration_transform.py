@@ -48,21 +48,33 @@ class TransformExample:
         return f"d = {self.d}, a batch of {self.n} row{'s' if self.n != 1 else ''}, {self.dtype}, {self.layout}-layout"
 
 
-def _exponents(ctx: TransformContext) -> tuple[int, int]:
-    declared = declared_space(ctx.config.plugin.fn) or {}
-    lo, hi = declared.get("d_exp", WIDTH_EXPONENTS) if isinstance(declared, dict) else WIDTH_EXPONENTS
+def _widths(ctx: TransformContext) -> tuple[int, ...]:
+    """The widths explored: 2^k over WIDTH_EXPONENTS (or the transform's declared ``d_exp``) for a registry
+    matrix (Hadamard); only the declared d for a user's matrix (a fixed array, or a callable M(d) given with a
+    transform built for one width, e.g. ``Butterfly(16).apply``) unless the transform declares ``d_exp``;
+    a pinned d alone."""
     pinned = getattr(ctx.config, "pins", {}).get("d")
     if pinned is not None:
-        lo = hi = int(pinned).bit_length() - 1
+        return (int(pinned),)
+    declared = declared_space(ctx.config.plugin.fn)
+    declared = declared if isinstance(declared, dict) else {}
+    if "d_exp" not in declared and not ctx.config.matrix.structured:
+        return (int(ctx.config.dim),)  # a fixed matrix / fixed d: explored there only (batches, dtypes, layouts)
+    lo, hi = declared.get("d_exp", WIDTH_EXPONENTS)
     if not ctx.config.matrix.structured:  # a user's matrix is dense: d <= 2^10 keeps it at 8 MB per width
         hi = max(int(lo), min(int(hi), DENSE_MAX_EXPONENT))
-    return int(lo), int(hi)
+    return tuple(2 ** k for k in range(int(lo), int(hi) + 1))
+
+
+def _describe_widths(widths: tuple[int, ...]) -> str:
+    if len(widths) == 1:
+        return f"d = {widths[0]}"
+    return f"d = 2^{widths[0].bit_length() - 1} … 2^{widths[-1].bit_length() - 1}"
 
 
 @st.composite
-def _examples(draw: Any, lo: int, hi: int) -> TransformExample:
-    k = draw(st.integers(lo, hi))
-    d = 2 ** k
+def _examples(draw: Any, widths: tuple[int, ...]) -> TransformExample:
+    d = draw(st.sampled_from(widths))
     n_hi = max(1, min(4096, TRANSFORM_COST_CAP // d))
     n = draw(st.one_of(st.integers(1, n_hi), st.sampled_from(sorted({1, min(2, n_hi), min(3, n_hi)}))))
     return TransformExample(d, n, draw(st.sampled_from(DTYPES)), draw(st.sampled_from(LAYOUTS)),
@@ -89,7 +101,8 @@ def _problem(ctx: TransformContext, ex: TransformExample) -> str | None:
 def check_explore_transform(ctx: TransformContext) -> CheckResult:
     """Exactness searched over widths 2^0 … 2^14, batches, dtypes and memory layouts with Hypothesis.
 
-    Property: for every width d = 2^k where the declared matrix exists, every batch (1 … 4096 rows, n d <=
+    Property: for every width d = 2^k where the declared matrix exists (a user's matrix: the declared d only,
+    unless the transform declares ``d_exp``), every batch (1 … 4096 rows, n d <=
     2^18), float32 and float64, C-ordered, Fortran-ordered and strided: apply(X) equals X @ M.T to the round-off
     bound of ``transform-exactness``, and X is left unchanged unless ``inplace`` is declared.
     Test: Hypothesis searches ``budget`` calls (quick 25, default 150, thorough 600), seeded from the check key,
@@ -98,12 +111,12 @@ def check_explore_transform(ctx: TransformContext) -> CheckResult:
     wrong at some width, a strided or Fortran input read as C-ordered.
     Reference: Higham (2002) Lemma 3.1 (the bound); Hypothesis' search-and-shrink.
     """
-    lo, hi = _exponents(ctx)
-    explicit = [TransformExample(2 ** k, 1, "float64", "C", 0) for k in range(lo, min(hi, lo + 2) + 1)]
+    widths = _widths(ctx)
+    explicit = [TransformExample(d, 1, "float64", "C", 0) for d in widths[:3]]
     seed = ctx.seeds.random_state("transform", "explore", ctx.config.matrix.name)
-    found = search(_examples(lo, hi), lambda ex: _problem(ctx, ex), seed=seed, budget=budget_for(ctx.profile.name),
+    found = search(_examples(widths), lambda ex: _problem(ctx, ex), seed=seed, budget=budget_for(ctx.profile.name),
                    explicit=explicit)
-    space = f"d = 2^{lo} … 2^{hi}, batches n d <= 2^18, float32/float64, layouts C/F/strided"
+    space = f"{_describe_widths(widths)}, batches n d <= 2^18, float32/float64, layouts C/F/strided"
     details: dict[str, Any] = {"space_searched": space, "calls": found.calls}
     if found.passed:
         return ctx.result("pass", f"{found.calls} calls, exact at every one ({space})", statistic=float(found.calls),

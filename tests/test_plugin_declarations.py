@@ -194,6 +194,9 @@ def grid_map(X, n_components, random_state):
     return np.hstack([np.cos(Z), np.sin(Z)]) / np.sqrt(n_components // 2)
 
 
+grid_map.rfverify_space = {"n_components": (2, 4096)}  # cos/sin pairs: m = 1 gives no pair (a true limit)
+
+
 def test_deterministic_map_skips_what_does_not_apply_and_is_judged_on_its_bias():
     r = rfverify.verify(grid_map, **RBF, deterministic=True, profile="quick")
     st = {x.check: x.status for x in r.results}

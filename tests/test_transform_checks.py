@@ -110,7 +110,7 @@ def test_cli_bench_prints_table(monkeypatch, capsys):
     import rfverify.studies.bench as bench
 
     row = bench._row("fwht numpy", 1024, np.float64, 4, 1e-3, 4 * 1024 * 10, "dense X @ H (BLAS)", 2e-2)
-    monkeypatch.setattr(bench, "run_structured_benchmarks", lambda quick=False: [row])
+    monkeypatch.setattr(bench, "run_structured_benchmarks", lambda quick=False, progress=None: [row])
     assert main(["bench", "--quick"]) == 0
     out = capsys.readouterr().out
     assert "fwht numpy" in out and "20.00" in out

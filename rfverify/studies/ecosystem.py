@@ -37,6 +37,13 @@ ORF_REASON = ("rfflearn ORF scales the rows of Q by chi(d) radii (np.dot(np.diag
 NYSTROEM_REASON = ("transform(X[i:i+1]) and row i of transform(X) differ by ~1e-10: K(X, landmarks) @ S^-1/2 "
                    "with the ill-conditioned normalisation of the landmark Gram amplifies BLAS's batch-dependent "
                    "rounding beyond the contract's one-inner-product round-off bound; round-off, not a defect")
+#: Nystroem's explored space: typical norms, d >= 8.  Where landmarks nearly coincide (near-zero norms, d < 8
+#: with a few rows) its K_bb^{-1/2} is ill-conditioned, and at large norms k(x, b) = exp(-gamma |x - b|^2) is
+#: computed from |x|^2 + |b|^2 - 2 x.b with cancellation: batch-vs-row, layout and float32 differences there
+#: exceed explore's round-off bounds — round-off, not a defect, and not reliably found at every profile and
+#: seed (so no expected failure: the space excludes those corners instead; searched at quick, default and
+#: thorough with several seeds, every run passed).
+NYSTROEM_SPACE = {"norm": "typical", "d": (8, 512)}
 QRF_REASON = ("rfflearn QRF applies Box-Muller to consecutive Sobol points (columns index and index + 1) as if "
               "they were independent uniforms: the resulting frequencies are not N(0, sigma^2 I)")
 
@@ -154,7 +161,8 @@ ENTRIES: tuple[Entry, ...] = (
           dict(kernel="polynomial", kernel_params={"gamma": 1.0, "coef0": 1.0, "degree": 2}, domain="sphere"),
           light=True),
     Entry("sklearn-nystroem", "scikit-learn Nystroem", "feature-map", "sklearn.kernel_approximation:Nystroem",
-          SKL, SKL_INSTALL, dict(kernel="rbf", kernel_params={"gamma": 0.5}, data_dependent=True), light=True,
+          SKL, SKL_INSTALL, dict(kernel="rbf", kernel_params={"gamma": 0.5}, data_dependent=True, space=NYSTROEM_SPACE),
+          light=True,
           xfail={"contract": NYSTROEM_REASON},
           note="data-dependent (landmarks from X): held to adapted-approximation, the checks over the randomness "
                "skip with the reason; one declared expected failure (contract), not a defect of the library"),
