@@ -35,7 +35,7 @@ def test_entries_are_well_formed():
 @pytest.mark.parametrize("entry", eco.entries(light=True), ids=lambda e: e.name)
 def test_light_entry_passes_at_the_quick_profile(entry):
     if eco.missing(entry):
-        pytest.skip(f"not installed: {eco.missing(entry)}")
+        pytest.skip(reason=f"not installed: {eco.missing(entry)}")
     report = eco.run_entry(entry, DEFAULT_SEED, "quick")
     assert eco._verdict(entry, report) == "pass", report.table()
 

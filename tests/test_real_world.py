@@ -48,6 +48,6 @@ def test_real_defect_caught_at_the_default_profile_with_a_headline(name):
 def test_correct_library_needing_declarations_passes(name):
     entry = _entry(name)
     if eco.missing(entry):
-        pytest.skip(f"not installed: {eco.missing(entry)}")
+        pytest.skip(reason=f"not installed: {eco.missing(entry)}")
     report = eco.run_entry(entry, DEFAULT_SEED, "default")
     assert eco._verdict(entry, report) == "pass", report.table()
