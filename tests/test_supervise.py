@@ -375,3 +375,24 @@ def test_write_reports_merges_an_earlier_run_unless_told_not_to(tmp_path):
     assert "| a |" in (tmp_path / "SUMMARY.md").read_text() and "a.html" in (tmp_path / "index.html").read_text()
     write_reports(tmp_path, [("b", rep("b", "pass"))], seed=1, profile="quick", merge=False)
     assert [e["name"] for e in json.loads((tmp_path / "index.json").read_text())["reports"]] == ["b"]
+
+
+def test_a_rewritten_entry_keeps_its_place_and_every_description(tmp_path):
+    """``report --only X`` into a directory that holds the zoo: X keeps its row, and the other entries keep
+    their one-line descriptions on index.html (they are read back from index.json)."""
+    from rfverify.report.writing import write_reports
+    from rfverify.results import CheckResult, Report
+
+    def rep(name, status):
+        return Report(implementation=name, kind="feature-map", kernel={"name": "rbf"}, seed=1, profile="quick",
+                      config={}, results=(CheckResult("contract", name, status, "m"),), version="0")
+
+    docs = {"a": "alpha map", "b": "beta map", "c": "gamma map"}
+    write_reports(tmp_path, [(n, rep(n, "pass")) for n in "abc"], seed=1, profile="quick", docs=docs, merge=False)
+    write_reports(tmp_path, [("b", rep("b", "fail"))], seed=1, profile="quick", docs={"b": "beta map, fixed"})
+    index = json.loads((tmp_path / "index.json").read_text())
+    assert [(e["name"], e["verdict"]) for e in index["reports"]] == [("a", "passed"), ("b", "failed"),
+                                                                     ("c", "passed")]
+    assert [e["description"] for e in index["reports"]] == ["alpha map", "beta map, fixed", "gamma map"]
+    page = (tmp_path / "index.html").read_text()
+    assert "alpha map" in page and "gamma map" in page and "beta map, fixed" in page

@@ -78,26 +78,38 @@ def _report_from_document(doc: Mapping[str, Any]) -> Report:
                   version=doc.get("rfverify_version", ""), metrics=doc.get("metrics"))
 
 
-def _earlier(out: Path, names: set[str]) -> tuple[list[tuple[str, Report]], list[Any] | None]:
-    """What an earlier run left in ``out``'s index that this run does not rewrite: its reports (in index order)
+def _earlier(out: Path) -> tuple[list[tuple[str, Report]], dict[str, str], list[Any] | None]:
+    """What an earlier run left in ``out``'s index: its reports in index order, their one-line descriptions
     and its claims (None if none).  Entries whose JSON is gone or unreadable are dropped."""
     try:
         index = json.loads((out / "index.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return [], None
+        return [], {}, None
     if not isinstance(index, dict) or index.get("schema_version") != INDEX_SCHEMA_VERSION:
-        return [], None
-    kept = []
+        return [], {}, None
+    kept, docs = [], {}
     for entry in index.get("reports") or []:
         try:
-            if entry["name"] in names:
-                continue
             doc = json.loads((out / entry["json"]).read_text(encoding="utf-8"))
             kept.append((entry["name"], _report_from_document(doc)))
+            if isinstance(entry.get("description"), str):
+                docs[entry["name"]] = entry["description"]
         except (OSError, ValueError, KeyError, TypeError):
             continue
     claims = index.get("claims")
-    return kept, ([_Claim(**c) for c in claims] if isinstance(claims, list) else None)
+    return kept, docs, ([_Claim(**c) for c in claims] if isinstance(claims, list) else None)
+
+
+def _merged(earlier: list[tuple[str, Report]], new: list[tuple[str, Report]]) -> list[tuple[str, Report]]:
+    """The index after a run into a directory that held ``earlier``: an entry this run rewrote keeps its
+    place, and entries new to the index follow in this run's order.
+
+    >>> _merged([("a", 1), ("b", 2), ("c", 3)], [("b", 20), ("d", 40)])
+    [('a', 1), ('b', 20), ('c', 3), ('d', 40)]
+    """
+    fresh = dict(new)
+    seen = {name for name, _ in earlier}
+    return [(name, fresh.get(name, r)) for name, r in earlier] + [(n, r) for n, r in new if n not in seen]
 
 
 class _Claim(SimpleNamespace):
@@ -158,8 +170,10 @@ def report_document(report: Report, prov: Mapping[str, str] | None = None) -> di
 
 def index_document(reports: Sequence[tuple[str, Report]], *, seed: int, profile: str,
                    claims: Sequence[Any] | None = None, prov: Mapping[str, str] | None = None,
-                   calibration: Mapping[str, Any] | None = None, out: Path | None = None) -> dict[str, Any]:
-    """``index.json``: every implementation's verdict per check, the evaluated claims (or null), and the
+                   calibration: Mapping[str, Any] | None = None, out: Path | None = None,
+                   docs: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """``index.json``: every implementation's verdict per check and one-line description (``docs``; kept for
+    the next run into the same directory), the evaluated claims (or null), and the
     summary of a calibration found in ``calibration/`` (or null; see :func:`rfverify.report.calibration_pages.calibration_summary`)."""
     from rfverify.report.html import page_filename, verdict
 
@@ -177,6 +191,7 @@ def index_document(reports: Sequence[tuple[str, Report]], *, seed: int, profile:
             "json": page_filename(name) + ".json",
             "html": page_filename(name) + ".html",
             "checks": {res.check: res.status for res in r.results},
+            "description": (docs or {}).get(name, ""),
         } for name, r in reports],
         "claims": None if claims is None else [c.to_dict() if hasattr(c, "to_dict") else dict(c) for c in claims],
         "calibration": None if calibration is None else dict(calibration),
@@ -259,8 +274,9 @@ def _write_reports(out: Path, reports: list[tuple[str, Report]], *, seed: int, p
             put(f"{stem}.html", render_report_page(name, report, provenance=prov, doc=(docs or {}).get(name, "")))
     from rfverify.report.calibration_pages import load_calibration_summary
 
-    kept, kept_claims = _earlier(out, {name for name, _ in reports}) if merge else ([], None)
-    reports = kept + list(reports)
+    earlier, kept_docs, kept_claims = _earlier(out) if merge else ([], {}, None)
+    reports = _merged(earlier, list(reports))
+    docs = {**kept_docs, **(docs or {})}
     if claims is None:
         claims = kept_claims
 
@@ -268,7 +284,7 @@ def _write_reports(out: Path, reports: list[tuple[str, Report]], *, seed: int, p
     ecosystem = load_ecosystem_summary(out)  # written by `rfverify ecosystem --out OUT`
     mutation = mutation_summary(out)  # written by `python .ci/mutation.py report`
     put("index.json", json.dumps(index_document(reports, seed=seed, profile=profile, claims=claims, prov=prov,
-                                                calibration=calibration, out=out),
+                                                calibration=calibration, out=out, docs=docs),
                                  indent=2, allow_nan=False) + "\n")
     if html:
         from rfverify.report.html import render_index_page
