@@ -9,7 +9,13 @@ from rfverify.errors import UsageError
 from rfverify.profiles import PROFILES
 from rfverify.seeding import DEFAULT_SEED
 
-__all__ = ["SHARED_OPTIONS", "parse_param", "parse_seed", "parse_xfail"]
+__all__ = ["SHARED_OPTIONS", "parse_param", "parse_seed", "parse_xfail", "LAYOUTS", "DTYPES"]
+
+#: Memory layouts of an input batch: C-ordered, Fortran-ordered, and a strided view (every other row and
+#: column of a larger C array).  The explored axes of :mod:`rfverify.strategies` and the --layout choices.
+LAYOUTS = ("C", "F", "strided")
+#: Input dtypes (float64 first: it is the simpler value a failure shrinks towards); the --dtype choices.
+DTYPES = ("float64", "float32")
 
 #: name -> (default, help). The CLI spells them --NAME, the plugin --rfverify-NAME.
 SHARED_OPTIONS: dict[str, tuple[Any, str]] = {
