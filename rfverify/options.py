@@ -22,7 +22,7 @@ SHARED_OPTIONS: dict[str, tuple[Any, str]] = {
     "seed": (DEFAULT_SEED, f"root seed every check's randomness is spawned from (default {DEFAULT_SEED})"),
     "profile": ("default", f"budget: {', '.join(PROFILES)} (default: default)"),
     "time-limit": (None, "CPU seconds one check may use before it is stopped with status error (default: the "
-                   "profile's, 300/600/3600 s for quick/default/thorough; 0: no limit); a check using under 2% of a "
+                   "profile's, 300/600/3600 s for quick/default/thorough; 0: no limit); a check using under 2 percent of a "
                    "core is stopped as a hang at that many seconds of wall time, any check at 10 times that"),
     "memory-limit": (None, "address space one check may add, e.g. 4G or 512M (default 4G; 0: no limit)"),
 }
