@@ -465,7 +465,10 @@ def _claim_jobs(jobs: str | None) -> int:
     from rfverify.executors import usable_cores
     from rfverify.kinds.base import parse_int
 
-    return usable_cores() if jobs is None else parse_int(jobs, "--jobs")
+    n = usable_cores() if jobs is None else parse_int(jobs, "--jobs")
+    if n < 1:
+        raise UsageError(f"--jobs must be a positive integer, got {jobs!r}")
+    return n
 
 
 def _group_progress(bar: Any) -> Any:
