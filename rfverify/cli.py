@@ -113,6 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
     cl.add_argument("--out", metavar="FILE", help="write the table to FILE instead of stdout")
     cl.add_argument("--json", metavar="FILE", help="also write the claims as JSON")
     cl.add_argument("--list", action="store_true", help="list the claim ids and statements without evaluating")
+    cl.add_argument("--jobs", default=None, help="worker processes (default every usable core); the claims do not "
+                    "depend on it")
     cl.add_argument("--recompute", action="store_true",
                     help="recompute the high-precision values with mpmath instead of reading the committed table")
     add_quiet(cl)
@@ -374,7 +376,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         progress.finish()
         t0 = time.perf_counter()
         with _bar(0, args, "claim") as bar:
-            claims = evaluate_claims(progress=_claim_progress(bar))
+            claims = evaluate_claims(progress=_claim_progress(bar), jobs=_claim_jobs(args.jobs))
             bar.note(f"{len(claims)} claims evaluated ({time.perf_counter() - t0:.1f} s)")
     progress.finish()
     for _, report in reports:
@@ -428,7 +430,7 @@ def _cmd_claims(args: argparse.Namespace) -> int:
 
     t0 = time.perf_counter()
     with _bar(len(specs), args, "claim") as bar:
-        claims = evaluate_claims(args.source, args.ids, progress=_claim_progress(bar))
+        claims = evaluate_claims(args.source, args.ids, progress=_claim_progress(bar), jobs=_claim_jobs(args.jobs))
     if not args.quiet:
         print(f"{counts_line(claims)} ({time.perf_counter() - t0:.1f} s)", file=sys.stderr)
     render = {"terminal": claims_terminal, "markdown": claims_markdown, "latex": claims_latex,
@@ -456,6 +458,17 @@ def _cmd_claims(args: argparse.Namespace) -> int:
             json.dump([c.to_dict() for c in claims], fh, indent=2)
             fh.write("\n")
     return 0
+
+
+def _claim_jobs(jobs: str | None) -> int:
+    """--jobs of the claims: default every usable core."""
+    from rfverify.executors import usable_cores
+    from rfverify.kinds.base import parse_int
+
+    n = usable_cores() if jobs is None else parse_int(jobs, "--jobs")
+    if n < 1:
+        raise UsageError(f"--jobs must be a positive integer, got {jobs!r}")
+    return n
 
 
 def _group_progress(bar: Any) -> Any:

@@ -14,9 +14,18 @@ Two layers, both used by every plug-in kind:
 * :class:`guarded` wraps **one check** (and the preflight call).  It
 
   - arms a **time limit** (:data:`DEFAULT_TIME_LIMITS` per profile, or
-    ``time_limit=`` / ``--time-limit SECONDS``; 0 disables it) with
-    ``signal.setitimer(ITIMER_REAL)``, re-firing every second in case the
-    plug-in swallows the first interruption.  This needs the main thread of
+    ``time_limit=`` / ``--time-limit SECONDS``; 0 disables it).  The limit is
+    the **CPU time of the thread running the check** (``time.thread_time``),
+    so a check on a machine whose other jobs leave it a fraction of a core is
+    not ended early (issue 18: at load 14 a 600 s wall-clock limit ended a
+    check after 129 s of CPU), and BLAS or plug-in helper threads (which may
+    spin) do not use it up.  ``signal.setitimer(ITIMER_REAL)`` fires at the
+    limit in wall time (CPU time cannot run ahead of it) and then every second,
+    which also repeats the interruption in case the plug-in swallows one; each
+    time the check is ended if its CPU time has reached the limit, if the
+    process has used less than :data:`STALL_SHARE` of one core since the check
+    started (a **hang**: sleeping, waiting, deadlocked), or at
+    :data:`WALL_FACTOR` times the limit of wall time (the backstop).  This needs the main thread of
     the main interpreter (the CLI, pytest and pytest-xdist workers all run
     checks there).  Code stuck inside a C extension that never returns to
     the interpreter is interrupted only when it returns.  On any other thread
@@ -88,6 +97,13 @@ MAX_OUTPUT_ELEMENTS = 1 << 27
 MAX_TIME_LIMIT = 1e7
 #: After the time limit, the interruption is repeated this often (seconds) until the check stops.
 REFIRE_INTERVAL = 1.0
+#: A check whose wall time has reached its time limit is a hang when it has used less than this share of one
+#: core since it started: a sleeping, waiting or deadlocked plug-in uses none, while a CPU-bound check starved
+#: by other processes gets about cores / load of one (0.14 at load 14 on 2 cores; 0.02 only at load 100).
+STALL_SHARE = 0.02
+#: Wall-clock backstop, in multiples of the time limit: a check is ended then whatever CPU it uses (a plug-in
+#: that keeps waking up, e.g. polling, is neither CPU-bound nor idle).
+WALL_FACTOR = 10.0
 
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20,
           "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tb": 1 << 40,
@@ -106,6 +122,17 @@ _PASS_THROUGH = frozenset({"warnings", "logging"})
 class TimeLimitExceeded(BaseException):
     """Raised in the main thread by the time-limit alarm (a BaseException, so ``except Exception`` in a
     plug-in cannot swallow it); :class:`guarded` turns it into a :class:`PluginError`."""
+
+
+def time_limit_detail(cpu: float, wall: float, limit: float) -> str:
+    """Which rule of the time limit ended a check whose thread used ``cpu`` s of CPU in ``wall`` s (the message's
+    tail; the hang rule is judged on the process's CPU, at least the thread's)."""
+    used = f"it used {cpu:.1f} s of CPU in {wall:.1f} s of wall time"
+    if cpu >= limit:
+        return f"{used}: the limit counts CPU time"
+    if wall < WALL_FACTOR * limit and cpu < STALL_SHARE * wall:
+        return f"{used}: a hang (sleeping, waiting or deadlocked), ended once the wall time reached the limit"
+    return f"{used}: ended by the wall-clock backstop at {WALL_FACTOR:g} times the limit"
 
 
 def format_bytes(n: float) -> str:
@@ -407,7 +434,10 @@ class guarded:
         self._streams = (sys.stdout, sys.stderr)
         self._out, self._err = _Capture(sys.stdout, "stdout"), _Capture(sys.stderr, "stderr")
         self._start = time.monotonic()
+        self._cpu0 = time.process_time()
+        self._thread_cpu0 = time.thread_time()
         self._alarm: tuple[Any, tuple[float, float]] | None = None
+
         self._rlimit: tuple[int, int] | None = None
         main = _on_main_thread()
         try:
@@ -422,8 +452,14 @@ class guarded:
         return self
 
     def _arm(self, seconds: float) -> None:
+        """SIGALRM at ``seconds`` of wall time, then every REFIRE_INTERVAL; the handler runs on this (the check's)
+        thread, so ``time.thread_time()`` there is the check's CPU time."""
         def on_alarm(signum: int, frame: Any) -> None:
-            if self._armed:
+            if not self._armed:
+                return
+            wall = time.monotonic() - self._start
+            if time.thread_time() - self._thread_cpu0 >= seconds or wall >= WALL_FACTOR * seconds \
+                    or time.process_time() - self._cpu0 < STALL_SHARE * wall:
                 raise TimeLimitExceeded()
 
         try:
@@ -475,6 +511,7 @@ class guarded:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> bool:
         elapsed = time.monotonic() - self._start
+        cpu = time.thread_time() - self._thread_cpu0
         could_interrupt = self._alarm is not None
         self._restore()
         np_changed = not _same_np_state(self._np_state, np.random.get_state())
@@ -488,7 +525,8 @@ class guarded:
         last = _last_call()
         if exc_type is not None and issubclass(exc_type, TimeLimitExceeded):
             raise PluginError(self.plugin, f"{self.what} did not finish within the time limit of "
-                              f"{self.limits.time:g} s (last call into the plug-in: {last})",
+                              f"{self.limits.time:g} s (last call into the plug-in: {last}); "
+                              f"{time_limit_detail(cpu, elapsed, self.limits.time)}",
                               "make it faster, or raise --time-limit SECONDS (time_limit=; 0 disables it); code "
                               "stuck inside a C extension is interrupted only when it returns") from None
         if exc_type is not None and issubclass(exc_type, MemoryError):
@@ -514,9 +552,11 @@ class guarded:
                               f"{last})", "draw from the random_state / rng you are given "
                               "(np.random.default_rng(random_state)), never seed or draw from the global "
                               "generators") from None
-        if exc_type is None and self.limits.time is not None and not could_interrupt and elapsed > self.limits.time:
-            # off the main thread no signal could interrupt it: report the overrun afterwards
-            raise PluginError(self.plugin, f"{self.what} took {elapsed:.1f} s, over the time limit of "
+        if exc_type is None and self.limits.time is not None and not could_interrupt \
+                and time.thread_time() - self._thread_cpu0 > self.limits.time:
+            # off the main thread no signal could interrupt it: report the overrun (this thread's CPU) afterwards
+            raise PluginError(self.plugin, f"{self.what} took {time.thread_time() - self._thread_cpu0:.1f} s of CPU "
+                              f"({elapsed:.1f} s of wall time), over the time limit of "
                               f"{self.limits.time:g} s (it could not be interrupted: rfverify ran off the main "
                               "thread)", "make it faster, or raise --time-limit SECONDS (time_limit=)")
         return False

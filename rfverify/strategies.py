@@ -40,6 +40,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from rfverify.errors import UsageError
+from rfverify.options import DTYPES, LAYOUTS
 from rfverify.kernels import Kernel, as_kernel
 
 __all__ = ["dimensions", "n_components", "random_states", "kernel_params", "dtypes", "layouts", "norms",
@@ -48,11 +49,8 @@ __all__ = ["dimensions", "n_components", "random_states", "kernel_params", "dtyp
 
 #: Input norms, in kernel length scales: the names a failure reports and the factor they stand for.
 NORM_SCALES: dict[str, float] = {"typical": 1.0, "near-zero": 1e-6, "large": 30.0}
-#: Memory layouts of an input batch: C-ordered, Fortran-ordered, and a strided view (every other row and
-#: column of a larger C array).
-LAYOUTS = ("C", "F", "strided")
-#: Input dtypes (float64 first: it is the simpler value a failure shrinks towards).
-DTYPES = ("float64", "float32")
+#: Memory layouts of an input batch (``LAYOUTS``) and input dtypes (``DTYPES``): defined in
+#: :mod:`rfverify.options` so the command line's choices do not import Hypothesis.
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ Design (issue 16)
   a forked child inherits them.  The harness is single-threaded when it forks (Python 3.11; a plug-in's
   threads live in the child; the one exception, the progress bar's refresh thread on a terminal, writes only
   under a lock that every fork takes first: :mod:`rfverify.progress`), so fork's known hazard, a lock held by
-  another thread, does not apply to the harness's own state; a child that deadlocks anyway is ended by the
-  wall-time limit.  Where ``fork`` does not exist (Windows) the checks run in-process under the guard alone.
+  another thread, does not apply to the harness's own state; a child that deadlocks anyway is ended as a
+  hang.  Where ``fork`` does not exist (Windows) the checks run in-process under the guard alone.
 * **Ending a child**, as pytest-timeout's ``thread`` method does (a watcher outside the stuck code) and not
   as its ``signal`` method (``SIGALRM`` inside, which the plug-in can block, ignore or swallow): the
   in-child guard still fires first at the time limit and gives the precise message; if no answer comes
@@ -31,7 +31,11 @@ Design (issue 16)
   ``SIGKILL`` after :data:`TERM_WAIT` seconds.  Unlike pytest-timeout's ``thread`` method, which ends the
   whole session, only the child dies and the run goes on — the way pytest-xdist reports a crashed worker
   (``worker 'gw0' crashed while running 'test_x'``: the item running at the time fails, a replacement
-  worker takes the rest).
+  worker takes the rest).  The supervisor applies the guard's rules (:mod:`rfverify.guard`, issue 18): the
+  limit is the CPU time of the child's main thread (``/proc/PID/task/PID/stat``), a child past the limit in
+  wall time whose threads together used less than :data:`~rfverify.guard.STALL_SHARE` of a core
+  (``/proc/PID/stat``) is a hang, and :data:`~rfverify.guard.WALL_FACTOR` times the limit of wall time is the
+  backstop; where ``/proc`` is missing (macOS) the limit is wall time, as before.
 * **Memory**: the guard's ``RLIMIT_AS`` inside the child, and a watchdog outside: the child's resident
   size, polled every :data:`POLL` seconds, above its size at the start of the request plus the budget
   kills it (``SIGKILL``).
@@ -122,6 +126,28 @@ def _statm(pid: int, field: int) -> int | None:
 def _page_text(page: mmap.mmap, start: int, size: int) -> str:
     raw = page[start:start + size].split(b"\0", 1)[0]
     return raw.decode("utf-8", "replace")
+
+
+def _cpu_seconds(pid: int, main_thread: bool = False) -> float | None:
+    """User + system CPU seconds of process ``pid`` (all its threads; ``main_thread``: its main thread's), from
+    ``/proc``; None without it."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/stat" if main_thread else f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _overran(limit: float, cpu: float | None, process_cpu: float | None, wall: float) -> bool:
+    """The guard's rules seen from outside, ``GRACE`` later: the main thread's CPU over the limit; or past the
+    limit in wall time and the process stalled (or its CPU unknown); or the wall-clock backstop."""
+    if cpu is not None and cpu > limit + GRACE:
+        return True
+    if wall <= limit + GRACE:
+        return False
+    return (cpu is None or process_cpu is None or process_cpu < guard.STALL_SHARE * wall
+            or wall > guard.WALL_FACTOR * limit + GRACE)
 
 
 def _kill_group(pid: int, sig: int) -> None:
@@ -281,7 +307,7 @@ class Supervisor:
         and the memory watchdog, from now on (the child answers requests in order)."""
         proc, conn = self._proc, self._conn
         limit = self.limits.time
-        deadline = None if limit is None else time.monotonic() + limit + GRACE
+        start, cpu0, pcpu0 = time.monotonic(), _cpu_seconds(proc.pid, True), _cpu_seconds(proc.pid)
         budget = self.limits.memory
         # the in-child guard caps the address space at its size at the start plus the budget, so resident
         # growth stays within the budget too (up to touching memory reserved earlier: the slack); only a
@@ -304,12 +330,18 @@ class Supervisor:
                     if conn.poll(0):  # the answer arrived just before the end
                         continue
                     raise _Died(self._death(what))
-                if deadline is not None and time.monotonic() > deadline:
-                    how = self._end(signal.SIGTERM)
-                    raise _Died(self._message(
-                        f"{what} did not finish within the time limit of {limit:g} s and was ended from "
-                        f"outside ({how})", "make it faster, or raise --time-limit SECONDS (time_limit=); "
-                        "code stuck in C or a deadlock cannot be interrupted inside the process"))
+                if limit is not None:
+                    cpu_now, pcpu_now = _cpu_seconds(proc.pid, True), _cpu_seconds(proc.pid)
+                    wall = time.monotonic() - start
+                    cpu = None if cpu_now is None or cpu0 is None else cpu_now - cpu0
+                    pcpu = None if pcpu_now is None or pcpu0 is None else pcpu_now - pcpu0
+                    if _overran(limit, cpu, pcpu, wall):
+                        how = self._end(signal.SIGTERM)
+                        detail = "" if cpu is None else "; " + guard.time_limit_detail(cpu, wall, limit)
+                        raise _Died(self._message(
+                            f"{what} did not finish within the time limit of {limit:g} s and was ended from "
+                            f"outside ({how}{detail})", "make it faster, or raise --time-limit SECONDS "
+                            "(time_limit=); code stuck in C or a deadlock cannot be interrupted inside the process"))
                 if base is not None:
                     rss = _statm(proc.pid, 1)
                     if rss is not None and rss > base + budget + slack:

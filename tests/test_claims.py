@@ -8,6 +8,7 @@ the committed high-precision table it takes seconds.
 from __future__ import annotations
 
 import json
+import sys
 import re
 
 import pytest
@@ -336,3 +337,43 @@ def test_verdict_follows_the_numbers_not_fixed_text(monkeypatch):
     monkeypatch.setattr("rfverify.studies.claims.mroueh.V", planted)
     bad = evaluate_claims(ids=["mroueh-appB-thm2-Kxx"])[0]
     assert bad.verdict == FALSE and bad.rule == "R4" and "1.0e-02" in bad.finding["counterexample"]
+
+
+# ------------------------------------------------------------------------------------ speed (issue 18)
+def test_forked_workers_give_the_same_claims_in_table_order():
+    """``jobs`` > 1 evaluates in forked workers; the claims (everything but ``seconds``) and their order are those
+    of ``jobs=1``, and progress is called once per claim."""
+    ids = ["cs4787-sigmoid-kernel", "mroueh-remark1-hash", "cs4787-rbf-range", "munkhoeva2018-sec2.4-butterfly"]
+    seen = []
+    forked = evaluate_claims(ids=ids, jobs=2, progress=lambda i, n, spec, s: seen.append((i, n, spec.id)))
+    serial = evaluate_claims(ids=ids, jobs=1)
+    assert [c.id for c in forked] == ids
+    assert [c.to_dict() for c in forked] == [c.to_dict() for c in serial]
+    assert sorted(i for i, _, _ in seen) == [1, 2, 3, 4] and {n for _, n, _ in seen} == {4}
+    assert {cid for _, _, cid in seen} == set(ids)
+    with pytest.raises(UsageError, match="jobs must be a positive integer"):
+        evaluate_claims(ids=ids, jobs=0)
+
+
+def test_blas_limit_rescans_when_a_module_was_imported(tmp_path, monkeypatch):
+    """One threadpoolctl scan is reused while no module is imported (the scan cost ~1 s over the table) and redone
+    after an import, which is how a new BLAS (scipy's, numba's) arrives; inside, every BLAS runs one thread."""
+    from threadpoolctl import threadpool_info
+
+    import rfverify.studies.claims as reg
+
+    with reg._one_blas_thread():
+        first = reg._CONTROLLER[0][1]
+        assert all(lib["num_threads"] == 1 for lib in threadpool_info() if lib["user_api"] == "blas")
+    with reg._one_blas_thread():
+        assert reg._CONTROLLER[0][1] is first
+    (tmp_path / "rfv_speed_newmod.py").write_text("X = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    importlib.import_module("rfv_speed_newmod")
+    try:
+        with reg._one_blas_thread():
+            assert reg._CONTROLLER[0][1] is not first
+    finally:
+        sys.modules.pop("rfv_speed_newmod", None)

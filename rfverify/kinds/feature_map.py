@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import numpy as np
 
@@ -28,8 +28,17 @@ from rfverify.profiles import Profile
 from rfverify.registry import BaseContext, CheckSpec
 from rfverify.results import Report
 from rfverify.seeding import DEFAULT_SEED
-from rfverify.spaces import SPACE_ATTRIBUTE, FeatureMapSpace
 from rfverify.validation import as_flag, as_name
+
+if TYPE_CHECKING:
+    from rfverify.spaces import FeatureMapSpace
+
+
+def _default_space() -> "FeatureMapSpace":
+    # rfverify.spaces (Hypothesis, 0.4 s CPU) is imported when a space is made, not by every CLI start-up
+    from rfverify.spaces import FeatureMapSpace
+
+    return FeatureMapSpace()
 
 __all__ = ["Declarations", "CheckContext", "Estimates", "FeatureMapConfig", "verify", "not_for_data_dependent",
            "not_for_deterministic", "PREFLIGHT_M"]
@@ -128,7 +137,7 @@ class CheckContext(BaseContext):
     #: the calibration of the input scale) is computed once, not once per check.
     pair_cache: dict[str, PairSet] = field(default_factory=dict, repr=False)
     #: The configuration space the ``explore`` check searches (:mod:`rfverify.spaces`).
-    space: FeatureMapSpace = field(default_factory=FeatureMapSpace)
+    space: FeatureMapSpace = field(default_factory=_default_space)
     #: The space with the declaration of the object the plug-in builds (a factory returning a class that declares
     #: ``rfverify_space``): ``respace(declared)`` -> FeatureMapSpace, the caller's space and pins still applied last.
     respace: Any = field(default=None, repr=False)
@@ -286,6 +295,8 @@ class FeatureMapConfig(KindConfig):
     def _space(self, space: Mapping[str, Any] | None) -> FeatureMapSpace:
         """The explored space: the default, narrowed by the plug-in's ``rfverify_space`` attribute, the caller's
         ``space`` and the pins (:mod:`rfverify.spaces`).  Only kernel parameters the plug-in receives are searched."""
+        from rfverify.spaces import SPACE_ATTRIBUTE
+
         try:
             declared = getattr(self.plugin.obj, SPACE_ATTRIBUTE, None)
         except Exception:  # noqa: BLE001 - a __getattr__ raising for unknown names: no declaration (like other
@@ -296,6 +307,8 @@ class FeatureMapConfig(KindConfig):
 
     def respace(self, declared: Mapping[str, Any] | None) -> FeatureMapSpace:
         """The space narrowed by ``declared`` (the plug-in's declaration), then the caller's space and the pins."""
+        from rfverify.spaces import FeatureMapSpace
+
         spec = self.kernel._spec
         params = {k: spec.params[k] for k in self.plugin.passthrough if spec is not None and k in spec.params}
         return FeatureMapSpace.build([declared, self._space_arg, self.pins], params=params)

@@ -15,8 +15,7 @@ import argparse
 from typing import Any
 
 from rfverify.errors import UsageError
-from rfverify.options import parse_param
-from rfverify.strategies import DTYPES, LAYOUTS
+from rfverify.options import DTYPES, LAYOUTS, parse_param
 
 __all__ = ["add_pin_options", "pins_from_cli", "pin_options"]
 

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 from rfverify.report.calibration_pages import CALIBRATION_SCHEMA_VERSION
-from rfverify.stats import clopper_pearson
 
 __all__ = ["Mutant", "load_mutants", "calibrate", "Unit", "aggregate", "strip_timing", "CALIBRATION_REFERENCES"]
 
@@ -295,6 +294,8 @@ def execute(units: list[Unit], library: str | None = None, *, jobs: int = 1,
 
 
 def _interval(k: int, n: int) -> list[float]:
+    from rfverify.stats import clopper_pearson  # scipy.stats: imported when an interval is computed, not for --help
+
     lo, hi = clopper_pearson(k, n, CONFIDENCE)
     return [lo, hi]
 

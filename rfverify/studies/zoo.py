@@ -269,27 +269,27 @@ ZOO += [
              doc="supervised adapted basis: RFF start, Adam on eq. (9) (alignment with the mixture labels)"),
 ]
 
-#: CPU seconds of each entry's report at the default profile (in-process, one entry after the other;
-#: measured for docs/performance.md).  Only a hint for the order in which a pool starts the entries
+#: CPU seconds of each entry's report at the default profile (in-process, one entry after the other, BLAS on
+#: one thread as the main job runs it; measured for docs/performance.md with docs/profile_zoo.py).  Only a hint for the order in which a pool starts the entries
 #: (costliest first, so that no long entry starts last and runs alone): it never changes a result.
 #: An entry without a hint counts as the median entry.
 ZOO_COST_HINT: dict[str, float] = {
-    "rff-phase": 15.8, "rff-cossin": 13.1, "sklearn-RBFSampler": 15.5, "maxout-q2": 19.5, "maxout-q4": 15.4,
-    "maxout-hash-q4": 14.0, "haar-qr": 0.8, "haar-qr-SO": 0.7, "haar-householder": 1.3, "scipy-ortho_group": 0.7,
-    "scipy-special_ortho_group": 0.8, "fwht": 9.8, "fwht-normalized": 8.9, "orf": 18.3, "sorf-1": 4.2, "sorf-2": 3.8,
-    "sorf-3": 4.1, "fastfood": 7.5, "qmc-sobol": 14.8, "qmc-halton": 15.6, "arccos-0": 10.8, "arccos-1": 21.2,
-    "arccos-2": 37.3, "arccos-deep-2": 90.3, "arccos-deep-3": 135.9, "laplacian-cauchy": 14.6,
-    "sklearn-SkewedChi2Sampler": 19.1, "sklearn-PolynomialCountSketch": 14.1, "sklearn-Nystroem": 5.5,
-    "compositional-shallow": 4.1, "compositional-deep1d": 7.7, "rule-sr11-haar": 9.7, "rule-sr13-haar": 9.1,
-    "rule-sr33-haar": 9.9, "rule-sr33-per-vertex-haar": 11.5, "rule-sr33-butterfly": 10.6,
-    "rule-sr33-per-vertex-butterfly": 9.8, "rule-monte-carlo": 6.3, "rule-antithetic": 6.3, "sr33-rbf": 43.1,
-    "sr33-butterfly-rbf": 85.3, "sr33-arccos0": 46.1, "sr33-arccos1": 28.0, "kernel-arccos": 0.1,
-    "kernel-arccos_deep": 0.1, "kernel-exp_linear": 5.2, "kernel-laplacian": 0.1, "kernel-linear": 0.2,
-    "kernel-maxout": 0.4, "kernel-maxout_collision": 0.4, "kernel-normalized_polynomial": 0.1,
-    "kernel-polynomial": 0.3, "kernel-rbf": 0.2, "kernel-rbf_laplacian_mix": 1.8, "kernel-rbf_plus_laplacian": 2.1,
-    "kernel-rbf_times_polynomial": 38.4, "kernel-sigmoid": 0.5, "kernel-skewed_chi2": 0.1,
-    "sklearn-sigmoid_kernel": 0.5, "sklearn-additive_chi2_kernel": 0.2, "sklearn-chi2_kernel": 0.5,
-    "sklearn-cosine_similarity": 0.1, "composite-rbf-laplacian-mix": 15.6, "uab": 20.2, "sab": 12.7,
+    "rff-phase": 3.9, "rff-cossin": 5.1, "sklearn-RBFSampler": 7.0, "maxout-q2": 5.7, "maxout-q4": 5.5,
+    "maxout-hash-q4": 5.3, "haar-qr": 1.1, "haar-qr-SO": 1.0, "haar-householder": 1.8, "scipy-ortho_group": 1.0,
+    "scipy-special_ortho_group": 0.9, "fwht": 9.9, "fwht-normalized": 11.0, "orf": 20.1, "sorf-1": 9.2, "sorf-2":
+    9.7, "sorf-3": 10.3, "fastfood": 16.0, "qmc-sobol": 8.7, "qmc-halton": 10.7, "arccos-0": 2.4, "arccos-1": 2.6,
+    "arccos-2": 3.8, "arccos-deep-2": 18.6, "arccos-deep-3": 17.5, "laplacian-cauchy": 4.1,
+    "sklearn-SkewedChi2Sampler": 6.9, "sklearn-PolynomialCountSketch": 15.2, "sklearn-Nystroem": 3.9,
+    "compositional-shallow": 6.1, "compositional-deep1d": 9.9, "rule-sr11-haar": 9.4, "rule-sr13-haar": 8.8,
+    "rule-sr33-haar": 10.8, "rule-sr33-per-vertex-haar": 9.0, "rule-sr33-butterfly": 9.5,
+    "rule-sr33-per-vertex-butterfly": 9.2, "rule-monte-carlo": 7.1, "rule-antithetic": 6.6, "sr33-rbf": 37.2,
+    "sr33-butterfly-rbf": 76.6, "sr33-arccos0": 34.0, "sr33-arccos1": 23.0, "kernel-arccos": 0.0,
+    "kernel-arccos_deep": 0.0, "kernel-exp_linear": 4.7, "kernel-laplacian": 0.0, "kernel-linear": 0.0,
+    "kernel-maxout": 0.3, "kernel-maxout_collision": 0.1, "kernel-normalized_polynomial": 0.1, "kernel-polynomial":
+    0.0, "kernel-rbf": 0.0, "kernel-rbf_laplacian_mix": 1.7, "kernel-rbf_plus_laplacian": 1.9,
+    "kernel-rbf_times_polynomial": 5.7, "kernel-sigmoid": 0.0, "kernel-skewed_chi2": 0.1, "sklearn-sigmoid_kernel":
+    0.1, "sklearn-additive_chi2_kernel": 0.0, "sklearn-chi2_kernel": 0.1, "sklearn-cosine_similarity": 0.1,
+    "composite-rbf-laplacian-mix": 6.6, "uab": 25.9, "sab": 16.9,
 }
 
 
