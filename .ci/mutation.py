@@ -443,7 +443,8 @@ def classify(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
         out[path] = {"total": total, "killed": len(killed), "timeouts": sum(m["status"] == "timeout" for m in killed),
                      "equivalent": equiv, "survived": unexplained, "stale": stale,
                      "score": (len(killed) / denom) if denom else 1.0, "seconds": res["seconds"],
-                     "tests": res["tests"]}
+                     "tests": res["tests"], "load": res.get("load", results.get("load", "?")),
+                     "when": res.get("when", results.get("when", "?"))}
     return out
 
 
@@ -485,19 +486,23 @@ def cmd_report(args: argparse.Namespace) -> int:
     sur = sum(len(c["survived"]) for c in cls.values())
     lines = ["# Mutation testing of the verdict-deciding modules", "",
              "Regenerate: `python .ci/mutation.py run && python .ci/mutation.py report` (needs the `mutation` extra; "
-             "the CI subset is `run --fast`).  Mutants are mutmut 2.x's; a mutant is killed when the module's tests "
-             "(the `tests` column; `[tool.rfverify.mutation]` in pyproject.toml) fail with it.  Score = killed / "
-             "(mutants - equivalent).  Equivalent mutants are listed with the reason in "
-             "`tests/mutation_equivalents.json`.", "",
+             "`run --fast` is the quick subset, rfverify/stats.py; neither is part of `.ci/run`: see the README, "
+             "\"Mutation testing\").  Mutants are mutmut 2.x's; a mutant is killed when the module's tests "
+             "(the `tests` column; `[tool.rfverify.mutation]` in pyproject.toml) fail with it; a mutant over the time "
+             "limit is run again in a fresh process with 3x the limit, and counts as a timeout kill only if it "
+             "times out twice.  Score = killed / (mutants - equivalent).  Equivalent mutants are listed with the "
+             "reason in `tests/mutation_equivalents.json`.", "",
              f"Total: **{tot} mutants, {kil} killed, {eq} equivalent, {sur} survived — score "
              f"{100 * kil / max(1, tot - eq):.1f}%** (target >= 95%).", "",
              f"Run: {results.get('when', '?')}, mutmut {results.get('mutmut', '?')}, load average "
              f"{results.get('load', '?')} on {results.get('cpus', '?')} CPUs.", "",
-             "| module | tests | mutants | killed (timeouts) | equivalent | survived | score | run time |",
-             "|---|---|---:|---:|---:|---:|---:|---:|"]
+             "| module | tests | mutants | killed (timeouts) | equivalent | survived | score | run time | per mutant "
+             f"| run at (load average 1/5/15 min, {results.get('cpus', '?')} CPUs) |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     for path, c in cls.items():
         lines.append(f"| `{path}` | {_md_escape(' '.join(c['tests']))} | {c['total']} | {c['killed']} ({c['timeouts']}) | "
-                     f"{len(c['equivalent'])} | {len(c['survived'])} | {100 * c['score']:.1f}% | {c['seconds']:.0f} s |")
+                     f"{len(c['equivalent'])} | {len(c['survived'])} | {100 * c['score']:.1f}% | {c['seconds']:.0f} s | "
+                     f"{c['seconds'] / max(1, c['total']):.1f} s | {c['when']} ({c['load']}) |")
     lines += ["", "## Equivalent mutants", "", "| module:line | original | mutant | why it cannot change a verdict |",
               "|---|---|---|---|"]
     for path, c in cls.items():
@@ -541,6 +546,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         log = lambda s: print(s, flush=True)  # noqa: E731
         done = recheck_survivors(path, modules[path], log) if args.recheck else run_module(path, modules[path], log)
         results = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {"modules": {}}
+        done.update(when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                    load=" ".join(f"{x:.1f}" for x in os.getloadavg()))  # per module: runs differ in load
         results["modules"][path] = done  # re-read: another run may have written other modules meanwhile
         RESULTS.parent.mkdir(exist_ok=True)
         results.update(when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), mutmut=mutmut.__version__,
