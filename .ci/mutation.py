@@ -442,7 +442,8 @@ def classify(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
         denom = total - len(equiv)
         out[path] = {"total": total, "killed": len(killed), "timeouts": sum(m["status"] == "timeout" for m in killed),
                      "equivalent": equiv, "survived": unexplained, "stale": stale,
-                     "score": (len(killed) / denom) if denom else 1.0, "seconds": res["seconds"],
+                     "score": (len(killed) / denom) if denom else 1.0,
+                     "seconds": res["seconds"] + res.get("rechecked", {}).get("seconds", 0.0),
                      "tests": res["tests"], "load": res.get("load", results.get("load", "?")),
                      "when": res.get("when", results.get("when", "?"))}
     return out

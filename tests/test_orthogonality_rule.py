@@ -51,27 +51,44 @@ def test_failure_names_the_product_the_draw_and_the_count():
     Kills: ``errs_c[t] >= errs_r[t]`` -> ``>``, the product names swapped, the count of exceeding draws.
     """
     res = _run(_off_diagonal(1e-6))
-    draws = res.details["draws"]
+    draws, tol = res.details["draws"], res.threshold
     assert res.status == "fail"
-    assert "not orthogonal" in res.message and "max|Q^T Q - I| = 1e-06" in res.message, res.message
-    assert f"draw 0; {draws} of {draws} draws exceed it" in res.message, res.message
-    assert f"(round-off tolerance, d={D}, float64)" in res.message, res.message
-    assert res.details["dtype"] == "float64" and res.details["tolerance"] == res.threshold
+    assert res.message == (f"not orthogonal — observed: max|Q^T Q - I| = 1e-06; expected: <= {tol:.3g} (round-off "
+                           f"tolerance, d={D}, float64); where: draw 0; {draws} of {draws} draws exceed it"), res.message
+    assert res.details["dtype"] == "float64" and res.details["tolerance"] == tol
+
+
+def test_draws_at_the_tolerance_do_not_count_as_exceeding_it():
+    """Half the draws exactly at the tolerance (they pass), the rest far above: only those above are counted.
+
+    Kills: ``np.sum(worst > tol)`` -> ``>=`` in the count the message gives.
+    """
+    tol = orthogonality_tolerance(D, np.dtype(np.float64))
+    mixed = lambda d, rng: _off_diagonal(tol if rng.integers(2) else 1e-6)  # noqa: E731
+    res = verify_orthogonal(mixed, dim=D, checks=["orthogonality"])["orthogonality"]
+    errs = res.details["max_QtQ_minus_I"]
+    above = sum(e > tol for e in errs)
+    assert 0 < above < len(errs) and sorted(set(errs)) == [tol, 1e-6]
+    assert res.status == "fail" and f"; {above} of {len(errs)} draws exceed it" in res.message, res.message
 
 
 def test_rows_of_unit_norm_that_are_not_orthogonal_get_the_hint():
     """Unit-norm rows, far from orthogonal: the likely cause says "normalised, not orthogonalised"; a scaled
     identity (rows not of unit norm) and a matrix barely over the tolerance (error <= 1e-3) do not get it.
 
-    Kills: the hint's conditions (``np.allclose(norms, 1.0, ...)``, ``errs_c[t] > 1e-3``) and text.
+    Kills: the hint's conditions (``np.allclose(norms, 1.0, ...)``, ``errs_c[t] > 1e-3``), its text, a non-empty
+    default hint, and the name of the Q Q^T product.
     """
     q = np.eye(D)
     q[1, :2] = [0.6, 0.8]  # rows 0 and 1 have unit norm, inner product 0.6
     hint = "rows have unit norm but are not mutually orthogonal: normalised, not orthogonalised?"
-    assert hint in _run(q).message
-    assert hint not in _run(2.0 * np.eye(D)).message
-    small = _run(_off_diagonal(5e-4))  # error 5e-4 but row norms off by 1.25e-7 (beyond 1e3 x tol): no hint
-    assert small.status == "fail" and hint not in small.message
+    unit_rows = _run(q).message  # rows orthogonal to 0.6, columns to 0.48: Q Q^T is the worse product
+    assert "max|Q Q^T - I| = 0.6;" in unit_rows and f"likely cause: {hint}" in unit_rows, unit_rows
+    scaled = _run(2.0 * np.eye(D)).message
+    assert "max|Q^T Q - I| = 3;" in scaled and "likely cause" not in scaled, scaled  # no hint: no cause at all
+    for a in (5e-4, 1e-3):  # rows of norm ~1 (within allclose's rtol 1e-5), error exactly a <= 1e-3: no hint
+        small = _run(_off_diagonal(a))
+        assert small.status == "fail" and small.statistic == a and hint not in small.message, small.message
     for s, hinted in ((1.01e-3, True), (0.99e-3, False)):  # unit rows, error s sqrt(1 - s^2): either side of 1e-3
         q2 = np.eye(D)
         q2[1, :2] = [s, np.sqrt(1.0 - s * s)]
@@ -89,7 +106,8 @@ def test_pass_message_and_float32_judged_at_float32():
     res = _run(q)
     assert res.status == "pass", res.message
     assert res.threshold == tol32 and res.details["dtype"] == "float32"
-    assert res.message.startswith(f"{res.details['draws']} draws orthogonal to ") and "float32)" in res.message
+    assert res.message == (f"{res.details['draws']} draws orthogonal to {res.statistic:.2g} (tolerance {tol32:.2g}, "
+                           "float32)"), res.message
 
 
 def test_orthogonality_is_a_deterministic_check():
