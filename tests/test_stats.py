@@ -261,13 +261,14 @@ def test_required_trials_when_the_normal_start_is_far_too_small(e, alpha, power,
     assert stats.t_test_power(n, e, alpha) >= power > stats.t_test_power(n - 1, e, alpha)
 
 
-@pytest.mark.parametrize("n, alpha, power", [(10, 0.4, 0.7), (10, 0.3, 0.8), (2, 0.05, 0.9), (4, 0.05, 0.9),
-                                            (50, 1e-6, 0.99)])
+@pytest.mark.parametrize("n, alpha, power", [(10, 0.4, 0.7), (10, 0.4, 0.9), (10, 0.3, 0.8), (2, 0.05, 0.9),
+                                            (4, 0.05, 0.9), (50, 1e-6, 0.99)])
 def test_detectable_effect_is_positive_and_inverts_the_power_at_any_level(n, alpha, power):
     """The detectable shift is the positive root of power(shift) = target for any level in (0, 1).
 
     Kills: ``_z(alpha_two_sided / 2)`` -> ``* 2`` in the bracket's start (negative for alpha = 0.4, power 0.7:
-    the root found is the negative shift); ``n < 2`` -> ``n <= 2`` or ``n < 3`` (n = 2 is a t-test with 1 d.o.f.:
+    the root found is the negative shift), ``+ _z(1.0 - power)`` -> ``-`` (negative at alpha 0.4, power 0.9);
+    ``n < 2`` -> ``n <= 2`` or ``n < 3`` (n = 2 is a t-test with 1 d.o.f.:
     the normal approximation gives 3.24 instead of 14.8).
     """
     eff = stats.detectable_effect(1.0, n, alpha, power)
