@@ -16,6 +16,7 @@ from typing import Any, Sequence
 from rfverify.version import __version__
 from rfverify.cli_text import EXIT_SIGPIPE, HelpFormatter, add_quiet, epilog, stdout_closed
 from rfverify.errors import PluginError, RfverifyError, UsageError
+from rfverify.exit_status import worst_exit_code
 from rfverify.options import SHARED_OPTIONS, parse_seed
 
 __all__ = ["main", "build_parser"]
@@ -264,7 +265,7 @@ def _check_many(targets: list[str], args: argparse.Namespace) -> int:
         if r.exit_code == 2:
             first = next(x for x in r.results if x.status == "error")
             print(f"rfverify: error: {r.implementation}: {first.message}", file=sys.stderr)
-    return max(r.exit_code for r in reports)
+    return worst_exit_code(r.exit_code for r in reports)
 
 
 def _bar(total: int, args: argparse.Namespace, what: str) -> Any:
@@ -387,7 +388,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"wrote {len(paths)} files to {args.given_paths['out']} (open "
               f"{Path(args.given_paths['out']) / 'index.html'})", file=sys.stderr)
-    return max((r.exit_code for _, r in reports), default=0)
+    return worst_exit_code(r.exit_code for _, r in reports)
 
 
 def _zoo_reports(entries: list[Any], seed: int, args: argparse.Namespace) -> tuple[list[Any], dict[str, str], Any]:

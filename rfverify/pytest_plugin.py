@@ -43,6 +43,7 @@ import pytest
 
 from rfverify.version import __version__
 from rfverify.errors import UsageError
+from rfverify.exit_status import plugin_outcome
 from rfverify.options import SHARED_OPTIONS, parse_seed
 from rfverify.profiles import get_profile
 from rfverify.results import CheckResult
@@ -208,11 +209,12 @@ class BoundCase:
     def __call__(self) -> CheckResult:
         result = self.case.run(self.seed, self.profile, self.limits)
         rerun = f"pytest '{self.nodeid}' --rfverify-seed {self.seed} --rfverify-profile {self.profile}"
-        if result.status == "pass":
+        outcome = plugin_outcome(result.status)  # rfverify.exit_status decides; pytest only acts on it
+        if outcome == "pass":
             return result
-        if result.status == "skip":
+        if outcome == "skip":
             pytest.skip(result.message)
-        if result.status == "xfail":
+        if outcome == "xfail":
             pytest.xfail(result.message)
         pytest.fail(result.explain() + f"\n  rerun: {rerun}", pytrace=False)
         raise AssertionError("unreachable")  # pragma: no cover

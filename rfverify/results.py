@@ -14,6 +14,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from rfverify.exit_status import is_ok, report_exit_code
 from rfverify.messages import format_interval
 from rfverify.text import plural
 
@@ -82,7 +83,7 @@ class CheckResult:
 
     @property
     def ok(self) -> bool:
-        return self.status in ("pass", "skip", "xfail")
+        return is_ok(self.status)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -141,12 +142,8 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        """0 all pass, 1 a check failed, 2 the plug-in could not be exercised."""
-        if any(r.status == "error" for r in self.results):
-            return 2
-        if any(r.status == "fail" for r in self.results):
-            return 1
-        return 0
+        """0 all pass, 1 a check failed, 2 the plug-in could not be exercised (:mod:`rfverify.exit_status`)."""
+        return report_exit_code(r.status for r in self.results)
 
     def __getitem__(self, check: str) -> CheckResult:
         for r in self.results:

@@ -177,6 +177,121 @@ def test_hoeffding_edges():
     assert stats.hoeffding_epsilon(100, 0.1, 2.0) == pytest.approx(4 * math.sqrt(2 * math.log(20) / 100))
 
 
+# ---------------------------------------------------------------- decision rules pinned exactly (mutation, issue 22)
+# Each test below kills mutmut mutants of rfverify/stats.py that the tests above let survive (named in `Kills:`);
+# stubbed inputs with exact expected numbers, milliseconds each.
+
+def test_mean_test_band_shrinks_the_difference_towards_the_band_edge():
+    """t = sign(diff) max(|diff| - band, 0) / se: the column is tested at the round-off band's nearer edge.
+
+    Kills: ``np.abs(diff) - band`` -> ``+ band`` (a band that inflates t instead of shrinking it).
+    """
+    x = np.array([[1.0, -1.0, 0.1], [3.0, -3.0, -0.1]])  # means 2, -2, 0; se = sd / sqrt(2) = 1, 1, 0.1
+    r = stats.mean_test(x, np.zeros(3), 0.05, roundoff=0.5)
+    np.testing.assert_allclose(r.t, [1.5, -1.5, 0.0], rtol=1e-15, atol=0)
+    np.testing.assert_allclose(r.p[:2], 2 * st.t.sf(1.5, 1), rtol=1e-12)
+    assert r.p[2] == 1.0 and list(r.roundoff_only) == [False, False, True]
+
+
+def test_mean_test_band_edge_is_inside_the_band():
+    """A zero-spread column exactly at the band's edge (|diff| == roundoff) is round-off only: p = 1, t = 0.
+
+    Kills: ``np.abs(diff) <= exact_tol`` -> ``<`` in ``close`` and in the ``roundoff_only`` field.
+    """
+    r = stats.mean_test(np.full((4, 2), 0.25), np.array([0.0, 0.5]), 0.05, roundoff=0.25)
+    assert list(r.p) == [1.0, 1.0] and list(r.t) == [0.0, 0.0]
+    assert list(r.roundoff_only) == [True, True]
+    beyond = stats.mean_test(np.full((4, 1), 0.25), np.array([0.0]), 0.05, roundoff=np.nextafter(0.25, 0))
+    assert beyond.p[0] == 0.0 and beyond.t[0] == np.inf and not beyond.roundoff_only[0]
+
+
+def test_mean_test_spread_at_the_round_off_threshold_is_no_spread():
+    """se == 1e-12 x max(1, |expected|) exactly is judged as no spread (exact comparison, t = -inf), as documented.
+
+    Kills: ``se <= spread_tol`` -> ``se < spread_tol`` (the column would be t-tested: t = -1e12, p > 0).
+    """
+    x = np.array([[-1e-11], [1e-11]])  # se = 1e-11 exactly; threshold 1e-12 x 10 = 1e-11 exactly
+    assert x.std(ddof=1) / math.sqrt(2) == 1e-12 * 10.0
+    r = stats.mean_test(x, np.array([10.0]), 0.05)
+    assert r.t[0] == -np.inf and r.p[0] == 0.0
+
+
+def test_mean_test_interval_uses_r_minus_1_degrees_of_freedom_at_two_replicates():
+    """Two replicates: the simultaneous half-width is t_{1}(alpha / 2P) x se (1 d.o.f., not 2).
+
+    Kills: ``df=max(r - 1, 1)`` -> ``max(r - 1, 2)`` in the critical value.
+    """
+    r = stats.mean_test(np.array([[0.0, 1.0], [2.0, 4.0]]), np.zeros(2), 0.05)
+    np.testing.assert_allclose(r.half_width, st.t.isf(0.05 / 4, 1) * np.array([1.0, 1.5]), rtol=1e-14)
+
+
+def test_mean_test_round_off_marking_defaults_to_none():
+    """A MeanTest built by hand (a stubbed check's statistics) carries no round-off marking unless given one.
+
+    Kills: the ``roundoff_only`` default ``None`` -> ``""``.
+    """
+    z = np.zeros(1)
+    assert stats.MeanTest(z, z, z, z, z, z, 3, 0.05).roundoff_only is None
+
+
+@pytest.mark.parametrize("e, alpha", [(0.5, 0.01), (1.0, 1e-4), (2.0, 1e-6), (5.0, 1e-12)])
+def test_required_trials_is_the_smallest_n_reaching_the_power_even_at_a_tie(e, alpha):
+    """With the target set to the exact power at N, the smallest n with power >= target is N itself (>=, not >).
+
+    The targets hit N as the normal-approximation start, as a doubled bracket end and as a bisection midpoint.
+    Kills: ``>= power`` -> ``> power`` at the start, in the doubling and in the bisection (each returns N + 1 or
+    more at some N), and the start's normal approximation when it overshoots N.
+    """
+    got = {}
+    for n in range(2, 60):
+        target = stats.t_test_power(n, e, alpha)
+        if alpha < target < 1.0:
+            got[n] = stats.required_trials(1.0, e, alpha, target)
+    assert len(got) >= 5 and all(v == n for n, v in got.items()), {n: v for n, v in got.items() if v != n}
+
+
+@pytest.mark.parametrize("e, alpha, power, n", [(10.0, 1e-12, 0.9, 14), (5.0, 1e-12, 0.99, 21), (3.0, 1e-9, 0.9, 21)])
+def test_required_trials_when_the_normal_start_is_far_too_small(e, alpha, power, n):
+    """Tiny alpha, large shift: the normal approximation starts at n0 = 2..7 and the bracket must double
+    several times (power at 2 n0 is < 0.11); the result is the linear scan's smallest n.
+
+    Kills: the doubling step ``lo, hi = hi, 2 * hi`` -> ``2 / hi`` or ``None``.
+    """
+    assert stats.required_trials(1.0, e, alpha, power) == n
+    assert stats.t_test_power(n, e, alpha) >= power > stats.t_test_power(n - 1, e, alpha)
+
+
+@pytest.mark.parametrize("n, alpha, power", [(10, 0.4, 0.7), (10, 0.4, 0.9), (10, 0.3, 0.8), (2, 0.05, 0.9),
+                                            (4, 0.05, 0.9), (50, 1e-6, 0.99)])
+def test_detectable_effect_is_positive_and_inverts_the_power_at_any_level(n, alpha, power):
+    """The detectable shift is the positive root of power(shift) = target for any level in (0, 1).
+
+    Kills: ``_z(alpha_two_sided / 2)`` -> ``* 2`` in the bracket's start (negative for alpha = 0.4, power 0.7:
+    the root found is the negative shift), ``+ _z(1.0 - power)`` -> ``-`` (negative at alpha 0.4, power 0.9);
+    ``n < 2`` -> ``n <= 2`` or ``n < 3`` (n = 2 is a t-test with 1 d.o.f.:
+    the normal approximation gives 3.24 instead of 14.8).
+    """
+    eff = stats.detectable_effect(1.0, n, alpha, power)
+    assert eff > 0 and stats.t_test_power(n, eff, alpha) == pytest.approx(power, abs=1e-9)
+
+
+def test_slope_fit_is_frozen_and_zero_variance_points_get_the_floor_weight():
+    """Points with zero replicate variance get weight 1 / 1e-300 (the floor), so the slope's se is
+    sqrt(1e-300 / sum (x - mean x)^2); SlopeFit, like MeanTest, is immutable.
+
+    Kills: ``@dataclass(frozen=True)`` -> ``frozen=False`` on SlopeFit; the floor ``1e-300`` -> ``2e-300``.
+    """
+    import dataclasses
+
+    ms = np.array([10.0, 20.0, 40.0])
+    fit = stats.log_slope(ms, [np.full(4, 1.0), np.full(4, 0.5), np.full(4, 0.25)])
+    x = np.log(ms)
+    assert fit.slope == pytest.approx(-1.0, rel=1e-12)
+    assert fit.se == pytest.approx(math.sqrt(1e-300 / np.sum((x - x.mean()) ** 2)), rel=1e-12, abs=0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fit.slope = 0.0  # type: ignore[misc]
+
+
 def test_round_off_only_column_has_zero_t_and_never_headlines():
     """A column exact for every draw up to round-off (k(x, x) = 1 for a cos/sin map) gets t = 0 whatever its
     last bits: 4.4e-16 +- 1e-18 on one CPU must not outrank a real departure of 3.7 standard errors."""

@@ -132,3 +132,21 @@ def test_evaluation_and_psd_tolerance(dtype, u):
     assert got == pytest.approx(10 * eta * 2.0 + 4 * 10 * U64 * 3.0, rel=1e-14, abs=0)
     assert T.psd_tolerance(10, 16, dtype, 0.5, 2.0, 3.0) == pytest.approx(
         10 * 8 * gamma(18, u) * 1.5 * 2.0 + 4 * 10 * U64 * 3.0, rel=1e-14, abs=0)
+
+
+@pytest.mark.parametrize("d, m, dtype, s", [(16, 1024, np.float32, (2 / 1024) ** 0.5), (16, 1024, np.float64, 0.3),
+                                            (3, 1, np.float32, 1.5), (5, 7, np.int64, 2.0)])
+def test_estimate_roundoff_is_the_stated_bound(d, m, dtype, s):
+    """m s^2 (2 ROUNDOFF_MARGIN gamma_{d+2} + gamma_m) with gamma_n = n u / (1 - n u) at the features' dtype
+    (float64 for integer features), exactly as documented.
+
+    Kills (mutation, issue 22): every operator and constant of the formula, the dtype dropped (float32 judged as
+    float64), gamma_m taken at max(m, 2) (visible at m = 1).
+    """
+    u = float(np.finfo(np.float32 if dtype is np.float32 else np.float64).eps) / 2
+
+    def gamma(n):
+        return n * u / (1 - n * u)
+
+    want = m * s * s * (2 * T.ROUNDOFF_MARGIN * gamma(d + 2) + gamma(m))
+    assert T.estimate_roundoff(d, m, dtype, s) == pytest.approx(want, rel=1e-12, abs=0)
