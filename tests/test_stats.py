@@ -381,3 +381,12 @@ def test_mean_test_false_alarm_rate_matches_alpha():
         hits += stats.mean_test(x, np.full(10, 0.5), alpha).p_adjusted.min() < alpha
     margin = 3 * math.sqrt(alpha * (1 - alpha) / reps)
     assert hits / reps <= alpha + margin
+
+
+@pytest.mark.parametrize("alpha, e, power", [(0.2, 0.05, 0.8), (0.1, 0.05, 0.5), (0.3, 0.306, 0.4)])
+def test_required_trials_is_the_smallest_n_where_the_normal_start_overshoots(alpha, e, power):
+    """At large alpha the normal-approximation start already has the power (it ignores the far tail's
+    rejections) and is not the smallest such n; the search goes below it (the old code returned the start:
+    1804 instead of the minimum at alpha 0.2, delta/sigma 0.05, power 0.8)."""
+    n = stats.required_trials(1.0, e, alpha, power)
+    assert stats.t_test_power(n, e, alpha) >= power > stats.t_test_power(n - 1, e, alpha)
