@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from rfverify.implementations.quadrature import SR33 as _SR33
 from rfverify.implementations.rff import RandomFourierFeatures, _RFFBase
 
 #: The thresholds of the corners (a fast path above D_FAST input dimensions, chunks of CHUNK rows).
@@ -176,3 +177,46 @@ CORNERS = {
     FortranReadAsC: "F-layout",
     RefitRedraws: "a second time",
 }
+
+
+# ---------------------------------------------------------------- quadrature rules (declared degree 3)
+#: Above this dimension the "half-size" path of :class:`SR33HalfAbove` keeps one point of each antipodal pair.
+D_HALF = 20
+
+
+class SR33SpecialCaseD1(_SR33):
+    """SR^{3,3} with a "closed form" at d = 1: the one-dimensional simplex is {-1, +1}, so the rule returns
+    +-rho with weights 1/2 and forgets the centre point (weight 1 - 1/rho^2): exact on degrees 0 and 1, but
+    w_1^2 integrates to rho^2, not 1.  Every d >= 2 is SR^{3,3} itself."""
+
+    name = "sr33-special-case-d1"
+
+    def _nodes(self, d: int, gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        if d == 1:
+            rho = float(np.sqrt(gen.chisquare(3)))
+            return np.array([[rho], [-rho]]), np.array([0.5, 0.5])
+        return super()._nodes(d, gen)
+
+
+class SR33HalfAbove(_SR33):
+    """SR^{3,3} with a "half-size" path above D_HALF dimensions: the antipodal points -rho Q v_j are dropped
+    and each rho Q v_j carries the pair's weight.  The simplex is centred and isotropic, so degrees 0, 1 and 2
+    stay exact; degree 3 (the claimed top degree) does not: sum_j (Q v_j)^(x)3 != 0."""
+
+    name = "sr33-half-above-20"
+
+    def _nodes(self, d: int, gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        P, w = super()._nodes(d, gen)
+        if d <= D_HALF:
+            return P, w
+        k = d + 1  # rows: the centre, then rho Q v_j (k of them), then their negatives
+        return P[: 1 + k], np.concatenate([w[:1], 2.0 * w[1 : 1 + k]])
+
+
+sr33_special_case_d1 = SR33SpecialCaseD1()
+sr33_half_above_20 = SR33HalfAbove()
+#: Quadrature corner bugs (declared degree 3) and what the failure message must name.
+QUADRATURE_CORNERS = {sr33_special_case_d1: ("d = 1,", "degree 2", "w_1^2"),
+                      sr33_half_above_20: (f"d = {D_HALF + 1},", "degree 3", "w_1^3")}
+#: Their correct twins: SR^{3,3} (shared radius and per-vertex radii).
+QUADRATURE_TWINS = [_SR33(), _SR33(per_vertex=True)]
