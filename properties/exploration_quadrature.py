@@ -22,7 +22,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from rfverify.errors import PluginError, UsageError
-from rfverify.explore import budget_for, coverage, d_band, refine, search
+from rfverify.explore import budget_for, coverage, d_band, one_blas_thread, refine, search
 from rfverify.kinds.quadrature import QuadratureContext
 from rfverify.properties.quadrature_exactness import _exact, _quadrature, _random_polynomial, rounding_steps
 from rfverify.registry import register_check
@@ -238,7 +238,7 @@ def check_explore_quadrature(ctx: QuadratureContext) -> CheckResult:
     explicit = [QuadExample(d, seed0) for d in widths[:4]]
     seed = ctx.seeds.random_state("quadrature", "explore", ctx.degree)
     budget = budget_for(ctx.profile.name)
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), one_blas_thread():
         found = search(strategy, lambda ex: _problem(ctx, ex), seed=seed, budget=budget, explicit=explicit)
         if not found.passed:  # Hypothesis may stop at a corner value (d = 31): the smallest failing d at that seed
             found = refine(found, (QuadExample(d, found.counterexample.seed) for d in widths

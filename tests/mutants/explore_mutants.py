@@ -220,3 +220,56 @@ QUADRATURE_CORNERS = {sr33_special_case_d1: ("d = 1,", "degree 2", "w_1^2"),
                       sr33_half_above_20: (f"d = {D_HALF + 1},", "degree 3", "w_1^3")}
 #: Their correct twins: SR^{3,3} (shared radius and per-vertex radii).
 QUADRATURE_TWINS = [_SR33(), _SR33(per_vertex=True)]
+
+
+# ---------------------------------------------------------------- kernels
+#: The weight at which :func:`mix_weight_clipped` clips its rbf part, and the dimension above which
+#: :func:`rbf_fast_path_above_32` takes its asymmetric fast path.
+CLIP_WEIGHT = 0.9
+D_KERNEL_FAST = 32
+
+
+def _sq_l1(X: Any, Y: Any) -> tuple[np.ndarray, np.ndarray]:
+    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
+    sq = np.maximum((X * X).sum(1)[:, None] + (Y * Y).sum(1)[None, :] - 2.0 * X @ Y.T, 0.0)
+    return sq, np.abs(X[:, None, :] - Y[None, :, :]).sum(-1)
+
+
+def mix_weight(X: Any, Y: Any, weight: float = 0.5) -> np.ndarray:
+    """The correct twin: weight exp(-|x - y|^2) + (1 - weight) exp(-|x - y|_1), normalised for every weight."""
+    sq, l1 = _sq_l1(X, Y)
+    return weight * np.exp(-sq) + (1.0 - weight) * np.exp(-l1)
+
+
+def mix_weight_clipped(X: Any, Y: Any, weight: float = 0.5) -> np.ndarray:
+    """The mixture with its rbf weight "clipped for stability" at CLIP_WEIGHT while the Laplacian part keeps
+    1 - weight: above weight 0.9 the weights sum to less than 1 and k(x, x) = 0.9 + 1 - weight != 1 (a valid
+    kernel, no longer the normalised one it claims to be); right for every weight <= 0.9."""
+    sq, l1 = _sq_l1(X, Y)
+    return min(weight, CLIP_WEIGHT) * np.exp(-sq) + (1.0 - weight) * np.exp(-l1)
+
+
+mix_weight.rfverify_space = {"weight": (0.01, 0.99, "linear")}  # type: ignore[attr-defined]
+mix_weight_clipped.rfverify_space = {"weight": (0.01, 0.99, "linear")}  # type: ignore[attr-defined]
+
+
+def rbf_expanded(X: Any, Y: Any) -> np.ndarray:
+    """The correct twin: exp(-max(|x|^2 + |y|^2 - 2 <x, y>, 0)) at every d."""
+    return np.exp(-_sq_l1(X, Y)[0])
+
+
+def rbf_fast_path_above_32(X: Any, Y: Any) -> np.ndarray:
+    """The rbf with a "fast path" above D_KERNEL_FAST dimensions whose expansion reuses |x|^2 for |y|^2 (a
+    copy-paste): k(x, x) is still 1, but k(x, y) != k(y, x) above d = 32; right at every d <= 32."""
+    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
+    if X.shape[1] <= D_KERNEL_FAST:
+        return rbf_expanded(X, Y)
+    nx = (X * X).sum(1)[:, None]
+    return np.exp(-np.maximum(nx + nx - 2.0 * X @ Y.T, 0.0))
+
+
+#: Kernel corner bugs, their verify options and what the failure message must name.
+KERNEL_CORNERS = {mix_weight_clipped: ({"normalized": True}, "not normalised"),
+                  rbf_fast_path_above_32: ({"normalized": True}, f"d = {D_KERNEL_FAST + 1},")}
+#: Their correct twins (the same options).
+KERNEL_TWINS = {mix_weight: {"normalized": True}, rbf_expanded: {"normalized": True}}
