@@ -17,49 +17,28 @@ from __future__ import annotations
 
 import math
 import shlex
-from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 from hypothesis import strategies as st
 
-from rfverify.errors import PluginError, UsageError
+from rfverify.errors import PluginError
 from rfverify.explore import budget_for, coverage, d_band, one_blas_thread, refine, search
 from rfverify.kernels import Kernel, as_kernel
 from rfverify.kinds.kernel import KernelContext, KernelOverflow, kernel_accuracy
 from rfverify.properties.kernel_properties import WITNESS_FRACTION, shrink_witness
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
-from rfverify.spaces import declared_space
-from rfverify.strategies import NORM_SCALES, Range, dimensions, make_batch
+from rfverify.spaces import NORMS, KernelSpace
+from rfverify.strategies import dimensions, make_batch
 from rfverify.tolerances import evaluation_tolerance, psd_tolerance
 
-__all__ = ["check_explore_kernel", "KernelExample", "KernelSpace", "kernel_space", "KERNEL_COST_CAP"]
+__all__ = ["check_explore_kernel", "KernelExample", "KERNEL_COST_CAP"]
 
 #: n^2 d of one explored Gram matrix: 2^20 keeps an evaluation and its eigenvalues within milliseconds
 #: (128 points up to d = 64, 64 points at d = 256).
 KERNEL_COST_CAP = 2 ** 20
-_NORMS = tuple(NORM_SCALES)
-
-
-@dataclass(frozen=True)
-class KernelSpace:
-    """The configurations ``explore`` searches for one kernel."""
-
-    d: Range = Range(1, 256)
-    n: Range = Range(1, 128)
-    norm: tuple[str, ...] = _NORMS
-    #: searched parameters, name -> (lo, hi) (integers) or (lo, hi, "log"|"linear")
-    params: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
-    #: parameters held at one value
-    held: Mapping[str, Any] = field(default_factory=dict)
-    data_seed: int | None = None
-
-    def describe(self) -> str:
-        parts = [f"d {self.d}", f"{self.n} points", ("norm " if len(self.norm) == 1 else "norms ") + "/".join(self.norm)]
-        parts += [f"{k} {v[0]:g} … {v[1]:g}" for k, v in sorted(self.params.items())]
-        parts += [f"{k} = {v!r}" for k, v in sorted(self.held.items())]
-        return ", ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -83,73 +62,6 @@ class KernelExample:
         for k, v in self.params:
             out += ["--pin", f"{k}={v!r}"]
         return out
-
-
-def _range(key: str, value: Any, default: Range) -> Range:
-    lo, hi = value if isinstance(value, (tuple, list)) and len(value) == 2 else (value, value)
-    if isinstance(lo, bool) or isinstance(hi, bool) or not isinstance(lo, (int, np.integer)) \
-            or not isinstance(hi, (int, np.integer)) or not default.lo <= lo <= hi <= default.hi:
-        raise UsageError(f"{key} must be an integer or a (lo, hi) pair within {default}, got {value!r}")
-    return Range(int(lo), int(hi))
-
-
-def _search_range(key: str, value: Any) -> tuple[Any, ...] | None:
-    """A parameter's search range from a declaration, or None when ``value`` holds it at one value."""
-    if not isinstance(value, (tuple, list)) or len(value) not in (2, 3):
-        return None
-    lo, hi, *scale = value
-    if not all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in (lo, hi)) \
-            or not lo <= hi or (scale and scale[0] not in ("log", "linear")) or (scale == ["log"] and lo <= 0):
-        raise UsageError(f"parameter {key}: a search range is (lo, hi) or (lo, hi, 'log'|'linear') with lo <= hi, "
-                         f"got {value!r}")
-    if not scale and all(isinstance(v, (int, np.integer)) for v in (lo, hi)):
-        return (int(lo), int(hi))
-    return (float(lo), float(hi), scale[0] if scale else "linear")
-
-
-def kernel_space(config: Any) -> KernelSpace:
-    """The kernel's explored space: the default narrowed by the kernel's ``rfverify_space``, the caller's
-    ``space`` and the pins; a registry kernel's parameters searched over their ``ParamSpec.search`` ranges."""
-    kernel: Kernel = config.kernel
-    spec = kernel._spec
-    params: dict[str, tuple[Any, ...]] = {}
-    held: dict[str, Any] = dict(kernel.params)
-    if spec is not None:
-        params = {k: tuple(p.search) for k, p in spec.params.items() if p.search is not None}
-        held = {k: v for k, v in held.items() if k not in params}
-    space = KernelSpace(params=params, held=held)
-    if not isinstance(config.domain, str):  # a callable domain: its points at the declared d only
-        space = replace(space, d=Range(config.dim, config.dim))
-    declared = declared_space(config.kernel_obj) if spec is None else None
-    for layer in (declared if isinstance(declared, Mapping) else None, config.space, config.pins):
-        for key, value in (layer or {}).items():
-            if key in ("d", "dim"):
-                space = replace(space, d=_range("d", value, KernelSpace.d))
-            elif key == "n":
-                space = replace(space, n=_range("n", value, KernelSpace.n))
-            elif key == "norm":
-                names = (value,) if isinstance(value, str) else tuple(value)
-                if not names or any(v not in _NORMS for v in names):
-                    raise UsageError(f"norm must be one of {', '.join(_NORMS)} (or a tuple of them), got {value!r}")
-                space = replace(space, norm=tuple(v for v in _NORMS if v in names))
-            elif key == "data_seed":
-                space = replace(space, data_seed=_range("data_seed", value, Range(0, 2 ** 31)).lo)
-            elif spec is None or key in spec.params:
-                rng = _search_range(key, value)
-                p, h = dict(space.params), dict(space.held)
-                if rng is None:
-                    p.pop(key, None)
-                    h[key] = value
-                else:
-                    h.pop(key, None)
-                    p[key] = rng
-                space = replace(space, params=p, held=h)
-            else:
-                raise UsageError(f"unknown configuration key {key!r} for kernel {kernel.name}; use d, n, norm, "
-                                 f"data_seed or a parameter ({', '.join(spec.params) or 'none'})")
-    if not isinstance(config.domain, str) or config.domain == "sphere":
-        space = replace(space, norm=("typical",))  # points as the domain gives them: no norm bands
-    return space
 
 
 def _param(lo: Any, hi: Any, *scale: str) -> st.SearchStrategy[Any]:
@@ -298,7 +210,7 @@ def check_explore_kernel(ctx: KernelContext) -> CheckResult:
     a value computed from the whole batch, a kernel PSD only for some parameters.
     Reference: cs4787 lecture 16 (the definition of a kernel); Hypothesis' search-and-shrink.
     """
-    space = kernel_space(ctx.config)
+    space = ctx.config.explore_space
     runner = _Runner(ctx)
     strategy = _examples(space)
     base = dict(space.held)
@@ -318,7 +230,7 @@ def check_explore_kernel(ctx: KernelContext) -> CheckResult:
     details: dict[str, Any] = {
         "space_searched": space.describe(), "budget": budget, "calls": found.calls,
         "coverage": coverage(found, {"d": lambda ex: d_band(ex.d), "norm": lambda ex: ex.norm},
-                             size=lambda ex: (ex.d, ex.n, _NORMS.index(ex.norm)), describe=KernelExample.describe)}
+                             size=lambda ex: (ex.d, ex.n, NORMS.index(ex.norm)), describe=KernelExample.describe)}
     if found.passed:
         return ctx.result("pass", f"{found.calls} configurations, symmetric, batch-independent"
                           f"{', normalised' if ctx.config.normalized else ''}{', PSD' if ctx.config.psd else ''} at "

@@ -27,16 +27,11 @@ from rfverify.kinds.quadrature import QuadratureContext
 from rfverify.properties.quadrature_exactness import _exact, _quadrature, _random_polynomial, rounding_steps
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
-from rfverify.spaces import declared_space
 from rfverify.strategies import Range, dimensions, random_states
 from rfverify.tolerances import roundoff_inner_product
 
-__all__ = ["check_explore_quadrature", "QuadExample", "QUADRATURE_SPACE", "TENSOR_CAP", "quadrature_space",
-           "exactness_problem"]
+__all__ = ["check_explore_quadrature", "QuadExample", "TENSOR_CAP", "exactness_problem"]
 
-#: The dimensions a quadrature rule is held to by default (issue 15; a rule narrows them with
-#: ``rfverify_space = {"d": (lo, hi)}`` or ``{"d_exp": (lo, hi)}`` for powers of two only).
-QUADRATURE_SPACE = Range(1, 64)
 #: Largest moment tensor formed (entries): d^q <= 2^18 covers degree 3 at d = 64 (n x d^(q-1) floats in memory).
 TENSOR_CAP = 2 ** 18
 #: Random polynomials per degree where the tensor would be larger.
@@ -55,38 +50,6 @@ class QuadExample:
 
     def pins(self) -> list[str]:
         return ["--pin", f"d={self.d}", "--pin", f"seed={self.seed}"]
-
-
-def quadrature_space(config: Any) -> tuple[int, ...]:
-    """The dimensions explored: d 1 … 64, narrowed by the rule's ``rfverify_space``, then the caller's ``space``,
-    then a pinned d (each later one wins); ``d_exp`` keeps powers of two only.  Outside the kind's DIM_RANGE is a
-    one-line UsageError."""
-    lo, hi, powers = QUADRATURE_SPACE.lo, QUADRATURE_SPACE.hi, False
-    for layer in (declared_space(config.plugin.rule), config.space, config.pins):
-        if not isinstance(layer, dict):
-            continue
-        for key, value in layer.items():
-            if key not in ("d", "dim", "d_exp", "seed"):
-                raise UsageError(f"unknown configuration key {key!r} for a quadrature rule; use d, d_exp or seed")
-        if "d_exp" in layer:
-            a, b = _pair(layer["d_exp"], "d_exp")
-            lo, hi, powers = 2 ** a, 2 ** b, True
-        for key in ("d", "dim"):
-            if key in layer:
-                lo, hi = _pair(layer[key], key)
-    if not (config.DIM_RANGE[0] <= lo <= hi <= config.DIM_RANGE[1]):
-        raise UsageError(f"quadrature d {lo} … {hi} is outside the range rfverify accepts {config.DIM_RANGE}")
-    if powers:
-        out = tuple(2 ** k for k in range(lo.bit_length() - 1, hi.bit_length()) if lo <= 2 ** k <= hi)
-        return out or (lo,)
-    return tuple(range(lo, hi + 1))
-
-
-def _pair(value: Any, key: str) -> tuple[int, int]:
-    lo, hi = value if isinstance(value, (tuple, list)) and len(value) == 2 else (value, value)
-    if isinstance(lo, bool) or isinstance(hi, bool) or int(lo) != lo or int(hi) != hi or not 0 <= lo <= hi:
-        raise UsageError(f"{key} must be an integer or a (lo, hi) pair of integers, got {value!r}")
-    return int(lo), int(hi)
 
 
 def _monomial(index: tuple[int, ...]) -> str:
@@ -224,7 +187,7 @@ def check_explore_quadrature(ctx: QuadratureContext) -> CheckResult:
     is exact only below the claimed degree, a rule that ignores its rng at some d.
     Reference: munkhoeva2018 §2 (exact for every draw); Isserlis (1918); Hypothesis' search-and-shrink.
     """
-    widths = quadrature_space(ctx.config)
+    widths = ctx.config.explored_dims
     pinned_seed = ctx.config.pins.get("seed", ctx.config.space.get("seed"))
     seeds = st.just(int(pinned_seed)) if pinned_seed is not None else random_states()
     if len(widths) == widths[-1] - widths[0] + 1:

@@ -46,6 +46,7 @@ from rfverify.profiles import Profile
 from rfverify.registry import BaseContext, CheckSpec
 from rfverify.results import Report
 from rfverify.seeding import DEFAULT_SEED
+from rfverify.spaces import kernel_space
 
 __all__ = ["KernelBudget", "KERNEL_BUDGETS", "PLAN", "PointSet", "KernelConfig", "KernelContext",
            "verify_kernel", "screen_reference_kernel", "KernelOverflow", "kernel_accuracy", "MAX_KERNEL_DIM"]
@@ -215,6 +216,8 @@ class KernelConfig(KindConfig):
         self._scale: float | None = None
         self._sets: dict[int, PointSet] = {}
         self._dtype: np.dtype = np.dtype(np.float64)
+        #: The space ``explore`` searches (validated now: a bad space is a UsageError at construction).
+        self.explore_space = kernel_space(self)
 
     # -- the runner's protocol ---------------------------------------------------------------
     @property

@@ -37,6 +37,7 @@ from rfverify.profiles import Profile
 from rfverify.registry import BaseContext, CheckSpec
 from rfverify.results import Report
 from rfverify.seeding import DEFAULT_SEED
+from rfverify.spaces import quadrature_dims
 
 __all__ = [
     "QuadraturePlugin",
@@ -224,6 +225,8 @@ class QuadratureConfig(KindConfig):
         self._init_common(seed, profile)
         self.budget = budget_for(self.profile)
         self.plugin = rule if isinstance(rule, QuadraturePlugin) else QuadraturePlugin(rule, name=as_name(name))
+        #: The dimensions ``explore`` searches (validated now: a bad space is a UsageError at construction).
+        self.explored_dims = quadrature_dims(self)
 
     def reproduce_options(self) -> list[str]:
         return ["--dim", str(self.dim), "--degree", str(self.degree), "--unbiased" if self.unbiased else "--biased",
