@@ -34,6 +34,8 @@ __all__ = ["check_explore_quadrature", "QuadExample", "TENSOR_CAP", "exactness_p
 
 #: Largest moment tensor formed (entries): d^q <= 2^18 covers degree 3 at d = 64 (n x d^(q-1) floats in memory).
 TENSOR_CAP = 2 ** 18
+#: Largest n x d^(q-1) product array formed for the tensor (a rule with many points falls back to polynomials).
+POINTS_CAP = 2 ** 22
 #: Random polynomials per degree where the tensor would be larger.
 FALLBACK_POLYS = 3
 
@@ -108,7 +110,7 @@ def exactness_problem(P: np.ndarray, w: np.ndarray, degree: int, rng_seed: int) 
     norms = np.linalg.norm(P, axis=1)
     for q in range(degree + 1):
         tol = roundoff_inner_product(rounding_steps(n, d, q)) * float(np.abs(w) @ norms ** q)
-        if d ** q <= TENSOR_CAP:
+        if d ** q <= TENSOR_CAP and n * d ** max(0, q - 1) <= POINTS_CAP:
             M = w[:, None] * np.ones((n, 1))
             for _ in range(max(0, q - 1)):
                 M = (M[:, :, None] * P[:, None, :]).reshape(n, -1)
