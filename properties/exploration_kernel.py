@@ -24,7 +24,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from rfverify.errors import PluginError
-from rfverify.explore import budget_for, coverage, d_band, one_blas_thread, refine, search
+from rfverify.explore import Exploration, budget_for, coverage, d_band, one_blas_thread, refine, search
 from rfverify.kernels import Kernel, as_kernel
 from rfverify.kinds.kernel import KernelContext, KernelOverflow, kernel_accuracy
 from rfverify.properties.kernel_properties import WITNESS_FRACTION, shrink_witness
@@ -179,6 +179,50 @@ class _Runner:
                 f"own Gram matrix has eigenvalue {lam:.4g}")
 
 
+#: Bisection steps towards the simplest value of a float parameter (3 significant digits: about 10 suffice).
+PARAM_STEPS = 12
+
+
+def _refine_param(found: Exploration, name: str, rng: tuple[Any, ...], simplest: Any, prop: Any) -> Exploration:
+    """The counterexample moved towards ``simplest`` (the kernel's own value, else the range's lower end) along
+    parameter ``name``, the other axes held: the simplest value itself if it fails; else for an integer the
+    smallest failing value above it, for a float a bisection (on the log scale for a log range, to 3
+    significant digits) to the failing value nearest it — the threshold where the property starts to break
+    (a weight clipped at 0.9 is reported at 0.901)."""
+    ex: KernelExample = found.counterexample
+    params = dict(ex.params)
+    cur = params.get(name)
+    if cur is None or simplest is None or cur == simplest:
+        return found
+
+    def at(v: Any) -> KernelExample:
+        return replace(ex, params=tuple(sorted({**params, name: v}.items())))
+
+    if len(rng) == 2:  # an integer range: the first failing value from the simplest one
+        step = 1 if simplest < cur else -1
+        return refine(found, (at(v) for v in range(int(simplest), int(cur), step)), prop)
+    found = refine(found, [at(simplest)], prop)
+    if found.counterexample != ex:
+        return found
+    log = rng[2] == "log" and simplest > 0 and cur > 0
+    good, bad = (math.log10(simplest), math.log10(cur)) if log else (float(simplest), float(cur))
+    calls, tried, best = found.calls, list(found.tried), (ex, found.problem)
+    for _ in range(PARAM_STEPS):
+        mid = 0.5 * (good + bad)
+        v = float(f"{10.0 ** mid if log else mid:.3g}")
+        if v in (float(simplest), float(dict(best[0].params)[name])):
+            break
+        cand = at(v)
+        problem = prop(cand)
+        calls += 1
+        tried.append((cand, bool(problem)))
+        if problem:
+            bad, best = mid, (cand, problem)
+        else:
+            good = mid
+    return replace(found, counterexample=best[0], problem=best[1], calls=calls, tried=tuple(tried))
+
+
 _CAUSES = (
     ("not symmetric", "x and y play different roles at this configuration (a fast path above some d, a one-sided "
                       "scaling?)"),
@@ -227,6 +271,8 @@ def check_explore_kernel(ctx: KernelContext) -> CheckResult:
         if not found.passed:
             ex0: KernelExample = found.counterexample
             found = refine(found, (replace(ex0, d=d) for d in range(space.d.lo, ex0.d)), runner)
+            for name in sorted(space.params):
+                found = _refine_param(found, name, space.params[name], base.get(name), runner)
     details: dict[str, Any] = {
         "space_searched": space.describe(), "budget": budget, "calls": found.calls,
         "coverage": coverage(found, {"d": lambda ex: d_band(ex.d), "norm": lambda ex: ex.norm},
