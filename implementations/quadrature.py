@@ -172,6 +172,12 @@ class QuadratureRule:
     def _nodes(self, d: int, gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError
 
+    @property
+    def rfverify_space(self) -> dict[str, Any] | None:
+        """The dimensions ``explore`` holds the rule to: a butterfly rotation exists for d = 2^k only
+        (2^0 … 2^6, the quadrature kind's default d 1 … 64); every other rule is held to the default space."""
+        return {"d_exp": (0, 6)} if self.rotation == "butterfly" else None
+
     def draw_many(self, d: int, n: int, rng: Any = None) -> tuple[np.ndarray, np.ndarray]:
         """``n`` independent draws stacked: points (n * n_points, d), weights (n * n_points,)."""
         gen = np.random.default_rng(rng)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from rfverify.errors import PluginError
-from rfverify.explore import budget_for, search
+from rfverify.explore import budget_for, coverage, d_band, search
 from rfverify.kernels import as_kernel
 from rfverify.kinds.feature_map import CheckContext
 from rfverify.registry import register_check
@@ -219,7 +219,10 @@ def check_explore(ctx: CheckContext) -> CheckResult:
     with np.errstate(all="ignore"):
         found = search(space.examples(kparams), runner, seed=seed, budget=budget, explicit=explicit)
     details: dict[str, Any] = {"space": space.to_dict(), "space_searched": space.describe(), "budget": budget,
-                               "calls": found.calls}
+                               "calls": found.calls,
+                               "coverage": coverage(found, {"d": lambda e: d_band(e.d), "dtype": lambda e: e.dtype,
+                                                            "m": lambda e: "odd" if e.m % 2 else "even"},
+                                                    size=lambda e: (e.d, e.m, e.n), describe=FMExample.describe)}
     exempt = (" (declared deterministic: 'a different random_state gives different features' not required)"
               if runner.deterministic else "")
     if runner.deterministic:  # recorded only when it applies: a random map's details stay as they were

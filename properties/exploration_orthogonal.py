@@ -14,7 +14,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from rfverify.errors import PluginError
-from rfverify.explore import search
+from rfverify.explore import coverage, d_band, search
 from rfverify.kinds.orthogonal import OrthogonalContext
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
@@ -97,7 +97,9 @@ def check_explore_orthogonal(ctx: OrthogonalContext) -> CheckResult:
     seed = ctx.seeds.random_state("orthogonal", "explore", ctx.group)
     budget = ORTHOGONAL_BUDGETS.get(ctx.profile.name, ORTHOGONAL_BUDGETS["default"])
     found = search(strategy, lambda ex: _problem(ctx, ex), seed=seed, budget=budget, explicit=explicit)
-    details: dict[str, Any] = {"space_searched": f"d {space}", "calls": found.calls}
+    details: dict[str, Any] = {"space_searched": f"d {space}", "calls": found.calls,
+                               "coverage": coverage(found, {"d": lambda e: d_band(e.d)}, size=lambda e: (e.d, e.seed),
+                                                    describe=OrthExample.describe)}
     if found.passed:
         return ctx.result("pass", f"{found.calls} dimensions, every property held (d {space})",
                           statistic=float(found.calls), details=details)

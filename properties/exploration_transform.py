@@ -15,7 +15,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from rfverify.errors import PluginError
-from rfverify.explore import budget_for, search
+from rfverify.explore import budget_for, coverage, d_band, search
 from rfverify.kinds.transform import TransformContext
 from rfverify.properties.transform_exactness import exactness_violation
 from rfverify.registry import register_check
@@ -117,7 +117,9 @@ def check_explore_transform(ctx: TransformContext) -> CheckResult:
     found = search(_examples(widths), lambda ex: _problem(ctx, ex), seed=seed, budget=budget_for(ctx.profile.name),
                    explicit=explicit)
     space = f"{_describe_widths(widths)}, batches n d <= 2^18, float32/float64, layouts C/F/strided"
-    details: dict[str, Any] = {"space_searched": space, "calls": found.calls}
+    details: dict[str, Any] = {"space_searched": space, "calls": found.calls,
+                               "coverage": coverage(found, {"d": lambda e: d_band(e.d), "dtype": lambda e: e.dtype},
+                                                    size=lambda e: (e.d, e.n), describe=TransformExample.describe)}
     if found.passed:
         return ctx.result("pass", f"{found.calls} calls, exact at every one ({space})", statistic=float(found.calls),
                           details=details)

@@ -17,6 +17,11 @@ value (held there) or ``(lo, hi)`` (searched there); ``data_seed``, ``split`` �
 row a batch is split at (pins only).  A configuration outside the space is never searched, so never a failure;
 the report names the space searched.
 
+The other kinds' spaces live here too: a quadrature rule is held to d 1 … 64 (:func:`quadrature_dims`; keys
+``d``, ``d_exp`` for powers of two only, ``seed``), a kernel to :class:`KernelSpace` (d 1 … 256, 1 … 128 points,
+three norm bands, every parameter over its search range; :func:`kernel_space`), narrowed the same way (the
+plug-in's ``rfverify_space``, the caller's ``space=``, then pins).
+
 >>> s = FeatureMapSpace.build([{"d": (8, 64)}, {"dtype": "float64"}])
 >>> s.describe()
 'd 8 … 64, n_components 1 … 4096, batch 1 … 10000 rows, random_state 0 … 4294967295, float64, layouts C/F/strided, norms typical/near-zero/large'
@@ -32,13 +37,15 @@ import math
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Iterable, Mapping
 
+import numpy as np
 from hypothesis import strategies as st
 
 from rfverify.errors import UsageError
 from rfverify.strategies import (DTYPES, LAYOUTS, NORM_SCALES, Range, _param_strategy, dimensions, n_components,
                                  random_states)
 
-__all__ = ["FeatureMapSpace", "FMExample", "COST_CAP", "SPACE_ATTRIBUTE"]
+__all__ = ["FeatureMapSpace", "FMExample", "COST_CAP", "SPACE_ATTRIBUTE", "QUADRATURE_SPACE", "quadrature_dims",
+           "KernelSpace", "kernel_space", "NORMS"]
 
 #: Name of the plug-in attribute declaring its configuration space.
 SPACE_ATTRIBUTE = "rfverify_space"
@@ -284,3 +291,135 @@ def length_scale_of(kernel: Any, d: int, params: Mapping[str, Any]) -> float:
         except (TypeError, ValueError, ZeroDivisionError):
             pass
     return 1.0 / math.sqrt(d)
+
+
+# ------------------------------------------------------------------------------------------------ quadrature rules
+#: The dimensions a quadrature rule is held to by default (issue 15; a rule narrows them with
+#: ``rfverify_space = {"d": (lo, hi)}`` or ``{"d_exp": (lo, hi)}`` for powers of two only).
+QUADRATURE_SPACE = Range(1, 64)
+
+
+def quadrature_dims(config: Any) -> tuple[int, ...]:
+    """The dimensions explored: d 1 … 64, narrowed by the rule's ``rfverify_space``, then the caller's ``space``,
+    then a pinned d (each later one wins); ``d_exp`` keeps powers of two only.  Outside the kind's DIM_RANGE is a
+    one-line UsageError."""
+    lo, hi, powers = QUADRATURE_SPACE.lo, QUADRATURE_SPACE.hi, False
+    for layer in (declared_space(config.plugin.rule), config.space, config.pins):
+        if not isinstance(layer, dict):
+            continue
+        for key, value in layer.items():
+            if key not in ("d", "dim", "d_exp", "seed"):
+                raise UsageError(f"unknown configuration key {key!r} for a quadrature rule; use d, d_exp or seed")
+        if "d_exp" in layer:
+            a, b = _pair(layer["d_exp"], "d_exp")
+            lo, hi, powers = 2 ** a, 2 ** b, True
+        for key in ("d", "dim"):
+            if key in layer:
+                lo, hi = _pair(layer[key], key)
+    if not (config.DIM_RANGE[0] <= lo <= hi <= config.DIM_RANGE[1]):
+        raise UsageError(f"quadrature d {lo} … {hi} is outside the range rfverify accepts {config.DIM_RANGE}")
+    if powers:
+        out = tuple(2 ** k for k in range(lo.bit_length() - 1, hi.bit_length()) if lo <= 2 ** k <= hi)
+        return out or (lo,)
+    return tuple(range(lo, hi + 1))
+
+
+def _pair(value: Any, key: str) -> tuple[int, int]:
+    lo, hi = value if isinstance(value, (tuple, list)) and len(value) == 2 else (value, value)
+    if isinstance(lo, bool) or isinstance(hi, bool) or int(lo) != lo or int(hi) != hi or not 0 <= lo <= hi:
+        raise UsageError(f"{key} must be an integer or a (lo, hi) pair of integers, got {value!r}")
+    return int(lo), int(hi)
+
+
+
+# ------------------------------------------------------------------------------------------------ kernels
+NORMS = tuple(NORM_SCALES)
+
+
+@dataclass(frozen=True)
+class KernelSpace:
+    """The configurations ``explore`` searches for one kernel."""
+
+    d: Range = Range(1, 256)
+    n: Range = Range(1, 128)
+    norm: tuple[str, ...] = NORMS
+    #: searched parameters, name -> (lo, hi) (integers) or (lo, hi, "log"|"linear")
+    params: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    #: parameters held at one value
+    held: Mapping[str, Any] = field(default_factory=dict)
+    data_seed: int | None = None
+
+    def describe(self) -> str:
+        parts = [f"d {self.d}", f"{self.n} points", ("norm " if len(self.norm) == 1 else "norms ") + "/".join(self.norm)]
+        parts += [f"{k} {v[0]:g} … {v[1]:g}" for k, v in sorted(self.params.items())]
+        parts += [f"{k} = {v!r}" for k, v in sorted(self.held.items())]
+        return ", ".join(parts)
+
+
+def _range(key: str, value: Any, default: Range) -> Range:
+    lo, hi = value if isinstance(value, (tuple, list)) and len(value) == 2 else (value, value)
+    if isinstance(lo, bool) or isinstance(hi, bool) or not isinstance(lo, (int, np.integer)) \
+            or not isinstance(hi, (int, np.integer)) or not default.lo <= lo <= hi <= default.hi:
+        raise UsageError(f"{key} must be an integer or a (lo, hi) pair within {default}, got {value!r}")
+    return Range(int(lo), int(hi))
+
+
+def _search_range(key: str, value: Any) -> tuple[Any, ...] | None:
+    """A parameter's search range from a declaration, or None when ``value`` holds it at one value."""
+    if not isinstance(value, (tuple, list)) or len(value) not in (2, 3):
+        return None
+    lo, hi, *scale = value
+    if not all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in (lo, hi)) \
+            or not lo <= hi or (scale and scale[0] not in ("log", "linear")) or (scale == ["log"] and lo <= 0):
+        raise UsageError(f"parameter {key}: a search range is (lo, hi) or (lo, hi, 'log'|'linear') with lo <= hi, "
+                         f"got {value!r}")
+    if not scale and all(isinstance(v, (int, np.integer)) for v in (lo, hi)):
+        return (int(lo), int(hi))
+    return (float(lo), float(hi), scale[0] if scale else "linear")
+
+
+def kernel_space(config: Any) -> KernelSpace:
+    """The kernel's explored space: the default narrowed by the kernel's ``rfverify_space``, the caller's
+    ``space`` and the pins; a registry kernel's parameters searched over their ``ParamSpec.search`` ranges."""
+    kernel = config.kernel
+    spec = kernel._spec
+    params: dict[str, tuple[Any, ...]] = {}
+    held: dict[str, Any] = dict(kernel.params)
+    if spec is not None:
+        params = {k: tuple(p.search) for k, p in spec.params.items() if p.search is not None}
+        held = {k: v for k, v in held.items() if k not in params}
+    space = KernelSpace(params=params, held=held)
+    if not isinstance(config.domain, str):  # a callable domain: its points at the declared d only
+        space = replace(space, d=Range(config.dim, config.dim))
+    declared = declared_space(config.kernel_obj) if spec is None else None
+    for layer in (declared if isinstance(declared, Mapping) else None, config.space, config.pins):
+        for key, value in (layer or {}).items():
+            if key in ("d", "dim"):
+                space = replace(space, d=_range("d", value, KernelSpace.d))
+            elif key == "n":
+                space = replace(space, n=_range("n", value, KernelSpace.n))
+            elif key == "norm":
+                names = (value,) if isinstance(value, str) else tuple(value)
+                if not names or any(v not in NORMS for v in names):
+                    raise UsageError(f"norm must be one of {', '.join(NORMS)} (or a tuple of them), got {value!r}")
+                space = replace(space, norm=tuple(v for v in NORMS if v in names))
+            elif key == "data_seed":
+                space = replace(space, data_seed=_range("data_seed", value, Range(0, 2 ** 31)).lo)
+            elif spec is None or key in spec.params:
+                rng = _search_range(key, value)
+                p, h = dict(space.params), dict(space.held)
+                if rng is None:
+                    p.pop(key, None)
+                    h[key] = value
+                else:
+                    h.pop(key, None)
+                    p[key] = rng
+                space = replace(space, params=p, held=h)
+            else:
+                raise UsageError(f"unknown configuration key {key!r} for kernel {kernel.name}; use d, n, norm, "
+                                 f"data_seed or a parameter ({', '.join(spec.params) or 'none'})")
+    if not isinstance(config.domain, str) or config.domain == "sphere":
+        space = replace(space, norm=("typical",))  # points as the domain gives them: no norm bands
+    return space
+
+

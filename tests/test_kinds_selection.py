@@ -22,8 +22,8 @@ CHECKS = {
     "orthogonal": ["orthogonality", "haar-determinant", "haar-entries", "haar-trace-moments", "haar-eigenangles",
                    "haar-invariance", "orf-kernel", "explore"],
     "transform": ["transform-exactness", "transform-linearity", "transform-input", "transform-dimension", "explore"],
-    "quadrature": ["rule-contract", "exactness", "rule-unbiasedness", "efficiency"],
-    "kernel": ["kernel-symmetry", "kernel-psd", "kernel-normalisation", "kernel-composition"],
+    "quadrature": ["rule-contract", "exactness", "rule-unbiasedness", "efficiency", "explore"],
+    "kernel": ["kernel-symmetry", "kernel-psd", "kernel-normalisation", "kernel-composition", "explore"],
 }
 STATISTICAL = {"feature-map": 3, "orthogonal": 5, "transform": 0, "quadrature": 1, "kernel": 1}
 

@@ -220,6 +220,9 @@ def cubature(d, rng):
     return P, np.full(len(P), 1.0 / len(P))
 
 
+cubature.rfverify_space = {"d": (1, 10)}  # 2^d points: explore holds it to d <= 10 (1024 points), as declared
+
+
 def test_deterministic_cubature_declared_biased_passes_and_undeclared_fails_with_the_advice():
     ok = verify_quadrature(cubature, dim=4, degree=3, unbiased=False, deterministic=True, profile="quick")
     assert ok.passed, ok.table()

@@ -67,10 +67,12 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
           "rfverify.properties.exploration_transform"),
          "a fast linear transform apply(X) claimed equal to X @ M.T"),
     Kind("quadrature", "rfverify.kinds.quadrature", "QuadratureConfig", "verify_quadrature",
-         ("rfverify.properties.quadrature_exactness", "rfverify.properties.quadrature_unbiasedness"),
+         ("rfverify.properties.quadrature_exactness", "rfverify.properties.quadrature_unbiasedness",
+          "rfverify.properties.exploration_quadrature"),
          "a stochastic quadrature rule rule(d, rng) -> (points, weights)"),
     Kind("kernel", "rfverify.kinds.kernel", "KernelConfig", "verify_kernel",
-         ("rfverify.properties.kernel_properties", "rfverify.properties.kernel_composition"),
+         ("rfverify.properties.kernel_properties", "rfverify.properties.kernel_composition",
+          "rfverify.properties.exploration_kernel"),
          "a kernel k(X, Y) -> Gram: symmetry, PSD (with a witness set), normalisation, composition rules"),
 )}
 

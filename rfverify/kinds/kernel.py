@@ -40,11 +40,13 @@ from rfverify.errors import PluginError, UsageError
 from rfverify.kernels import Kernel, as_kernel
 from rfverify.kinds import checks_for
 from rfverify.kinds.base import CliSpec, KindConfig, parse_int
+from rfverify.kinds.pins import pins_from_cli
 from rfverify.options import parse_param, parse_seed
 from rfverify.profiles import Profile
 from rfverify.registry import BaseContext, CheckSpec
 from rfverify.results import Report
 from rfverify.seeding import DEFAULT_SEED
+from rfverify.spaces import kernel_space
 
 __all__ = ["KernelBudget", "KERNEL_BUDGETS", "PLAN", "PointSet", "KernelConfig", "KernelContext",
            "verify_kernel", "screen_reference_kernel", "KernelOverflow", "kernel_accuracy", "MAX_KERNEL_DIM"]
@@ -160,7 +162,12 @@ class KernelConfig(KindConfig):
                  domain: str | Callable[..., Any] | None = None, normalized: bool | None = None,
                  psd: bool | None = None, seed: int = DEFAULT_SEED, profile: str | Profile = "default",
                  name: str | None = None, kernel_spec: str | None = None, domain_spec: str | None = None,
-                 feature_map: Any = None) -> None:
+                 feature_map: Any = None, space: Mapping[str, Any] | None = None,
+                 pins: Mapping[str, Any] | None = None) -> None:
+        #: The caller's narrowing of the space ``explore`` searches and its pins (d, n, norm, data_seed or a
+        #: kernel parameter; :mod:`rfverify.properties.exploration_kernel`).
+        self.space = dict(space or {})
+        self.pins = dict(pins or {})
         spec = kernel_spec
         if isinstance(kernel, str) and ":" in kernel:
             spec = spec or kernel
@@ -168,6 +175,8 @@ class KernelConfig(KindConfig):
         elif isinstance(kernel, str):
             spec = spec or kernel
         self.kernel: Kernel = as_kernel(kernel, kernel_params)
+        #: What the caller passed, loaded (a kernel callable may declare its space with ``rfverify_space``).
+        self.kernel_obj = kernel
         if spec is None and isinstance(kernel, Kernel) and kernel._spec is not None:
             spec = kernel.name  # a registry kernel (its parameters go with --param)
         elif spec is None and callable(kernel) and not isinstance(kernel, Kernel):
@@ -207,6 +216,8 @@ class KernelConfig(KindConfig):
         self._scale: float | None = None
         self._sets: dict[int, PointSet] = {}
         self._dtype: np.dtype = np.dtype(np.float64)
+        #: The space ``explore`` searches (validated now: a bad space is a UsageError at construction).
+        self.explore_space = kernel_space(self)
 
     # -- the runner's protocol ---------------------------------------------------------------
     @property
@@ -271,6 +282,8 @@ class KernelConfig(KindConfig):
                         help="declare the kernel not PSD in general: a witness set is then an expected finding (xfail)")
         kn.add_argument("--feature-map", metavar="MODULE:ATTR",
                         help="for a composite kernel: the feature map to test (default: the reference composite map)")
+        kn.add_argument("--pin", action="append", default=[], metavar="KEY=VALUE",
+                        help="explore: pin d, n, norm, data_seed or a kernel parameter searched (repeatable)")
 
     @classmethod
     def from_cli(cls, args: argparse.Namespace) -> "KernelConfig":
@@ -280,7 +293,8 @@ class KernelConfig(KindConfig):
             domain = load_object(domain)
         return cls(args.target, kernel_params=params, dim=parse_int(args.dim, "--dim"), domain=domain,
                    normalized=args.normalized, psd=False if args.not_psd else None, seed=parse_seed(args.seed),
-                   profile=args.profile, domain_spec=args.domain, feature_map=args.feature_map)
+                   profile=args.profile, domain_spec=args.domain, feature_map=args.feature_map,
+                   pins=pins_from_cli(args))
 
     def preflight(self) -> str | None:
         """Calibrate the scale and evaluate the kernel once on the first point set; the problem, or None."""
@@ -366,14 +380,15 @@ class KernelConfig(KindConfig):
     def point_sets(self, count: int) -> list[PointSet]:
         return [self.point_set(i) for i in range(min(count, len(PLAN)))]
 
-    def evaluate(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-        """The Gram matrix [k(x_i, y_j)] in float64; records the dtype the kernel returns.
+    def evaluate(self, X: np.ndarray, Y: np.ndarray, kernel: Kernel | None = None) -> np.ndarray:
+        """The Gram matrix [k(x_i, y_j)] in float64 (of ``kernel``, default the configured one: ``explore``
+        passes the kernel at other parameters); records the dtype the kernel returns.
 
         A kernel that raises, returns the wrong shape, a non-real or a non-finite value is a
         :class:`PluginError` (status ``error``); inputs outside a registry kernel's domain are a
         :class:`UsageError` (the configuration's fault).
         """
-        k = self.kernel
+        k = self.kernel if kernel is None else kernel
         k.validate_inputs(X)
         k.validate_inputs(Y)
         try:
@@ -451,7 +466,8 @@ def verify_kernel(kernel: Any, *, kernel_params: Mapping[str, Any] | None = None
                   psd: bool | None = None, seed: int = DEFAULT_SEED, profile: str | Profile = "default",
                   checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
                   name: str | None = None, feature_map: Any = None, time_limit: float | None = None,
-                  memory_limit: int | str | None = None) -> Report:
+                  memory_limit: int | str | None = None, space: Mapping[str, Any] | None = None,
+                  pins: Mapping[str, Any] | None = None) -> Report:
     """Verify a kernel: symmetry, positive semi-definiteness, normalisation where claimed and, for a
     composite, that its feature map estimates it.
 
@@ -463,12 +479,15 @@ def verify_kernel(kernel: Any, *, kernel_params: Mapping[str, Any] | None = None
     ``feature_map``: for a composite, the feature map under test (any plug-in form; default the
     reference map of :mod:`rfverify.implementations.composite`).  Returns a
     :class:`~rfverify.results.Report` of kind ``kernel``.  ``time_limit`` / ``memory_limit``: per check
-    (:class:`rfverify.guard.Limits`).
+    (:class:`rfverify.guard.Limits`).  ``space`` narrows the space ``explore`` searches (d, n, norm, a kernel
+    parameter: a value or (lo, hi)) and ``pins`` fixes axes of it (a kernel callable declares its own with
+    ``rfverify_space``).
     """
     from rfverify.runner import run
 
     config = KernelConfig(kernel, kernel_params=kernel_params, dim=dim, domain=domain, normalized=normalized,
-                          psd=psd, seed=seed, profile=profile, name=name, feature_map=feature_map)
+                          psd=psd, seed=seed, profile=profile, name=name, feature_map=feature_map, space=space,
+                          pins=pins)
     return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit)
 
 

@@ -31,11 +31,13 @@ from rfverify import guard
 from rfverify.adapters import load_object
 from rfverify.errors import PluginError, UsageError
 from rfverify.kinds.base import CliSpec, KindConfig, parse_int
+from rfverify.kinds.pins import pins_from_cli
 from rfverify.options import parse_seed
 from rfverify.profiles import Profile
 from rfverify.registry import BaseContext, CheckSpec
 from rfverify.results import Report
 from rfverify.seeding import DEFAULT_SEED
+from rfverify.spaces import quadrature_dims
 
 __all__ = [
     "QuadraturePlugin",
@@ -172,6 +174,8 @@ class QuadratureContext(BaseContext):
     budget: QuadratureBudget = None  # type: ignore[assignment]
     #: Declared deterministic (a cubature): the same draw for every rng state.
     deterministic: bool = False
+    #: The configuration (its space and pins, for ``explore``).
+    config: Any = None
 
     @property
     def name(self) -> str:
@@ -206,8 +210,13 @@ class QuadratureConfig(KindConfig):
 
     def __init__(self, rule: Any, *, dim: int = 8, degree: int = 0, unbiased: bool = True,
                  seed: int = DEFAULT_SEED, profile: str | Profile = "default", name: str | None = None,
-                 deterministic: bool = False) -> None:
+                 deterministic: bool = False, space: Mapping[str, Any] | None = None,
+                 pins: Mapping[str, Any] | None = None) -> None:
         self.dim = self.validate_dim(dim)
+        #: The caller's narrowing of the space ``explore`` searches (``d``: an integer or (lo, hi); ``d_exp``:
+        #: (lo, hi), d = 2^k) and its pins (``d``, ``seed``; :mod:`rfverify.kinds.pins`).
+        self.space = dict(space or {})
+        self.pins = dict(pins or {})
         self.degree = _validate_degree(degree)
         from rfverify.validation import as_flag, as_name
 
@@ -216,6 +225,8 @@ class QuadratureConfig(KindConfig):
         self._init_common(seed, profile)
         self.budget = budget_for(self.profile)
         self.plugin = rule if isinstance(rule, QuadraturePlugin) else QuadraturePlugin(rule, name=as_name(name))
+        #: The dimensions ``explore`` searches (validated now: a bad space is a UsageError at construction).
+        self.explored_dims = quadrature_dims(self)
 
     def reproduce_options(self) -> list[str]:
         return ["--dim", str(self.dim), "--degree", str(self.degree), "--unbiased" if self.unbiased else "--biased",
@@ -224,7 +235,7 @@ class QuadratureConfig(KindConfig):
     def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> QuadratureContext:
         return QuadratureContext(spec.name, self.profile, self.seeds, alpha, reproduce, plugin=self.plugin,
                                  dim=self.dim, degree=self.degree, unbiased=self.unbiased, budget=self.budget,
-                                 deterministic=self.deterministic)
+                                 deterministic=self.deterministic, config=self)
 
     @classmethod
     def add_cli_options(cls, p: argparse.ArgumentParser) -> None:
@@ -237,6 +248,8 @@ class QuadratureConfig(KindConfig):
         p.add_argument("--deterministic", action="store_true",
                        help="the rule draws nothing (a cubature): the same draw for every rng state; judged on "
                        "exactness and its measured bias")
+        p.add_argument("--pin", action="append", default=[], metavar="KEY=VALUE",
+                       help="explore: pin d or the rng seed of the draw searched (repeatable)")
 
     @classmethod
     def from_cli(cls, args: argparse.Namespace) -> "QuadratureConfig":
@@ -244,7 +257,8 @@ class QuadratureConfig(KindConfig):
 
         config = cls(load_object(args.target), dim=parse_int(args.dim, "--dim"),
                      degree=parse_int(args.degree, "--degree"), unbiased=not args.biased,
-                     seed=parse_seed(args.seed), profile=args.profile, deterministic=args.deterministic)
+                     seed=parse_seed(args.seed), profile=args.profile, deterministic=args.deterministic,
+                     pins=pins_from_cli(args))
         config.plugin.spec = args.target
         return config
 
@@ -272,7 +286,8 @@ def verify_quadrature(rule: Any, *, dim: int = 8, degree: int = 0, unbiased: boo
                       seed: int = DEFAULT_SEED, profile: str | Profile = "default",
                       checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
                       name: str | None = None, time_limit: float | None = None,
-                      memory_limit: int | str | None = None, deterministic: bool = False) -> Report:
+                      memory_limit: int | str | None = None, deterministic: bool = False,
+                      space: Mapping[str, Any] | None = None, pins: Mapping[str, Any] | None = None) -> Report:
     """Verify a quadrature rule ``rule(d, rng) -> (points, weights)`` against its declarations.
 
     ``degree``: claimed degree of exactness for every draw; ``unbiased``:
@@ -281,9 +296,11 @@ def verify_quadrature(rule: Any, *, dim: int = 8, degree: int = 0, unbiased: boo
     ``time_limit`` / ``memory_limit``: per check (:class:`rfverify.guard.Limits`).
     ``deterministic``: the rule draws nothing (a cubature; or the rule's attribute ``deterministic = True``):
     rule-contract requires the same draw for every rng state, and its bias is measured exactly.
+    ``space`` narrows the dimensions ``explore`` searches (``{"d": (lo, hi)}``, or ``{"d_exp": (lo, hi)}`` for
+    d = 2^k only; the rule's ``rfverify_space`` attribute does the same), ``pins`` fixes ``d`` and the ``seed``.
     """
     from rfverify.runner import run
 
     config = QuadratureConfig(rule, dim=dim, degree=degree, unbiased=unbiased, seed=seed, profile=profile,
-                              name=name, deterministic=deterministic)
+                              name=name, deterministic=deterministic, space=space, pins=pins)
     return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit)

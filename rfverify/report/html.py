@@ -140,6 +140,7 @@ def _check_view(name: str, r: Any) -> dict[str, Any]:
             "power": _fmt(eff.power) if eff.power is not None else "",
         }
     details = dict(r.details) if isinstance(r.details, Mapping) else {}
+    coverage = _coverage_view(details.pop("coverage", None), details.get("space_searched"))
     scalars, tables = _detail_tables(details)
     plots = plots_for(details, salt=f"{page_filename(name)}-{r.check}")
     return {
@@ -158,7 +159,23 @@ def _check_view(name: str, r: Any) -> dict[str, Any]:
         "plots": [{"title": p.title, "caption": p.caption, "svg": Markup(p.svg)} for p in plots],
         "scalars": scalars,
         "tables": tables,
+        "coverage": coverage,
     }
+
+
+def _coverage_view(rows: Any, space: Any) -> dict[str, Any] | None:
+    """An ``explore`` check's coverage (:func:`rfverify.explore.coverage`): where in the searched space the
+    property held and where it broke — one row per cell (d band x dtype, norm, …), shown above the details."""
+    if not _is_record_list(rows):
+        return None
+    headers: list[str] = []
+    for rec in rows:
+        for h in rec:
+            if h not in headers:
+                headers.append(str(h))
+    body = [{"cells": [_value(rec.get(h)) for h in headers], "broken": bool(rec.get("failed"))} for rec in rows]
+    return {"headers": headers, "rows": body, "space": "" if space is None else str(space),
+            "broken": sum(1 for b in body if b["broken"]), "cells": len(body)}
 
 
 def _flatten(prefix: str, obj: Any, out: list[tuple[str, str]]) -> None:

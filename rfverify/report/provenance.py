@@ -40,6 +40,18 @@ def _numba() -> str:
         return "absent"
 
 
+def _hypothesis() -> str:
+    """Hypothesis' version: the ``explore`` checks' verdicts and minimal examples depend on its search and
+    shrinking engine (its choice of examples changes between releases), so two reports agree byte for byte only
+    under the same Hypothesis."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("hypothesis")
+    except PackageNotFoundError:  # pragma: no cover - a core dependency
+        return "absent"
+
+
 def provenance() -> dict[str, str]:
     """Versions, platform and CPU code paths that produced a report (recorded in every JSON and HTML page).
 
@@ -56,6 +68,7 @@ def provenance() -> dict[str, str]:
         "numpy": numpy.__version__,
         "scipy": scipy.__version__,
         "numba": _numba(),
+        "hypothesis": _hypothesis(),
         "python": platform.python_version(),
         "platform": f"{sys.platform}-{platform.machine()}",
         "cpu": _cpu(),

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from rfverify.implementations.quadrature import SR33 as _SR33
 from rfverify.implementations.rff import RandomFourierFeatures, _RFFBase
 
 #: The thresholds of the corners (a fast path above D_FAST input dimensions, chunks of CHUNK rows).
@@ -176,3 +177,99 @@ CORNERS = {
     FortranReadAsC: "F-layout",
     RefitRedraws: "a second time",
 }
+
+
+# ---------------------------------------------------------------- quadrature rules (declared degree 3)
+#: Above this dimension the "half-size" path of :class:`SR33HalfAbove` keeps one point of each antipodal pair.
+D_HALF = 20
+
+
+class SR33SpecialCaseD1(_SR33):
+    """SR^{3,3} with a "closed form" at d = 1: the one-dimensional simplex is {-1, +1}, so the rule returns
+    +-rho with weights 1/2 and forgets the centre point (weight 1 - 1/rho^2): exact on degrees 0 and 1, but
+    w_1^2 integrates to rho^2, not 1.  Every d >= 2 is SR^{3,3} itself."""
+
+    name = "sr33-special-case-d1"
+
+    def _nodes(self, d: int, gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        if d == 1:
+            rho = float(np.sqrt(gen.chisquare(3)))
+            return np.array([[rho], [-rho]]), np.array([0.5, 0.5])
+        return super()._nodes(d, gen)
+
+
+class SR33HalfAbove(_SR33):
+    """SR^{3,3} with a "half-size" path above D_HALF dimensions: the antipodal points -rho Q v_j are dropped
+    and each rho Q v_j carries the pair's weight.  The simplex is centred and isotropic, so degrees 0, 1 and 2
+    stay exact; degree 3 (the claimed top degree) does not: sum_j (Q v_j)^(x)3 != 0."""
+
+    name = "sr33-half-above-20"
+
+    def _nodes(self, d: int, gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        P, w = super()._nodes(d, gen)
+        if d <= D_HALF:
+            return P, w
+        k = d + 1  # rows: the centre, then rho Q v_j (k of them), then their negatives
+        return P[: 1 + k], np.concatenate([w[:1], 2.0 * w[1 : 1 + k]])
+
+
+sr33_special_case_d1 = SR33SpecialCaseD1()
+sr33_half_above_20 = SR33HalfAbove()
+#: Quadrature corner bugs (declared degree 3) and what the failure message must name.
+QUADRATURE_CORNERS = {sr33_special_case_d1: ("d = 1,", "degree 2", "w_1^2"),
+                      sr33_half_above_20: (f"d = {D_HALF + 1},", "degree 3", "w_1^3")}
+#: Their correct twins: SR^{3,3} (shared radius and per-vertex radii).
+QUADRATURE_TWINS = [_SR33(), _SR33(per_vertex=True)]
+
+
+# ---------------------------------------------------------------- kernels
+#: The weight at which :func:`mix_weight_clipped` clips its rbf part, and the dimension above which
+#: :func:`rbf_fast_path_above_32` takes its asymmetric fast path.
+CLIP_WEIGHT = 0.9
+D_KERNEL_FAST = 32
+
+
+def _sq_l1(X: Any, Y: Any) -> tuple[np.ndarray, np.ndarray]:
+    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
+    sq = np.maximum((X * X).sum(1)[:, None] + (Y * Y).sum(1)[None, :] - 2.0 * X @ Y.T, 0.0)
+    return sq, np.abs(X[:, None, :] - Y[None, :, :]).sum(-1)
+
+
+def mix_weight(X: Any, Y: Any, weight: float = 0.5) -> np.ndarray:
+    """The correct twin: weight exp(-|x - y|^2) + (1 - weight) exp(-|x - y|_1), normalised for every weight."""
+    sq, l1 = _sq_l1(X, Y)
+    return weight * np.exp(-sq) + (1.0 - weight) * np.exp(-l1)
+
+
+def mix_weight_clipped(X: Any, Y: Any, weight: float = 0.5) -> np.ndarray:
+    """The mixture with its rbf weight "clipped for stability" at CLIP_WEIGHT while the Laplacian part keeps
+    1 - weight: above weight 0.9 the weights sum to less than 1 and k(x, x) = 0.9 + 1 - weight != 1 (a valid
+    kernel, no longer the normalised one it claims to be); right for every weight <= 0.9."""
+    sq, l1 = _sq_l1(X, Y)
+    return min(weight, CLIP_WEIGHT) * np.exp(-sq) + (1.0 - weight) * np.exp(-l1)
+
+
+mix_weight.rfverify_space = {"weight": (0.01, 0.99, "linear")}  # type: ignore[attr-defined]
+mix_weight_clipped.rfverify_space = {"weight": (0.01, 0.99, "linear")}  # type: ignore[attr-defined]
+
+
+def rbf_expanded(X: Any, Y: Any) -> np.ndarray:
+    """The correct twin: exp(-max(|x|^2 + |y|^2 - 2 <x, y>, 0)) at every d."""
+    return np.exp(-_sq_l1(X, Y)[0])
+
+
+def rbf_fast_path_above_32(X: Any, Y: Any) -> np.ndarray:
+    """The rbf with a "fast path" above D_KERNEL_FAST dimensions whose expansion reuses |x|^2 for |y|^2 (a
+    copy-paste): k(x, x) is still 1, but k(x, y) != k(y, x) above d = 32; right at every d <= 32."""
+    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
+    if X.shape[1] <= D_KERNEL_FAST:
+        return rbf_expanded(X, Y)
+    nx = (X * X).sum(1)[:, None]
+    return np.exp(-np.maximum(nx + nx - 2.0 * X @ Y.T, 0.0))
+
+
+#: Kernel corner bugs, their verify options and what the failure message must name.
+KERNEL_CORNERS = {mix_weight_clipped: ({"normalized": True}, "not normalised"),
+                  rbf_fast_path_above_32: ({"normalized": True}, f"d = {D_KERNEL_FAST + 1},")}
+#: Their correct twins (the same options).
+KERNEL_TWINS = {mix_weight: {"normalized": True}, rbf_expanded: {"normalized": True}}
