@@ -260,48 +260,147 @@ def _verdict(entry: Entry, report: Any) -> str:
     return "caught" if caught else "missed"
 
 
+def run_unit(name: str, seed: int, profile: str) -> dict[str, Any]:
+    """One work unit: entry ``name`` under ``seed``; its verdict, statuses and failure messages (picklable)."""
+    e = next(x for x in ENTRIES if x.name == name)
+    rep = run_entry(e, seed, profile)
+    return {"verdict": _verdict(e, rep), "statuses": {r.check: r.status for r in rep.results},
+            "messages": {r.check: r.message for r in rep.results if r.status in ("fail", "xfail", "error")},
+            "reproduce": next((r.reproduce.rsplit(" --check", 1)[0] for r in rep.results if r.reproduce), ""),
+            "headline": next((r.message for r in rep.results if r.status in ("xfail", "fail", "error")), "")}
+
+
+_SKIP_IN_FINGERPRINT = ("studies/ecosystem.py", "cli.py")
+
+
+def source_fingerprint() -> str:
+    """A hash of the rfverify source that can change a verdict: every module except the table's own
+    (``studies/ecosystem.py``: entries' declarations are hashed per entry) and the CLI's argument parsing."""
+    import hashlib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for f in sorted(root.rglob("*.py")):
+        rel = f.relative_to(root).as_posix()
+        if rel not in _SKIP_IN_FINGERPRINT:
+            h.update(rel.encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def fingerprint(entry: Entry, profile: str, source: str | None = None) -> str:
+    """What an entry's verdict under a seed depends on: the rfverify source, the entry's target and
+    declarations, the profile and the versions of numpy, scipy and the modules the entry needs.  A previous
+    table's result is reused (``--resume``) only under an equal fingerprint."""
+    import hashlib
+    from importlib import metadata
+
+    import scipy
+
+    versions = [np.__version__, scipy.__version__]
+    for mod in entry.needs:
+        try:
+            versions.append(metadata.version(_DIST.get(mod, mod)))
+        except Exception:  # noqa: BLE001 - a module without distribution metadata: its import path instead
+            versions.append(mod)
+    payload = json.dumps([source or source_fingerprint(), entry.kind, entry.target, _jsonable(entry.options),
+                          dict(entry.xfail), entry.expected, profile, versions], sort_keys=True, default=str)
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+#: Distribution names of modules whose import name differs.
+_DIST = {"sklearn_extra": "scikit-learn-extra", "fht_cpu": "fht-cpu", "ffht": "ffht-unofficial",
+         "hadamard_transform": "hadamard-transform", "rff": "random-fourier-features-pytorch"}
+
+
+def _loadavg() -> list[float]:
+    import os
+
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:  # pragma: no cover - no load average on this platform
+        return []
+
+
 def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: str,
                   progress: Callable[[str], None] | None = None,
-                  checkpoint: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
-    """Run every installed entry under every seed (seed by seed); the table as a JSON-ready dict.
+                  checkpoint: Callable[[dict[str, Any]], None] | None = None,
+                  executor: Any = None, previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Run every installed entry under every seed; the table as a JSON-ready dict.
 
-    ``checkpoint(table)`` is called after each complete seed with the table so far (a long multi-seed run
-    leaves a usable table behind whenever it stops).
+    Each (entry, seed) is a work unit on ``executor`` (default: in this process; ``--jobs N``: a local pool);
+    results do not depend on it.  ``previous``: a table written before (``--resume``): a unit whose entry has
+    the same :func:`fingerprint` there is reused, not run again.  ``checkpoint(table)`` is called after each
+    unit with the table so far (a long run leaves a usable table behind whenever it stops).
     """
-    rows = []
+    from rfverify.executors import InProcess, Task, usable_cores
+
+    started, load_start = time.time(), _loadavg()
+    source = source_fingerprint()
+    old = {r["name"]: r for r in (previous or {}).get("entries", [])}
+    rows, tasks, reused = [], [], 0
     for e in selected:
+        fp = fingerprint(e, profile, source)
         row: dict[str, Any] = {"name": e.name, "library": e.library, "kind": e.kind, "target": e.target,
                                "package": e.package, "install": e.install, "expected": e.expected,
                                "declarations": _jsonable(e.options), "xfail": dict(e.xfail), "wrapper": e.wrapper,
                                "upstream": e.upstream, "note": e.note, "command": e.cli(), "light": e.light,
-                               "seeds": {}, "seconds": 0.0}
+                               "fingerprint": fp, "seeds": {}, "seconds": 0.0}
         absent = missing(e)
         if absent:
             row.update(verdict="not installed", missing=absent)
-        elif e.evidence is not None:
+            rows.append(row)
+            continue
+        if e.evidence is not None:
             row["evidence"] = e.evidence()
+        prev = old.get(e.name)
+        per_seed = 1.0
+        if prev and prev.get("seeds"):
+            per_seed = max(0.1, float(prev.get("seconds", 0.0)) / len(prev["seeds"]))
+        for s in seeds:
+            done = (prev or {}).get("seeds", {}).get(str(s)) if prev and prev.get("fingerprint") == fp else None
+            if done is not None:
+                row["seeds"][str(s)] = done
+                row["seconds"] = round(row["seconds"] + float(done.get("seconds", 0.0)), 1)
+                if s == seeds[0]:
+                    row["reproduce"], row["headline"] = prev.get("reproduce", ""), prev.get("headline", "")
+                reused += 1
+            else:
+                tasks.append(Task(f"eco-{e.name}-{s}", "rfverify.studies.ecosystem:run_unit", (e.name, s, profile),
+                                  e.needs, cost=per_seed))
         rows.append(row)
-    table: dict[str, Any] = {}
-    for i, s in enumerate(seeds):
-        for e, row in zip(selected, rows):
-            if row.get("verdict") == "not installed":
-                continue
-            if progress:
-                progress(f"{e.name} seed {s} ({i + 1} of {len(seeds)})")
-            start = time.perf_counter()
-            rep = run_entry(e, s, profile)
-            row["seconds"] = round(row["seconds"] + time.perf_counter() - start, 1)
-            row["seeds"][str(s)] = {"verdict": _verdict(e, rep), "statuses": {r.check: r.status for r in rep.results},
-                                    "messages": {r.check: r.message for r in rep.results
-                                                 if r.status in ("fail", "xfail", "error")}}
-            if i == 0:
-                row["reproduce"] = next((r.reproduce.rsplit(" --check", 1)[0] for r in rep.results if r.reproduce), "")
-                row["headline"] = next((r.message for r in rep.results if r.status in ("xfail", "fail", "error")), "")
-        table = _table(rows, list(seeds[: i + 1]), profile)
+    by_name = {r["name"]: r for r in rows}
+    run_info = {"units_run": len(tasks), "units_reused": reused, "executor": getattr(executor, "description", "in process"),
+                "loadavg_start": load_start, "cores": usable_cores()}
+
+    def finish() -> dict[str, Any]:
+        for r in rows:  # seeds in the order asked for, whatever order the units finished in
+            r["seeds"] = {str(s): r["seeds"][str(s)] for s in seeds if str(s) in r["seeds"]}
+        run_info.update(wall_seconds=round(time.time() - started, 1), loadavg_end=_loadavg())
+        table = _table(rows, list(seeds), profile)
         table["summary"]["seeds_requested"] = len(seeds)
+        table["run"] = dict(run_info)
+        return table
+
+    def on_outcome(i: int, out: Any) -> None:
+        name, s = tasks[i].args[0], tasks[i].args[1]
+        row = by_name[name]
+        value = out.value if out.ok else {"verdict": "error", "statuses": {}, "messages": {"unit": out.error},
+                                          "reproduce": "", "headline": out.error}
+        row["seeds"][str(s)] = {"verdict": value["verdict"], "statuses": value["statuses"],
+                                "messages": value["messages"], "seconds": round(out.seconds, 1)}
+        row["seconds"] = round(row["seconds"] + out.seconds, 1)
+        if s == seeds[0]:
+            row["reproduce"], row["headline"] = value["reproduce"], value["headline"]
+        if progress:
+            progress(f"{name} seed {s}: {value['verdict']} ({out.seconds:.0f} s)")
         if checkpoint:
-            checkpoint(table)
-    return table if seeds else _table(rows, [], profile)
+            checkpoint(finish())
+
+    ex = executor or InProcess()
+    if tasks:
+        ex.map(tasks, on_outcome=on_outcome)
+    return finish()
 
 
 def _table(rows: list[dict[str, Any]], seeds: list[int], profile: str) -> dict[str, Any]:
@@ -316,8 +415,9 @@ def _table(rows: list[dict[str, Any]], seeds: list[int], profile: str) -> dict[s
     ran = [r for r in rows if r.get("verdict") not in ("not installed", "not run")]
     correct = [r for r in ran if r["expected"] == "correct"]
     defects = [r for r in ran if r["expected"] == "defect"]
+    complete = [x for x in seeds if ran and all(str(x) in r["seeds"] for r in ran)]
     summary = {
-        "seeds": list(seeds), "profile": profile,
+        "seeds": complete, "profile": profile,
         "correct_entries": len(correct),
         "false_alarms": sum(r["counts"].get("false alarm", 0) for r in correct),
         "correct_runs": sum(len(r["seeds"]) for r in correct),
@@ -346,6 +446,7 @@ def markdown(table: Mapping[str, Any]) -> str:
              f"needs (`rfverify ecosystem`; profile {s['profile']}, seeds {_seeds(s['seeds'])}"
              + (f"; stopped after {len(s['seeds'])} of the {s['seeds_requested']} seeds asked for"
                 if s.get("seeds_requested", len(s["seeds"])) > len(s["seeds"]) else "") + ").", "",
+             *([f"* Run: {_run_line(table['run'])}."] if table.get("run") else []),
              f"* Correct implementations: **{s['false_alarms']} false alarms** in {s['correct_runs']} runs "
              f"({s['correct_entries']} entries x {len(s['seeds'])} seeds); {s['errors']} errors.",
              "* Real defects: " + (", ".join(f"{k} caught under {v} seeds" for k, v in s["caught"].items()) or "none run")
@@ -381,7 +482,17 @@ def markdown(table: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _run_line(run: Mapping[str, Any]) -> str:
+    load = lambda xs: "/".join(f"{x:g}" for x in xs) or "n/a"  # noqa: E731
+    return (f"{run['units_run']} (entry, seed) units run, {run['units_reused']} reused from the previous table "
+            f"(same fingerprint), {run['executor']}; wall {run['wall_seconds']:.0f} s; load average (1/5/15 min) "
+            f"{load(run.get('loadavg_start', []))} at the start, {load(run.get('loadavg_end', []))} at the end on "
+            f"{run.get('cores', '?')} cores")
+
+
 def _seeds(seeds: Sequence[int]) -> str:
+    if not seeds:
+        return "none complete"
     return f"{seeds[0]} and {len(seeds) - 1} others" if len(seeds) > 1 else str(seeds[0])
 
 
@@ -420,6 +531,10 @@ def add_cli(sub: Any) -> None:
     eco.add_argument("--seed", default=str(DEFAULT_SEED), help=f"the first seed (default {DEFAULT_SEED})")
     eco.add_argument("--profile", default="default", help="quick | default | thorough (default: default)")
     eco.add_argument("--out", metavar="DIR", help="write ecosystem.md and ecosystem.json into DIR")
+    eco.add_argument("--jobs", default="1", help="local worker processes, one (entry, seed) unit each; results do "
+                     "not depend on it (default 1)")
+    eco.add_argument("--resume", action="store_true", help="reuse the results in --out/ecosystem.json whose entry has "
+                     "the same fingerprint (rfverify source, declarations, profile, library versions); run the rest")
     eco.add_argument("--list", action="store_true", help="list the entries and their declarations; run nothing")
     eco.add_argument("--quiet", action="store_true", help="no progress on stderr")
     eco.add_argument("--debug", action="store_true", help="show tracebacks")
@@ -428,6 +543,7 @@ def add_cli(sub: Any) -> None:
 def main(args: Any) -> int:
     """``rfverify ecosystem``: run, print the summary, write the table; exit 1 on a false alarm or a miss."""
     import sys
+    from pathlib import Path
 
     from rfverify.kinds.base import parse_int
     from rfverify.options import parse_seed
@@ -444,7 +560,17 @@ def main(args: Any) -> int:
     profile = get_profile(args.profile).name
     progress = None if args.quiet else (lambda text: print(f"ecosystem: {text}", file=sys.stderr, flush=True))
     checkpoint = (lambda t: write_ecosystem(t, args.out)) if args.out else None
-    table = run_ecosystem(selected, seeds=seeds, profile=profile, progress=progress, checkpoint=checkpoint)
+    previous = None
+    if args.resume:
+        if not args.out:
+            raise UsageError("--resume reads the previous table from --out DIR: give --out")
+        path = Path(args.out) / "ecosystem.json"
+        previous = json.loads(path.read_text()) if path.exists() else None
+    from rfverify.executors import make_executor
+
+    with make_executor(parse_int(args.jobs, "--jobs")) as executor:
+        table = run_ecosystem(selected, seeds=seeds, profile=profile, progress=progress, checkpoint=checkpoint,
+                              executor=executor, previous=previous)
     s = table["summary"]
     for r in table["entries"]:
         print(f"{r['name']:34} {r['verdict']:14} {r.get('counts', '')}")
