@@ -308,6 +308,12 @@ def fingerprint(entry: Entry, profile: str, source: str | None = None) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
+#: Seconds per seed at the default profile (the 15-seed table of a94721c): pools start the costliest units
+#: first, so that rfflearn-qrf's long units do not start last and run alone.  Only the order changes.
+COST_HINT = {"sklearn-rbf": 16.0, "sklearn-skewed-chi2": 18.5, "sklearn-polynomial-count-sketch": 33.4,
+             "sklearn-nystroem": 1.5, "sklearn-extra-fastfood": 22.9, "rfflearn-rff": 10.8, "rfflearn-orf": 37.5,
+             "rfflearn-qrf": 115.9, "fht-cpu": 0.2, "scipy-ortho-group": 1.8, "scipy-special-ortho-group": 1.9}
+
 #: Distribution names of modules whose import name differs.
 _DIST = {"sklearn_extra": "scikit-learn-extra", "fht_cpu": "fht-cpu", "ffht": "ffht-unofficial",
          "hadamard_transform": "hadamard-transform", "rff": "random-fourier-features-pytorch"}
@@ -354,7 +360,7 @@ def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: s
         if e.evidence is not None:
             row["evidence"] = e.evidence()
         prev = old.get(e.name)
-        per_seed = 1.0
+        per_seed = COST_HINT.get(e.name, 1.0)
         if prev and prev.get("seeds"):
             per_seed = max(0.1, float(prev.get("seconds", 0.0)) / len(prev["seeds"]))
         for s in seeds:
