@@ -270,26 +270,44 @@ def run_unit(name: str, seed: int, profile: str) -> dict[str, Any]:
             "headline": next((r.message for r in rep.results if r.status in ("xfail", "fail", "error")), "")}
 
 
-_SKIP_IN_FINGERPRINT = ("studies/ecosystem.py", "cli.py")
-
-
 def source_fingerprint() -> str:
-    """A hash of the rfverify source that can change a verdict: every module except the table's own
-    (``studies/ecosystem.py``: entries' declarations are hashed per entry) and the CLI's argument parsing."""
+    """A hash of the source a verdict can depend on: the layers below studies (ARCHITECTURE.md) -- the core
+    (``rfverify/*.py`` and its sub-packages but report/ and studies/), ``rfverify/kinds``, ``properties/`` and
+    ``implementations/``, data files included.  The layer rules (tests/test_architecture.py) guarantee that no
+    check imports studies/, report/, the CLI or the pytest plugin, so editing those cannot change a verdict."""
     import hashlib
     from pathlib import Path
 
-    root = Path(__file__).resolve().parent.parent
+    pkg = Path(__file__).resolve().parent.parent
+    root = pkg.parent
+    above = {"studies", "report"}
+    facade = {"cli.py", "pytest_plugin.py", "__init__.py"}
+    files = [f for f in pkg.rglob("*") if f.is_file() and "__pycache__" not in f.parts
+             and not (len(f.relative_to(pkg).parts) > 1 and f.relative_to(pkg).parts[0] in above)
+             and not (len(f.relative_to(pkg).parts) == 1 and f.name in facade)]
+    for sub in ("properties", "implementations"):
+        files += [f for f in (root / sub).rglob("*") if f.is_file() and "__pycache__" not in f.parts]
     h = hashlib.sha256()
-    for f in sorted(root.rglob("*.py")):
-        rel = f.relative_to(root).as_posix()
-        if rel not in _SKIP_IN_FINGERPRINT:
-            h.update(rel.encode() + b"\0" + f.read_bytes() + b"\0")
+    for f in sorted(files):
+        h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
     return h.hexdigest()[:16]
 
 
+def _module_hash(target: str) -> str:
+    """The hash of the target's module when it lives in rfverify's studies (a wrapper), else ""."""
+    import hashlib
+    from pathlib import Path
+
+    mod = target.split(":")[0]
+    if not mod.startswith("rfverify.studies."):
+        return ""
+    path = Path(__file__).resolve().parent.joinpath(*mod.split(".")[2:]).with_suffix(".py")
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.exists() else ""
+
+
 def fingerprint(entry: Entry, profile: str, source: str | None = None) -> str:
-    """What an entry's verdict under a seed depends on: the rfverify source, the entry's target and
+    """What an entry's verdict under a seed depends on: the source below studies (:func:`source_fingerprint`),
+    a wrapper module's own source, the entry's target and
     declarations, the profile and the versions of numpy, scipy and the modules the entry needs.  A previous
     table's result is reused (``--resume``) only under an equal fingerprint."""
     import hashlib
@@ -297,13 +315,18 @@ def fingerprint(entry: Entry, profile: str, source: str | None = None) -> str:
 
     import scipy
 
-    versions = [np.__version__, scipy.__version__]
-    for mod in entry.needs:
+    import platform
+
+    versions = [platform.python_version(), np.__version__, scipy.__version__]
+    for mod in dict.fromkeys([*entry.needs, entry.target.split(":")[0].split(".")[0]]):
+        if mod == "rfverify":
+            continue
         try:
             versions.append(metadata.version(_DIST.get(mod, mod)))
         except Exception:  # noqa: BLE001 - a module without distribution metadata: its import path instead
             versions.append(mod)
-    payload = json.dumps([source or source_fingerprint(), entry.kind, entry.target, _jsonable(entry.options),
+    payload = json.dumps([source or source_fingerprint(), _module_hash(entry.target), entry.kind, entry.target,
+                          _jsonable(entry.options),
                           dict(entry.xfail), entry.expected, profile, versions], sort_keys=True, default=str)
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
@@ -315,7 +338,7 @@ COST_HINT = {"sklearn-rbf": 16.0, "sklearn-skewed-chi2": 18.5, "sklearn-polynomi
              "rfflearn-qrf": 115.9, "fht-cpu": 0.2, "scipy-ortho-group": 1.8, "scipy-special-ortho-group": 1.9}
 
 #: Distribution names of modules whose import name differs.
-_DIST = {"sklearn_extra": "scikit-learn-extra", "fht_cpu": "fht-cpu", "ffht": "ffht-unofficial",
+_DIST = {"sklearn": "scikit-learn", "sklearn_extra": "scikit-learn-extra", "fht_cpu": "fht-cpu", "ffht": "ffht-unofficial",
          "hadamard_transform": "hadamard-transform", "rff": "random-fourier-features-pytorch"}
 
 
