@@ -331,8 +331,9 @@ def fingerprint(entry: Entry, profile: str, source: str | None = None) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
-#: Seconds per seed at the default profile (the 15-seed table of a94721c): pools start the costliest units
-#: first, so that rfflearn-qrf's long units do not start last and run alone.  Only the order changes.
+#: Seconds per seed at the default profile (the 15-seed table of a94721c): within a seed, pools start the
+#: costliest units first, so that rfflearn-qrf's long units do not start last and run alone.  Only the order
+#: changes.
 COST_HINT = {"sklearn-rbf": 16.0, "sklearn-skewed-chi2": 18.5, "sklearn-polynomial-count-sketch": 33.4,
              "sklearn-nystroem": 1.5, "sklearn-extra-fastfood": 22.9, "rfflearn-rff": 10.8, "rfflearn-orf": 37.5,
              "rfflearn-qrf": 115.9, "fht-cpu": 0.2, "scipy-ortho-group": 1.8, "scipy-special-ortho-group": 1.9}
@@ -395,8 +396,10 @@ def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: s
                     row["reproduce"], row["headline"] = prev.get("reproduce", ""), prev.get("headline", "")
                 reused += 1
             else:
+                # seed-major: every entry under a seed before any under the next (a run cut short leaves whole
+                # seeds behind), the costliest entries first within a seed
                 tasks.append(Task(f"eco-{e.name}-{s}", "rfverify.studies.ecosystem:run_unit", (e.name, s, profile),
-                                  e.needs, cost=per_seed))
+                                  e.needs, cost=(len(seeds) - seeds.index(s)) * 1e6 + per_seed))
         rows.append(row)
     by_name = {r["name"]: r for r in rows}
     run_info = {"units_run": len(tasks), "units_reused": reused, "executor": getattr(executor, "description", "in process"),
