@@ -44,6 +44,9 @@ NYSTROEM_REASON = ("transform(X[i:i+1]) and row i of transform(X) differ by ~1e-
 #: seed (so no expected failure: the space excludes those corners instead; searched at quick, default and
 #: thorough with several seeds, every run passed).
 NYSTROEM_SPACE = {"norm": "typical", "d": (8, 512)}
+FFHT_REASON = ("ffht.fht returns garbage for rows of fewer than 32 bytes (float64 d <= 2, float32 d <= 4): its "
+               "out-of-place copy (fast_copy, AVX2 branch) copies nothing below 32 bytes, so the transform runs on "
+               "uninitialised memory")
 QRF_REASON = ("rfflearn QRF applies Box-Muller to consecutive Sobol points (columns index and index + 1) as if "
               "they were independent uniforms: the resulting frequencies are not N(0, sigma^2 I)")
 
@@ -74,6 +77,8 @@ class Entry:
     upstream: str | None = None
     #: In the CI-light part: no optional build, seconds at the quick profile.
     light: bool = False
+    #: Needs torch (an optional install of several hundred MB to GB): a separate documented command.
+    torch: bool = False
     note: str = ""
 
     def cli(self) -> str:
@@ -147,6 +152,34 @@ def _evidence(rand_type: str) -> Callable[[], str]:
     return kernel if rand_type == "orf" else marginal
 
 
+def brute_force_ffht(widths: Sequence[int] = (1, 2, 4, 8, 16, 1024), draws: int = 20, seed: int = 0) -> dict[str, Any]:
+    """The largest |ffht.fht(x) - H_d x| over ``draws`` standard normal vectors per width and dtype, against the
+    float64 Sylvester matrix (``scipy.linalg.hadamard``): independent of the harness."""
+    import ffht
+    from scipy.linalg import hadamard
+
+    rng = np.random.default_rng(seed)
+    out: dict[str, Any] = {}
+    for dt in (np.float32, np.float64):
+        for d in widths:
+            H = hadamard(d).astype(np.float64)
+            worst = 0.0
+            for _ in range(draws):
+                x = rng.standard_normal(d).astype(dt)
+                with np.errstate(invalid="ignore", over="ignore"):
+                    err = float(np.max(np.abs(np.asarray(ffht.fht(x), dtype=np.float64) - H @ x.astype(np.float64))))
+                worst = err if not math.isfinite(err) else max(worst, err) if math.isfinite(worst) else worst
+            out[f"{np.dtype(dt).name} d={d}"] = worst
+    return out
+
+
+def _ffht_evidence() -> str:
+    b = brute_force_ffht()
+    return ("brute force, max |ffht.fht(x) - H_d x| over 20 N(0, I) vectors per width against scipy.linalg.hadamard "
+            "in float64: " + "; ".join(f"{k}: {v:.3g}" for k, v in b.items())
+            + " (float32 round-off at d = 1024 is about 1e-5: the small widths are garbage, the rest exact)")
+
+
 SKL = "scikit-learn"
 SKL_INSTALL = "plain install"
 ENTRIES: tuple[Entry, ...] = (
@@ -197,11 +230,57 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("fht-cpu", "fht-cpu fht", "transform", "fht_cpu:fht", "fht-cpu",
           "plain install; in place by default; uses all cores unless OMP_NUM_THREADS is set",
           dict(dim=64, matrix="hadamard", inplace=True), needs=("fht_cpu",), light=True),
+    Entry("ffht", "FFHT (FALCONN) fht", "transform", "ffht:fht", "ffht-unofficial 0.3 (the FALCONN-LIB FFHT "
+          "with pybind11 bindings; the FFHT repository itself is not on the index)",
+          "builds from source: pip install pybind11 wheel cython && pip install --no-build-isolation ffht-unofficial; "
+          "takes 1-D and 2-D float32/float64 arrays, returns a new array", dict(dim=64, matrix="hadamard"),
+          expected="defect", xfail={"explore": FFHT_REASON}, needs=("ffht",), evidence=_ffht_evidence,
+          upstream="fht(x) (out of place) copies x into the freshly allocated result with fast_copy "
+                   "(ffht/fast_copy.c), whose AVX2 branch copies n >> 5 blocks of 32 bytes and falls back to memcpy "
+                   "only for n >= FAST_COPY_MEMCPY_THRESHOLD (2^20): a row of fewer than 32 bytes (float32 d <= 4, "
+                   "float64 d <= 2; with AVX-512, fewer than 64 bytes) is not copied at all, and the transform runs on "
+                   "uninitialised memory. Reproduce: ffht.fht(np.ones(2)) -> not [2, 0] (nan or garbage); "
+                   "ffht.fht(np.ones(4, np.float32)) -> not [4, 0, 0, 0]. Fix: copy small sizes with memcpy (if (n < 32) "
+                   "return memcpy(out, in, n); n < 64 in the AVX-512 branch), as the comment above fast_copy says; the "
+                   "in-place fht_ is not affected."),
+    Entry("hadamard-transform", "hadamard-transform hadamard_transform", "transform",
+          "rfverify.studies.ecosystem_torch:hadamard_transform_apply", "hadamard-transform 0.2.0",
+          "plain install (pulls torch: see the torch note); takes torch tensors",
+          dict(dim=64, matrix="hadamard-normalized"), needs=("torch", "hadamard_transform"), torch=True,
+          wrapper="the transform kind hands numpy arrays and hadamard_transform takes torch tensors (--input torch "
+                  "is a feature-map declaration; the transform kind has no input adapter yet): a 1-line conversion"),
+    Entry("gpytorch-rff", "gpytorch RFFKernel", "feature-map", "rfverify.studies.ecosystem_torch:gpytorch_rff",
+          "gpytorch 1.15.2", "plain install (pulls torch: see the torch note); float32; draws from torch's global "
+          "generator", dict(RFF, param_map={"gamma": "lengthscale:1/sqrt(2*gamma)"}, init={"num_dims": 16},
+                            global_seed="torch", input="torch", pins={"d": 16}),
+          needs=("torch", "gpytorch"), torch=True,
+          wrapper="RFFKernel is a kernel (forward(x1, x2) returns a lazy covariance), not a feature map: its features "
+                  "are the private _featurize(x, normalize=True), its width is num_samples (not n_components) and its "
+                  "lengthscale is set after construction; the factory returns a torch module around the library's "
+                  "own kernel (--input torch and --global-seed torch do the rest)",
+          note="float32 features: judged with float32 round-off; explored at d = 16 only (num_dims fixes the "
+               "frequencies' dimension at construction, so that the draw is seeded)"),
+    Entry("rff-pytorch", "random-fourier-features-pytorch GaussianEncoding", "feature-map",
+          "rfverify.studies.ecosystem_torch:rff_gaussian_encoding", "random-fourier-features-pytorch 1.0.1",
+          "plain install (pulls torch and torchvision: rff imports torchvision, so the CPU-only torch wheel is not "
+          "enough -- see the torch note); float32; draws from torch's global generator",
+          dict(RFF, param_map={"gamma": "sigma:sqrt(gamma/2)/pi"}, init={"input_size": 16}, global_seed="torch",
+               input="torch", pins={"d": 16}),
+          needs=("torch", "rff"), torch=True,
+          wrapper="GaussianEncoding(sigma, input_size, encoded_size) returns (cos 2 pi Bv, sin 2 pi Bv) unscaled (an "
+                  "encoding for coordinate networks: the kernel estimate is m times the kernel); the factory builds "
+                  "the library's module with encoded_size = n_components and scales its output by 1/sqrt(m)",
+          note="float32 features; k(delta) = exp(-2 pi^2 sigma^2 |delta|^2), so sigma = sqrt(gamma/2)/pi; explored "
+               "at d = 16 only (input_size fixes it)"),
     Entry("scipy-ortho-group", "scipy.stats ortho_group", "orthogonal", "scipy.stats:ortho_group", "scipy",
           "plain install", dict(dim=8, group="O"), light=True),
     Entry("scipy-special-ortho-group", "scipy.stats special_ortho_group", "orthogonal",
           "scipy.stats:special_ortho_group", "scipy", "plain install", dict(dim=8, group="SO"), light=True),
 )
+
+FHT_STATUS = ("source only (numpy.distutils): pip install 'setuptools<60' wheel in a side venv, then "
+              "SETUPTOOLS_USE_DISTUTILS=stdlib pip wheel --no-build-isolation --no-deps fht (without the variable, "
+              "setuptools 59's distutils fails with KeyError: 'headers' in a Python 3.11 venv); not run here")
 
 #: Libraries of the field not run here, with the reason (the table lists them).
 NOT_RUN: tuple[tuple[str, str, str], ...] = (
@@ -211,15 +290,8 @@ NOT_RUN: tuple[tuple[str, str, str], ...] = (
      "not on the index", "the package named pyrfm on the index is an unrelated PDE project; the library is the "
      "source repository neonnnnn/pyrfm, whose setup.py needs a scikit-learn build helper that no longer exists "
      "(builds with Cython.Build.cythonize(language_level=3)); not built on this machine"),
-    ("gpytorch RFFKernel", "gpytorch", "needs torch (not installed here: a multi-GB install); run with "
-     "--input torch --global-seed torch once torch is installed -- unverified on this machine"),
-    ("random-fourier-features-pytorch", "random-fourier-features-pytorch", "needs torch (not installed); its "
-     "modules take tensors: --input torch -- unverified on this machine"),
-    ("hadamard-transform", "hadamard-transform", "needs torch (not installed): --input torch -- unverified"),
-    ("FFHT (FALCONN)", "ffht-unofficial", "builds from source with pybind11 and --no-build-isolation; 1-D arrays "
-     "only; not installed here (rfverify bench compares it when present)"),
+    ("fht (2017 FWHT)", "fht 1.0.2", FHT_STATUS),
 )
-
 
 def entries(only: Iterable[str] | None = None, light: bool = False) -> list[Entry]:
     """The selected entries (an unknown name is a UsageError listing the names)."""
@@ -262,9 +334,16 @@ def _verdict(entry: Entry, report: Any) -> str:
 
 def run_unit(name: str, seed: int, profile: str) -> dict[str, Any]:
     """One work unit: entry ``name`` under ``seed``; its verdict, statuses and failure messages (picklable)."""
+    import resource
+
+    def cpu() -> float:
+        me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
     e = next(x for x in ENTRIES if x.name == name)
+    start = cpu()
     rep = run_entry(e, seed, profile)
-    return {"verdict": _verdict(e, rep), "statuses": {r.check: r.status for r in rep.results},
+    return {"cpu_seconds": round(cpu() - start, 1), "verdict": _verdict(e, rep), "statuses": {r.check: r.status for r in rep.results},
             "messages": {r.check: r.message for r in rep.results if r.status in ("fail", "xfail", "error")},
             "reproduce": next((r.reproduce.rsplit(" --check", 1)[0] for r in rep.results if r.reproduce), ""),
             "headline": next((r.message for r in rep.results if r.status in ("xfail", "fail", "error")), "")}
@@ -278,6 +357,16 @@ def source_fingerprint() -> str:
     import hashlib
     from pathlib import Path
 
+    h = hashlib.sha256()
+    for f, rel in fingerprint_files():
+        h.update(rel.encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def fingerprint_files() -> list[tuple[Any, str]]:
+    """The files :func:`source_fingerprint` hashes, as (path, path relative to the repository), sorted."""
+    from pathlib import Path
+
     pkg = Path(__file__).resolve().parent.parent
     root = pkg.parent
     above = {"studies", "report"}
@@ -287,10 +376,7 @@ def source_fingerprint() -> str:
              and not (len(f.relative_to(pkg).parts) == 1 and f.name in facade)]
     for sub in ("properties", "implementations"):
         files += [f for f in (root / sub).rglob("*") if f.is_file() and "__pycache__" not in f.parts]
-    h = hashlib.sha256()
-    for f in sorted(files):
-        h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
-    return h.hexdigest()[:16]
+    return [(f, f.relative_to(root).as_posix()) for f in sorted(files)]
 
 
 def _module_hash(target: str) -> str:
@@ -420,7 +506,8 @@ def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: s
         value = out.value if out.ok else {"verdict": "error", "statuses": {}, "messages": {"unit": out.error},
                                           "reproduce": "", "headline": out.error}
         row["seeds"][str(s)] = {"verdict": value["verdict"], "statuses": value["statuses"],
-                                "messages": value["messages"], "seconds": round(out.seconds, 1)}
+                                "messages": value["messages"], "seconds": round(out.seconds, 1),
+                                "cpu_seconds": value.get("cpu_seconds")}
         row["seconds"] = round(row["seconds"] + out.seconds, 1)
         if s == seeds[0]:
             row["reproduce"], row["headline"] = value["reproduce"], value["headline"]
