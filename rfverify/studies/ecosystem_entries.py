@@ -216,7 +216,11 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("rfflearn-rff", "rfflearn RFF", "feature-map", "rfverify.studies.ecosystem_wrappers:RfflearnRFF",
           "rfflearn", "plain install; seeds only through numpy's global generator; raw features unscaled", RFFLEARN,
           needs=("rfflearn",), wrapper="rfflearn has no feature-map class (its matrix lives in its regressors; "
-                                      "conv(X) = cos(XW + b), unscaled, no fit/transform)"),
+                                      "Base.conv(X) = cos(XW + b), unscaled, no fit/transform) and no function "
+                                      "returns features: get_rff_matrix(dim_in, dim_out, std) returns W alone, b is "
+                                      "drawn in Base.set_weight, and the sqrt(2/m) scale is nowhere, so no "
+                                      "--init/--param-name/--global-seed combination reaches a plug-in form (that "
+                                      "would need a new 'matrix builder + feature formula' form in rfverify)"),
     Entry("rfflearn-orf", "rfflearn ORF", "feature-map", "rfverify.studies.ecosystem_wrappers:RfflearnORF",
           "rfflearn", "plain install", RFFLEARN, expected="defect", xfail={"unbiasedness": ORF_REASON},
           needs=("rfflearn",), wrapper="as rfflearn-rff", evidence=_evidence("orf"),
