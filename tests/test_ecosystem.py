@@ -26,12 +26,13 @@ def test_entries_are_well_formed():
         if e.expected == "defect":  # every real defect: expected failure with reason, evidence, upstream note
             assert e.xfail and all(r.strip() for r in e.xfail.values()) and e.evidence and e.upstream
         if e.wrapper:
-            assert e.target.split(":")[0] in ("rfverify.studies.ecosystem_wrappers", "rfverify.studies.ecosystem_torch")
+            assert e.target.split(":")[0] in ("rfverify.studies.ecosystem_wrappers", "rfverify.studies.ecosystem_torch",
+                                              "rfverify.studies.ecosystem_wrappers_fht")
         if e.torch:
             assert "torch" in e.needs and not e.light
     # rfflearn has no feature-map class (3); gpytorch's RFFKernel is a kernel, rff-pytorch's encoding is unscaled,
-    # hadamard-transform takes tensors where the transform kind hands arrays (3)
-    assert [e.name for e in eco.ENTRIES if e.wrapper] == ["rfflearn-rff", "rfflearn-orf", "rfflearn-qrf",
+    # hadamard-transform takes tensors where the transform kind hands arrays (3); fht (2017) needs axes=1 (1)
+    assert [e.name for e in eco.ENTRIES if e.wrapper] == ["rfflearn-rff", "rfflearn-orf", "rfflearn-qrf", "fht-2017",
                                                           "hadamard-transform", "gpytorch-rff", "rff-pytorch"]
     with pytest.raises(UsageError, match="unknown ecosystem entry"):
         eco.entries(["no-such-library"])

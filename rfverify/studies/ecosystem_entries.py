@@ -30,6 +30,11 @@ NYSTROEM_REASON = ("transform(X[i:i+1]) and row i of transform(X) differ by ~1e-
 NYSTROEM_SPACE = {"norm": "typical", "d": (8, 512)}
 FASTFOOD_REASON = ("scikit-learn-extra's Fastfood cannot transform one-column data (d = 1): fit keeps d = 1 as a "
                    "power of two, transform's fht2 refuses rows of length 1 (ValueError)")
+FHT2017_REASON = ("fht (2017) refuses rows of length 1 (ValueError 'array shape must be a power of two'): its "
+                  "is_power_of_two(1) returns False on purpose, though 1 = 2^0")
+FHT_BUILD = ("source only (numpy.distutils): in a side venv, pip install 'setuptools<60' wheel, then "
+             "SETUPTOOLS_USE_DISTUTILS=stdlib pip wheel --no-build-isolation --no-deps fht (without the variable "
+             "setuptools 59's distutils fails with KeyError: 'headers' in a Python 3.11 venv); install the wheel")
 FFHT_REASON = ("ffht.fht returns garbage for rows of fewer than 32 bytes (float64 d <= 2, float32 d <= 4): its "
                "out-of-place copy (fast_copy, AVX2 branch) copies nothing below 32 bytes, so the transform runs on "
                "uninitialised memory")
@@ -174,6 +179,22 @@ def _fastfood_evidence() -> str:
     return "direct calls, Fastfood(n_components=8, sigma=1, random_state=0) on 5 N(0, I) rows: " + "; ".join(parts)
 
 
+def _fht2017_evidence() -> str:
+    """fht (2017)'s fht1 on length 1, 2, 4 against the normalised Sylvester matrix (independent of the harness)."""
+    import fht
+    from scipy.linalg import hadamard
+
+    parts = []
+    for d in (1, 2, 4):
+        x = np.random.default_rng(d).standard_normal(d)
+        try:
+            err = float(np.max(np.abs(fht.fht1(x) - hadamard(d) @ x / math.sqrt(d))))
+            parts.append(f"d = {d}: max error {err:.2g}")
+        except Exception as exc:  # noqa: BLE001 - the library's own error is the evidence
+            parts.append(f"d = {d}: {type(exc).__name__}: {exc}")
+    return "direct calls of fht.fht1 on N(0, I) vectors against H_d / sqrt(d): " + "; ".join(parts)
+
+
 def _ffht_evidence() -> str:
     b = brute_force_ffht()
     return ("brute force, max |ffht.fht(x) - H_d x| over 20 N(0, I) vectors per width against scipy.linalg.hadamard "
@@ -255,6 +276,17 @@ ENTRIES: tuple[Entry, ...] = (
                    "ffht.fht(np.ones(4, np.float32)) -> not [4, 0, 0, 0]. Fix: copy small sizes with memcpy (if (n < 32) "
                    "return memcpy(out, in, n); n < 64 in the AVX-512 branch), as the comment above fast_copy says; the "
                    "in-place fht_ is not affected."),
+    Entry("fht-2017", "fht (2017) fht2", "transform", "rfverify.studies.ecosystem_wrappers_fht:fht2017_rows",
+          "fht 1.0.2 (source only)", FHT_BUILD, dict(dim=64, matrix="hadamard-normalized"), expected="defect",
+          xfail={"explore": FHT2017_REASON}, needs=("fht",), evidence=_fht2017_evidence,
+          wrapper="fht.fht(X) of a 2-D array is the 2-D transform (both axes); the row-wise transform is "
+                  "fht.fht2(X, axes=1), a keyword the transform kind does not pass: a one-line module",
+          upstream="is_power_of_two(1) returns False on purpose (if input_integer == 1: return False), so fht1/fht2 "
+                   "raise 'array shape must be a power of two' for length-1 rows although 1 = 2^0 and the 1 x 1 "
+                   "(normalised) Hadamard matrix is [1]. Reproduce: fht.fht1(np.ones(1)) raises ValueError. Fix: "
+                   "drop the special case (return n > 0 and n & (n - 1) == 0) -- the transforms then return length-1 "
+                   "rows unchanged -- or document that d >= 2.",
+          note="a refusal with a clear error (not wrong numbers) at d = 1; every other width exact"),
     Entry("hadamard-transform", "hadamard-transform hadamard_transform", "transform",
           "rfverify.studies.ecosystem_torch:hadamard_transform_apply", "hadamard-transform 0.2.0",
           "plain install (pulls torch: see the torch note); takes torch tensors",
@@ -304,10 +336,6 @@ TORCH_NOTE = (
     "(`python -m venv --system-site-packages VENV && VENV/bin/pip install torch torchvision gpytorch "
     "random-fourier-features-pytorch hadamard-transform`).")
 
-FHT_STATUS = ("source only (numpy.distutils): pip install 'setuptools<60' wheel in a side venv, then "
-              "SETUPTOOLS_USE_DISTUTILS=stdlib pip wheel --no-build-isolation --no-deps fht (without the variable, "
-              "setuptools 59's distutils fails with KeyError: 'headers' in a Python 3.11 venv); not run here")
-
 #: Libraries of the field not run here, with the reason (the table lists them).
 NOT_RUN: tuple[tuple[str, str, str], ...] = (
     ("scipy.stats unitary_group", "scipy", "not supported (complex unitary samplers): rfverify's orthogonal checks "
@@ -316,7 +344,6 @@ NOT_RUN: tuple[tuple[str, str, str], ...] = (
      "not on the index", "the package named pyrfm on the index is an unrelated PDE project; the library is the "
      "source repository neonnnnn/pyrfm, whose setup.py needs a scikit-learn build helper that no longer exists "
      "(builds with Cython.Build.cythonize(language_level=3)); not built on this machine"),
-    ("fht (2017 FWHT)", "fht 1.0.2", FHT_STATUS),
 )
 
 
@@ -325,4 +352,6 @@ NOT_RUN: tuple[tuple[str, str, str], ...] = (
 #: changes.
 COST_HINT = {"sklearn-rbf": 16.0, "sklearn-skewed-chi2": 18.5, "sklearn-polynomial-count-sketch": 33.4,
              "sklearn-nystroem": 1.5, "sklearn-extra-fastfood": 22.9, "rfflearn-rff": 10.8, "rfflearn-orf": 37.5,
-             "rfflearn-qrf": 115.9, "fht-cpu": 0.2, "scipy-ortho-group": 1.8, "scipy-special-ortho-group": 1.9}
+             "rfflearn-qrf": 115.9, "fht-cpu": 0.2, "scipy-ortho-group": 1.8, "scipy-special-ortho-group": 1.9,
+             # not in that table: guesses from one quick-profile run each (float32 torch modules are slow)
+             "gpytorch-rff": 60.0, "rff-pytorch": 60.0, "hadamard-transform": 5.0, "ffht": 2.0, "fht-2017": 2.0}
