@@ -206,3 +206,13 @@ def test_fastfood_one_column_crash_is_caught_and_two_columns_pass():
     assert ok["explore"].status == "pass", ok["explore"].message
     evidence = eco.ENTRIES[[e.name for e in eco.ENTRIES].index("sklearn-extra-fastfood")].evidence()
     assert "d = 1: fit passes, transform raises ValueError" in evidence and "d = 2: 16 features" in evidence
+
+
+def test_a_defect_entry_shows_its_other_failures():
+    """A defect's verdict is 'caught' when its expected failures fail; any other failing check is listed beside it
+    (with its seeds), never hidden by the verdict; a correct entry lists nothing (its failures are false alarms)."""
+    row = {"expected": "defect", "xfail": {"unbiasedness": "bias"}, "seeds": {
+        "1": {"statuses": {"unbiasedness": "xfail", "error-rate": "fail", "contract": "pass"}},
+        "2": {"statuses": {"unbiasedness": "xfail", "error-rate": "pass", "contract": "pass"}}}}
+    assert eco._other_failures(row) == "error-rate (1 of 2)"
+    assert eco._other_failures({**row, "expected": "correct"}) == ""

@@ -303,16 +303,20 @@ def markdown(table: Mapping[str, Any]) -> str:
              + ".",
              f"* Entries that still need a wrapper module: {len(s['wrappers'])} ({', '.join(s['wrappers']) or 'none'})"
              "; why, per entry, below.", "",
-             "| entry | library | package on the index / install | declarations | verdict | wrapper |",
-             "|---|---|---|---|---|---|"]
+             "| entry | library | package on the index / install | declarations | verdict (seeds) | seconds per seed "
+             "(wall, CPU) | wrapper |",
+             "|---|---|---|---|---|---|---|"]
     for r in table["entries"]:
         decl = ", ".join(f"{k}={v}" for k, v in r["declarations"].items())
         if r["xfail"]:
             decl += "; xfail " + ", ".join(r["xfail"])
         counts = ", ".join(f"{v} {k}" for k, v in r.get("counts", {}).items())
         verdict = r["verdict"] + (f" ({counts})" if counts else "") + (f": {r['missing']}" if r.get("missing") else "")
+        also = _other_failures(r)
+        if also:
+            verdict += f"; also failing: {also}"
         lines.append(f"| `{r['name']}` | {r['library']} (`{r['target']}`) | {r['package']}: {r['install']} | {decl} | "
-                     f"{verdict} | {r['wrapper'] or 'none'} |")
+                     f"{verdict} | {_per_seed(r)} | {r['wrapper'] or 'none'} |")
     lines += ["", "## Defects found (upstream-ready)", ""]
     for r in table["entries"]:
         if r["expected"] != "defect":
@@ -335,6 +339,28 @@ def markdown(table: Mapping[str, Any]) -> str:
               "* one entry: `rfverify ecosystem --only NAME` (`--list` shows the entries and their declarations);",
               "* the CI part: `rfverify ecosystem --light --profile quick`.", ""]
     return "\n".join(lines)
+
+
+def _other_failures(row: Mapping[str, Any]) -> str:
+    """A defect entry's failures besides its expected ones (e.g. error-rate failing because of the bias
+    unbiasedness found), with how many seeds: shown, never hidden by the verdict."""
+    if row.get("expected") != "defect":
+        return ""
+    seen: dict[str, int] = {}
+    for v in row.get("seeds", {}).values():
+        for check, status in v.get("statuses", {}).items():
+            if status == "fail" and check not in row.get("xfail", {}):
+                seen[check] = seen.get(check, 0) + 1
+    return ", ".join(f"{c} ({k} of {len(row['seeds'])})" for c, k in sorted(seen.items()))
+
+
+def _per_seed(row: Mapping[str, Any]) -> str:
+    runs = list(row.get("seeds", {}).values())
+    if not runs:
+        return ""
+    wall = sum(float(v.get("seconds") or 0.0) for v in runs) / len(runs)
+    cpu = [float(v["cpu_seconds"]) for v in runs if v.get("cpu_seconds") is not None]
+    return f"{wall:.0f}, {sum(cpu) / len(cpu):.0f}" if cpu else f"{wall:.0f}"
 
 
 def _run_line(run: Mapping[str, Any]) -> str:
