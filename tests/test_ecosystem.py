@@ -112,6 +112,7 @@ def test_resume_reuses_a_result_only_under_the_same_fingerprint(monkeypatch):
     assert calls[1:] == [("scipy-ortho-group", 1)]
     assert second["run"]["units_reused"] == 1 and second["run"]["units_run"] == 1
     assert second["summary"]["seeds"] == [DEFAULT_SEED, 1] and second["entries"][0]["counts"] == {"pass": 2}
+    assert [r["units_run"] for r in second["runs"]] == [1, 1]  # each run that produced results is recorded
     stale = json.loads(json.dumps(second))
     stale["entries"][0]["fingerprint"] = "0" * 16  # another rfverify source, library version or declaration
     eco.run_ecosystem(chosen, seeds=[DEFAULT_SEED, 1], profile="quick", previous=stale)

@@ -219,6 +219,7 @@ def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: s
                                   e.needs, cost=(len(seeds) - seeds.index(s)) * 1e6 + per_seed))
         rows.append(row)
     by_name = {r["name"]: r for r in rows}
+    earlier = list((previous or {}).get("runs") or ([previous["run"]] if (previous or {}).get("run") else []))
     run_info = {"units_run": len(tasks), "units_reused": reused, "executor": getattr(executor, "description", "in process"),
                 "loadavg_start": load_start, "cores": usable_cores()}
 
@@ -229,6 +230,8 @@ def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: s
         table = _table(rows, list(seeds), profile)
         table["summary"]["seeds_requested"] = len(seeds)
         table["run"] = dict(run_info)
+        # every run that produced a result in this table, oldest first (a resumed run adds itself)
+        table["runs"] = earlier + [dict(run_info)]
         return table
 
     def on_outcome(i: int, out: Any) -> None:
@@ -296,7 +299,8 @@ def markdown(table: Mapping[str, Any]) -> str:
              f"needs (`rfverify ecosystem`; profile {s['profile']}, seeds {_seeds(s['seeds'])}"
              + (f"; stopped after {len(s['seeds'])} of the {s['seeds_requested']} seeds asked for"
                 if s.get("seeds_requested", len(s["seeds"])) > len(s["seeds"]) else "") + ").", "",
-             *([f"* Run: {_run_line(table['run'])}."] if table.get("run") else []),
+             *[f"* Run {i + 1}: {_run_line(run)}." for i, run in enumerate(table.get("runs") or
+                                                                      ([table["run"]] if table.get("run") else []))],
              f"* Correct implementations: **{s['false_alarms']} false alarms** in {s['correct_runs']} runs "
              f"({s['correct_entries']} entries x {len(s['seeds'])} seeds); {s['errors']} errors.",
              "* Real defects: " + (", ".join(f"{k} caught under {v} seeds" for k, v in s["caught"].items()) or "none run")
