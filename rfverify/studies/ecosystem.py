@@ -302,7 +302,7 @@ def markdown(table: Mapping[str, Any]) -> str:
              *[f"* Run {i + 1}: {_run_line(run)}." for i, run in enumerate(table.get("runs") or
                                                                       ([table["run"]] if table.get("run") else []))],
              f"* Correct implementations: **{s['false_alarms']} false alarms** in {s['correct_runs']} runs "
-             f"({s['correct_entries']} entries x {len(s['seeds'])} seeds); {s['errors']} errors.",
+             f"({s['correct_entries']} entries; each entry's seeds in its row); {s['errors']} errors.",
              "* Real defects: " + (", ".join(f"{k} caught under {v} seeds" for k, v in s["caught"].items()) or "none run")
              + ".",
              f"* Entries that still need a wrapper module: {len(s['wrappers'])} ({', '.join(s['wrappers']) or 'none'})"
@@ -327,7 +327,7 @@ def markdown(table: Mapping[str, Any]) -> str:
             continue
         lines += [f"### {r['library']} (`{r['name']}`)", "",
                   f"* **Expected failure**: {'; '.join(f'{k}: {v}' for k, v in r['xfail'].items())}",
-                  f"* **Caught**: {r.get('counts', {})} over seeds {_seeds(s['seeds'])}",
+                  f"* **Caught**: {r.get('counts', {})} over seeds {_seeds([int(x) for x in r.get('seeds', {})])}",
                   f"* **Headline at the default seed**: {r.get('headline', '')}",
                   f"* **Brute-force evidence**: {r.get('evidence', 'not run')}",
                   f"* **Upstream note**: {r['upstream']}",
