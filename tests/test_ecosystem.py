@@ -217,3 +217,23 @@ def test_a_defect_entry_shows_its_other_failures():
         "2": {"statuses": {"unbiasedness": "xfail", "error-rate": "pass", "contract": "pass"}}}}
     assert eco._other_failures(row) == "error-rate (1 of 2)"
     assert eco._other_failures({**row, "expected": "correct"}) == ""
+
+
+def test_render_writes_the_table_from_valid_results_only(tmp_path, monkeypatch, capsys):
+    """--render --resume: the table from the previous results still valid, nothing run (a stale result dropped)."""
+    calls = _fake_runs(monkeypatch)
+    out = tmp_path / "eco"
+    assert main(["ecosystem", "--only", "scipy-ortho-group", "--only", "sklearn-rbf", "--profile", "quick",
+                 "--seeds", "2", "--out", str(out), "--quiet"]) == 0
+    assert len(calls) == 4
+    table = json.loads((out / "ecosystem.json").read_text())
+    table["entries"][1]["fingerprint"] = "stale"
+    (out / "ecosystem.json").write_text(json.dumps(table))
+    assert main(["ecosystem", "--only", "scipy-ortho-group", "--only", "sklearn-rbf", "--profile", "quick",
+                 "--seeds", "2", "--out", str(out), "--quiet", "--resume", "--render"]) == 0
+    assert len(calls) == 4  # nothing ran
+    again = json.loads((out / "ecosystem.json").read_text())
+    assert [len(r["seeds"]) for r in again["entries"]] == [2, 0]
+    assert again["runs"][-1]["units_not_run"] == 2 and "2 not run" in (out / "ecosystem.md").read_text()
+    assert main(["ecosystem", "--render", "--out", str(out)]) == 2
+    assert "--render writes the table" in capsys.readouterr().err

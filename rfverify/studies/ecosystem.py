@@ -172,7 +172,8 @@ def _loadavg() -> list[float]:
 def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: str,
                   progress: Callable[[str], None] | None = None,
                   checkpoint: Callable[[dict[str, Any]], None] | None = None,
-                  executor: Any = None, previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                  executor: Any = None, previous: Mapping[str, Any] | None = None,
+                  run_missing: bool = True) -> dict[str, Any]:
     """Run every installed entry under every seed; the table as a JSON-ready dict.
 
     Each (entry, seed) is a work unit on ``executor`` (default: in this process; ``--jobs N``: a local pool);
@@ -250,6 +251,9 @@ def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: s
         if checkpoint:
             checkpoint(finish())
 
+    if not run_missing:  # --render: the table from the reused results only; what is missing stays missing
+        run_info.update(units_run=0, units_not_run=len(tasks), executor="render only (--render)")
+        return finish()
     ex = executor or InProcess()
     if tasks:
         ex.map(tasks, on_outcome=on_outcome)
@@ -369,8 +373,9 @@ def _per_seed(row: Mapping[str, Any]) -> str:
 
 def _run_line(run: Mapping[str, Any]) -> str:
     load = lambda xs: "/".join(f"{x:g}" for x in xs) or "n/a"  # noqa: E731
-    return (f"{run['units_run']} (entry, seed) units run, {run['units_reused']} reused from the previous table "
-            f"(same fingerprint), {run['executor']}; wall {run['wall_seconds']:.0f} s; load average (1/5/15 min) "
+    not_run = f", {run['units_not_run']} not run" if run.get("units_not_run") else ""
+    return (f"{run['units_run']} (entry, seed) units run, {run['units_reused']} reused from the previous table (same "
+            f"fingerprint){not_run}, {run['executor']}; wall {run['wall_seconds']:.0f} s; load average (1/5/15 min) "
             f"{load(run.get('loadavg_start', []))} at the start, {load(run.get('loadavg_end', []))} at the end on "
             f"{run.get('cores', '?')} cores")
 
@@ -420,6 +425,8 @@ def add_cli(sub: Any) -> None:
                      "not depend on it (default 1)")
     eco.add_argument("--resume", action="store_true", help="reuse the results in --out/ecosystem.json whose entry has "
                      "the same fingerprint (rfverify source, declarations, profile, library versions); run the rest")
+    eco.add_argument("--render", action="store_true", help="with --resume: write the table from the results of "
+                     "--out/ecosystem.json that are still valid (same fingerprint); run nothing")
     eco.add_argument("--list", action="store_true", help="list the entries and their declarations; run nothing")
     eco.add_argument("--quiet", action="store_true", help="no progress on stderr")
     eco.add_argument("--debug", action="store_true", help="show tracebacks")
@@ -446,6 +453,8 @@ def main(args: Any) -> int:
     progress = None if args.quiet else (lambda text: print(f"ecosystem: {text}", file=sys.stderr, flush=True))
     checkpoint = (lambda t: write_ecosystem(t, args.out)) if args.out else None
     previous = None
+    if args.render and not args.resume:
+        raise UsageError("--render writes the table from a previous run's results: give --resume --out DIR")
     if args.resume:
         if not args.out:
             raise UsageError("--resume reads the previous table from --out DIR: give --out")
@@ -455,7 +464,7 @@ def main(args: Any) -> int:
 
     with make_executor(parse_int(args.jobs, "--jobs")) as executor:
         table = run_ecosystem(selected, seeds=seeds, profile=profile, progress=progress, checkpoint=checkpoint,
-                              executor=executor, previous=previous)
+                              executor=executor, previous=previous, run_missing=not args.render)
     s = table["summary"]
     for r in table["entries"]:
         print(f"{r['name']:34} {r['verdict']:14} {r.get('counts', '')}")
