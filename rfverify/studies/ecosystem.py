@@ -345,6 +345,7 @@ def markdown(table: Mapping[str, Any]) -> str:
               "with torch to fill the torch entries (the other entries' results are reused when their fingerprint -- "
               "rfverify's check code, declarations, profile, library versions -- is unchanged);",
               "* one entry: `rfverify ecosystem --only NAME` (`--list` shows the entries and their declarations);",
+              "* the table from the results still valid, running nothing: add `--render` to the first command;",
               "* the CI part: `rfverify ecosystem --light --profile quick`.", ""]
     return "\n".join(lines)
 
