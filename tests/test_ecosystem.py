@@ -119,6 +119,10 @@ def test_resume_reuses_a_result_only_under_the_same_fingerprint(monkeypatch):
     assert calls[2:] == [("scipy-ortho-group", DEFAULT_SEED), ("scipy-ortho-group", 1)]
     eco.run_ecosystem(chosen, seeds=[DEFAULT_SEED], profile="default", previous=second)  # another profile: rerun
     assert calls[4:] == [("scipy-ortho-group", DEFAULT_SEED)]
+    errored = json.loads(json.dumps(second))
+    errored["entries"][0]["seeds"]["1"]["verdict"] = "error"  # e.g. a time limit on a loaded machine: run again
+    eco.run_ecosystem(chosen, seeds=[DEFAULT_SEED, 1], profile="quick", previous=errored)
+    assert calls[5:] == [("scipy-ortho-group", 1)]
 
 
 def test_fingerprint_covers_every_layer_a_verdict_depends_on():

@@ -259,7 +259,10 @@ ENTRIES: tuple[Entry, ...] = (
                    "N(0, std^2 I). Reproduce: pool the entries of get_qrf_matrix(16, 256, 1.0) over 40 draws and "
                    "run scipy.stats.kstest(W.ravel(), 'norm') (see the evidence). Fix: draw "
                    "2d-dimensional Sobol points and use the two halves of the *same* point for Box-Muller (or use "
-                   "scipy.stats.qmc.MultivariateNormalQMC)."),
+                   "scipy.stats.qmc.MultivariateNormalQMC).",
+          note="explore also fails: fit crashes at d = 1 (IndexError in get_qrf_matrix: Box-Muller reads column "
+               "index + 1 of a one-column Sobol draw) -- a second defect, not yet declared as an expected failure "
+               "(declaring it changes the entry's fingerprint and reruns its units), shown as 'also failing'"),
     Entry("fht-cpu", "fht-cpu fht", "transform", "fht_cpu:fht", "fht-cpu",
           "plain install; in place by default; uses all cores unless OMP_NUM_THREADS is set",
           dict(dim=64, matrix="hadamard", inplace=True), needs=("fht_cpu",), light=True),
