@@ -230,7 +230,7 @@ def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: s
         rows.append(row)
     by_name = {r["name"]: r for r in rows}
     earlier = list((previous or {}).get("runs") or ([previous["run"]] if (previous or {}).get("run") else []))
-    run_info = {"units_run": len(tasks), "units_reused": reused, "executor": getattr(executor, "description", "in process"),
+    run_info = {"units_planned": len(tasks), "units_run": 0, "units_reused": reused, "executor": getattr(executor, "description", "in process"),
                 "loadavg_start": load_start, "cores": usable_cores()}
 
     def finish() -> dict[str, Any]:
@@ -253,6 +253,7 @@ def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: s
                                 "messages": value["messages"], "seconds": round(out.seconds, 1),
                                 "cpu_seconds": value.get("cpu_seconds")}
         row["seconds"] = round(row["seconds"] + out.seconds, 1)
+        run_info["units_run"] += 1
         if s == seeds[0]:
             row["reproduce"], row["headline"] = value["reproduce"], value["headline"]
         if progress:
@@ -261,7 +262,7 @@ def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: s
             checkpoint(finish())
 
     if not run_missing:  # --render: the table from the reused results only; what is missing stays missing
-        run_info.update(units_run=0, units_not_run=len(tasks), executor="render only (--render)")
+        run_info.update(units_planned=0, units_not_run=len(tasks), executor="render only (--render)")
         return finish()
     ex = executor or InProcess()
     if tasks:
@@ -387,6 +388,8 @@ def _per_seed(row: Mapping[str, Any]) -> str:
 def _run_line(run: Mapping[str, Any]) -> str:
     load = lambda xs: "/".join(f"{x:g}" for x in xs) or "n/a"  # noqa: E731
     not_run = f", {run['units_not_run']} not run" if run.get("units_not_run") else ""
+    if run.get("units_planned", run["units_run"]) > run["units_run"]:
+        not_run += f", {run['units_planned'] - run['units_run']} of those planned not run (stopped)"
     return (f"{run['units_run']} (entry, seed) units run, {run['units_reused']} reused from the previous table (same "
             f"fingerprint){not_run}, {run['executor']}; wall {run['wall_seconds']:.0f} s; load average (1/5/15 min) "
             f"{load(run.get('loadavg_start', []))} at the start, {load(run.get('loadavg_end', []))} at the end on "
