@@ -44,6 +44,13 @@ def _max_diff(A: np.ndarray, B: np.ndarray) -> float:
     return float(np.max(np.abs(A - B))) if A.size else 0.0
 
 
+def _working_dtype(F: np.ndarray) -> Any:
+    """The precision a map's features were computed in, as their dtype tells: float32 (or narrower) features
+    are judged by float32 arithmetic, everything else by float64."""
+    dtype = F.real.dtype if np.iscomplexobj(F) else F.dtype
+    return np.float32 if dtype.kind == "f" and dtype.itemsize <= 4 else np.float64
+
+
 class _Runner:
     """Evaluates the properties at one configuration (a fresh plug-in wrapper per example)."""
 
@@ -82,7 +89,9 @@ class _Runner:
             return f"returned {F.shape[1]} features"
         F_ref = F if (ex.dtype == "float64" and ex.layout == "C") else fitted.transform(X64)
         tol = contract_tolerance(d, F_ref)  # for recomputations that must agree to the inner-product bound
-        tol_path = self._roundoff_tolerance(ex, fitted, X64, F_ref, np.float64)  # another code path (BLAS blocking)
+        # another code path (BLAS blocking), in the precision the map computes in: features that come back in
+        # float32 (a torch module in float32, a float32 map) round like float32 whatever the input's dtype
+        tol_path = self._roundoff_tolerance(ex, fitted, X64, F_ref, _working_dtype(F_ref))
         if ex.dtype == "float64":
             diff = _max_diff(F, F_ref)
             if diff > tol_path:

@@ -26,8 +26,14 @@ def test_entries_are_well_formed():
         if e.expected == "defect":  # every real defect: expected failure with reason, evidence, upstream note
             assert e.xfail and all(r.strip() for r in e.xfail.values()) and e.evidence and e.upstream
         if e.wrapper:
-            assert e.target.startswith("rfverify.studies.ecosystem_wrappers:")
-    assert sum(1 for e in eco.ENTRIES if e.wrapper) == 3  # rfflearn has no feature-map class
+            assert e.target.split(":")[0] in ("rfverify.studies.ecosystem_wrappers", "rfverify.studies.ecosystem_torch",
+                                              "rfverify.studies.ecosystem_wrappers_fht")
+        if e.torch:
+            assert "torch" in e.needs and not e.light
+    # rfflearn has no feature-map class (3); gpytorch's RFFKernel is a kernel, rff-pytorch's encoding is unscaled,
+    # hadamard-transform takes tensors where the transform kind hands arrays (3); fht (2017) needs axes=1 (1)
+    assert [e.name for e in eco.ENTRIES if e.wrapper] == ["rfflearn-rff", "rfflearn-orf", "rfflearn-qrf", "fht-2017",
+                                                          "hadamard-transform", "gpytorch-rff", "rff-pytorch"]
     with pytest.raises(UsageError, match="unknown ecosystem entry"):
         eco.entries(["no-such-library"])
 
@@ -71,3 +77,167 @@ def test_committed_table_is_linked_from_the_index():
     table = json.loads((root / "ecosystem.json").read_text())
     assert table["summary"]["false_alarms"] == 0 and all(table["summary"]["caught_at_default_seed"].values())
     assert "ecosystem.md" in (root / "index.html").read_text()
+
+
+# -- the runner: units, resume, order --------------------------------------------------------------------------
+class _Result:
+    def __init__(self, check, status):
+        self.check, self.status, self.message, self.reproduce = check, status, f"{check} {status}", "rfverify check x"
+
+
+class _Report:
+    def __init__(self, status="pass"):
+        self.results = [_Result("contract", "pass"), _Result("unbiasedness", status)]
+
+
+def _fake_runs(monkeypatch):
+    calls = []
+
+    def fake(entry, seed, profile):
+        calls.append((entry.name, seed))
+        return _Report()
+
+    monkeypatch.setattr(eco, "run_entry", fake)
+    return calls
+
+
+def test_resume_reuses_a_result_only_under_the_same_fingerprint(monkeypatch):
+    """A previous table's (entry, seed) results are reused when the entry's fingerprint is unchanged, and run
+    again when it changed (the broken twin -- reuse by name alone -- would keep a stale verdict)."""
+    calls = _fake_runs(monkeypatch)
+    chosen = eco.entries(["scipy-ortho-group"])
+    first = eco.run_ecosystem(chosen, seeds=[DEFAULT_SEED], profile="quick")
+    assert calls == [("scipy-ortho-group", DEFAULT_SEED)]
+    second = eco.run_ecosystem(chosen, seeds=[DEFAULT_SEED, 1], profile="quick", previous=first)
+    assert calls[1:] == [("scipy-ortho-group", 1)]
+    assert second["run"]["units_reused"] == 1 and second["run"]["units_run"] == 1
+    assert second["summary"]["seeds"] == [DEFAULT_SEED, 1] and second["entries"][0]["counts"] == {"pass": 2}
+    assert [r["units_run"] for r in second["runs"]] == [1, 1]  # each run that produced results is recorded
+    stale = json.loads(json.dumps(second))
+    stale["entries"][0]["fingerprint"] = "0" * 16  # another rfverify source, library version or declaration
+    eco.run_ecosystem(chosen, seeds=[DEFAULT_SEED, 1], profile="quick", previous=stale)
+    assert calls[2:] == [("scipy-ortho-group", DEFAULT_SEED), ("scipy-ortho-group", 1)]
+    eco.run_ecosystem(chosen, seeds=[DEFAULT_SEED], profile="default", previous=second)  # another profile: rerun
+    assert calls[4:] == [("scipy-ortho-group", DEFAULT_SEED)]
+    errored = json.loads(json.dumps(second))
+    errored["entries"][0]["seeds"]["1"]["verdict"] = "error"  # e.g. a time limit on a loaded machine: run again
+    eco.run_ecosystem(chosen, seeds=[DEFAULT_SEED, 1], profile="quick", previous=errored)
+    assert calls[5:] == [("scipy-ortho-group", 1)]
+
+
+def test_fingerprint_covers_every_layer_a_verdict_depends_on():
+    """The checks (properties/), the references (implementations/), the kinds and the core are hashed; the table's
+    own module, the reports, the CLI and the pytest plugin are not (the layer rules keep them out of the checks)."""
+    files = [rel for _, rel in eco.fingerprint_files()]
+    for needed in ("properties/unbiasedness.py", "implementations/rff.py", "rfverify/kinds/feature_map.py",
+                   "rfverify/stats.py", "rfverify/tolerances.py"):
+        assert needed in files, needed
+    assert not [f for f in files if f.startswith(("rfverify/studies/", "rfverify/report/"))]
+    assert "rfverify/cli.py" not in files and "rfverify/pytest_plugin.py" not in files
+    e = eco.entries(["rfflearn-orf"])[0]
+    assert eco._module_hash(e.target) and not eco._module_hash("sklearn.kernel_approximation:RBFSampler")
+    assert eco.fingerprint(e, "default") != eco.fingerprint(e, "quick")
+
+
+def test_units_run_seed_major_costliest_first(monkeypatch):
+    """A run cut short leaves whole seeds: every entry under a seed starts before any under the next."""
+    from rfverify.executors import InProcess, costliest_first
+
+    seen = []
+
+    class Recording(InProcess):
+        def _run(self, tasks):
+            seen.extend(t.args[:2] for t in costliest_first(tasks))
+            return super()._run(tasks)
+
+    _fake_runs(monkeypatch)
+    chosen = eco.entries(["scipy-ortho-group", "sklearn-rbf", "scipy-special-ortho-group"])
+    eco.run_ecosystem(chosen, seeds=[DEFAULT_SEED, 1, 2], profile="quick", executor=Recording())
+    assert [s for _, s in seen] == [DEFAULT_SEED] * 3 + [1] * 3 + [2] * 3
+    assert [n for n, _ in seen[:3]] == ["sklearn-rbf", "scipy-special-ortho-group", "scipy-ortho-group"]  # COST_HINT
+
+
+def test_ffht_small_widths_are_caught_and_larger_ones_pass():
+    """FFHT's out-of-place fht copies nothing below 32 bytes: explore finds d <= 2 (float64); the brute force
+    agrees, and the same check passes on a correct twin (fht-cpu, in the light entries)."""
+    pytest.importorskip("ffht", reason="ffht-unofficial is a source build (not in CI): see reports/ecosystem.md")
+    from rfverify.kinds.transform import verify_transform
+
+    r = verify_transform("ffht:fht", dim=64, profile="quick", checks=["explore", "transform-exactness"])
+    assert r["transform-exactness"].status == "pass" and r["explore"].status == "fail"
+    assert "d = 1" in r["explore"].message or "d = 2" in r["explore"].message or "d = 4" in r["explore"].message
+    b = eco.brute_force_ffht(widths=(2, 8), draws=5)
+    assert not b["float64 d=2"] < 1e-3 and b["float64 d=8"] < 1e-12 and b["float32 d=8"] < 1e-5
+
+
+def test_hadamard_transform_wrapper_is_the_normalised_sylvester_matrix():
+    pytest.importorskip("torch", reason="torch is an optional install (not in CI)")
+    pytest.importorskip("hadamard_transform", reason="hadamard-transform is not installed")
+    import numpy as np
+    from scipy.linalg import hadamard
+
+    from rfverify.studies.ecosystem_torch import hadamard_transform_apply
+
+    for d in (1, 2, 4, 64):
+        X = np.random.default_rng(d).standard_normal((3, d))
+        np.testing.assert_allclose(hadamard_transform_apply(X), X @ hadamard(d).T / np.sqrt(d), atol=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["gpytorch-rff", "rff-pytorch"])
+def test_torch_feature_maps_pass_with_input_and_global_seed_torch(name):
+    """The real torch libraries through --input torch and --global-seed torch: float32 features, judged with
+    float32 round-off, pass (no false alarm); the report records the global-generator opt-in."""
+    pytest.importorskip("torch", reason="torch is an optional install (not in CI)")
+    entry = eco.entries([name])[0]
+    if eco.missing(entry):
+        pytest.skip(reason=f"not installed: {eco.missing(entry)}")
+    report = eco.run_entry(entry, DEFAULT_SEED, "quick")
+    assert eco._verdict(entry, report) == "pass", report.table()
+
+
+def test_fastfood_one_column_crash_is_caught_and_two_columns_pass():
+    """scikit-learn-extra's Fastfood fits d = 1 but its transform raises: explore finds it (shrunk to d = 1); the
+    direct calls agree, and d >= 2 transform."""
+    pytest.importorskip("sklearn_extra", reason="scikit-learn-extra needs a source build (not in CI): see README")
+    entry = eco.entries(["sklearn-extra-fastfood"])[0]
+    from rfverify.kinds import get_kind
+
+    verify = get_kind("feature-map").verify_function()
+    opts = dict(entry.options)
+    r = verify(entry.target, profile="quick", checks=["explore"], **opts)
+    assert r["explore"].status == "fail" and "d = 1" in r["explore"].message
+    ok = verify(entry.target, profile="quick", checks=["explore"], space={"d": (2, 64)}, **opts)
+    assert ok["explore"].status == "pass", ok["explore"].message
+    evidence = eco.ENTRIES[[e.name for e in eco.ENTRIES].index("sklearn-extra-fastfood")].evidence()
+    assert "d = 1: fit passes, transform raises ValueError" in evidence and "d = 2: 16 features" in evidence
+
+
+def test_a_defect_entry_shows_its_other_failures():
+    """A defect's verdict is 'caught' when its expected failures fail; any other failing check is listed beside it
+    (with its seeds), never hidden by the verdict; a correct entry lists nothing (its failures are false alarms)."""
+    row = {"expected": "defect", "xfail": {"unbiasedness": "bias"}, "seeds": {
+        "1": {"statuses": {"unbiasedness": "xfail", "error-rate": "fail", "contract": "pass"}},
+        "2": {"statuses": {"unbiasedness": "xfail", "error-rate": "pass", "contract": "pass"}}}}
+    assert eco._other_failures(row) == "error-rate (1 of 2)"
+    assert eco._other_failures({**row, "expected": "correct"}) == ""
+
+
+def test_render_writes_the_table_from_valid_results_only(tmp_path, monkeypatch, capsys):
+    """--render --resume: the table from the previous results still valid, nothing run (a stale result dropped)."""
+    calls = _fake_runs(monkeypatch)
+    out = tmp_path / "eco"
+    assert main(["ecosystem", "--only", "scipy-ortho-group", "--only", "sklearn-rbf", "--profile", "quick",
+                 "--seeds", "2", "--out", str(out), "--quiet"]) == 0
+    assert len(calls) == 4
+    table = json.loads((out / "ecosystem.json").read_text())
+    table["entries"][1]["fingerprint"] = "stale"
+    (out / "ecosystem.json").write_text(json.dumps(table))
+    assert main(["ecosystem", "--only", "scipy-ortho-group", "--only", "sklearn-rbf", "--profile", "quick",
+                 "--seeds", "2", "--out", str(out), "--quiet", "--resume", "--render"]) == 0
+    assert len(calls) == 4  # nothing ran
+    again = json.loads((out / "ecosystem.json").read_text())
+    assert [len(r["seeds"]) for r in again["entries"]] == [2, 0]
+    assert again["runs"][-1]["units_not_run"] == 2 and "2 not run" in (out / "ecosystem.md").read_text()
+    assert main(["ecosystem", "--render", "--out", str(out)]) == 2
+    assert "--render writes the table" in capsys.readouterr().err

@@ -16,209 +16,19 @@ from __future__ import annotations
 
 import importlib
 import json
-import math
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from rfverify.errors import UsageError
 from rfverify.seeding import DEFAULT_SEED
+from rfverify.studies.ecosystem_entries import (COST_HINT, ENTRIES, NOT_RUN, TORCH_NOTE, Entry, brute_force_ffht,
+                                                brute_force_marginal, brute_force_rfflearn)
 
-__all__ = ["Entry", "ENTRIES", "NOT_RUN", "run_entry", "run_ecosystem", "write_ecosystem", "brute_force_rfflearn",
-           "brute_force_marginal", "entries"]
-
-RFF = dict(kernel="rbf", kernel_params={"gamma": 0.5}, bound=math.sqrt(2.0))
-RFFLEARN = dict(RFF, param_map={"gamma": "std_kernel:1/sqrt(2*gamma)"}, global_seed="numpy")
-
-ORF_REASON = ("rfflearn ORF scales the rows of Q by chi(d) radii (np.dot(np.diag(s), Q)) but uses the columns "
-              "as frequencies: each frequency's coordinates get independent radii, so w is not Gaussian")
-NYSTROEM_REASON = ("transform(X[i:i+1]) and row i of transform(X) differ by ~1e-10: K(X, landmarks) @ S^-1/2 "
-                   "with the ill-conditioned normalisation of the landmark Gram amplifies BLAS's batch-dependent "
-                   "rounding beyond the contract's one-inner-product round-off bound; round-off, not a defect")
-#: Nystroem's explored space: typical norms, d >= 8.  Where landmarks nearly coincide (near-zero norms, d < 8
-#: with a few rows) its K_bb^{-1/2} is ill-conditioned, and at large norms k(x, b) = exp(-gamma |x - b|^2) is
-#: computed from |x|^2 + |b|^2 - 2 x.b with cancellation: batch-vs-row, layout and float32 differences there
-#: exceed explore's round-off bounds — round-off, not a defect, and not reliably found at every profile and
-#: seed (so no expected failure: the space excludes those corners instead; searched at quick, default and
-#: thorough with several seeds, every run passed).
-NYSTROEM_SPACE = {"norm": "typical", "d": (8, 512)}
-QRF_REASON = ("rfflearn QRF applies Box-Muller to consecutive Sobol points (columns index and index + 1) as if "
-              "they were independent uniforms: the resulting frequencies are not N(0, sigma^2 I)")
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One published implementation with the declarations it is verified under."""
-
-    name: str
-    library: str
-    kind: str
-    target: str
-    #: The package name on the index and what installing it took.
-    package: str
-    install: str
-    #: Keywords of the kind's verify function (the declarations).
-    options: Mapping[str, Any] = field(default_factory=dict)
-    #: "correct" (must pass) or "defect" (its expected failures must fail).
-    expected: str = "correct"
-    xfail: Mapping[str, str] = field(default_factory=dict)
-    #: Why a wrapper module is still needed (None: the published object is verified as it is).
-    wrapper: str | None = None
-    #: Importable modules the entry needs.
-    needs: tuple[str, ...] = ()
-    #: Brute-force evidence: a function of no arguments returning a sentence with numbers (defects only).
-    evidence: Callable[[], str] | None = None
-    #: Upstream-ready note: what is wrong, the minimal reproduction, the fix (defects only).
-    upstream: str | None = None
-    #: In the CI-light part: no optional build, seconds at the quick profile.
-    light: bool = False
-    note: str = ""
-
-    def cli(self) -> str:
-        """The one command that verifies this entry (its declarations on the command line)."""
-        return f"rfverify ecosystem --only {self.name}"
-
-
-def brute_force_rfflearn(rand_type: str, *, d: int = 16, gamma: float = 0.5, draws: int = 300,
-                         m: int = 256, k: float = 0.25, seed: int = 0) -> dict[str, Any]:
-    """Monte Carlo of E cos(w . delta) over rfflearn's own frequency generator, against exp(-gamma |delta|^2).
-
-    Independent of the harness: the library's ``get_matrix_generator(rand_type, std, m)`` draws ``draws``
-    matrices of ``m`` frequencies (numpy's global generator seeded with ``seed`` and restored after); delta is
-    along (1, ..., 1) / sqrt(d) with |delta| chosen so that the kernel is ``k``.  The mean over draws of the
-    per-draw average cos(w . delta) is unbiased for k if the frequencies are N(0, I / (2 gamma)); returns it
-    with its 99.9% t interval and z.
-    """
-    from rfflearn.cpu.rfflearn_cpu_common import get_matrix_generator
-    from scipy import stats as st
-
-    std = 1.0 / math.sqrt(2.0 * gamma)
-    delta = np.full(d, math.sqrt(math.log(1.0 / k) / gamma) / math.sqrt(d))
-    gen = get_matrix_generator(rand_type, std, m)
-    saved = np.random.get_state()
-    try:
-        np.random.seed(seed)
-        vals = np.array([float(np.mean(np.cos(delta @ gen(d)))) for _ in range(draws)])
-    finally:
-        np.random.set_state(saved)
-    se = float(vals.std(ddof=1) / math.sqrt(draws))
-    return {"rand_type": rand_type, "draws": draws, "m": m, "d": d, "exact": k, "mean": float(vals.mean()),
-            "half_width_99.9": float(st.t.isf(0.0005, draws - 1) * se), "z": float((vals.mean() - k) / se)}
-
-
-def brute_force_marginal(rand_type: str, *, d: int = 16, m: int = 256, draws: int = 40, seed: int = 0) -> dict[str, Any]:
-    """Kolmogorov-Smirnov test of the pooled entries of rfflearn's frequency matrices (std 1) against N(0, 1).
-
-    Random Fourier frequencies for exp(-|x - y|^2 / 2) are N(0, I): every entry is standard normal.  For
-    i.i.d. draws the KS p-value is exact; a correct quasi-random normal sequence is *more* uniform than i.i.d.
-    draws, so the test is conservative for it.
-    """
-    from rfflearn.cpu.rfflearn_cpu_common import get_matrix_generator
-    from scipy import stats as st
-
-    gen = get_matrix_generator(rand_type, 1.0, m)
-    saved = np.random.get_state()
-    try:
-        np.random.seed(seed)
-        W = np.concatenate([gen(d).ravel() for _ in range(draws)])
-    finally:
-        np.random.set_state(saved)
-    ks = st.kstest(W, "norm")
-    return {"rand_type": rand_type, "values": int(W.size), "ks": float(ks.statistic), "p": float(ks.pvalue),
-            "fourth_moment": float(np.mean(W ** 4))}
-
-
-def _evidence(rand_type: str) -> Callable[[], str]:
-    def kernel() -> str:
-        b, c = brute_force_rfflearn(rand_type), brute_force_rfflearn("rff")
-        return (f"brute force over rfflearn's own generator ({b['draws']} draws of {b['m']} frequencies, d = "
-                f"{b['d']}, delta along (1, ..., 1) with k = {b['exact']}): E cos(w.delta) = {b['mean']:.4f} ± "
-                f"{b['half_width_99.9']:.4f} (99.9%), exact {b['exact']} (z = {b['z']:.1f}); rfflearn RFF on the "
-                f"same design: {c['mean']:.4f} (z = {c['z']:+.1f}, the control)")
-
-    def marginal() -> str:
-        b, c = brute_force_marginal(rand_type), brute_force_marginal("rff")
-        return (f"brute force: the {b['values']:,} entries of {rand_type.upper()} frequency matrices (std 1, d = 16, "
-                f"m = 256) against N(0, 1): Kolmogorov-Smirnov D = {b['ks']:.4f}, p = {b['p']:.2g} (E w^4 = "
-                f"{b['fourth_moment']:.3f}); rfflearn RFF on the same design: D = {c['ks']:.4f}, p = {c['p']:.2g} "
-                "(the control)")
-    return kernel if rand_type == "orf" else marginal
-
-
-SKL = "scikit-learn"
-SKL_INSTALL = "plain install"
-ENTRIES: tuple[Entry, ...] = (
-    Entry("sklearn-rbf", "scikit-learn RBFSampler", "feature-map", "sklearn.kernel_approximation:RBFSampler",
-          SKL, SKL_INSTALL, RFF, light=True),
-    Entry("sklearn-skewed-chi2", "scikit-learn SkewedChi2Sampler", "feature-map",
-          "sklearn.kernel_approximation:SkewedChi2Sampler", SKL, SKL_INSTALL,
-          dict(kernel="skewed_chi2", kernel_params={"skewedness": 1.0}, domain="positive", bound=math.sqrt(2.0)),
-          light=True),
-    Entry("sklearn-polynomial-count-sketch", "scikit-learn PolynomialCountSketch", "feature-map",
-          "sklearn.kernel_approximation:PolynomialCountSketch", SKL, SKL_INSTALL,
-          dict(kernel="polynomial", kernel_params={"gamma": 1.0, "coef0": 1.0, "degree": 2}, domain="sphere"),
-          light=True),
-    Entry("sklearn-nystroem", "scikit-learn Nystroem", "feature-map", "sklearn.kernel_approximation:Nystroem",
-          SKL, SKL_INSTALL, dict(kernel="rbf", kernel_params={"gamma": 0.5}, data_dependent=True, space=NYSTROEM_SPACE),
-          light=True,
-          xfail={"contract": NYSTROEM_REASON},
-          note="data-dependent (landmarks from X): held to adapted-approximation, the checks over the randomness "
-               "skip with the reason; one declared expected failure (contract), not a defect of the library"),
-    Entry("sklearn-extra-fastfood", "scikit-learn-extra Fastfood", "feature-map",
-          "sklearn_extra.kernel_approximation:Fastfood", "scikit-learn-extra 0.3.0",
-          "its wheel is built for numpy 1.x; rebuilt from source (--no-binary --no-build-isolation, needs cython "
-          "and wheel)", dict(RFF, param_map={"gamma": "sigma:1/sqrt(2*gamma)"}, init={"tradeoff_mem_accuracy": "mem"}),
-          needs=("sklearn_extra",),
-          note="sigma (bandwidth) reached by a parameter map; rounds n_components up to a power of 2 times d"),
-    Entry("rfflearn-rff", "rfflearn RFF", "feature-map", "rfverify.studies.ecosystem_wrappers:RfflearnRFF",
-          "rfflearn", "plain install; seeds only through numpy's global generator; raw features unscaled", RFFLEARN,
-          needs=("rfflearn",), wrapper="rfflearn has no feature-map class (its matrix lives in its regressors; "
-                                      "conv(X) = cos(XW + b), unscaled, no fit/transform)"),
-    Entry("rfflearn-orf", "rfflearn ORF", "feature-map", "rfverify.studies.ecosystem_wrappers:RfflearnORF",
-          "rfflearn", "plain install", RFFLEARN, expected="defect", xfail={"unbiasedness": ORF_REASON},
-          needs=("rfflearn",), wrapper="as rfflearn-rff", evidence=_evidence("orf"),
-          upstream="get_orf_matrix builds V = std * np.dot(np.diag(s), Q) and uses V's *columns* as frequencies "
-                   "(conv: X @ W), so the chi radii scale coordinates, not frequencies. Reproduce: with "
-                   "W = get_orf_matrix(16, 64, 1.0), the mean of cos(delta @ W) over draws at delta = "
-                   "sqrt(2 ln 4 / 16)(1, ..., 1) differs from exp(-|delta|^2/2) = 0.25 (see the evidence). Fix: "
-                   "V = std * np.dot(Q, np.diag(s)) (scale the columns; Yu et al. 2016, W = S Q / sigma with rows "
-                   "as frequencies)."),
-    Entry("rfflearn-qrf", "rfflearn QRF", "feature-map", "rfverify.studies.ecosystem_wrappers:RfflearnQRF",
-          "rfflearn", "plain install", RFFLEARN, expected="defect", xfail={"unbiasedness": QRF_REASON},
-          needs=("rfflearn",), wrapper="as rfflearn-rff", evidence=_evidence("qrf"),
-          upstream="get_qrf_matrix feeds Box-Muller with W[:, index] and W[:, index + 1] -- two consecutive points "
-                   "of one Sobol sequence, which are not independent uniforms -- so the frequencies are not "
-                   "N(0, std^2 I). Reproduce: pool the entries of get_qrf_matrix(16, 256, 1.0) over 40 draws and "
-                   "run scipy.stats.kstest(W.ravel(), 'norm') (see the evidence). Fix: draw "
-                   "2d-dimensional Sobol points and use the two halves of the *same* point for Box-Muller (or use "
-                   "scipy.stats.qmc.MultivariateNormalQMC)."),
-    Entry("fht-cpu", "fht-cpu fht", "transform", "fht_cpu:fht", "fht-cpu",
-          "plain install; in place by default; uses all cores unless OMP_NUM_THREADS is set",
-          dict(dim=64, matrix="hadamard", inplace=True), needs=("fht_cpu",), light=True),
-    Entry("scipy-ortho-group", "scipy.stats ortho_group", "orthogonal", "scipy.stats:ortho_group", "scipy",
-          "plain install", dict(dim=8, group="O"), light=True),
-    Entry("scipy-special-ortho-group", "scipy.stats special_ortho_group", "orthogonal",
-          "scipy.stats:special_ortho_group", "scipy", "plain install", dict(dim=8, group="SO"), light=True),
-)
-
-#: Libraries of the field not run here, with the reason (the table lists them).
-NOT_RUN: tuple[tuple[str, str, str], ...] = (
-    ("scipy.stats unitary_group", "scipy", "not supported (complex unitary samplers): rfverify's orthogonal checks "
-     "are for O(d)/SO(d); the message says so (tests/test_ecosystem.py)"),
-    ("pyrfm (RandomFourier, OrthogonalRandomFeature, FastFood, RandomMaclaurin, TensorSketch, ...)",
-     "not on the index", "the package named pyrfm on the index is an unrelated PDE project; the library is the "
-     "source repository neonnnnn/pyrfm, whose setup.py needs a scikit-learn build helper that no longer exists "
-     "(builds with Cython.Build.cythonize(language_level=3)); not built on this machine"),
-    ("gpytorch RFFKernel", "gpytorch", "needs torch (not installed here: a multi-GB install); run with "
-     "--input torch --global-seed torch once torch is installed -- unverified on this machine"),
-    ("random-fourier-features-pytorch", "random-fourier-features-pytorch", "needs torch (not installed); its "
-     "modules take tensors: --input torch -- unverified on this machine"),
-    ("hadamard-transform", "hadamard-transform", "needs torch (not installed): --input torch -- unverified"),
-    ("FFHT (FALCONN)", "ffht-unofficial", "builds from source with pybind11 and --no-build-isolation; 1-D arrays "
-     "only; not installed here (rfverify bench compares it when present)"),
-)
+__all__ = ["Entry", "ENTRIES", "NOT_RUN", "COST_HINT", "TORCH_NOTE", "run_entry", "run_unit", "run_ecosystem",
+           "write_ecosystem", "brute_force_rfflearn", "brute_force_marginal", "brute_force_ffht", "entries",
+           "fingerprint", "source_fingerprint", "fingerprint_files"]
 
 
 def entries(only: Iterable[str] | None = None, light: bool = False) -> list[Entry]:
@@ -247,7 +57,14 @@ def run_entry(entry: Entry, seed: int = DEFAULT_SEED, profile: str = "default") 
     from rfverify.kinds import get_kind
 
     verify = get_kind(entry.kind).verify_function()
-    return verify(entry.target, seed=seed, profile=profile, xfail=dict(entry.xfail) or None, **dict(entry.options))
+    return verify(entry.target, seed=seed, profile=profile, xfail=dict(entry.xfail) or None,
+                  time_limit=TIME_LIMIT, **dict(entry.options))
+
+
+#: Seconds per check.  The default 600 s guards against a hung plug-in; on a loaded shared machine (load 20 on
+#: 2 cores, a nice-10 worker gets ~5% of a core) rfflearn QRF's adaptive unbiasedness (about 1500 seeds of
+#: m = 1024) took longer than that and was recorded as an error.  The libraries here do not hang.
+TIME_LIMIT = 7200.0
 
 
 def _verdict(entry: Entry, report: Any) -> str:
@@ -260,48 +77,197 @@ def _verdict(entry: Entry, report: Any) -> str:
     return "caught" if caught else "missed"
 
 
+def run_unit(name: str, seed: int, profile: str) -> dict[str, Any]:
+    """One work unit: entry ``name`` under ``seed``; its verdict, statuses and failure messages (picklable)."""
+    import resource
+
+    def cpu() -> float:
+        me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+    e = next(x for x in ENTRIES if x.name == name)
+    start = cpu()
+    rep = run_entry(e, seed, profile)
+    return {"cpu_seconds": round(cpu() - start, 1), "verdict": _verdict(e, rep), "statuses": {r.check: r.status for r in rep.results},
+            "messages": {r.check: r.message for r in rep.results if r.status in ("fail", "xfail", "error")},
+            "reproduce": next((r.reproduce.rsplit(" --check", 1)[0] for r in rep.results if r.reproduce), ""),
+            "headline": next((r.message for r in rep.results if r.status in ("xfail", "fail", "error")), "")}
+
+
+def source_fingerprint() -> str:
+    """A hash of the source a verdict can depend on: the layers below studies (ARCHITECTURE.md) -- the core
+    (``rfverify/*.py`` and its sub-packages but report/ and studies/), ``rfverify/kinds``, ``properties/`` and
+    ``implementations/``, data files included.  The layer rules (tests/test_architecture.py) guarantee that no
+    check imports studies/, report/, the CLI or the pytest plugin, so editing those cannot change a verdict."""
+    import hashlib
+    from pathlib import Path
+
+    h = hashlib.sha256()
+    for f, rel in fingerprint_files():
+        h.update(rel.encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def fingerprint_files() -> list[tuple[Any, str]]:
+    """The files :func:`source_fingerprint` hashes, as (path, path relative to the repository), sorted."""
+    from pathlib import Path
+
+    pkg = Path(__file__).resolve().parent.parent
+    root = pkg.parent
+    above = {"studies", "report"}
+    facade = {"cli.py", "pytest_plugin.py", "__init__.py"}
+    files = [f for f in pkg.rglob("*") if f.is_file() and "__pycache__" not in f.parts
+             and not (len(f.relative_to(pkg).parts) > 1 and f.relative_to(pkg).parts[0] in above)
+             and not (len(f.relative_to(pkg).parts) == 1 and f.name in facade)]
+    for sub in ("properties", "implementations"):
+        files += [f for f in (root / sub).rglob("*") if f.is_file() and "__pycache__" not in f.parts]
+    return [(f, f.relative_to(root).as_posix()) for f in sorted(files)]
+
+
+def _module_hash(target: str) -> str:
+    """The hash of the target's module when it lives in rfverify's studies (a wrapper), else ""."""
+    import hashlib
+    from pathlib import Path
+
+    mod = target.split(":")[0]
+    if not mod.startswith("rfverify.studies."):
+        return ""
+    path = Path(__file__).resolve().parent.joinpath(*mod.split(".")[2:]).with_suffix(".py")
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.exists() else ""
+
+
+def fingerprint(entry: Entry, profile: str, source: str | None = None) -> str:
+    """What an entry's verdict under a seed depends on: the source below studies (:func:`source_fingerprint`),
+    a wrapper module's own source, the entry's target and
+    declarations, the profile and the versions of numpy, scipy and the modules the entry needs.  A previous
+    table's result is reused (``--resume``) only under an equal fingerprint."""
+    import hashlib
+    from importlib import metadata
+
+    import scipy
+
+    import platform
+
+    versions = [platform.python_version(), np.__version__, scipy.__version__]
+    for mod in dict.fromkeys([*entry.needs, entry.target.split(":")[0].split(".")[0]]):
+        if mod == "rfverify":
+            continue
+        try:
+            versions.append(metadata.version(_DIST.get(mod, mod)))
+        except Exception:  # noqa: BLE001 - a module without distribution metadata: its import path instead
+            versions.append(mod)
+    payload = json.dumps([source or source_fingerprint(), _module_hash(entry.target), entry.kind, entry.target,
+                          _jsonable(entry.options),
+                          dict(entry.xfail), entry.expected, profile, versions], sort_keys=True, default=str)
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+#: Distribution names of modules whose import name differs.
+_DIST = {"sklearn": "scikit-learn", "sklearn_extra": "scikit-learn-extra", "fht_cpu": "fht-cpu", "ffht": "ffht-unofficial",
+         "hadamard_transform": "hadamard-transform", "rff": "random-fourier-features-pytorch"}
+
+
+def _loadavg() -> list[float]:
+    import os
+
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:  # pragma: no cover - no load average on this platform
+        return []
+
+
 def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: str,
                   progress: Callable[[str], None] | None = None,
-                  checkpoint: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
-    """Run every installed entry under every seed (seed by seed); the table as a JSON-ready dict.
+                  checkpoint: Callable[[dict[str, Any]], None] | None = None,
+                  executor: Any = None, previous: Mapping[str, Any] | None = None,
+                  run_missing: bool = True) -> dict[str, Any]:
+    """Run every installed entry under every seed; the table as a JSON-ready dict.
 
-    ``checkpoint(table)`` is called after each complete seed with the table so far (a long multi-seed run
-    leaves a usable table behind whenever it stops).
+    Each (entry, seed) is a work unit on ``executor`` (default: in this process; ``--jobs N``: a local pool);
+    results do not depend on it.  ``previous``: a table written before (``--resume``): a unit whose entry has
+    the same :func:`fingerprint` there is reused, not run again.  ``checkpoint(table)`` is called after each
+    unit with the table so far (a long run leaves a usable table behind whenever it stops).
     """
-    rows = []
+    from rfverify.executors import InProcess, Task, usable_cores
+
+    started, load_start = time.time(), _loadavg()
+    source = source_fingerprint()
+    old = {r["name"]: r for r in (previous or {}).get("entries", [])}
+    rows, tasks, reused = [], [], 0
     for e in selected:
+        fp = fingerprint(e, profile, source)
         row: dict[str, Any] = {"name": e.name, "library": e.library, "kind": e.kind, "target": e.target,
                                "package": e.package, "install": e.install, "expected": e.expected,
                                "declarations": _jsonable(e.options), "xfail": dict(e.xfail), "wrapper": e.wrapper,
                                "upstream": e.upstream, "note": e.note, "command": e.cli(), "light": e.light,
-                               "seeds": {}, "seconds": 0.0}
+                               "fingerprint": fp, "seeds": {}, "seconds": 0.0}
         absent = missing(e)
         if absent:
             row.update(verdict="not installed", missing=absent)
-        elif e.evidence is not None:
+            rows.append(row)
+            continue
+        if e.evidence is not None:
             row["evidence"] = e.evidence()
+        prev = old.get(e.name)
+        per_seed = COST_HINT.get(e.name, 1.0)
+        if prev and prev.get("seeds"):
+            per_seed = max(0.1, float(prev.get("seconds", 0.0)) / len(prev["seeds"]))
+        for s in seeds:
+            done = (prev or {}).get("seeds", {}).get(str(s)) if prev and prev.get("fingerprint") == fp else None
+            if done is not None and done.get("verdict") == "error":
+                done = None  # an error (a time limit on a loaded machine, a crash) is run again, never reused
+            if done is not None:
+                row["seeds"][str(s)] = done
+                row["seconds"] = round(row["seconds"] + float(done.get("seconds", 0.0)), 1)
+                if s == seeds[0]:
+                    row["reproduce"], row["headline"] = prev.get("reproduce", ""), prev.get("headline", "")
+                reused += 1
+            else:
+                # seed-major: every entry under a seed before any under the next (a run cut short leaves whole
+                # seeds behind), the costliest entries first within a seed
+                tasks.append(Task(f"eco-{e.name}-{s}", "rfverify.studies.ecosystem:run_unit", (e.name, s, profile),
+                                  e.needs, cost=(len(seeds) - seeds.index(s)) * 1e6 + per_seed))
         rows.append(row)
-    table: dict[str, Any] = {}
-    for i, s in enumerate(seeds):
-        for e, row in zip(selected, rows):
-            if row.get("verdict") == "not installed":
-                continue
-            if progress:
-                progress(f"{e.name} seed {s} ({i + 1} of {len(seeds)})")
-            start = time.perf_counter()
-            rep = run_entry(e, s, profile)
-            row["seconds"] = round(row["seconds"] + time.perf_counter() - start, 1)
-            row["seeds"][str(s)] = {"verdict": _verdict(e, rep), "statuses": {r.check: r.status for r in rep.results},
-                                    "messages": {r.check: r.message for r in rep.results
-                                                 if r.status in ("fail", "xfail", "error")}}
-            if i == 0:
-                row["reproduce"] = next((r.reproduce.rsplit(" --check", 1)[0] for r in rep.results if r.reproduce), "")
-                row["headline"] = next((r.message for r in rep.results if r.status in ("xfail", "fail", "error")), "")
-        table = _table(rows, list(seeds[: i + 1]), profile)
+    by_name = {r["name"]: r for r in rows}
+    earlier = list((previous or {}).get("runs") or ([previous["run"]] if (previous or {}).get("run") else []))
+    run_info = {"units_planned": len(tasks), "units_run": 0, "units_reused": reused, "executor": getattr(executor, "description", "in process"),
+                "loadavg_start": load_start, "cores": usable_cores()}
+
+    def finish() -> dict[str, Any]:
+        for r in rows:  # seeds in the order asked for, whatever order the units finished in
+            r["seeds"] = {str(s): r["seeds"][str(s)] for s in seeds if str(s) in r["seeds"]}
+        run_info.update(wall_seconds=round(time.time() - started, 1), loadavg_end=_loadavg())
+        table = _table(rows, list(seeds), profile)
         table["summary"]["seeds_requested"] = len(seeds)
+        table["run"] = dict(run_info)
+        # every run that produced a result in this table, oldest first (a resumed run adds itself)
+        table["runs"] = earlier + [dict(run_info)]
+        return table
+
+    def on_outcome(i: int, out: Any) -> None:
+        name, s = tasks[i].args[0], tasks[i].args[1]
+        row = by_name[name]
+        value = out.value if out.ok else {"verdict": "error", "statuses": {}, "messages": {"unit": out.error},
+                                          "reproduce": "", "headline": out.error}
+        row["seeds"][str(s)] = {"verdict": value["verdict"], "statuses": value["statuses"],
+                                "messages": value["messages"], "seconds": round(out.seconds, 1),
+                                "cpu_seconds": value.get("cpu_seconds")}
+        row["seconds"] = round(row["seconds"] + out.seconds, 1)
+        run_info["units_run"] += 1
+        if s == seeds[0]:
+            row["reproduce"], row["headline"] = value["reproduce"], value["headline"]
+        if progress:
+            progress(f"{name} seed {s}: {value['verdict']} ({out.seconds:.0f} s)")
         if checkpoint:
-            checkpoint(table)
-    return table if seeds else _table(rows, [], profile)
+            checkpoint(finish())
+
+    if not run_missing:  # --render: the table from the reused results only; what is missing stays missing
+        run_info.update(units_planned=0, units_not_run=len(tasks), executor="render only (--render)")
+        return finish()
+    ex = executor or InProcess()
+    if tasks:
+        ex.map(tasks, on_outcome=on_outcome)
+    return finish()
 
 
 def _table(rows: list[dict[str, Any]], seeds: list[int], profile: str) -> dict[str, Any]:
@@ -316,8 +282,9 @@ def _table(rows: list[dict[str, Any]], seeds: list[int], profile: str) -> dict[s
     ran = [r for r in rows if r.get("verdict") not in ("not installed", "not run")]
     correct = [r for r in ran if r["expected"] == "correct"]
     defects = [r for r in ran if r["expected"] == "defect"]
+    complete = [x for x in seeds if ran and all(str(x) in r["seeds"] for r in ran)]
     summary = {
-        "seeds": list(seeds), "profile": profile,
+        "seeds": complete, "profile": profile,
         "correct_entries": len(correct),
         "false_alarms": sum(r["counts"].get("false alarm", 0) for r in correct),
         "correct_runs": sum(len(r["seeds"]) for r in correct),
@@ -346,42 +313,92 @@ def markdown(table: Mapping[str, Any]) -> str:
              f"needs (`rfverify ecosystem`; profile {s['profile']}, seeds {_seeds(s['seeds'])}"
              + (f"; stopped after {len(s['seeds'])} of the {s['seeds_requested']} seeds asked for"
                 if s.get("seeds_requested", len(s["seeds"])) > len(s["seeds"]) else "") + ").", "",
+             *[f"* Run {i + 1}: {_run_line(run)}." for i, run in enumerate(table.get("runs") or
+                                                                      ([table["run"]] if table.get("run") else []))],
              f"* Correct implementations: **{s['false_alarms']} false alarms** in {s['correct_runs']} runs "
-             f"({s['correct_entries']} entries x {len(s['seeds'])} seeds); {s['errors']} errors.",
+             f"({s['correct_entries']} entries; each entry's seeds in its row); {s['errors']} errors.",
              "* Real defects: " + (", ".join(f"{k} caught under {v} seeds" for k, v in s["caught"].items()) or "none run")
              + ".",
              f"* Entries that still need a wrapper module: {len(s['wrappers'])} ({', '.join(s['wrappers']) or 'none'})"
              "; why, per entry, below.", "",
-             "| entry | library | package on the index / install | declarations | verdict | wrapper |",
-             "|---|---|---|---|---|---|"]
+             "| entry | library | package on the index / install | declarations | verdict (seeds) | seconds per seed "
+             "(wall, CPU) | wrapper |",
+             "|---|---|---|---|---|---|---|"]
     for r in table["entries"]:
         decl = ", ".join(f"{k}={v}" for k, v in r["declarations"].items())
         if r["xfail"]:
             decl += "; xfail " + ", ".join(r["xfail"])
         counts = ", ".join(f"{v} {k}" for k, v in r.get("counts", {}).items())
         verdict = r["verdict"] + (f" ({counts})" if counts else "") + (f": {r['missing']}" if r.get("missing") else "")
+        also = _other_failures(r)
+        if also:
+            verdict += f"; also failing: {also}"
         lines.append(f"| `{r['name']}` | {r['library']} (`{r['target']}`) | {r['package']}: {r['install']} | {decl} | "
-                     f"{verdict} | {r['wrapper'] or 'none'} |")
+                     f"{verdict} | {_per_seed(r)} | {r['wrapper'] or 'none'} |")
+    notes = [f"* `{r['name']}`: {r['note']}" for r in table["entries"] if r.get("note")]
+    if notes:
+        lines += ["", "## Notes per entry", "", *notes]
     lines += ["", "## Defects found (upstream-ready)", ""]
     for r in table["entries"]:
         if r["expected"] != "defect":
             continue
         lines += [f"### {r['library']} (`{r['name']}`)", "",
                   f"* **Expected failure**: {'; '.join(f'{k}: {v}' for k, v in r['xfail'].items())}",
-                  f"* **Caught**: {r.get('counts', {})} over seeds {_seeds(s['seeds'])}",
+                  f"* **Caught**: {r.get('counts', {})} over seeds {_seeds([int(x) for x in r.get('seeds', {})])}",
                   f"* **Headline at the default seed**: {r.get('headline', '')}",
                   f"* **Brute-force evidence**: {r.get('evidence', 'not run')}",
                   f"* **Upstream note**: {r['upstream']}",
                   f"* **Reproduce**: `{r.get('reproduce', r['command'])}`", ""]
     lines += ["## Not run here", "", "| library | package | why |", "|---|---|---|"]
     lines += [f"| {n['library']} | {n['package']} | {n['why']} |" for n in table["not_run"]]
-    lines += ["", "Each entry's command: `rfverify ecosystem --only NAME` (add `--seeds N` for N seeds); the whole "
-              "table: `rfverify ecosystem --out reports/`; the CI part: `rfverify ecosystem --light --profile quick`.",
-              ""]
+    lines += ["", "## torch", "", TORCH_NOTE, "",
+              "## Commands", "",
+              "* the whole table (every installed entry, default profile, the default seed and 20 others, resumable): "
+              "`nice -n 10 rfverify ecosystem --seeds 21 --jobs 4 --resume --out reports/`; run it in an environment "
+              "with torch to fill the torch entries (the other entries' results are reused when their fingerprint -- "
+              "rfverify's check code, declarations, profile, library versions -- is unchanged);",
+              "* one entry: `rfverify ecosystem --only NAME` (`--list` shows the entries and their declarations);",
+              "* the table from the results still valid, running nothing: add `--render` to the first command;",
+              "* the CI part: `rfverify ecosystem --light --profile quick`.", ""]
     return "\n".join(lines)
 
 
+def _other_failures(row: Mapping[str, Any]) -> str:
+    """A defect entry's failures besides its expected ones (e.g. error-rate failing because of the bias
+    unbiasedness found), with how many seeds: shown, never hidden by the verdict."""
+    if row.get("expected") != "defect":
+        return ""
+    seen: dict[str, int] = {}
+    for v in row.get("seeds", {}).values():
+        for check, status in v.get("statuses", {}).items():
+            if status == "fail" and check not in row.get("xfail", {}):
+                seen[check] = seen.get(check, 0) + 1
+    return ", ".join(f"{c} ({k} of {len(row['seeds'])})" for c, k in sorted(seen.items()))
+
+
+def _per_seed(row: Mapping[str, Any]) -> str:
+    runs = list(row.get("seeds", {}).values())
+    if not runs:
+        return ""
+    wall = sum(float(v.get("seconds") or 0.0) for v in runs) / len(runs)
+    cpu = [float(v["cpu_seconds"]) for v in runs if v.get("cpu_seconds") is not None]
+    return f"{wall:.0f}, {sum(cpu) / len(cpu):.0f}" if cpu else f"{wall:.0f}"
+
+
+def _run_line(run: Mapping[str, Any]) -> str:
+    load = lambda xs: "/".join(f"{x:g}" for x in xs) or "n/a"  # noqa: E731
+    not_run = f", {run['units_not_run']} not run" if run.get("units_not_run") else ""
+    if run.get("units_planned", run["units_run"]) > run["units_run"]:
+        not_run += f", {run['units_planned'] - run['units_run']} of those planned not run (stopped)"
+    return (f"{run['units_run']} (entry, seed) units run, {run['units_reused']} reused from the previous table (same "
+            f"fingerprint){not_run}, {run['executor']}; wall {run['wall_seconds']:.0f} s; load average (1/5/15 min) "
+            f"{load(run.get('loadavg_start', []))} at the start, {load(run.get('loadavg_end', []))} at the end on "
+            f"{run.get('cores', '?')} cores")
+
+
 def _seeds(seeds: Sequence[int]) -> str:
+    if not seeds:
+        return "none complete"
     return f"{seeds[0]} and {len(seeds) - 1} others" if len(seeds) > 1 else str(seeds[0])
 
 
@@ -420,6 +437,12 @@ def add_cli(sub: Any) -> None:
     eco.add_argument("--seed", default=str(DEFAULT_SEED), help=f"the first seed (default {DEFAULT_SEED})")
     eco.add_argument("--profile", default="default", help="quick | default | thorough (default: default)")
     eco.add_argument("--out", metavar="DIR", help="write ecosystem.md and ecosystem.json into DIR")
+    eco.add_argument("--jobs", default="1", help="local worker processes, one (entry, seed) unit each; results do "
+                     "not depend on it (default 1)")
+    eco.add_argument("--resume", action="store_true", help="reuse the results in --out/ecosystem.json whose entry has "
+                     "the same fingerprint (rfverify source, declarations, profile, library versions); run the rest")
+    eco.add_argument("--render", action="store_true", help="with --resume: write the table from the results of "
+                     "--out/ecosystem.json that are still valid (same fingerprint); run nothing")
     eco.add_argument("--list", action="store_true", help="list the entries and their declarations; run nothing")
     eco.add_argument("--quiet", action="store_true", help="no progress on stderr")
     eco.add_argument("--debug", action="store_true", help="show tracebacks")
@@ -428,6 +451,7 @@ def add_cli(sub: Any) -> None:
 def main(args: Any) -> int:
     """``rfverify ecosystem``: run, print the summary, write the table; exit 1 on a false alarm or a miss."""
     import sys
+    from pathlib import Path
 
     from rfverify.kinds.base import parse_int
     from rfverify.options import parse_seed
@@ -444,7 +468,19 @@ def main(args: Any) -> int:
     profile = get_profile(args.profile).name
     progress = None if args.quiet else (lambda text: print(f"ecosystem: {text}", file=sys.stderr, flush=True))
     checkpoint = (lambda t: write_ecosystem(t, args.out)) if args.out else None
-    table = run_ecosystem(selected, seeds=seeds, profile=profile, progress=progress, checkpoint=checkpoint)
+    previous = None
+    if args.render and not args.resume:
+        raise UsageError("--render writes the table from a previous run's results: give --resume --out DIR")
+    if args.resume:
+        if not args.out:
+            raise UsageError("--resume reads the previous table from --out DIR: give --out")
+        path = Path(args.out) / "ecosystem.json"
+        previous = json.loads(path.read_text()) if path.exists() else None
+    from rfverify.executors import make_executor
+
+    with make_executor(parse_int(args.jobs, "--jobs")) as executor:
+        table = run_ecosystem(selected, seeds=seeds, profile=profile, progress=progress, checkpoint=checkpoint,
+                              executor=executor, previous=previous, run_missing=not args.render)
     s = table["summary"]
     for r in table["entries"]:
         print(f"{r['name']:34} {r['verdict']:14} {r.get('counts', '')}")
