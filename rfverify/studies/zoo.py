@@ -75,7 +75,7 @@ ZOO += [
 _IMPL = "rfverify.implementations."
 _SF = _IMPL + "structured_features:"
 _RBF_C = {**_RBF, "bound": _SQRT2}
-from rfverify.studies.ecosystem import NYSTROEM_SPACE as _NYSTROEM_SPACE  # noqa: E402
+from rfverify.studies.ecosystem_entries import NYSTROEM_SPACE as _NYSTROEM_SPACE  # noqa: E402
 
 ZOO += [
     ZooEntry("orf", _IMPL + "orf:OrthogonalRandomFeatures", _RBF_C,
@@ -124,7 +124,7 @@ ZOO += [
              xfail={"contract": "Nystroem's features are k(x, basis) K_bb^{-1/2}: the ill-conditioned K_bb^{-1/2} "
                                 "amplifies batch-vs-row round-off (7e-11) beyond the inner-product bound "
                                 "256 gamma_{d+2} max|phi| that the contract check derives; not a batch dependence"}),
-    # explore: searched in NYSTROEM_SPACE (rfverify.studies.ecosystem), which excludes the ill-conditioned corners
+    # explore: searched in NYSTROEM_SPACE (rfverify.studies.ecosystem_entries), which excludes the ill-conditioned corners
     # (near-zero or large norms, d < 8) where its round-off exceeds explore's bounds, instead of an expected failure
     # that did not hold at every profile and seed
 ]
