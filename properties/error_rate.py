@@ -8,6 +8,7 @@ import numpy as np
 from scipy import stats as st
 
 from rfverify.kinds.feature_map import CheckContext, not_for_deterministic
+from rfverify.properties.corner_runs import at_corners
 from rfverify.registry import effect, register_check
 from rfverify.results import CheckResult
 from rfverify.stats import log_slope
@@ -41,11 +42,18 @@ def check_error_rate(ctx: CheckContext) -> CheckResult:
     fails, the centred error (about the per-pair mean) is fitted too: if it
     falls like 1/m the failure is a bias, and the message says so instead of
     blaming shared randomness.
+    Corners: also run at the corner configurations of :mod:`rfverify.corners` (their d, dtype and kernel
+    parameters) on the corner budget's odd grid (17, 65, 257 at default), ``share alpha / corners`` each.
     Applies to: every feature map except data-dependent ones (an adapted
     basis promises no 1/m rate) and deterministic ones (nothing random to
     average).  Reference: cs4787 lecture 16 (variance of the Monte Carlo
     average); daniely2017 Thm. 3.
     """
+    return at_corners(ctx, _error_rate_at, grid=True)
+
+
+def _error_rate_at(ctx: CheckContext) -> CheckResult:
+    """The check at one configuration (the main one or a corner), at ``ctx.alpha``."""
     prof = ctx.profile
     pairs = ctx.pairs
     unbiased = ctx.declarations.unbiased
