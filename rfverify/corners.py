@@ -18,7 +18,8 @@ and at a few corners chosen by the design below.  Each corner moves several axes
  6    the largest d, float32, largest parameters (thorough)  d_hi        odd (profile)        float32  each at hi
 ====  =====================================================  ==========  ===================  =======  ==========
 
-Profiles run the first ``corners`` rows: quick 1 (row 2), default 4, thorough 6.  Every value is clipped to the
+Profiles run the first ``corners`` rows: quick none (its verdicts, costs and alpha are those of the main
+configuration alone, so the quick-profile tests of CI cost what they did), default 4, thorough 6.  Every value is clipped to the
 plug-in's declared space (:mod:`rfverify.spaces`: ``rfverify_space``, ``space=``), so a configuration outside
 it is never tested; d_hi is the space's largest d cut at 256 (``d * d <= 2^16``, the cost cap of
 :data:`rfverify.spaces.COST_CAP`, so a scheme drawing d x d orthogonal blocks stays affordable); a corner that
@@ -32,7 +33,8 @@ by the profile, not by how many corners survive clipping, so a verdict never dep
 corners are replayed).  The check fails when any configuration rejects; by the union bound its false-alarm rate
 stays at most alpha, and the family-wise rate per implementation at most ``family_alpha`` (10^-3 at default).
 Default: share 1/2, so the main configuration runs at alpha / 2 (the sample sizes derived from alpha grow by
-about 5% to keep the designed power there) and each of the 4 corners at alpha / 8.
+about 5% to keep the designed power there) and each of the 4 corners at alpha / 8; thorough: alpha / 2 and
+alpha / 12; quick: share 0 (no corner; a corner pinned at quick runs at the check's whole alpha).
 
 **Budgets.**  A corner is a screen for gross corner bugs (a factor in a scale, a parameter clipped, a
 frequency law changed), not a repetition of the main configuration's precision: unbiasedness detects a bias of
@@ -52,8 +54,11 @@ d = 1, n_components=1, float64
 d = 16, n_components=3, float32
 d = 256, n_components=65, float64, gamma=0.001
 d = 16, n_components=65, float64, gamma=1000.0
->>> [c.describe() for c in design(FeatureMapSpace.build([{"n_components": (8, 4096), "dtype": "float64"}]), 16, {}, "quick")]
-['d = 16, n_components=9, float64']
+>>> [c.describe() for c in design(FeatureMapSpace.build([{"n_components": (8, 4096), "dtype": "float64"}]), 16, {},
+...                                "default")]
+['d = 1, n_components=8, float64', 'd = 16, n_components=9, float64', 'd = 256, n_components=65, float64', 'd = 16, n_components=65, float64']
+>>> design(FeatureMapSpace(), 16, {}, "quick")
+[]
 """
 
 from __future__ import annotations
@@ -93,10 +98,10 @@ class CornerBudget:
     conc_bounds: tuple[float, ...]
 
 
-#: Per profile.  quick: one corner (row 2) at a quarter of each check's alpha; default: four corners sharing half
-#: of it; thorough: six.
+#: Per profile.  quick: no corner (the sample sizes serve a pinned corner replayed at quick); default: four corners
+#: sharing half of each check's alpha; thorough: six.
 CORNER_BUDGETS: dict[str, CornerBudget] = {
-    "quick": CornerBudget(1, 0.25, 0.15, 20, 150, 33, (17, 65), 20, 40, (0.2,)),
+    "quick": CornerBudget(0, 0.0, 0.15, 20, 150, 33, (17, 65), 20, 40, (0.2,)),
     "default": CornerBudget(4, 0.5, 0.1, 30, 400, 65, (17, 65, 257), 40, 100, (0.2, 0.05)),
     "thorough": CornerBudget(6, 0.5, 0.05, 50, 2000, 129, (17, 65, 257, 1025), 100, 400, (0.2, 0.05, 0.01)),
 }
@@ -185,7 +190,7 @@ def design(space: Any, dim: int, kernel_params: Mapping[str, Any], profile: Prof
         Corner(d_main, mr.lo, f32, (), "m = 1 at the main d, float32"),
         Corner(d_hi, moderate(d_hi), f32, hi, "the largest d, float32, the largest kernel parameters"),
     ]
-    chosen = rows[1:2] if b.corners == 1 else rows[: b.corners]
+    chosen = rows[: b.corners]
     out: list[Corner] = []
     seen: set[tuple[Any, ...]] = set()
     for c in chosen:
@@ -217,5 +222,7 @@ def corner_from_pins(pins: Mapping[str, Any], space: Any, dim: int, kernel_param
 def alpha_split(alpha: float, profile: Profile | str) -> tuple[float, float]:
     """(the main configuration's alpha, each corner's alpha) from a check's share ``alpha``."""
     b = corner_budget(profile)
+    if b.corners == 0:  # no corner in the design: a pinned corner runs at the check's whole alpha
+        return alpha, alpha
     return alpha * (1.0 - b.share), alpha * b.share / b.corners
 
