@@ -37,7 +37,7 @@ from rfverify.profiles import Profile
 from rfverify.registry import BaseContext, CheckSpec
 from rfverify.seeding import DEFAULT_SEED
 
-__all__ = ["OrthogonalBudget", "ORTHOGONAL_BUDGETS", "OrthogonalSampler", "OrthogonalConfig",
+__all__ = ["OrthogonalBudget", "ORTHOGONAL_BUDGETS", "ORTHOGONAL_CORNERS", "ORTHOGONAL_CORNER_D_MAX", "OrthogonalSampler", "OrthogonalConfig",
            "OrthogonalContext", "verify_orthogonal", "KERNEL_NOTE", "GROUPS"]
 
 GROUPS = ("O", "SO")
@@ -71,6 +71,18 @@ ORTHOGONAL_BUDGETS: dict[str, OrthogonalBudget] = {
     "default": OrthogonalBudget(draws=1500, pilot=150, ortho_draws=16),
     "thorough": OrthogonalBudget(draws=6000, pilot=300, ortho_draws=64),
 }
+
+
+#: The Haar battery at the corner dimensions (:mod:`rfverify.corners`): quick none; default the smallest and the
+#: largest d of the space (the largest cut at 128: the eigen-angle and invariance tests decompose every draw),
+#: thorough also d = 2; a corner draws ``draws`` matrices (the first ``pilot`` its first look), shares
+#: ``share`` of each Haar check's alpha, Bonferroni over the design's corners.
+ORTHOGONAL_CORNERS: dict[str, tuple[int, OrthogonalBudget]] = {
+    "quick": (0, OrthogonalBudget(draws=60, pilot=30, ortho_draws=4)),
+    "default": (2, OrthogonalBudget(draws=60, pilot=30, ortho_draws=4)),
+    "thorough": (3, OrthogonalBudget(draws=300, pilot=60, ortho_draws=8)),
+}
+ORTHOGONAL_CORNER_D_MAX = 128
 
 
 def _validate_group(group: Any) -> str:
@@ -241,6 +253,28 @@ class OrthogonalContext(BaseContext):
         from rfverify.implementations.orthogonal import haar_qr
 
         return haar_qr(self.dim, self.rng(*stream), group=self.group)
+
+    def at_corner(self, d: int, alpha: float, budget: OrthogonalBudget) -> "OrthogonalContext":
+        """This check at the corner dimension ``d`` with the corner ``budget`` and ``alpha``: its own shared sample
+        (one per corner, cached on the configuration for every check), a reproduce command pinning d."""
+        import copy
+        from dataclasses import replace
+
+        corners = self.config.__dict__.setdefault("_corner_configs", {})
+        if d not in corners:
+            cfg = copy.copy(self.config)
+            cfg.dim, cfg.budget, cfg._cache = d, budget, {}
+            corners[d] = cfg
+        pinned = self.config.pins.get("d") is not None
+        reproduce = self.reproduce if pinned else f"{self.reproduce} --pin d={d}"
+        return replace(self, config=corners[d], alpha=alpha, reproduce=reproduce, _extra={"corner": d})
+
+    def fail(self, headline: str, observed: str | None = None, expected: str | None = None, **kw: Any) -> Any:
+        """:meth:`BaseContext.fail`, naming the corner dimension in ``where:`` at a corner."""
+        if self._extra.get("corner") is not None:
+            kw["where"] = (kw.get("where", "") + f" at the corner dimension d = {self.dim} "
+                           f"({self.budget.draws} draws)").strip()
+        return super().fail(headline, observed, expected, **kw)
 
     def pilot(self) -> np.ndarray:
         """The shared Haar sample's first look: ``budget.pilot`` matrices."""
