@@ -163,3 +163,37 @@ def test_corner_study_replays_the_committed_results():
         assert e["caught"] == e["seeds"] == 21, (bug, e["missed_seeds"])
     for twin, e in committed["twins"].items():
         assert e["false_alarms"] == 0 and e["seeds"] == 200, (twin, e["failing"])
+
+
+# ---------------------------------------------------------------- orthogonal samplers: the Haar battery at corner d
+def _haar(sampler, check, seed=DEFAULT_SEED, **kw):
+    from rfverify.kinds import get_kind
+
+    verify = get_kind("orthogonal").verify_function()
+    return verify(sampler, dim=16, group="O", seed=seed, profile="default", checks=[check], **kw).results[0]
+
+
+def test_orthogonal_corner_dimensions_follow_the_declared_space():
+    from rfverify.implementations.orthogonal import haar_qr
+    from rfverify.kinds.orthogonal import OrthogonalConfig
+    from rfverify.properties.haar_corners import corner_dimensions
+
+    def from_d3(d, rng):
+        return haar_qr(d, rng)
+
+    from_d3.rfverify_space = {"d": (3, 40)}
+    for sampler, want in ((haar_qr, [1, 128]), (from_d3, [3, 40])):
+        config = OrthogonalConfig(sampler, dim=16, profile="default")
+        ctx = config.context(next(s for s in config.checks() if s.name == "haar-entries"))
+        assert corner_dimensions(ctx) == (want, True)
+
+
+def test_sign_fix_stopping_above_64_is_caught_at_the_largest_corner():
+    """Right at d = 16 (the declared d), not Haar at d = 128: E tr Q = -6.5 instead of 0 (caught with the corner's
+    60 draws at alpha 5e-5 whatever the seed: the mean is 40 standard errors away); its twin passes there."""
+    from rfverify.implementations.orthogonal import haar_qr
+
+    res = _haar(cm.sign_fix_up_to_64, "haar-trace-moments", pins={"d": 128})
+    assert res.status == "fail" and "at the corner dimension d = 128" in res.message, res.message
+    assert res.reproduce.endswith("--pin d=128")
+    assert _haar(haar_qr, "haar-trace-moments", pins={"d": 128}).status == "pass"

@@ -289,15 +289,17 @@ class OrthogonalContext(BaseContext):
 def verify_orthogonal(implementation: Any, *, dim: int = 8, group: str = "O", seed: int = DEFAULT_SEED,
                       profile: str | Profile = "default", checks: Iterable[str] | None = None,
                       xfail: Mapping[str, str] | None = None, name: str | None = None,
-                      time_limit: float | None = None, memory_limit: int | str | None = None) -> Any:
+                      time_limit: float | None = None, memory_limit: int | str | None = None,
+                      pins: Mapping[str, Any] | None = None) -> Any:
     """Verify a random orthogonal-matrix sampler claimed Haar on ``group`` (O or SO) at dimension ``dim``.
 
     ``implementation``: ``sample(d, rng)``, an object with ``sample`` or
     ``rvs(dim=, random_state=)``, or ``"MODULE:ATTR"``.  Returns a
     :class:`~rfverify.results.Report` (kind ``orthogonal``).  ``time_limit`` /
-    ``memory_limit``: per check (:class:`rfverify.guard.Limits`).
+    ``memory_limit``: per check (:class:`rfverify.guard.Limits`).  ``pins``: ``{"d": D}`` fixes the dimension
+    ``explore`` searches and runs the Haar battery at that corner dimension alone (``--pin d=D``).
     """
     from rfverify.runner import run
 
-    config = OrthogonalConfig(implementation, dim=dim, group=group, seed=seed, profile=profile, name=name)
+    config = OrthogonalConfig(implementation, dim=dim, group=group, seed=seed, profile=profile, name=name, pins=pins)
     return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit)
