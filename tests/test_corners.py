@@ -195,5 +195,5 @@ def test_sign_fix_stopping_above_64_is_caught_at_the_largest_corner():
 
     res = _haar(cm.sign_fix_up_to_64, "haar-trace-moments", pins={"d": 128})
     assert res.status == "fail" and "at the corner dimension d = 128" in res.message, res.message
-    assert res.reproduce.endswith("--pin d=128")
+    assert "--pin d=128" in res.reproduce
     assert _haar(haar_qr, "haar-trace-moments", pins={"d": 128}).status == "pass"

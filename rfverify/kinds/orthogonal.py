@@ -176,7 +176,8 @@ class OrthogonalConfig(KindConfig):
                 "note": KERNEL_NOTE}
 
     def reproduce_options(self) -> list[str]:
-        return ["--dim", str(self.dim), "--group", self.group]
+        pinned = ["--pin", f"d={self.pins['d']}"] if self.pins.get("d") is not None else []
+        return ["--dim", str(self.dim), "--group", self.group, *pinned]
 
     def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> "OrthogonalContext":
         return OrthogonalContext(spec.name, self.profile, self.seeds, alpha, reproduce, config=self)
