@@ -197,3 +197,18 @@ def test_sign_fix_stopping_above_64_is_caught_at_the_largest_corner():
     assert res.status == "fail" and "at the corner dimension d = 128" in res.message, res.message
     assert "--pin d=128" in res.reproduce
     assert _haar(haar_qr, "haar-trace-moments", pins={"d": 128}).status == "pass"
+
+
+def test_a_map_exact_from_some_width_on_is_not_a_slower_rate():
+    """scikit-learn's PolynomialCountSketch at d = 1 is exact once its buckets suffice (MSE 3.5, 0.16, 3e-30 at
+    m = 17, 65, 257): faster than 1/m, not "slower" (a log-log fit through round-off floors had no spread and
+    failed before this rule); a map that stays inexact (SharedBankAboveD) still fails (the bug test above)."""
+    from rfverify.studies.zoo import zoo_entries
+
+    e = zoo_entries(["sklearn-PolynomialCountSketch"])[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        res = rfverify.verify(e.implementation, seed=DEFAULT_SEED, profile="default", checks=["error-rate"],
+                              metrics=False, pins={"d": 1, "n_components": 1, "dtype": "float64"},
+                              **e.options).results[0]
+    assert res.status == "pass" and res.details["exact_from_width"] == 257, res.message
