@@ -58,14 +58,16 @@ def classify(bias: np.ndarray, half_width: np.ndarray, rejects: np.ndarray, bias
 
 
 def _mean_test(ctx: CheckContext, values: np.ndarray, exact: np.ndarray, alpha: float, roundoff: float) -> Any:
-    """The per-pair t-tests; at a corner configuration (:mod:`rfverify.corners`, small m) with Hall's skewness
-    correction, and a pair whose R estimates are all equal is not tested unless every pair's are (a random map
+    """The per-pair t-tests; at a corner configuration (:mod:`rfverify.corners`, small m) a pair whose R
+    estimates are all equal is not tested unless every pair's are (a random map
     whose estimate is a rare event at this m, e.g. a hash collision with probability 1e-3, shows no variance at
     that pair: the t-test has no spread to refer to; when every pair is constant the map is deterministic here
     and its estimate is its exact error, tested as such)."""
     if ctx.corner is None:
         return mean_test(values, exact, alpha, roundoff=roundoff)
-    test = mean_test(values, exact, alpha, roundoff=roundoff, skewness_correction=True)
+    # plain Student t: Hall's correction refers to N(0, 1), anti-conservative at a corner's pilot of 30 seeds in the
+    # tail the per-pair level reaches (measured: 3 false alarms in 117 seeds of RandomFourierFeatures' corners)
+    test = mean_test(values, exact, alpha, roundoff=roundoff)
     constant = np.ptp(values, axis=0) == 0
     if np.any(constant) and not np.all(constant):
         test = replace(test, p_adjusted=np.where(constant, 1.0, test.p_adjusted), p=np.where(constant, 1.0, test.p),
@@ -107,7 +109,7 @@ def check_unbiasedness(ctx: CheckContext) -> CheckResult:
     (variance gamma for 2 gamma, gamma read as a bandwidth), wrong kernels.
     Corners: the same test also runs at the corner configurations of :mod:`rfverify.corners` (m = 1 at the
     smallest d, an odd m not a multiple of d in float32, the largest d and the extreme kernel parameters), at
-    m = the corner's n_components with the corner budget, Hall's skewness correction, and ``share alpha /
+    m = the corner's n_components with the corner budget and ``share alpha /
     corners`` each (the main configuration keeps ``(1 - share) alpha``; Bonferroni); a map declared biased
     runs no corner (its bias bound is a statement about the declared configuration).
     Reference: Rahimi & Recht 2007; cs4787 lecture 16 (E[2 cos(w.x+b)

@@ -38,6 +38,9 @@ STUDY = Path(__file__).resolve().parent.parent / "reports" / "calibration" / "co
 #: which is all a corner's replay depends on): keeps these CI tests at a second or two of CPU.
 CHEAP_DEFAULT = replace(get_profile("default"), unbiased_m=256, pilot_trials=30, bias_fraction=0.03)
 
+#: A twin's design false-alarm rate per seed at the corners: 3 checks x (1e-3 / 3) x share 1/2 (feature maps);
+#: 5 Haar checks x (1e-3 / 5) x 1/2 for haar_qr.
+TWIN_DESIGN_RATE = 5e-4
 #: Each planted bug, the corner of the default design where it is caught, and its correct twin.
 AT = {
     cm.OddWidthCosSin: ({"d": 1, "n_components": 1, "dtype": "float64"}, CeilCosSin),
@@ -147,7 +150,9 @@ def test_a_rare_event_pair_without_spread_is_not_a_false_alarm():
 
 @pytest.mark.slow
 def test_corner_study_replays_the_committed_results():
-    """A subset of ``python -m tests.corner_study`` (2 seeds per bug, 5 per twin) gives the committed verdicts."""
+    """A subset of ``python -m tests.corner_study`` (2 seeds per bug, 5 per twin) gives the committed verdicts, and
+    the committed study shows every planted bug caught under all 21 seeds and no twin flagged (its false alarms'
+    95% interval lying wholly above the design rate, the rule of ``rfverify calibrate``)."""
     from tests.corner_study import BUG_SEEDS, TWIN_SEEDS, study
 
     committed = json.loads(STUDY.read_text())
@@ -161,8 +166,10 @@ def test_corner_study_replays_the_committed_results():
         assert e["false_alarms"] == 0, e
     for bug, e in committed["bugs"].items():
         assert e["caught"] == e["seeds"] == 21, (bug, e["missed_seeds"])
-    for twin, e in committed["twins"].items():
-        assert e["false_alarms"] == 0 and e["seeds"] == 200, (twin, e["failing"])
+    for twin, e in committed["twins"].items():  # as many seeds as were run; flagged as rfverify calibrate flags:
+        assert e["interval95"][0] <= TWIN_DESIGN_RATE, (twin, e["failing"])  # the 95% interval above the design
+    for ref, e in committed["references"].items():
+        assert e["interval95"][0] <= 1e-3, (ref, e["failing"])
 
 
 # ---------------------------------------------------------------- orthogonal samplers: the Haar battery at corner d
