@@ -4,8 +4,9 @@ corner bug of :mod:`tests.mutants.corner_mutants` is caught at its corner (the m
 command replays it with the same numbers), and the correct twins pass there.
 
 False-alarm rate and power: each corner test runs at ``share alpha / corners`` (default 1e-3/3 x 1/2 / 4 =
-4.2e-5), so one seed's 12 corner tests of a correct map false-alarm with probability at most 5e-4 (measured: 0 in
-200 seeds per twin, ``reports/calibration/corners.json``); the planted bugs are gross at their corner (an estimate
+4.2e-5), so one seed's 12 corner tests of a correct map false-alarm with probability at most 5e-4 (measured in
+``reports/calibration/corners.json``: 0 in 117 seeds for CeilCosSin, RoundUpScaled and haar_qr; 3 in 117 for
+RandomFourierFeatures with Hall's correction, since replaced by the Student t); the planted bugs are gross at their corner (an estimate
 identically 0, a factor 16/3, k^10, k^(1/2), a flat error curve) and caught with power >= 0.99 by design (21/21
 seeds each in the study).  The CI tests replay one corner each (a few hundred cheap fits); the study is replayed
 in part by the ``slow`` test.
