@@ -167,8 +167,11 @@ def test_corner_study_replays_the_committed_results():
         assert e["false_alarms"] == 0, e
     for bug, e in committed["bugs"].items():
         assert e["caught"] == e["seeds"] == 21, (bug, e["missed_seeds"])
-    for twin, e in committed["twins"].items():  # as many seeds as were run; flagged as rfverify calibrate flags:
-        assert e["interval95"][0] <= TWIN_DESIGN_RATE, (twin, e["failing"])  # the 95% interval above the design
+    # as many seeds as were run; flagged as rfverify calibrate flags (the 95% interval wholly above the design);
+    # RandomFourierFeatures' corners were rerun after the Student-t fix (corners-rff-after-fix.json)
+    after = json.loads(STUDY.with_name("corners-rff-after-fix.json").read_text())["twins"]
+    for twin, e in {**committed["twins"], **after}.items():
+        assert e["interval95"][0] <= TWIN_DESIGN_RATE, (twin, e["failing"])
     for ref, e in committed["references"].items():
         assert e["interval95"][0] <= 1e-3, (ref, e["failing"])
 
