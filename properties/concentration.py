@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rfverify.kinds.feature_map import CheckContext, not_for_deterministic
+from rfverify.properties.corner_runs import at_corners
 from rfverify.registry import effect, register_check
 from rfverify.results import CheckResult
 from rfverify.stats import binomial_upper_test, clopper_pearson, hoeffding_bound, hoeffding_epsilon
@@ -58,10 +59,17 @@ def check_concentration(ctx: CheckContext) -> CheckResult:
     When the tails fail, the same test is run on the deviations from the
     per-pair mean over seeds: if those pass, the cause is a bias (named as
     such, not as correlated features).
+    Corners: also run at the corner configurations of :mod:`rfverify.corners` with the kernel parameters as
+    declared (C is declared for them), ``conc_trials`` seeds at the corner's m, ``share alpha / corners`` each.
     Applies to: maps that declare C, except data-dependent and deterministic
     maps.  Catches: a false bound, features that share randomness (no
     concentration in m), heavy-tailed estimates.
     """
+    return at_corners(ctx, _concentration_at, declared_at_params=True)
+
+
+def _concentration_at(ctx: CheckContext) -> CheckResult:
+    """The check at one configuration (the main one or a corner), at ``ctx.alpha``."""
     prof = ctx.profile
     C = float(ctx.declarations.bound)  # type: ignore[arg-type]
     pairs = ctx.pairs

@@ -8,7 +8,9 @@ Within a check, sub-tests are Bonferroni-combined; across checks the registry
 splits the family-wise alpha evenly (``profile.family_alpha / #statistical
 checks of the kind``), so the battery's family-wise false-alarm rate is at most
 ``profile.family_alpha`` (10^-3 at the default profile) under any dependence
-between the checks.
+between the checks.  Each check also runs at the corner dimensions of
+:mod:`rfverify.properties.haar_corners` (the smallest and the largest d of the sampler's space) on a sample of
+its own, with its alpha split between the declared d and the corners (Bonferroni).
 
 "Is Haar" is not "gives an unbiased kernel": see
 :data:`rfverify.kinds.orthogonal.KERNEL_NOTE` and the ``orf-kernel`` note.
@@ -24,6 +26,7 @@ from scipy import special
 from scipy import stats as st
 
 from rfverify.kinds.orthogonal import KERNEL_NOTE, OrthogonalContext
+from rfverify.properties.haar_corners import haar_at_corners
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
 from rfverify.stats import mean_test
@@ -81,6 +84,11 @@ def check_determinant(ctx: OrthogonalContext) -> CheckResult:
     products, a det-fixing step left on), O(d) returned while SO(d) is claimed.
     Reference: F. Mezzadri (2006), Notices AMS 54, §4; Diaconis & Shahshahani (1994).
     """
+    return haar_at_corners(ctx, _determinant_at)
+
+
+def _determinant_at(ctx: OrthogonalContext) -> CheckResult:
+    """The check at one dimension (the declared one or a corner), at ``ctx.alpha``."""
     def signs(sample: np.ndarray) -> np.ndarray:
         return np.linalg.slogdet(sample)[0]
 
@@ -178,6 +186,11 @@ def check_entries(ctx: OrthogonalContext) -> CheckResult:
     law of a uniform vector, e.g. Muirhead, Aspects of Multivariate Statistical
     Theory (1982), Thm 1.5.7.
     """
+    return haar_at_corners(ctx, _entries_at, _needs_d2)
+
+
+def _entries_at(ctx: OrthogonalContext) -> CheckResult:
+    """The check at one dimension (the declared one or a corner), at ``ctx.alpha``."""
     d = ctx.dim
     positions = _entry_positions(d)
     rng = ctx.rng("random-entry")
@@ -264,6 +277,11 @@ def check_trace_moments(ctx: OrthogonalContext) -> CheckResult:
     matrices, J. Appl. Probab. 31A, Thm 4; E. Rains (1997), Probab. Theory
     Relat. Fields 107.
     """
+    return haar_at_corners(ctx, _trace_moments_at)
+
+
+def _trace_moments_at(ctx: OrthogonalContext) -> CheckResult:
+    """The check at one dimension (the declared one or a corner), at ``ctx.alpha``."""
     exp = expected_trace_moments(ctx.dim, ctx.group)
     names = ["tr Q", "(tr Q)^2", "tr(Q^2)"]
 
@@ -378,6 +396,11 @@ def check_eigenangles(ctx: OrthogonalContext) -> CheckResult:
     Reference: N. Katz & P. Sarnak (1999), Random Matrices, Frobenius
     Eigenvalues, and Monodromy, §5 and Table AD.7; H. Weyl, The Classical Groups (1939).
     """
+    return haar_at_corners(ctx, _eigenangles_at, _needs_d2)
+
+
+def _eigenangles_at(ctx: OrthogonalContext) -> CheckResult:
+    """The check at one dimension (the declared one or a corner), at ``ctx.alpha``."""
     d = ctx.dim
     rng = ctx.rng("pick")
     picks = rng.random(ctx.budget.draws)
@@ -433,6 +456,11 @@ def check_invariance(ctx: OrthogonalContext) -> CheckResult:
     a convention, a preferred direction, finite subgroups).
     Reference: the uniqueness of Haar measure, e.g. Mezzadri (2006) §3.
     """
+    return haar_at_corners(ctx, _invariance_at, _needs_d2)
+
+
+def _invariance_at(ctx: OrthogonalContext) -> CheckResult:
+    """The check at one dimension (the declared one or a corner), at ``ctx.alpha``."""
     R0 = ctx.reference_rotation("R0")
 
     def test(sample: np.ndarray) -> tuple[float, str, dict]:

@@ -141,10 +141,40 @@ class CheckContext(BaseContext):
     #: The space with the declaration of the object the plug-in builds (a factory returning a class that declares
     #: ``rfverify_space``): ``respace(declared)`` -> FeatureMapSpace, the caller's space and pins still applied last.
     respace: Any = field(default=None, repr=False)
+    #: The axes the caller pinned (``--n-components``, ``--dtype``, ``--pin``); pinning d and n_components makes
+    #: the statistical checks replay that one configuration as a corner (:mod:`rfverify.corners`).
+    pins: Mapping[str, Any] = field(default_factory=dict)
+    #: The corner configuration this context evaluates (None: the main configuration), see :meth:`at_corner`.
+    corner: Any = None
 
     @property
     def name(self) -> str:
         return self.plugin.name
+
+    def at_corner(self, corner: Any, alpha: float, profile: Profile) -> "CheckContext":
+        """This check at a corner configuration (:class:`rfverify.corners.Corner`): its d, n_components (through
+        ``profile``), input dtype and kernel parameters, its own pair design and random streams (keyed by the
+        corner), ``alpha``, and a reproduce command that pins it."""
+        from dataclasses import replace
+
+        moved = {k: v for k, v in corner.params}
+        kernel = self.kernel if not moved else as_kernel(self.kernel.name, {**self.kernel.params, **moved})
+        # the widths seen are per configuration (a map may round n_components up to a multiple of d)
+        plugin = replace(self.plugin, passthrough={**self.plugin.passthrough, **{
+            k: v for k, v in moved.items() if k in self.plugin.passthrough}}, widths={})
+        # the pins come last, so they win over any given before (argparse keeps the last --dtype, --pin d=)
+        reproduce = self.reproduce if corner.covers == "pinned" else (
+            self.reproduce + " " + " ".join(pin_options(corner.pins())))
+        return replace(self, alpha=alpha, profile=profile, kernel=kernel, plugin=plugin, dim=corner.d,
+                       corner=corner, reproduce=reproduce)
+
+    def fail(self, headline: str, observed: str | None = None, expected: str | None = None, **kw: Any) -> Any:
+        """:meth:`BaseContext.fail`, with the corner configuration named in ``where:`` at a corner."""
+        if self.corner is not None:
+            where = kw.get("where", "")
+            kw["where"] = (f"{where} " if where else "") + f"at the corner configuration {self.corner.describe()}" + (
+                f" ({self.corner.covers})" if self.corner.covers and self.corner.covers != "pinned" else "")
+        return super().fail(headline, observed, expected, **kw)
 
     @property
     def key(self) -> tuple[Any, ...]:
@@ -155,7 +185,8 @@ class CheckContext(BaseContext):
         implementations are compared on common random numbers.
         """
         dom = self.domain if isinstance(self.domain, str) else getattr(self.domain, "__qualname__", "domain")
-        return ("feature-map", self.check, self.kernel.describe(), self.dim, dom)
+        return ("feature-map", self.check, self.kernel.describe(), self.dim, dom) + (
+            self.corner.key() if self.corner is not None else ())
 
     def random_state(self, *stream: Any, trial: int) -> int:
         return self.seeds.random_state(*self.key, *stream, trial=trial)
@@ -166,15 +197,20 @@ class CheckContext(BaseContext):
     @property
     def pairs(self) -> PairSet:
         """The designed input pairs (the same for every check of a configuration)."""
-        if "pairs" not in self.pair_cache:
+        slot = "pairs" if self.corner is None else ("pairs",) + self.corner.key()
+        if slot not in self.pair_cache:
             dom = self.domain if isinstance(self.domain, str) else getattr(self.domain, "__qualname__", "domain")
             rng = self.seeds.rng("pairs", self.kernel.describe(), self.dim, dom)
-            self.pair_cache["pairs"] = make_pairs(self.domain, self.dim, self.kernel, rng)
-        return self.pair_cache["pairs"]
+            pairs = make_pairs(self.domain, self.dim, self.kernel, rng)
+            if self.corner is not None and self.corner.dtype != "float64":
+                pairs = _rounded(pairs, self.kernel, self.corner.dtype)
+            self.pair_cache[slot] = pairs
+        return self.pair_cache[slot]
 
     def stacked_inputs(self) -> np.ndarray:
         p = self.pairs
-        return np.vstack([p.X, p.Y])
+        Z = np.vstack([p.X, p.Y])
+        return Z if self.corner is None else Z.astype(self.corner.dtype)
 
     def fit(self, m: int, random_state: int) -> FittedMap:
         return self.plugin.fit(m, random_state, self.stacked_inputs())
@@ -203,6 +239,16 @@ class CheckContext(BaseContext):
             if np.dtype(dt).itemsize < np.dtype(dtype).itemsize:
                 dtype = dt  # the coarsest dtype returned decides the round-off
         return Estimates(vals, sups, m_out, dtype)
+
+
+def _rounded(pairs: PairSet, kernel: Kernel, dtype: str) -> PairSet:
+    """The pair design rounded to ``dtype`` (a float32 corner), its exact kernel values at the rounded points."""
+    from dataclasses import replace
+
+    X = pairs.X.astype(dtype).astype(np.float64)
+    Y = pairs.Y.astype(dtype).astype(np.float64)
+    diag = np.sqrt(np.abs(kernel.pairwise(X, X) * kernel.pairwise(Y, Y)))
+    return replace(pairs, X=X, Y=Y, exact=kernel.pairwise(X, Y), diag=diag)
 
 
 #: Largest declared bound C (or bias bound) accepted: the concentration check's tail bound uses C**4, which
@@ -347,7 +393,7 @@ class FeatureMapConfig(KindConfig):
         return CheckContext(spec.name, self.profile, self.seeds, alpha, reproduce,
                             plugin=self.plugin, kernel=self.kernel, domain=self.domain, dim=self.dim,
                             declarations=self.declarations, pair_cache=self._pair_cache, space=self.space,
-                            respace=None if self.space_declared else self.respace)
+                            respace=None if self.space_declared else self.respace, pins=self.pins)
 
     def target(self) -> dict[str, Any]:
         """What the implementation is held to (here: the kernel)."""

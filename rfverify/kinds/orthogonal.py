@@ -37,7 +37,7 @@ from rfverify.profiles import Profile
 from rfverify.registry import BaseContext, CheckSpec
 from rfverify.seeding import DEFAULT_SEED
 
-__all__ = ["OrthogonalBudget", "ORTHOGONAL_BUDGETS", "OrthogonalSampler", "OrthogonalConfig",
+__all__ = ["OrthogonalBudget", "ORTHOGONAL_BUDGETS", "ORTHOGONAL_CORNERS", "ORTHOGONAL_CORNER_D_MAX", "OrthogonalSampler", "OrthogonalConfig",
            "OrthogonalContext", "verify_orthogonal", "KERNEL_NOTE", "GROUPS"]
 
 GROUPS = ("O", "SO")
@@ -71,6 +71,18 @@ ORTHOGONAL_BUDGETS: dict[str, OrthogonalBudget] = {
     "default": OrthogonalBudget(draws=1500, pilot=150, ortho_draws=16),
     "thorough": OrthogonalBudget(draws=6000, pilot=300, ortho_draws=64),
 }
+
+
+#: The Haar battery at the corner dimensions (:mod:`rfverify.corners`): quick none; default the smallest and the
+#: largest d of the space (the largest cut at 128: the eigen-angle and invariance tests decompose every draw),
+#: thorough also d = 2; a corner draws ``draws`` matrices (the first ``pilot`` its first look), shares
+#: ``share`` of each Haar check's alpha, Bonferroni over the design's corners.
+ORTHOGONAL_CORNERS: dict[str, tuple[int, OrthogonalBudget]] = {
+    "quick": (0, OrthogonalBudget(draws=60, pilot=30, ortho_draws=4)),
+    "default": (2, OrthogonalBudget(draws=60, pilot=30, ortho_draws=4)),
+    "thorough": (3, OrthogonalBudget(draws=300, pilot=60, ortho_draws=8)),
+}
+ORTHOGONAL_CORNER_D_MAX = 128
 
 
 def _validate_group(group: Any) -> str:
@@ -164,7 +176,8 @@ class OrthogonalConfig(KindConfig):
                 "note": KERNEL_NOTE}
 
     def reproduce_options(self) -> list[str]:
-        return ["--dim", str(self.dim), "--group", self.group]
+        pinned = ["--pin", f"d={self.pins['d']}"] if self.pins.get("d") is not None else []
+        return ["--dim", str(self.dim), "--group", self.group, *pinned]
 
     def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> "OrthogonalContext":
         return OrthogonalContext(spec.name, self.profile, self.seeds, alpha, reproduce, config=self)
@@ -242,6 +255,28 @@ class OrthogonalContext(BaseContext):
 
         return haar_qr(self.dim, self.rng(*stream), group=self.group)
 
+    def at_corner(self, d: int, alpha: float, budget: OrthogonalBudget) -> "OrthogonalContext":
+        """This check at the corner dimension ``d`` with the corner ``budget`` and ``alpha``: its own shared sample
+        (one per corner, cached on the configuration for every check), a reproduce command pinning d."""
+        import copy
+        from dataclasses import replace
+
+        corners = self.config.__dict__.setdefault("_corner_configs", {})
+        if d not in corners:
+            cfg = copy.copy(self.config)
+            cfg.dim, cfg.budget, cfg._cache = d, budget, {}
+            corners[d] = cfg
+        pinned = self.config.pins.get("d") is not None
+        reproduce = self.reproduce if pinned else f"{self.reproduce} --pin d={d}"
+        return replace(self, config=corners[d], alpha=alpha, reproduce=reproduce, _extra={"corner": d})
+
+    def fail(self, headline: str, observed: str | None = None, expected: str | None = None, **kw: Any) -> Any:
+        """:meth:`BaseContext.fail`, naming the corner dimension in ``where:`` at a corner."""
+        if self._extra.get("corner") is not None:
+            kw["where"] = (kw.get("where", "") + f" at the corner dimension d = {self.dim} "
+                           f"({self.budget.draws} draws)").strip()
+        return super().fail(headline, observed, expected, **kw)
+
     def pilot(self) -> np.ndarray:
         """The shared Haar sample's first look: ``budget.pilot`` matrices."""
         return self.config.draws("haar", 0, self.budget.pilot)
@@ -255,15 +290,17 @@ class OrthogonalContext(BaseContext):
 def verify_orthogonal(implementation: Any, *, dim: int = 8, group: str = "O", seed: int = DEFAULT_SEED,
                       profile: str | Profile = "default", checks: Iterable[str] | None = None,
                       xfail: Mapping[str, str] | None = None, name: str | None = None,
-                      time_limit: float | None = None, memory_limit: int | str | None = None) -> Any:
+                      time_limit: float | None = None, memory_limit: int | str | None = None,
+                      pins: Mapping[str, Any] | None = None) -> Any:
     """Verify a random orthogonal-matrix sampler claimed Haar on ``group`` (O or SO) at dimension ``dim``.
 
     ``implementation``: ``sample(d, rng)``, an object with ``sample`` or
     ``rvs(dim=, random_state=)``, or ``"MODULE:ATTR"``.  Returns a
     :class:`~rfverify.results.Report` (kind ``orthogonal``).  ``time_limit`` /
-    ``memory_limit``: per check (:class:`rfverify.guard.Limits`).
+    ``memory_limit``: per check (:class:`rfverify.guard.Limits`).  ``pins``: ``{"d": D}`` fixes the dimension
+    ``explore`` searches and runs the Haar battery at that corner dimension alone (``--pin d=D``).
     """
     from rfverify.runner import run
 
-    config = OrthogonalConfig(implementation, dim=dim, group=group, seed=seed, profile=profile, name=name)
+    config = OrthogonalConfig(implementation, dim=dim, group=group, seed=seed, profile=profile, name=name, pins=pins)
     return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit)
