@@ -153,7 +153,8 @@ def test_written_files_are_byte_identical_for_the_same_seed(tmp_path: Path) -> N
     assert index["schema_version"] == INDEX_SCHEMA_VERSION and index["claims"] == []
     assert index["reports"][0] == {"name": "rff", "implementation": doc["implementation"], "kind": "feature-map",
                                    "verdict": "passed", "exit_code": 0, "json": "rff.json", "html": "rff.html",
-                                   "checks": {"contract": "pass", "unbiasedness": "pass", "error-rate": "pass"}}
+                                   "checks": {"contract": "pass", "unbiasedness": "pass", "error-rate": "pass"},
+                                   "description": ""}
     assert first["rff.html"].count(b"<svg ") == 3  # scatter, bias, error rate
 
 

@@ -46,12 +46,19 @@ from rfverify.profiles import Profile
 from rfverify.registry import BaseContext, CheckSpec
 from rfverify.results import Report
 from rfverify.seeding import DEFAULT_SEED
-from rfverify.spaces import kernel_space
 
 __all__ = ["KernelBudget", "KERNEL_BUDGETS", "PLAN", "PointSet", "KernelConfig", "KernelContext",
            "verify_kernel", "screen_reference_kernel", "KernelOverflow", "kernel_accuracy", "MAX_KERNEL_DIM"]
 
 MAX_KERNEL_DIM = 4096
+
+def _spaces():
+    """rfverify.spaces, imported when a configuration is made (it imports Hypothesis, ~0.4 s CPU): building the
+    CLI parser must not pay for it (tests/test_startup.py)."""
+    import rfverify.spaces
+
+    return rfverify.spaces
+
 
 def kernel_accuracy(kernel: Kernel) -> float:
     """The stated approximation error of a kernel (a composite: the sum over its parts)."""
@@ -217,7 +224,7 @@ class KernelConfig(KindConfig):
         self._sets: dict[int, PointSet] = {}
         self._dtype: np.dtype = np.dtype(np.float64)
         #: The space ``explore`` searches (validated now: a bad space is a UsageError at construction).
-        self.explore_space = kernel_space(self)
+        self.explore_space = _spaces().kernel_space(self)
 
     # -- the runner's protocol ---------------------------------------------------------------
     @property

@@ -37,7 +37,6 @@ from rfverify.profiles import Profile
 from rfverify.registry import BaseContext, CheckSpec
 from rfverify.results import Report
 from rfverify.seeding import DEFAULT_SEED
-from rfverify.spaces import quadrature_dims
 
 __all__ = [
     "QuadraturePlugin",
@@ -56,6 +55,14 @@ __all__ = [
 #: Highest degree of exactness the exactness check tests (Wick sums have (p-1)!! terms).
 MAX_DEGREE = 11
 MAX_DIM = 4096
+
+
+def _spaces():
+    """rfverify.spaces, imported when a configuration is made (it imports Hypothesis, ~0.4 s CPU): building the
+    CLI parser must not pay for it (tests/test_startup.py)."""
+    import rfverify.spaces
+
+    return rfverify.spaces
 
 
 def double_factorial(n: int) -> int:
@@ -226,7 +233,7 @@ class QuadratureConfig(KindConfig):
         self.budget = budget_for(self.profile)
         self.plugin = rule if isinstance(rule, QuadraturePlugin) else QuadraturePlugin(rule, name=as_name(name))
         #: The dimensions ``explore`` searches (validated now: a bad space is a UsageError at construction).
-        self.explored_dims = quadrature_dims(self)
+        self.explored_dims = _spaces().quadrature_dims(self)
 
     def reproduce_options(self) -> list[str]:
         return ["--dim", str(self.dim), "--degree", str(self.degree), "--unbiased" if self.unbiased else "--biased",
