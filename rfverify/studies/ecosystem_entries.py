@@ -40,6 +40,9 @@ FFHT_REASON = ("ffht.fht returns garbage for rows of fewer than 32 bytes (float6
                "uninitialised memory")
 QRF_REASON = ("rfflearn QRF applies Box-Muller to consecutive Sobol points (columns index and index + 1) as if "
               "they were independent uniforms: the resulting frequencies are not N(0, sigma^2 I)")
+QRF_ODD_M_REASON = ("rfflearn QRF cannot be fitted at any odd n_components: get_qrf_matrix's Box-Muller pairs "
+                    "column index with index + 1, which does not exist for the last column of an odd width "
+                    "(IndexError; every d)")
 
 
 @dataclass(frozen=True)
@@ -252,7 +255,8 @@ ENTRIES: tuple[Entry, ...] = (
                    "V = std * np.dot(Q, np.diag(s)) (scale the columns; Yu et al. 2016, W = S Q / sigma with rows "
                    "as frequencies)."),
     Entry("rfflearn-qrf", "rfflearn QRF", "feature-map", "rfverify.studies.ecosystem_wrappers:RfflearnQRF",
-          "rfflearn", "plain install", RFFLEARN, expected="defect", xfail={"unbiasedness": QRF_REASON},
+          "rfflearn", "plain install", RFFLEARN, expected="defect", xfail={"unbiasedness": QRF_REASON,
+                                                                           "explore": QRF_ODD_M_REASON},
           needs=("rfflearn",), wrapper="as rfflearn-rff", evidence=_evidence("qrf"),
           upstream="get_qrf_matrix feeds Box-Muller with W[:, index] and W[:, index + 1] -- two consecutive points "
                    "of one Sobol sequence, which are not independent uniforms -- so the frequencies are not "
@@ -260,9 +264,10 @@ ENTRIES: tuple[Entry, ...] = (
                    "run scipy.stats.kstest(W.ravel(), 'norm') (see the evidence). Fix: draw "
                    "2d-dimensional Sobol points and use the two halves of the *same* point for Box-Muller (or use "
                    "scipy.stats.qmc.MultivariateNormalQMC).",
-          note="explore also fails: fit crashes at d = 1 (IndexError in get_qrf_matrix: Box-Muller reads column "
-               "index + 1 of a one-column Sobol draw) -- a second defect, not yet declared as an expected failure "
-               "(declaring it changes the entry's fingerprint and reruns its units), shown as 'also failing'"),
+          note="a second defect: fit raises IndexError at every odd n_components (Box-Muller pairs columns "
+               "index and index + 1); reproduce: from rfflearn.cpu.rfflearn_cpu_common import get_qrf_matrix; "
+               "get_qrf_matrix(16, 65, 1.0) (checked at d = 1, 2, 3, 16 and m = 1, 3, 5, 7, 65: all raise; even m "
+               "never does). Fix: draw an even number of columns and drop the last"),
     Entry("fht-cpu", "fht-cpu fht", "transform", "fht_cpu:fht", "fht-cpu",
           "plain install; in place by default; uses all cores unless OMP_NUM_THREADS is set",
           dict(dim=64, matrix="hadamard", inplace=True), needs=("fht_cpu",), light=True),
