@@ -395,7 +395,34 @@ def composite_features(kernel: Kernel, *, nodes: Mapping[str, Any] | None = None
         return CompositeFeatures(tree, n_components, random_state)
 
     make.__qualname__ = f"composite_features[{kernel.describe()}]"
+    d_max = exact_dim_limit(tree)
+    if d_max is not None:  # exact polynomial leaves are defined only up to a width: the map declares its space
+        make.rfverify_space = {"d": (1, d_max)}  # type: ignore[attr-defined]
     return make
+
+
+def exact_dim_limit(tree: Node) -> int | None:
+    """The largest d at which every exact polynomial leaf of ``tree`` has width (d + 1)^p <= MAX_EXACT_WIDTH
+    (None: no such leaf, any d).
+
+    >>> exact_dim_limit(Sum(PolynomialLeaf(1.0, 1.0, 2), LinearLeaf()))
+    63
+    >>> exact_dim_limit(LinearLeaf()) is None
+    True
+    """
+    limits = []
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, PolynomialLeaf):
+            d = int(round(MAX_EXACT_WIDTH ** (1.0 / node.degree))) - 1
+            while (d + 2) ** node.degree <= MAX_EXACT_WIDTH:
+                d += 1
+            while d > 0 and (d + 1) ** node.degree > MAX_EXACT_WIDTH:
+                d -= 1
+            limits.append(d)
+        todo.extend(v for v in vars(node).values() if isinstance(v, Node))
+    return min(limits) if limits else None
 
 
 class _Registered(CompositeFeatures):

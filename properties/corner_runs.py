@@ -53,6 +53,8 @@ def corners_of(ctx: CheckContext) -> tuple[list[Corner], bool]:
 def _summary(c: Corner, r: CheckResult) -> dict[str, Any]:
     out: dict[str, Any] = {**c.as_dict(), "status": r.status, "statistic": r.statistic, "pvalue": r.pvalue,
                            "alpha": r.alpha, "trials": r.details.get("trials")}
+    if r.details.get("untested_skewed"):  # pairs too skewed for the t-test at this corner (Cochran's rule)
+        out["untested_skewed"] = r.details["untested_skewed"]
     if r.status != "pass":
         out["message"] = r.message[:300]
     return out

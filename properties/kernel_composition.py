@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from rfverify.adapters import as_feature_map
 from rfverify.kernels.composition import CompositeKernel
@@ -64,7 +65,8 @@ def check_composition(ctx: KernelContext) -> CheckResult:
     b = ctx.budget
     profile = replace(ctx.profile, unbiased_m=b.composition_m, max_trials=b.composition_max_trials)
     fm_ctx = CheckContext(ctx.check, profile, ctx.seeds, ctx.alpha, ctx.reproduce, plugin=plugin, kernel=kernel,
-                          domain=cfg.domain, dim=cfg.dim, declarations=Declarations(), pair_cache={})
+                          domain=cfg.domain, dim=cfg.dim, declarations=Declarations(), pair_cache={},
+                          **_declared(plugin, kernel))
     res = check_unbiasedness(fm_ctx)
     details = dict(res.details)
     details["feature_map"] = desc
@@ -72,3 +74,16 @@ def check_composition(ctx: KernelContext) -> CheckResult:
     verb = "estimates" if res.status == "pass" else "does not estimate"
     return replace(res, implementation=ctx.name, reproduce=ctx.reproduce, details=details,
                    message=f"{desc} {verb} {details['composition']}: {res.message}")
+
+
+def _declared(plugin: Any, kernel: Any) -> dict[str, Any]:
+    """The composite map's declared space (``rfverify_space``: exact polynomial leaves exist only up to a width),
+    so that the corners of unbiasedness stay inside it; nothing when it declares none."""
+    from rfverify.spaces import FeatureMapSpace, declared_space
+
+    declared = declared_space(plugin.obj)
+    if declared is None:
+        return {}
+    spec = kernel._spec
+    params = {k: spec.params[k] for k in plugin.passthrough if spec is not None and k in spec.params}
+    return {"space": FeatureMapSpace.build([declared], params=params)}

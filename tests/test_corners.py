@@ -223,3 +223,31 @@ def test_a_map_exact_from_some_width_on_is_not_a_slower_rate():
                               metrics=False, pins={"d": 1, "n_components": 1, "dtype": "float64"},
                               **e.options).results[0]
     assert res.status == "pass" and res.details["exact_from_width"] == 257, res.message
+
+
+def test_a_skewed_estimate_at_a_corner_is_not_a_false_alarm():
+    """Arc-cosine order 2 at m = 3 (a corner): k_hat is a sum of three products of squared Gaussians, so skewed
+    that 30 seeds gave a mean of 0.285 against the exact 0.868 and t deep in the left tail — the regenerated zoo
+    report failed this correct map.  Cochran's rule (n > 25 G1²) now gives the pair more seeds or leaves it
+    untested at that corner, and says how many it left."""
+    from rfverify.studies.zoo import zoo_entries
+
+    e = zoo_entries(["arccos-2"])[0]
+    res = rfverify.verify(e.implementation, seed=DEFAULT_SEED, profile="default", checks=["unbiasedness"],
+                          metrics=False, pins={"d": 16, "n_components": 3, "dtype": "float32"},
+                          **e.options).results[0]
+    assert res.status == "pass", res.message
+    assert res.details["trials"] > get_profile("default").pilot_trials
+
+
+def test_cochran_rule_marks_skewed_pairs():
+    import numpy as np
+
+    from rfverify.properties.unbiasedness import cochran_n, too_skewed
+
+    rng = np.random.default_rng(0)
+    symmetric = rng.standard_normal(400)
+    skewed = rng.standard_normal(400) ** 4  # skewness ~ 15 in the population, ~8 in a sample of 400
+    values = np.column_stack([symmetric, skewed, np.ones(400)])
+    assert too_skewed(values).tolist() == [False, True, False]
+    assert cochran_n(values[:, :1]) < 400 < cochran_n(values)
