@@ -162,3 +162,31 @@ def test_error_rate_regresses_on_the_width_returned():
     assert res.details["regressed_on"] == "m_out" and res.details["m_out"] == [96, 96, 288]
     requested = np.polyfit(np.log(res.details["m"]), np.log(res.details["mse"]), 1)[0]
     assert requested > -0.6 and abs(res.statistic + 1) < 0.3, (requested, res.statistic)
+
+
+def test_a_search_does_not_depend_on_what_the_process_imported(tmp_path, monkeypatch):
+    """Hypothesis draws constants from the source of every local module in sys.modules; a seeded ``explore``
+    must generate the same configurations whatever was imported (the report and the Python API imported different
+    modules and tried different configurations)."""
+    import importlib
+    import sys
+
+    from hypothesis import strategies as st
+
+    from rfverify.explore import search
+
+    def tried():
+        r = search(st.integers(0, 10 ** 9), lambda n: None, seed=7, budget=300)
+        return [ex for ex, _ in r.tried]
+
+    before = tried()
+    (tmp_path / "rfv_local_constants_probe.py").write_text(
+        "A = 987654321\nB = 123456789\nC = 555555555\nD = 31415926\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.import_module("rfv_local_constants_probe")
+    try:
+        after = tried()
+    finally:
+        sys.modules.pop("rfv_local_constants_probe", None)
+    assert after == before
+    assert not {987654321, 123456789, 555555555, 31415926} & set(after)
