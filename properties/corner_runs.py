@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable
 
-from rfverify.corners import Corner, alpha_split, corner_budget, corner_from_pins, corner_profile, design
+from rfverify.corners import CornerNotApplicable, Corner, alpha_split, corner_budget, corner_from_pins, corner_profile, design
 from rfverify.errors import PluginError
 from rfverify.kinds.feature_map import CheckContext
 from rfverify.results import CheckResult
@@ -93,6 +93,9 @@ def at_corners(ctx: CheckContext, body: Callable[[CheckContext], CheckResult], *
         cctx = ctx.at_corner(c, corner_alpha, corner_profile(ctx.profile, c))
         try:
             r = body(cctx)
+        except CornerNotApplicable as exc:
+            done.append({**c.as_dict(), "covers": c.covers, "status": "skip", "why": str(exc)})
+            continue
         except PluginError as exc:
             return cctx.result("error", f"at the corner configuration {c.describe()} ({c.covers}): {exc}",
                                details={"corner": c.as_dict(), "alpha_split": split, "corners": done})

@@ -75,6 +75,12 @@ def _error_rate_at(ctx: CheckContext) -> CheckResult:
         centred.append(c)
         mses.append(float(np.mean(e)))
         bias_last = est.values.mean(axis=0) - pairs.exact
+    if ctx.corner is not None and len(set(widths)) < len(widths):
+        from rfverify.corners import CornerNotApplicable
+
+        raise CornerNotApplicable(f"the map returned widths {widths} for the corner grid {list(prof.rate_ms)}: the "
+                                  "grid collapses (e.g. m rounded up to a multiple of a large d), so no 1/m law can "
+                                  "be fitted there (judged at the main configuration)")
     quantity = "MSE" if unbiased else "variance"
     details: dict[str, object] = {"m": list(prof.rate_ms), "m_out": widths, "trials": prof.rate_trials,
                                   quantity.lower(): mses, "quantity": quantity, "roundoff": roundoff}

@@ -75,6 +75,12 @@ __all__ = ["Corner", "CornerBudget", "CORNER_BUDGETS", "CORNER_D_MAX", "design",
 CORNER_D_MAX = 256
 
 
+class CornerNotApplicable(Exception):
+    """Raised inside a check at a corner whose design does not apply to this plug-in (e.g. the map returns another
+    width than the corner's n_components: a cos/sin map returns 0 features at m = 1, a map rounding m up to a
+    multiple of d collapses the corner's grid); the corner is skipped with this reason, never failed."""
+
+
 @dataclass(frozen=True)
 class CornerBudget:
     """The corner design's size and the sample sizes at each corner, for one profile (module docstring)."""

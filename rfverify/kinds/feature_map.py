@@ -224,6 +224,12 @@ class CheckContext(BaseContext):
         Z = self.stacked_inputs()
         fitted = self.fit(m, random_state)
         F = fitted.transform(Z)
+        if self.corner is not None and F.ndim == 2 and F.shape[1] == 0:
+            from rfverify.corners import CornerNotApplicable
+
+            raise CornerNotApplicable(f"the map returned {F.shape[1]} features for n_components={m}: a corner's "
+                                      "check needs at least one feature (the width is judged at the main configuration "
+                                      "and by contract/explore)")
         P = self.pairs.n
         k_hat = np.real(np.sum(F[:P] * np.conj(F[P:]), axis=1))
         sup = float(np.max(np.abs(F))) * np.sqrt(F.shape[1])
