@@ -84,6 +84,4 @@ def _declared(plugin: Any, kernel: Any) -> dict[str, Any]:
     declared = declared_space(plugin.obj)
     if declared is None:
         return {}
-    spec = kernel._spec
-    params = {k: spec.params[k] for k in plugin.passthrough if spec is not None and k in spec.params}
-    return {"space": FeatureMapSpace.build([declared], params=params)}
+    return {"space": FeatureMapSpace.for_plugin(plugin, kernel, [declared])}

@@ -115,6 +115,15 @@ class FeatureMapSpace:
     fixed: Mapping[str, int] = field(default_factory=dict)
 
     @classmethod
+    def for_plugin(cls, plugin: Any, kernel: Any,
+                   layers: Iterable[Mapping[str, Any] | None]) -> "FeatureMapSpace":
+        """The space of a feature-map plug-in: ``layers`` (its declaration first, then the caller's) over the
+        search ranges of the kernel parameters that the plug-in receives."""
+        spec = getattr(kernel, "_spec", None)
+        params = {k: spec.params[k] for k in plugin.passthrough if spec is not None and k in spec.params}
+        return cls.build(layers, params=params)
+
+    @classmethod
     def build(cls, layers: Iterable[Mapping[str, Any] | None], *, params: Mapping[str, Any] | Iterable[str] = (),
               base: "FeatureMapSpace | None" = None) -> "FeatureMapSpace":
         """The default space (or ``base``) narrowed by each mapping of ``layers`` in turn.

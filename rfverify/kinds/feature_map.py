@@ -361,9 +361,7 @@ class FeatureMapConfig(KindConfig):
         """The space narrowed by ``declared`` (the plug-in's declaration), then the caller's space and the pins."""
         from rfverify.spaces import FeatureMapSpace
 
-        spec = self.kernel._spec
-        params = {k: spec.params[k] for k in self.plugin.passthrough if spec is not None and k in spec.params}
-        return FeatureMapSpace.build([declared, self._space_arg, self.pins], params=params)
+        return FeatureMapSpace.for_plugin(self.plugin, self.kernel, [declared, self._space_arg, self.pins])
 
     def reproduce_options(self) -> list[str]:
         """This configuration's options in the reproduce command (between the target and ``--seed``)."""
