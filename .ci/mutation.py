@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Mutation testing of the modules that decide verdicts (issue 22): mutmut 2.x's mutants, a forked runner.
 
-    python .ci/mutation.py run --fast        # the CI subset ([tool.rfverify.mutation] fast): rfverify/stats.py
+    python .ci/mutation.py run --fast        # the CI subset ([tool.rfverify.mutation] fast): exit_status, seeding
     python .ci/mutation.py run               # every configured module (minutes to an hour; outside CI)
     python .ci/mutation.py run --module properties/haar.py
     python .ci/mutation.py check             # exit 1 if a mutant survived that tests/mutation_equivalents.json
@@ -487,7 +487,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     sur = sum(len(c["survived"]) for c in cls.values())
     lines = ["# Mutation testing of the verdict-deciding modules", "",
              "Regenerate: `python .ci/mutation.py run && python .ci/mutation.py report` (needs the `mutation` extra; "
-             "`run --fast` is the quick subset, rfverify/stats.py; neither is part of `.ci/run`: see the README, "
+             "`run --fast` is the CI subset (exit_status.py and seeding.py, run by tests/test_mutation_ci.py); see the README, "
              "\"Mutation testing\").  Mutants are mutmut 2.x's; a mutant is killed when the module's tests "
              "(the `tests` column; `[tool.rfverify.mutation]` in pyproject.toml) fail with it; a mutant over the time "
              "limit is run again in a fresh process with 3x the limit, and counts as a timeout kill only if it "
