@@ -13,7 +13,8 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from rfverify.corners import CornerNotApplicable, Corner, alpha_split, corner_budget, corner_from_pins, corner_profile, design
-from rfverify.errors import PluginError
+from rfverify.domains import min_dim
+from rfverify.errors import PLUGIN_RAISED, PluginError
 from rfverify.kinds.feature_map import CheckContext
 from rfverify.results import CheckResult
 from rfverify.spaces import FeatureMapSpace, declared_space
@@ -43,6 +44,9 @@ def corners_of(ctx: CheckContext) -> tuple[list[Corner], bool]:
     if pinned is not None:
         return [pinned], False
     fixed_dim = not isinstance(ctx.domain, str) or ctx.kernel._spec is None
+    lo = min_dim(ctx.domain)
+    if space.d.lo < lo <= space.d.hi:  # the domain's pair design starts there (the sphere: d >= 2)
+        space = replace(space, d=type(space.d)(lo, space.d.hi))
     corners = design(space, ctx.dim, params if ctx.kernel._spec is not None else {}, ctx.profile,
                      fixed_dim=fixed_dim)
     if ctx.kernel._spec is None:
@@ -89,6 +93,7 @@ def at_corners(ctx: CheckContext, body: Callable[[CheckContext], CheckResult], *
     if main is not None and main.status != "pass":
         return _with(main, {"alpha_split": split, "corners": "not run: the main configuration did not pass"})
     done: list[dict[str, Any]] = []
+    raised: tuple[Corner, Any, PluginError] | None = None
     for c in corners:
         cctx = ctx.at_corner(c, corner_alpha, corner_profile(ctx.profile, c))
         try:
@@ -96,14 +101,20 @@ def at_corners(ctx: CheckContext, body: Callable[[CheckContext], CheckResult], *
         except CornerNotApplicable as exc:
             done.append({**c.as_dict(), "covers": c.covers, "status": "skip", "why": str(exc)})
             continue
-        except PluginError as exc:
-            return cctx.result("error", f"at the corner configuration {c.describe()} ({c.covers}): {exc}",
-                               details={"corner": c.as_dict(), "alpha_split": split, "corners": done})
+        except PluginError as exc:  # the plug-in failed here: an error, after the other corners are judged
+            done.append({**c.as_dict(), "covers": c.covers, "status": "error", "message": str(exc)[:300]})
+            raised = raised or (c, cctx, exc)
+            continue
         done.append(_summary(c, r))
         if r.status == "fail":
             return _with(r, {"corner": c.as_dict(), "alpha_split": split, "corners": done})
         if main is None:
             main = r
+    if raised is not None:
+        c, cctx, exc = raised
+        return cctx.result("error", f"at the corner configuration {c.describe()} ({c.covers}): {exc}",
+                           details={"corner": c.as_dict(), "alpha_split": split, "corners": done,
+                                    "error_source": PLUGIN_RAISED})
     if main is None:  # no corner and no main configuration: cannot happen (a pinned corner always runs)
         return ctx.result("skip", "no configuration to test")
     if not with_main:

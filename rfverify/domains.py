@@ -26,9 +26,17 @@ import numpy as np
 from rfverify.errors import PluginError, UsageError
 from rfverify.kernels import Kernel
 
-__all__ = ["PairSet", "make_pairs", "DOMAINS", "CORRELATIONS"]
+__all__ = ["PairSet", "make_pairs", "DOMAINS", "CORRELATIONS", "min_dim"]
 
 DOMAINS = ("gaussian", "sphere", "positive")
+#: The smallest input dimension of a named domain's pair design: the sphere S^0 = {-1, +1} (d = 1) has no pair
+#: with a correlation strictly between -1 and 1, so its ``corr`` pairs do not exist there.
+MIN_DIM = {"sphere": 2}
+
+
+def min_dim(domain: Any) -> int:
+    """The smallest d at which ``domain``'s pair design exists (1 for a callable domain: the caller's affair)."""
+    return MIN_DIM.get(domain, 1) if isinstance(domain, str) else 1
 
 #: Correlations of the ``corr`` pairs: near (0.999) to far (-0.95).
 CORRELATIONS = (0.999, 0.99, 0.97, 0.93, 0.85, 0.75, 0.6, 0.45, 0.3, 0.15, 0.0, -0.2, -0.4, -0.6, -0.8, -0.95)
@@ -72,6 +80,10 @@ def _design(domain: str, d: int, rng: np.random.Generator) -> tuple[np.ndarray, 
     """Unit-scale pairs for a named domain."""
     rhos = np.array(CORRELATIONS)
     nc = len(rhos)
+    if d < min_dim(domain):
+        raise UsageError(f"the {domain} domain needs d >= {min_dim(domain)}, got d = {d}: the sphere S^0 = {{-1, +1}} "
+                         "has no pair with a correlation strictly between -1 and 1 (use --domain gaussian, or a "
+                         "domain callable)")
     if domain == "gaussian":
         xe = rng.standard_normal((N_EQUAL, d))
         xa = rng.standard_normal((N_ANTIPODAL, d))

@@ -9,7 +9,7 @@ NaN, a wrong shape, ...).  Neither is a verdict: a failed property is a
 
 from __future__ import annotations
 
-__all__ = ["RfverifyError", "UsageError", "PluginError"]
+__all__ = ["RfverifyError", "UsageError", "PluginError", "PLUGIN_RAISED"]
 
 
 class RfverifyError(Exception):
@@ -40,3 +40,8 @@ class PluginError(RfverifyError):
         if hint:
             msg += f" — {hint}"
         super().__init__(msg)
+
+
+#: ``details["error_source"]`` of a check result with status ``error`` caused by the plug-in (it raised, returned a
+#: wrong shape or non-finite values: a :class:`PluginError`): the only error a declared expected failure covers.
+PLUGIN_RAISED = "plug-in"

@@ -11,7 +11,7 @@ import contextvars
 from typing import Any, Callable, Iterable, Mapping
 
 from rfverify.version import __version__
-from rfverify.errors import PluginError, UsageError
+from rfverify.errors import PLUGIN_RAISED, PluginError, UsageError
 from rfverify.guard import Limits, guarded
 from rfverify.messages import failure_message
 from rfverify.registry import CheckSpec
@@ -33,6 +33,11 @@ def _apply_xfail(result: CheckResult, reason: str | None) -> CheckResult:
         return result
     if result.status == "fail":
         return replace(result, status="xfail", message=f"expected failure ({reason}): {result.message}")
+    if result.status == "error" and result.details.get("error_source") == PLUGIN_RAISED:
+        # as pytest's xfail covers a test that raises: the plug-in raising (or returning garbage) where the check
+        # needed it is the declared failure; never an rfverify internal error or a usage error
+        return replace(result, status="xfail", message=f"expected failure ({reason}): the plug-in failed: "
+                                                       f"{result.message}")
     if result.status == "pass":
         return replace(result, status="fail", message=failure_message(
             f"expected to fail ({reason}) but passed", f"pass: {result.message}",
@@ -80,7 +85,7 @@ def run_check(config: Any, spec: CheckSpec, preflight_error: str | None = None,
         with guarded(ctx.name, f"check {spec.name}", _limits(config, limits)):
             return spec.func(ctx)
     except PluginError as exc:
-        return ctx.result("error", str(exc))
+        return ctx.result("error", str(exc), details={"error_source": PLUGIN_RAISED})
     except UsageError as exc:
         return ctx.result("error", f"configuration: {exc}")
     except Exception as exc:  # a bug of ours must still leave a report behind
