@@ -74,6 +74,24 @@ def contract_tolerance(d: int, F: np.ndarray) -> float:
     return ROUNDOFF_MARGIN * roundoff_inner_product(d + 2, dtype) * max(float(np.max(np.abs(F))), 1e-300)
 
 
+#: Safety factor on the propagated bound below: its sensitivities are finite differences (first order).
+PROPAGATION_MARGIN = 4.0
+
+
+def propagated_roundoff(d: int, dtype: Any, sensitivity: np.ndarray) -> np.ndarray:
+    """Bound on the difference of two computations of the same features in different summation orders (a batch
+    and a single row), element by element, from the map's own sensitivity.
+
+    A feature phi(w . x + b) computed in ``dtype`` carries the inner product's round-off |delta arg| <=
+    gamma_{d+2} sum_j |w_j x_j| (Higham 2002, eq. 3.5) through phi', i.e. at most gamma_{d+2} S with
+    S = sum_j |x_j| |d phi / d x_j| — the sensitivity the caller measures by finite differences, so no
+    assumption is made on the size of the arguments (heavy-tailed frequencies, e.g. Cauchy for the Laplacian
+    kernel, reach arguments far beyond :data:`ROUNDOFF_MARGIN`).  Two such computations differ by at most twice
+    that; ``PROPAGATION_MARGIN`` covers the first-order estimate of S.
+    """
+    return 2.0 * PROPAGATION_MARGIN * roundoff_inner_product(d + 2, _float_dtype(dtype)) * np.asarray(sensitivity)
+
+
 def estimate_roundoff(d: int, m: int, dtype: Any, max_abs: float) -> float:
     """Absolute round-off bound of a kernel estimate k_hat = sum_i phi_i(x) phi_i(y) computed in ``dtype``.
 
