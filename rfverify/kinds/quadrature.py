@@ -289,7 +289,8 @@ class QuadratureConfig(KindConfig):
                        help="the rule draws nothing (a cubature): the same draw for every rng state; judged on "
                        "exactness and its measured bias")
         p.add_argument("--pin", action="append", default=[], metavar="KEY=VALUE",
-                       help="pin d (explore, and rule-unbiasedness at that corner dimension alone) or the rng seed of the draw explore searches (repeatable)")
+                       help="pin d (explore; rule-unbiasedness runs at that corner dimension alone) or the rng "
+                       "seed of the draw explore searches (repeatable)")
 
     @classmethod
     def from_cli(cls, args: argparse.Namespace) -> "QuadratureConfig":
