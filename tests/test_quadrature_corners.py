@@ -6,7 +6,7 @@ estimate has infinite variance are left out (never a false alarm).
 
 False-alarm rate and power: each corner runs at alpha / 4 = 2.5e-4 (default: check alpha 1e-3, share 1/2, K = 2),
 so a correct rule false-alarms at a corner with probability at most 2.5e-4 per seed (measured by
-``tests/studies/quadrature_corner_study.py``); the planted bugs are gross at their corner (E w_1^4 = 1 instead of 3
+``tests/quadrature_corner_study.py``, ``reports/calibration/quadrature-corners.json``); the planted bugs are gross at their corner (E w_1^4 = 1 instead of 3
 at d = 1, a fixed simplex at d = 64: t > 30 with 2000 draws), caught with power ~1 (21/21 seeds in the study).
 Each CI test runs one corner in process (0.3 s at d = 1, ~1 s at d = 64).
 """
