@@ -73,7 +73,9 @@ def test_left_out_integrands_are_those_with_infinite_variance():
     battery = integrands(2, np.random.default_rng(0))
     arccos0 = {g.label for g in battery if g.label.startswith("arccos0")}
     assert set(left_out(2, 3, False, battery)) == arccos0 and len(arccos0) == 3  # E rho^-4 = inf, rho ~ chi(4)
-    assert left_out(3, 3, False, integrands(3, np.random.default_rng(0))) == {}  # E rho^-4 = 1/3
+    four = integrands(4, np.random.default_rng(0))
+    assert set(left_out(4, 3, False, four)) == {g.label for g in four if g.label.startswith("arccos0")}  # E rho^-6
+    assert left_out(5, 3, False, integrands(5, np.random.default_rng(0))) == {}  # E rho^-6 = 1/15
     assert left_out(2, 1, False, battery) == {}  # bounded weights (SR11, SR13): finite variance
     assert left_out(2, 3, True, battery) == {}  # deterministic: no variance
 
