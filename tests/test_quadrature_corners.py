@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import shlex
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -132,3 +133,34 @@ def test_quick_profile_runs_no_corner():
     res = _run(sr33_haar, profile="quick")
     assert res.status == "pass" and res.details["corners"] == [], res.message
     assert res.details["alpha_split"]["main"] == pytest.approx(res.alpha) == pytest.approx(1e-3)
+
+
+STUDY = Path(__file__).resolve().parent.parent / "reports" / "calibration" / "quadrature-corners.json"
+
+
+def test_committed_study_meets_the_targets():
+    """The committed study (``tests/quadrature_corner_study.py``): every planted bug caught under the default seed
+    and 20 others with its corner named; the SR33 twins' corner false alarms consistent with the design rate
+    (at most 5e-4 per seed and rule: the 95% Clopper-Pearson interval of the count must contain a rate <= 5e-4)."""
+    summary = json.loads(STUDY.read_text())["summary"]
+    assert set(summary["bugs"]) == {r.name for r in cm.QUADRATURE_CORNER_BUGS}
+    for name, e in summary["bugs"].items():
+        assert e["caught"] == e["seeds"] == 21, (name, e["missed_seeds"])
+    assert set(summary["twins"]) == {r.name for r in cm.QUADRATURE_CORNER_TWINS}
+    for name, e in summary["twins"].items():
+        assert e["seeds"] >= 100 and e["default_design"]["interval95"][0] <= 5e-4, (name, e)
+
+
+@pytest.mark.slow
+def test_study_rows_replay():
+    """Three rows of the committed study replay to the same verdicts and p-values (about 10 s of CPU)."""
+    from tests import quadrature_corner_study as study
+
+    rows = [json.loads(line) for line in STUDY.with_suffix(".jsonl").read_text().splitlines()]
+    bug = next(r for r in rows if r.get("bug") == "sr33-radius-chi1-at-d1" and r["seed"] == 1)
+    assert study.run_bug(bug["bug"], 1)["caught"] == bug["caught"] is True
+    twin = next(r for r in rows if r.get("twin") == "sr33-haar")
+    again = study.run_twin("sr33-haar", twin["seed"], (1, 64))
+    for d in ("1", "64"):
+        assert again["corners"][d]["status"] == twin["corners"][d]["status"]
+        assert again["corners"][d]["pvalue"] == pytest.approx(twin["corners"][d]["pvalue"])
