@@ -164,3 +164,15 @@ def test_study_rows_replay():
     for d in ("1", "64"):
         assert again["corners"][d]["status"] == twin["corners"][d]["status"]
         assert again["corners"][d]["pvalue"] == pytest.approx(twin["corners"][d]["pvalue"])
+
+
+def test_leaving_the_heavy_tailed_integrands_out_does_not_blind_d_2():
+    """At d = 2 the arc-cosine order-0 integrands are left out; a wrong radial law (chi(d) for chi(d + 2)) is still
+    caught there by the smooth integrands, and the correct SR33 passes with the three left out and said so."""
+    from tests.mutants import quadrature_mutants as qm
+
+    bad = _run(qm.wrong_radial_law, pins={"d": 2})
+    assert bad.status == "fail" and "at the corner dimension d = 2" in bad.message, bad.message
+    ok = _run(sr33_haar, pins={"d": 2})
+    assert ok.status == "pass" and "3 left out: too heavy-tailed at d = 2" in ok.message, ok.message
+    assert len(ok.details["left_out"]["integrands"]) == 3 and "E rho^-4 = inf" in ok.details["left_out"]["reason"]
