@@ -44,6 +44,8 @@ __all__ = [
     "QuadratureContext",
     "QuadratureBudget",
     "QUADRATURE_BUDGETS",
+    "QUADRATURE_CORNERS",
+    "QUADRATURE_CORNER_D_MAX",
     "verify_quadrature",
     "gaussian_monomial_moment",
     "double_factorial",
@@ -131,6 +133,20 @@ QUADRATURE_BUDGETS: dict[str, QuadratureBudget] = {
 }
 
 
+#: rule-unbiasedness at the corner dimensions (:mod:`rfverify.properties.quadrature_corners`): per profile, the
+#: number of corners in the design (quick none, default the smallest and the largest d of the rule's space, thorough
+#: also the smallest d >= 2) and the corner budget (only ``unbiased_draws`` is used there: a fifth of the main
+#: configuration's draws at default, a screen for gross corner bugs; the detectable bias is in each result).
+QUADRATURE_CORNERS: dict[str, tuple[int, QuadratureBudget]] = {
+    "quick": (0, QuadratureBudget(5, 2, 1000, 100_000)),
+    "default": (2, QuadratureBudget(20, 3, 2000, 200_000)),
+    "thorough": (3, QuadratureBudget(50, 4, 8000, 1_000_000)),
+}
+#: The largest corner dimension: the space's largest d cut at 64 (the kind's default space ends there; one SR33
+#: draw and its 16 integrands cost ~0.5 ms at d = 64).
+QUADRATURE_CORNER_D_MAX = 64
+
+
 def budget_for(profile: Profile) -> QuadratureBudget:
     return QUADRATURE_BUDGETS.get(profile.name, QUADRATURE_BUDGETS["default"])
 
@@ -183,6 +199,8 @@ class QuadratureContext(BaseContext):
     deterministic: bool = False
     #: The configuration (its space and pins, for ``explore``).
     config: Any = None
+    #: The corner dimension this context runs at (None: the declared d; :meth:`at_corner`).
+    corner: int | None = None
 
     @property
     def name(self) -> str:
@@ -199,6 +217,21 @@ class QuadratureContext(BaseContext):
     def draw(self, trial: int, *stream: Any) -> tuple[np.ndarray, np.ndarray]:
         """Draw number ``trial`` of the rule on its own stream."""
         return self.plugin.draw(self.dim, self.rng("draw", *stream, trial=trial))
+
+    def at_corner(self, d: int, alpha: float, budget: QuadratureBudget) -> "QuadratureContext":
+        """This check at the corner dimension ``d`` with the corner ``budget`` and ``alpha``; its streams are keyed
+        by d (:attr:`key`), so ``--pin d=D`` replays the same draws; the reproduce command pins d."""
+        from dataclasses import replace
+
+        return replace(self, dim=int(d), budget=budget, alpha=alpha, corner=int(d),
+                       reproduce=f"{self.reproduce} --pin d={int(d)}")
+
+    def fail(self, headline: str, observed: str | None = None, expected: str | None = None, **kw: Any) -> Any:
+        """:meth:`BaseContext.fail`, naming the corner dimension in ``where:`` at a corner."""
+        if self.corner is not None:
+            kw["where"] = (kw.get("where", "") + f" at the corner dimension d = {self.dim} "
+                           f"({self.budget.unbiased_draws} draws)").strip()
+        return super().fail(headline, observed, expected, **kw)
 
 
 def _validate_degree(degree: Any) -> int:
@@ -256,7 +289,8 @@ class QuadratureConfig(KindConfig):
                        help="the rule draws nothing (a cubature): the same draw for every rng state; judged on "
                        "exactness and its measured bias")
         p.add_argument("--pin", action="append", default=[], metavar="KEY=VALUE",
-                       help="explore: pin d or the rng seed of the draw searched (repeatable)")
+                       help="pin d (explore; rule-unbiasedness runs at that corner dimension alone) or the rng "
+                       "seed of the draw explore searches (repeatable)")
 
     @classmethod
     def from_cli(cls, args: argparse.Namespace) -> "QuadratureConfig":

@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 
 from rfverify.implementations.orthogonal import haar_qr
+from rfverify.implementations.quadrature import SR33 as _SR33
+from rfverify.implementations.quadrature import sr33_assemble
 from rfverify.implementations.rff import RandomFourierFeatures, _RFFBase
 
 #: Above this input dimension :class:`SharedBankAboveD` takes its "fast path"; the bank has BANK frequencies.
@@ -128,3 +130,49 @@ CORNER_STAT_BUGS = {
 }
 #: Correct twins (must pass unbiasedness, concentration and error-rate with their corners).
 CORNER_STAT_TWINS = (RandomFourierFeatures, RoundUpScaled)
+
+
+# ---------------------------------------------------------------- quadrature rules: rule-unbiasedness at corner d
+#: Above this dimension :class:`SR33NoRotationAbove32` skips its random rotation.
+D_NO_ROTATION = 32
+
+
+class SR33RadiusChi1AtD1(_SR33):
+    """SR^{3,3} whose radius at d = 1 is drawn from chi(1) (the law of |w|, w ~ N(0, 1): "the one-dimensional
+    special case") instead of chi(d + 2) = chi(3); every other d is SR^{3,3} itself.  Each draw stays exact to
+    degree 3 (SR33 is exact for any rho > 0), so ``exactness`` and ``explore`` pass it; its estimate of w_1^4 is
+    rho^2, of mean 1 instead of 3 (and cos(w_1) is biased too): caught by rule-unbiasedness at the corner d = 1."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.name = "sr33-radius-chi1-at-d1"
+
+    def radii(self, d: int, gen: np.random.Generator) -> np.ndarray:
+        if d == 1:
+            return np.full(2, np.sqrt(gen.chisquare(1)))
+        return super().radii(d, gen)
+
+
+class SR33NoRotationAbove32(_SR33):
+    """SR^{3,3} that skips its Haar rotation above d = 32 (a "fast path": Q = I, the simplex fixed): exact to
+    degree 3 for every draw (any orthogonal Q will do) and random through rho, so ``exactness`` and ``explore``
+    pass it; at d = 64 the fixed simplex makes the estimates of w_1^4, w_1^2 w_2^2 … and the arc-cosine integrands
+    (whose axes it does not see uniformly) biased: caught by rule-unbiasedness at the corner of the largest d."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.name = "sr33-no-rotation-above-32"
+
+    def _nodes(self, d: int, gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        if d <= D_NO_ROTATION:
+            return super()._nodes(d, gen)
+        return sr33_assemble(d, self.radii(d, gen), np.eye(d), self._vertices(d), self._outer)
+
+
+sr33_radius_chi1_at_d1 = SR33RadiusChi1AtD1()
+sr33_no_rotation_above_32 = SR33NoRotationAbove32()
+#: Quadrature corner bugs (declared degree 3, unbiased) -> the corner dimension of the default design that
+#: catches them (the rule's space is the kind's default, d 1 … 64; the declared d is 8).
+QUADRATURE_CORNER_BUGS = {sr33_radius_chi1_at_d1: 1, sr33_no_rotation_above_32: 64}
+#: Their correct twins: the zoo's SR^{3,3} rules (shared radius and per-vertex radii).
+QUADRATURE_CORNER_TWINS = (_SR33(), _SR33(per_vertex=True))

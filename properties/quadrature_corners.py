@@ -1,0 +1,98 @@
+"""rule-unbiasedness at the corner dimensions of a quadrature rule's space (:mod:`rfverify.corners`).
+
+The design (:data:`rfverify.kinds.quadrature.QUADRATURE_CORNERS`): quick none; default the smallest and the
+largest d of the rule's space (``rfverify_space``, ``space=``; the largest cut at 64), thorough also the smallest
+d >= 2 (the first d with the arc-cosine integrands); a corner equal to the declared d, or to an earlier corner, is
+dropped (its alpha is not redistributed).  A d = 2^k space (``d_exp``) gives corners that are powers of two.
+
+The alpha split (Bonferroni): the declared d runs at ``(1 - share) alpha`` with the main budget, each corner at
+``share alpha / K`` with the corner budget (``unbiased_draws`` draws), K the profile's design size (fixed by the
+profile, not by how many corners survive, so a verdict never depends on the space); the check fails when any
+configuration rejects, so its false-alarm rate stays at most alpha.  Default: share 1/2, K = 2 (alpha / 2 at the
+declared d, alpha / 4 at each corner).
+
+With ``--pin d=D`` the check runs at d = D alone, as a corner (its alpha, budget and streams: the streams are keyed
+by d), so the reproduce command of a corner failure replays the same numbers.  A configuration where the test is
+not valid is not judged: integrands whose estimate has infinite variance are left out with the reason
+(:func:`rfverify.properties.quadrature_unbiasedness.left_out`), and a corner where nothing is left is skipped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Callable
+
+from rfverify.kinds.quadrature import QUADRATURE_CORNER_D_MAX, QUADRATURE_CORNERS, QuadratureContext
+from rfverify.results import CheckResult
+
+__all__ = ["rule_at_corners", "corner_dimensions", "corner_alphas", "CORNER_SHARE"]
+
+#: Fraction of rule-unbiasedness' alpha spent on the corner dimensions.
+CORNER_SHARE = 0.5
+
+
+def corner_dimensions(ctx: QuadratureContext) -> tuple[list[int], bool]:
+    """(the corner dimensions, whether the declared d runs too); a pinned d is the only corner."""
+    pinned = ctx.config.pins.get("d") if ctx.config is not None else None
+    if pinned is not None:
+        return [int(pinned)], False
+    n, _ = QUADRATURE_CORNERS.get(ctx.profile.name, QUADRATURE_CORNERS["default"])
+    dims = tuple(ctx.config.explored_dims) if ctx.config is not None else (ctx.dim,)
+    capped = [d for d in dims if d <= QUADRATURE_CORNER_D_MAX] or [dims[0]]
+    from_two = [d for d in dims if d >= 2]
+    design = [dims[0], capped[-1], from_two[0] if from_two else dims[0]][:n]
+    out: list[int] = []
+    for d in design:
+        if d != ctx.dim and d not in out:
+            out.append(d)
+    return out, True
+
+
+def corner_alphas(alpha: float, profile: str) -> tuple[float, float, int]:
+    """(the declared d's alpha, each corner's alpha, corners in the design) from the check's ``alpha``; with no
+    corner in the design (quick) a pinned corner runs at the whole alpha."""
+    n, _ = QUADRATURE_CORNERS.get(profile, QUADRATURE_CORNERS["default"])
+    if n == 0:
+        return alpha, alpha, 0
+    return alpha * (1 - CORNER_SHARE), alpha * CORNER_SHARE / n, n
+
+
+def rule_at_corners(ctx: QuadratureContext, body: Callable[[QuadratureContext], CheckResult]) -> CheckResult:
+    """``body`` at the declared d and at the corner dimensions; the first failing configuration's result."""
+    _, budget = QUADRATURE_CORNERS.get(ctx.profile.name, QUADRATURE_CORNERS["default"])
+    main_alpha, corner_alpha, n = corner_alphas(ctx.alpha, ctx.profile.name)
+    dims, with_main = corner_dimensions(ctx)
+    split = {"main": main_alpha, "per_corner": corner_alpha, "corners_in_design": n, "check_alpha": ctx.alpha}
+    main = body(replace(ctx, alpha=main_alpha)) if with_main else None
+    if main is not None and main.status != "pass":  # a failure, or a rule declared biased (measured, not judged)
+        return _with(main, {"alpha_split": split})
+    done: list[dict[str, Any]] = []
+    for d in dims:
+        r = body(ctx.at_corner(d, corner_alpha, budget))
+        entry: dict[str, Any] = {"d": d, "status": r.status, "pvalue": r.pvalue,
+                                 "draws": r.details.get("draws", budget.unbiased_draws),
+                                 "detectable_bias": dict(zip(r.details.get("integrands", ()),
+                                                             map(float, r.details.get("detectable_bias", ()))))}
+        if r.details.get("left_out"):
+            entry["left_out"] = r.details["left_out"]
+        if r.status == "skip":
+            entry["reason"] = r.message
+        done.append(entry)
+        if r.status in ("fail", "error"):
+            return _with(r, {"corner": {"d": d}, "alpha_split": split, "corners": done})
+        if main is None:
+            main = _with(r, {"corner": {"d": d}})
+    if main is None:  # pragma: no cover - a pinned d always gives one result
+        return ctx.result("skip", "no configuration to test")
+    ran = [c["d"] for c in done if c["status"] == "pass"]
+    skipped = [f"d = {c['d']} ({c['reason']})" for c in done if c["status"] == "skip"]
+    note = ""
+    if ran and with_main:
+        note += f"; at the corner dimension{'s' if len(ran) > 1 else ''} d = {', '.join(map(str, ran))} too"
+    if skipped and with_main:
+        note += "; not tested at " + "; ".join(skipped)
+    return replace(_with(main, {"alpha_split": split, "corners": done}), message=main.message + note)
+
+
+def _with(result: CheckResult, extra: dict[str, Any]) -> CheckResult:
+    return replace(result, details={**dict(result.details), **extra})
