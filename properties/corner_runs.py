@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable
 
-from rfverify.corners import CornerNotApplicable, Corner, alpha_split, corner_budget, corner_from_pins, corner_profile, design
+from rfverify.corners import (CornerNotApplicable, Corner, alpha_split, corner_budget, corner_from_pins, corner_profile,
+                              design, with_details)
 from rfverify.domains import min_dim
 from rfverify.errors import PLUGIN_RAISED, PluginError
 from rfverify.kinds.feature_map import CheckContext
@@ -91,7 +92,7 @@ def at_corners(ctx: CheckContext, body: Callable[[CheckContext], CheckResult], *
              "check_alpha": ctx.alpha}
     main = body(replace(ctx, alpha=main_alpha)) if with_main else None
     if main is not None and main.status != "pass":
-        return _with(main, {"alpha_split": split, "corners": "not run: the main configuration did not pass"})
+        return with_details(main, {"alpha_split": split, "corners": "not run: the main configuration did not pass"})
     done: list[dict[str, Any]] = []
     raised: tuple[Corner, Any, PluginError] | None = None
     for c in corners:
@@ -107,7 +108,7 @@ def at_corners(ctx: CheckContext, body: Callable[[CheckContext], CheckResult], *
             continue
         done.append(_summary(c, r))
         if r.status == "fail":
-            return _with(r, {"corner": c.as_dict(), "alpha_split": split, "corners": done})
+            return with_details(r, {"corner": c.as_dict(), "alpha_split": split, "corners": done})
         if main is None:
             main = r
     if raised is not None:
@@ -118,11 +119,11 @@ def at_corners(ctx: CheckContext, body: Callable[[CheckContext], CheckResult], *
     if main is None:  # no corner and no main configuration: cannot happen (a pinned corner always runs)
         return ctx.result("skip", "no configuration to test")
     if not with_main:
-        return _with(main, {"corner": corners[0].as_dict(), "alpha_split": split, "corners": done})
+        return with_details(main, {"corner": corners[0].as_dict(), "alpha_split": split, "corners": done})
     ran = [d for d in done if d["status"] == "pass"]
     note = (f"; at {len(ran)} corner configuration{'s' if len(ran) != 1 else ''} too "
             f"({'; '.join(_short(d) for d in ran)})") if ran else ""
-    return replace(_with(main, {"alpha_split": split, "corners": done}), message=main.message + note)
+    return replace(with_details(main, {"alpha_split": split, "corners": done}), message=main.message + note)
 
 
 def _short(d: dict[str, Any]) -> str:
@@ -130,6 +131,3 @@ def _short(d: dict[str, Any]) -> str:
     m = d["n_components"]
     return f"d = {d['d']}, m = {'/'.join(map(str, m)) if isinstance(m, list) else m}, {d['dtype']}{ps}"
 
-
-def _with(result: CheckResult, extra: dict[str, Any]) -> CheckResult:
-    return replace(result, details={**dict(result.details), **extra})

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable
 
+from rfverify.corners import split_alpha, with_details
 from rfverify.kinds.orthogonal import ORTHOGONAL_CORNER_D_MAX, ORTHOGONAL_CORNERS, OrthogonalContext
 from rfverify.properties.exploration_orthogonal import _space
 from rfverify.results import CheckResult
@@ -42,12 +43,12 @@ def haar_at_corners(ctx: OrthogonalContext, body: Callable[[OrthogonalContext], 
     """``body`` at the declared d and at the corner dimensions; the first failing configuration's result."""
     n, budget = ORTHOGONAL_CORNERS.get(ctx.profile.name, ORTHOGONAL_CORNERS["default"])
     alpha = ctx.alpha
-    main_alpha, corner_alpha = (alpha, alpha) if n == 0 else (alpha * (1 - CORNER_SHARE), alpha * CORNER_SHARE / n)
+    main_alpha, corner_alpha = split_alpha(alpha, n, CORNER_SHARE)
     dims, with_main = corner_dimensions(ctx)
     split = {"main": main_alpha, "per_corner": corner_alpha, "corners_in_design": n, "check_alpha": alpha}
     main = body(replace(ctx, alpha=main_alpha)) if with_main else None
     if main is not None and main.status != "pass":
-        return _with(main, {"alpha_split": split})
+        return with_details(main, {"alpha_split": split})
     done: list[dict[str, Any]] = []
     for d in dims:
         cctx = ctx.at_corner(d, corner_alpha, budget)
@@ -58,7 +59,7 @@ def haar_at_corners(ctx: OrthogonalContext, body: Callable[[OrthogonalContext], 
         r = body(cctx)
         done.append({"d": d, "status": r.status, "pvalue": r.pvalue, "draws": budget.draws})
         if r.status == "fail":
-            return _with(r, {"corner": {"d": d}, "alpha_split": split, "corners": done})
+            return with_details(r, {"corner": {"d": d}, "alpha_split": split, "corners": done})
         if main is None:
             main = r
     if main is None:  # a pinned corner where the check does not apply
@@ -66,8 +67,5 @@ def haar_at_corners(ctx: OrthogonalContext, body: Callable[[OrthogonalContext], 
     ran = [c["d"] for c in done if c["status"] == "pass"]
     note = f"; at the corner dimension{'s' if len(ran) > 1 else ''} d = {', '.join(map(str, ran))} too" if (
         ran and with_main) else ""
-    return replace(_with(main, {"alpha_split": split, "corners": done}), message=main.message + note)
+    return replace(with_details(main, {"alpha_split": split, "corners": done}), message=main.message + note)
 
-
-def _with(result: CheckResult, extra: dict[str, Any]) -> CheckResult:
-    return replace(result, details={**dict(result.details), **extra})

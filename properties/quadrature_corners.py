@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable
 
+from rfverify.corners import split_alpha, with_details
 from rfverify.kinds.quadrature import QUADRATURE_CORNER_D_MAX, QUADRATURE_CORNERS, QuadratureContext
 from rfverify.results import CheckResult
 
@@ -52,9 +53,7 @@ def corner_alphas(alpha: float, profile: str) -> tuple[float, float, int]:
     """(the declared d's alpha, each corner's alpha, corners in the design) from the check's ``alpha``; with no
     corner in the design (quick) a pinned corner runs at the whole alpha."""
     n, _ = QUADRATURE_CORNERS.get(profile, QUADRATURE_CORNERS["default"])
-    if n == 0:
-        return alpha, alpha, 0
-    return alpha * (1 - CORNER_SHARE), alpha * CORNER_SHARE / n, n
+    return (*split_alpha(alpha, n, CORNER_SHARE), n)
 
 
 def rule_at_corners(ctx: QuadratureContext, body: Callable[[QuadratureContext], CheckResult]) -> CheckResult:
@@ -65,7 +64,7 @@ def rule_at_corners(ctx: QuadratureContext, body: Callable[[QuadratureContext], 
     split = {"main": main_alpha, "per_corner": corner_alpha, "corners_in_design": n, "check_alpha": ctx.alpha}
     main = body(replace(ctx, alpha=main_alpha)) if with_main else None
     if main is not None and main.status != "pass":  # a failure, or a rule declared biased (measured, not judged)
-        return _with(main, {"alpha_split": split})
+        return with_details(main, {"alpha_split": split})
     done: list[dict[str, Any]] = []
     for d in dims:
         r = body(ctx.at_corner(d, corner_alpha, budget))
@@ -79,9 +78,9 @@ def rule_at_corners(ctx: QuadratureContext, body: Callable[[QuadratureContext], 
             entry["reason"] = r.message
         done.append(entry)
         if r.status in ("fail", "error"):
-            return _with(r, {"corner": {"d": d}, "alpha_split": split, "corners": done})
+            return with_details(r, {"corner": {"d": d}, "alpha_split": split, "corners": done})
         if main is None:
-            main = _with(r, {"corner": {"d": d}})
+            main = with_details(r, {"corner": {"d": d}})
     if main is None:  # pragma: no cover - a pinned d always gives one result
         return ctx.result("skip", "no configuration to test")
     ran = [c["d"] for c in done if c["status"] == "pass"]
@@ -91,8 +90,5 @@ def rule_at_corners(ctx: QuadratureContext, body: Callable[[QuadratureContext], 
         note += f"; at the corner dimension{'s' if len(ran) > 1 else ''} d = {', '.join(map(str, ran))} too"
     if skipped and with_main:
         note += "; not tested at " + "; ".join(skipped)
-    return replace(_with(main, {"alpha_split": split, "corners": done}), message=main.message + note)
+    return replace(with_details(main, {"alpha_split": split, "corners": done}), message=main.message + note)
 
-
-def _with(result: CheckResult, extra: dict[str, Any]) -> CheckResult:
-    return replace(result, details={**dict(result.details), **extra})

@@ -228,7 +228,20 @@ def corner_from_pins(pins: Mapping[str, Any], space: Any, dim: int, kernel_param
 def alpha_split(alpha: float, profile: Profile | str) -> tuple[float, float]:
     """(the main configuration's alpha, each corner's alpha) from a check's share ``alpha``."""
     b = corner_budget(profile)
-    if b.corners == 0:  # no corner in the design: a pinned corner runs at the check's whole alpha
+    return split_alpha(alpha, b.corners, b.share)
+
+
+def split_alpha(alpha: float, corners: int, share: float) -> tuple[float, float]:
+    """Bonferroni: ``(1 - share) alpha`` for the main configuration, ``share alpha / corners`` for each corner; with
+    no corner in the design a pinned corner runs at the check's whole alpha (every kind's corners use this)."""
+    if corners == 0:
         return alpha, alpha
-    return alpha * (1.0 - b.share), alpha * b.share / b.corners
+    return alpha * (1.0 - share), alpha * share / corners
+
+
+def with_details(result: Any, extra: Mapping[str, Any]) -> Any:
+    """``result`` (a :class:`rfverify.results.CheckResult`) with ``extra`` merged into its details."""
+    from dataclasses import replace as _replace
+
+    return _replace(result, details={**dict(result.details), **extra})
 
