@@ -89,7 +89,7 @@ def check_contract(ctx: CheckContext) -> CheckResult:
     if worst > tol and diff_repeat <= tol and diffs:
         # beyond the margin's round-off: bound it by the map's own sensitivity at these rows (no assumption on the
         # size of its arguments); only then, so that the common case costs no extra transform
-        bound = propagated_roundoff(ctx.dim, F1.dtype, _sensitivity(fitted, Z[rows], F1.dtype)) + tol
+        bound = propagated_roundoff(ctx.dim, F1.dtype, feature_sensitivity(fitted, Z[rows], F1.dtype)) + tol
         details["propagated_tolerance"] = float(np.max(bound))
         if bool(np.all(np.stack(diffs) <= bound)):
             details["single_row_within"] = ("the round-off of the inner products propagated through the map's own "
@@ -124,9 +124,9 @@ def check_contract(ctx: CheckContext) -> CheckResult:
                       f"{row_note}", statistic=max(diff_repeat, worst), threshold=max(tol, row_tol), details=details)
 
 
-def _sensitivity(fitted: object, X: np.ndarray, dtype: np.dtype) -> np.ndarray:
+def feature_sensitivity(fitted: object, X: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """S[i, k] = sum_j |X[i, j]| |d Phi[i, k] / d x_j| by forward differences (d transforms of these rows), the
-    step sqrt(eps) of the features' dtype relative to each row's largest coordinate."""
+    step sqrt(eps) of the features' dtype relative to each row's largest coordinate (also used by ``explore``)."""
     fdt = np.dtype(dtype).type if np.dtype(dtype).kind == "f" else np.float64
     rel = float(np.sqrt(np.finfo(fdt).eps))
     base = np.asarray(fitted.transform(X))

@@ -15,6 +15,17 @@ from rfverify.stats import log_slope
 
 #: Below this MSE at every m the map is exact (deterministic and equal to the kernel).
 EXACT_MSE = 1e-24
+#: Why a map without a declared bound is judged at the main configuration only.  The z-test on the log of the mean
+#: per-seed MSE needs that mean's sampling distribution near normal at the test's level; a corner has 40 seeds per
+#: m and a per-corner alpha of 4.2e-5 (default profile).  Measured on arccos-1 (a correct map) at its corner
+#: "largest kernel parameters" (order 2: squared ReLU features, so the MSE is an 8th moment of a Gaussian), over
+#: 300 seeds: the test rejected 3.0% at 1e-3 and 0.67% at 1e-4 with 40 seeds per m, and 1.6% at 1e-3 with 400
+#: (the per-seed MSE's skewness 4-9): no affordable corner sample makes it valid.  A declared bound C bounds
+#: every term by C^2, so the per-seed MSE is light-tailed there (0 false alarms in 200 seeds for each bounded twin
+#: of the corner study).  The unbounded map's corners are still judged by ``unbiasedness``.
+UNBOUNDED_AT_CORNERS = ("not run at the corners: the map declares no bound (--bound), and without one the per-seed "
+                        "MSE can be too heavy-tailed for the z-test at a corner's level and sample (40 seeds per m); "
+                        "judged at the main configuration")
 
 
 @register_check("feature-map", "error-rate", statistical=True, applies=not_for_deterministic,
@@ -43,13 +54,15 @@ def check_error_rate(ctx: CheckContext) -> CheckResult:
     falls like 1/m the failure is a bias, and the message says so instead of
     blaming shared randomness.
     Corners: also run at the corner configurations of :mod:`rfverify.corners` (their d, dtype and kernel
-    parameters) on the corner budget's odd grid (17, 65, 257 at default), ``share alpha / corners`` each.
+    parameters) on the corner budget's odd grid (17, 65, 257 at default), ``share alpha / corners`` each —
+    for a map with a declared bound only (:data:`UNBOUNDED_AT_CORNERS` says why and what was measured).
     Applies to: every feature map except data-dependent ones (an adapted
     basis promises no 1/m rate) and deterministic ones (nothing random to
     average).  Reference: cs4787 lecture 16 (variance of the Monte Carlo
     average); daniely2017 Thm. 3.
     """
-    return at_corners(ctx, _error_rate_at, grid=True)
+    unbounded = None if ctx.declarations.bound is not None else UNBOUNDED_AT_CORNERS
+    return at_corners(ctx, _error_rate_at, grid=True, not_at_corners=unbounded)
 
 
 def _error_rate_at(ctx: CheckContext) -> CheckResult:
