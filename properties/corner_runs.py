@@ -65,22 +65,21 @@ def _summary(c: Corner, r: CheckResult) -> dict[str, Any]:
     return out
 
 
-def at_corners(ctx: CheckContext, body: Callable[[CheckContext], CheckResult], *, grid: bool = False,
-               declared_at_params: bool = False, declared_at_config: bool = False,
-               not_at_corners: str | None = None) -> CheckResult:
+def at_corners(ctx: CheckContext, body: Callable[[CheckContext], CheckResult], *, grid: bool | tuple[int, ...] = False,
+               declared_at_params: bool = False, declared_at_config: bool = False) -> CheckResult:
     """``body`` at the main configuration and the corners; the first failing configuration's result, else the
     main configuration's result with every corner's outcome in ``details["corners"]``.  ``grid``: the body uses
-    the corner budget's grid of feature counts, not the corner's n_components (the error rate).
+    the corner budget's grid of feature counts (or the one given), not the corner's n_components (the error rate).
     ``declared_at_params``: the check judges a declaration made for the kernel parameters given (the bound C; a
     bias bound), so the corners keep those parameters (the other axes still move; a corner that then repeats
     another is dropped, its alpha not redistributed).  ``declared_at_config``: it judges a declaration made for
     the main configuration as a whole (a bias bound, which may depend on d and m: SORF's shrinks with d), so no
-    corner runs (unless the caller pinned one).  ``not_at_corners``: why this check is not valid at the corners
-    for this plug-in (no corner runs unless the caller pinned one; the reason is recorded in ``details``)."""
+    corner runs (unless the caller pinned one)."""
     corners, with_main = corners_of(ctx)
     if grid:
-        corners = [replace(c, grid=corner_budget(ctx.profile).rate_ms) for c in corners]
-    if (declared_at_config or not_at_corners) and with_main:
+        ms = grid if isinstance(grid, tuple) else corner_budget(ctx.profile).rate_ms
+        corners = [replace(c, grid=ms) for c in corners]
+    if declared_at_config and with_main:
         corners = []
     if declared_at_params and with_main:
         kept: list[Corner] = []
@@ -92,8 +91,6 @@ def at_corners(ctx: CheckContext, body: Callable[[CheckContext], CheckResult], *
     b = corner_budget(ctx.profile)
     split = {"main": main_alpha, "per_corner": corner_alpha, "corners_in_design": b.corners, "share": b.share,
              "check_alpha": ctx.alpha}
-    if not_at_corners and with_main:
-        split["corners_not_run"] = not_at_corners
     main = body(replace(ctx, alpha=main_alpha)) if with_main else None
     if main is not None and main.status != "pass":
         return with_details(main, {"alpha_split": split, "corners": "not run: the main configuration did not pass"})
@@ -127,8 +124,6 @@ def at_corners(ctx: CheckContext, body: Callable[[CheckContext], CheckResult], *
     ran = [d for d in done if d["status"] == "pass"]
     note = (f"; at {len(ran)} corner configuration{'s' if len(ran) != 1 else ''} too "
             f"({'; '.join(_short(d) for d in ran)})") if ran else ""
-    if not_at_corners:
-        note += f"; {not_at_corners}"
     return replace(with_details(main, {"alpha_split": split, "corners": done}), message=main.message + note)
 
 

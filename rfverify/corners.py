@@ -120,10 +120,11 @@ def corner_budget(profile: Profile | str) -> CornerBudget:
 
 
 def corner_profile(profile: Profile, corner: "Corner") -> Profile:
-    """``profile`` with its sample sizes replaced by the corner budget's, at the corner's n_components."""
+    """``profile`` with its sample sizes replaced by the corner budget's, at the corner's n_components (and the
+    corner's own grid of feature counts, if a check gave it one)."""
     b = corner_budget(profile)
     return replace(profile, bias_fraction=b.bias_fraction, unbiased_m=corner.m, pilot_trials=b.pilot_trials,
-                   max_trials=b.max_trials, rate_ms=b.rate_ms, rate_trials=b.rate_trials, conc_m=corner.m,
+                   max_trials=b.max_trials, rate_ms=corner.grid or b.rate_ms, rate_trials=b.rate_trials, conc_m=corner.m,
                    conc_trials=b.conc_trials, conc_bounds=b.conc_bounds)
 
 

@@ -1,11 +1,7 @@
 """The two false alarms of the references' calibration with explore and the corners (reports/calibration/
 references-explore/, 2 in 200 runs), each fixed, with the planted bugs of the same checks still caught.
 
-* ``arccos-1`` seed 1000008, ``error-rate`` at the corner "largest kernel parameters" (order 2, m = 17/65/257,
-  40 seeds): the per-seed MSE of squared-ReLU features is an 8th Gaussian moment (sample skewness 4-9), and the
-  z-test on its log-mean rejected 3.0% of 300 seeds at 1e-3 (1.6% with 400 seeds per m).  A map without a declared
-  bound is now judged at the main configuration only (``error_rate.UNBOUNDED_AT_CORNERS``); a bounded map's corners
-  still run (the planted ``SharedBankAboveD`` is caught at d = 256).
+* ``arccos-1`` seed 1000008, ``error-rate`` at a corner: see ``tests/test_error_rate_nested.py``.
 * ``laplacian-cauchy`` seed 1000015, ``explore``: a strided copy of one large-norm row at d = 171 gave features
   1.17e-11 from the C-ordered ones against the one-ulp-sensitivity tolerance 4.55e-12 — the Cauchy frequencies'
   arguments are far beyond its margin.  Over that tolerance, explore now judges the rows against the inner
@@ -17,33 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 import rfverify
-from rfverify.implementations.arccos import ArcCosineFeatures
 from rfverify.implementations.laplacian import LaplacianRandomFeatures
-from rfverify.properties.error_rate import UNBOUNDED_AT_CORNERS
-from tests.mutants.corner_mutants import SharedBankAboveD
-
-ARCCOS1 = dict(kernel="arccos", kernel_params={"order": 1}, dim=16, profile="default", metrics=False)
-
-
-def test_error_rate_of_an_unbounded_map_is_judged_at_the_main_configuration_only():
-    r = rfverify.verify(ArcCosineFeatures, seed=1000008, checks=["error-rate"], **ARCCOS1).results[0]
-    assert r.status == "pass", r.message
-    assert r.details["alpha_split"]["corners_not_run"] == UNBOUNDED_AT_CORNERS
-    assert r.details["corners"] == [] and "not run at the corners" in r.message
-
-
-def test_a_pinned_corner_of_an_unbounded_map_still_runs():
-    """The reproduce command of a corner (a pin) is honoured: the user asked for that configuration."""
-    r = rfverify.verify(ArcCosineFeatures, seed=1000009, checks=["error-rate"],
-                        pins={"d": 16, "n_components": 65, "order": 2}, **ARCCOS1).results[0]
-    assert r.details["m"] == [17, 65, 257] and "corner" in r.details
-
-
-def test_a_bounded_maps_error_rate_corners_still_run_and_catch_a_corner_bug():
-    r = rfverify.verify(SharedBankAboveD, kernel="rbf", kernel_params={"gamma": 0.5}, dim=16, bound=2 ** 0.5,
-                        seed=1, checks=["error-rate"], metrics=False).results[0]
-    assert r.status == "fail" and "corner configuration d = 256" in r.message, r.message
-    assert "corners_not_run" not in r.details["alpha_split"]
 
 
 def _strided_large_row(seed: int = 1000015):

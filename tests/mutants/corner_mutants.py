@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from rfverify.implementations.arccos import ArcCosineFeatures
 from rfverify.implementations.orthogonal import haar_qr
 from rfverify.implementations.quadrature import SR33 as _SR33
 from rfverify.implementations.quadrature import sr33_assemble
@@ -108,6 +109,27 @@ class SharedBankAboveD(RandomFourierFeatures):
         idx = np.arange(self.n_components) % k
         self.W_ = np.ascontiguousarray(W[idx].T)
         self.b_ = b[idx]
+
+
+class ArcCosSharedBankAboveD(ArcCosineFeatures):
+    """:class:`SharedBankAboveD` for an unbounded map (arc-cosine, no declared bound, so its error rate is judged
+    by the nested comparison): above d = 128 a bank of 8 Gaussian directions is tiled to m features."""
+
+    def _draw(self, d: int, rng: np.random.Generator) -> None:
+        if d <= D_BANK:
+            return super()._draw(d, rng)
+        k = min(BANK, self.n_components)
+        W = rng.standard_normal((d, k), dtype=self._dtype)
+        self.W_ = np.ascontiguousarray(W[:, np.arange(self.n_components) % k])
+
+
+class ArcCosSharedBank(ArcCosineFeatures):
+    """The same bank of 8 directions at every d: caught at the main configuration too."""
+
+    def _draw(self, d: int, rng: np.random.Generator) -> None:
+        k = min(BANK, self.n_components)
+        W = rng.standard_normal((d, k), dtype=self._dtype)
+        self.W_ = np.ascontiguousarray(W[:, np.arange(self.n_components) % k])
 
 
 def sign_fix_up_to_64(d: int, rng: Any) -> np.ndarray:

@@ -25,6 +25,7 @@ from rfverify.implementations.structured_features import SORF3, FastfoodFeatures
 from ._common import (_S2, ARCCOS0, ARCCOS1, COMPOSITIONAL, LAPLACIAN, MAXOUT, RBF, STRUCTURED,  # noqa: F401
                       _e, _m)
 from .compositional_mutants import printed_shallow
+from .corner_mutants import ArcCosSharedBank
 from .explore_mutants import (CeilCosSin, ChunkedAboveBatch, FastPathCache, Float16Compute, FortranReadAsC,
                               HalfFreqCosSin, RefitRedraws, SeedZeroUnseeded)
 
@@ -425,6 +426,10 @@ BUGS: list[Mutant] = [
     _m("arccos-half-scale", FM, ArcCosHalfScale, ARCCOS1, ["unbiasedness"], "scaling",
        "alber2017 eq. (10) as printed, sqrt(1/D) max(0, W^T x): half of Cho & Saul's kernel; unbiasedness "
        "diagnoses the factor 0.5 at every pair (tests/zoo_mutants.py)."),
+    _m("arccos-shared-bank", FM, ArcCosSharedBank, ARCCOS1, ["error-rate"], "seeding",
+       "a bank of 8 Gaussian directions tiled to m features (a broadcasting bug in the draw): each feature is "
+       "unbiased, but the error stops falling beyond 8 features.  The map declares no bound, so its error rate is "
+       "judged by the nested comparison (an estimate at 2w against the average of 2 independent ones at w)."),
     # ---------------------------------------------------------------- maxout
     _m("maxout-one-over-m", FM, OneOverM, MAXOUT, ["unbiasedness"], "scaling",
        "features h / m instead of h / sqrt(m) (the average taken twice): the estimate shrinks like 1/m; "
