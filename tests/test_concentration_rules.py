@@ -1,0 +1,57 @@
+"""The concentration check's decision rules, pinned directly (issue 22: its mutants that the suite let survive).
+
+* the tail counts are per designed pair (over the seeds), and each pair's p-value is the exact binomial one;
+* the sup-norm's round-off slack is 16 float32 ulps, as documented: 16.5 ulps over C fails, 15.5 passes;
+* an undeclared bound skips with the option that enables the check;
+* concentration is a statistical check (it takes a share of the family alpha).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import rfverify
+from rfverify.implementations.rff import RandomFourierFeatures
+from rfverify.kinds import checks_for
+from rfverify.properties.concentration import _tails
+from rfverify.stats import binomial_upper_test, hoeffding_epsilon
+
+F32_EPS = float(np.finfo(np.float32).eps)
+
+
+def test_tail_counts_are_per_pair_over_the_seeds():
+    R, m, C, level = 7, 64, math.sqrt(2.0), 0.2
+    eps = hoeffding_epsilon(m, level, C)
+    err = np.zeros((R, 3))
+    err[:5, 1] = 2 * eps  # pair 1: 5 of 7 seeds beyond eps; pair 2: 2 of 7; pair 0: none
+    err[:2, 2] = 2 * eps
+    (row,), p = _tails(err, m, C, R, (level,))
+    assert row["pair"] == 1 and row["max_frequency"] == 5 / 7
+    assert np.allclose(row["frequencies"], [0, 5 / 7, 2 / 7])
+    assert p == [binomial_upper_test(c, R, row["bound"]) for c in (0, 5, 2)]
+
+
+def _sup_verdict(ulps: float):
+    C = math.sqrt(2.0) / (1.0 + ulps * F32_EPS)  # RFF's sup |feature| sqrt(m) reaches sqrt(2) (1 - 1e-13)
+    return rfverify.verify(RandomFourierFeatures, kernel="rbf", kernel_params={"gamma": 0.5}, dim=16, bound=C,
+                           checks=["concentration"], metrics=False).results[0]
+
+
+def test_the_sup_norm_slack_is_16_float32_ulps():
+    over = _sup_verdict(16.5)
+    assert over.status == "fail" and "declared bound C" in over.message, over.message
+    assert _sup_verdict(15.5).status == "pass"
+
+
+def test_no_declared_bound_skips_with_the_option_that_enables_it():
+    r = rfverify.verify(RandomFourierFeatures, kernel="rbf", kernel_params={"gamma": 0.5}, dim=16,
+                        checks=["concentration"], metrics=False).results[0]
+    assert r.status == "skip"
+    assert r.message.startswith("no bound C declared") and "declare it (--bound C)" in r.message
+
+
+def test_concentration_is_a_statistical_check():
+    spec = next(c for c in checks_for("feature-map") if c.name == "concentration")
+    assert spec.statistical is True
