@@ -55,3 +55,13 @@ def test_no_declared_bound_skips_with_the_option_that_enables_it():
 def test_concentration_is_a_statistical_check():
     spec = next(c for c in checks_for("feature-map") if c.name == "concentration")
     assert spec.statistical is True
+
+
+def test_the_corners_keep_the_declared_kernel_parameters():
+    """C is declared for the kernel parameters given: concentration's corners move d, m and the dtype, never the
+    parameters (a corner at gamma = 1e3 would judge a bound nobody declared there)."""
+    r = rfverify.verify(RandomFourierFeatures, kernel="rbf", kernel_params={"gamma": 0.5}, dim=16, bound=2 ** 0.5,
+                        checks=["concentration"], metrics=False).results[0]
+    corners = r.details["corners"]
+    assert r.status == "pass" and len(corners) >= 2
+    assert all(c["params"] == {} for c in corners), corners
