@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -43,6 +44,16 @@ def test_the_sup_norm_slack_is_16_float32_ulps():
     over = _sup_verdict(16.5)
     assert over.status == "fail" and "declared bound C" in over.message, over.message
     assert _sup_verdict(15.5).status == "pass"
+
+
+def test_a_violated_bound_names_it_and_records_what_was_measured():
+    over = _sup_verdict(16.5)
+    C = math.sqrt(2.0) / (1.0 + 16.5 * F32_EPS)
+    assert re.match(r"declared bound C = \S+ is violated — observed: max \|feature\| \* sqrt\(m\) = \S+ over 200 "
+                    r"seeds; expected: <= C = ", over.message), over.message
+    d = over.details
+    assert (d["m"], d["m_out"], d["trials"]) == (1024, 1024, 200)
+    assert d["bound_C"] == C and C < d["observed_sup"] <= math.sqrt(2.0)
 
 
 def test_no_declared_bound_skips_with_the_option_that_enables_it():
