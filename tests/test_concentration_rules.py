@@ -51,6 +51,8 @@ def test_a_violated_bound_names_it_and_records_what_was_measured():
     C = math.sqrt(2.0) / (1.0 + 16.5 * F32_EPS)
     assert re.match(r"declared bound C = \S+ is violated — observed: max \|feature\| \* sqrt\(m\) = \S+ over 200 "
                     r"seeds; expected: <= C = ", over.message), over.message
+    assert "where: m = 1024 features, 24 designed pairs" in over.message
+    assert "likely cause: the features are larger than declared (a scale error?)" in over.message
     d = over.details
     assert (d["m"], d["m_out"], d["trials"]) == (1024, 1024, 200)
     assert d["bound_C"] == C and C < d["observed_sup"] <= math.sqrt(2.0)
