@@ -241,15 +241,14 @@ def _nested(ctx: CheckContext, widths: list[int], values: list[np.ndarray], exac
     prof = ctx.profile
     comps = nested_comparisons(widths, values, exact, unbiased,
                                rng=np.random.default_rng(ctx.random_state("nested-ties", trial=0)), floor=floor)
-    details["test"] = "nested"
-    details["nested"] = comps
     if not comps:  # the slope z-test judges instead (the caller says so)
         details["test"] = "slope"
         details["nested"] = (f"no comparison: the widths returned {widths} have no pair w, k w with at least "
                              f"{NESTED_MIN_AVERAGES} averages")
         return None
-    j = int(np.argmin([c["pvalue"] for c in comps]))
-    worst = comps[j]
+    details["test"] = "nested"
+    details["nested"] = comps
+    worst = min(comps, key=lambda c: float(c["pvalue"]))
     p_adj = min(1.0, float(worst["pvalue"]) * len(comps))  # Bonferroni over the comparisons (they share seeds)
     steps = ", ".join(f"{c['m']} -> {c['m2']}" for c in comps)
     where = (f"widths {steps}, {prof.rate_trials} "
