@@ -28,7 +28,10 @@ def _diagnose(mean: np.ndarray, exact: np.ndarray, m: int | None = None, kernel:
             if m and abs(c * m - 1) < 0.1:
                 hint += f" — that is 1/m with m = {m}: features scaled by 1/m instead of 1/sqrt(m)?"
             hints.append(hint)
-    pos = (exact > 1e-3) & (exact < 0.999) & (mean > 1e-3)
+    # pairs where log(mean) is well determined: at k ~ 0.01 the pilot's 30 seeds leave log(mean) noisy by 0.2
+    # (measured on frequencies of variance gamma, k^0.5: the fit gave a = 0.54 with a residual of 0.21 over
+    # k > 1e-3, and a = 0.506 with 0.023 over k > 0.05)
+    pos = (exact > 0.05) & (exact < 0.999) & (mean > 0.05)
     if not hints and kernel == "rbf" and pos.sum() >= 3:
         a = float(np.sum(np.log(mean[pos]) * np.log(exact[pos])) / np.sum(np.log(exact[pos]) ** 2))
         resid = float(np.max(np.abs(np.log(mean[pos]) - a * np.log(exact[pos]))))

@@ -1,0 +1,43 @@
+"""Pinned verdicts (issue 22): each check's scenarios re-run at their fixed seed reproduce the recorded result.
+
+The scenarios (:mod:`tests.verdict_snapshots`) reach each branch of a check's decision — pass, fail with each
+likely cause, skip, a declared bias bound, a failing and a passing corner — so a change to the code that
+decides or explains a verdict shows up here as the exact field that moved.  They are the mutation run's
+strongest killers for the statistical checks' messages and details (``[tool.rfverify.mutation]``).  After an
+intended change: ``python -m tests.verdict_snapshots --record CHECK``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.verdict_snapshots import SCENARIOS, diff, key, load, run, scenarios
+
+RECORDED = load()
+
+
+@pytest.mark.parametrize("check", sorted({s.check for s in SCENARIOS}))
+def test_verdicts_match_the_recorded(check):
+    for s in scenarios(check):
+        assert key(s) in RECORDED, f"{key(s)} not recorded: python -m tests.verdict_snapshots --record {check}"
+        with np.errstate(all="ignore"):
+            got = run(s)
+        d = diff(RECORDED[key(s)], got, key(s))
+        assert not d, "\n".join(d[:8]) + f"\n(after an intended change: python -m tests.verdict_snapshots --record {check})"
+
+
+def test_every_recorded_scenario_is_still_defined():
+    assert set(RECORDED) == {key(s) for s in SCENARIOS}
+
+
+def test_the_comparison_sees_a_changed_word_a_moved_number_and_a_new_key():
+    rec = {"status": "fail", "message": "bias 0.4963 at pair 1", "details": {"m": 256, "x": [1.0, 2.0]}}
+    assert diff(rec, rec) == []
+    assert diff(rec, {**rec, "message": "bias 0.4964 at pair 1"}) == []  # 4 significant digits
+    assert diff(rec, {**rec, "message": "bias 0.4973 at pair 1"})
+    assert diff(rec, {**rec, "message": "Bias 0.4963 at pair 1"})
+    assert diff(rec, {**rec, "status": "pass"})
+    assert diff(rec, {**rec, "details": {"m": 256, "x": [1.0, 2.00001]}})
+    assert diff(rec, {**rec, "details": {"m": 256, "x": [1.0, 2.0], "y": 1}})
+    assert diff(rec, {**rec, "details": {"m": 256, "x": [1.0]}})

@@ -1,0 +1,30 @@
+"""Small deliberately wrong feature maps for the pinned verdicts (:mod:`tests.verdict_snapshots`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rfverify.implementations.rff import RandomFourierFeatures
+
+
+class OneOverM(RandomFourierFeatures):
+    """Features scaled by 1/m instead of 1/sqrt(m) (sqrt(2)/m cos(...)): E k_hat = k / m."""
+
+    def transform(self, X):
+        return super().transform(X) / np.sqrt(self.n_components)
+
+
+class DeterministicHalfScale(RandomFourierFeatures):
+    """A fixed draw (seed 0 whatever random_state says) at half the scale: declared deterministic, biased."""
+
+    deterministic = True
+
+    def fit(self, X, y=None):
+        seed, self.random_state = self.random_state, 0
+        try:
+            return super().fit(X)
+        finally:
+            self.random_state = seed
+
+    def transform(self, X):
+        return super().transform(X) / np.sqrt(2.0)

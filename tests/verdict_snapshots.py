@@ -1,0 +1,159 @@
+"""Pinned verdicts (issue 22): one check on one plug-in at a fixed seed, its whole result recorded.
+
+A scenario runs one check through the public entry point (the kind's ``verify``) at a fixed seed and profile
+and records everything a user sees: status, message, p-value, statistic, threshold, effect and details.
+``tests/test_verdict_snapshots.py`` re-runs each and compares: statuses and the message text exactly, every
+number in the message to 4 significant digits, every other number to 1e-6 relative.  The scenarios are chosen
+to reach each branch of a check's decision (pass, fail with each likely cause, skip, a declared bias bound, a
+corner): a one-token change to a check's code (a mutant) that changes anything a user sees fails here.
+
+    python -m tests.verdict_snapshots --record            # every scenario (after an intended change)
+    python -m tests.verdict_snapshots --record unbiasedness   # one check's scenarios
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+DATA = Path(__file__).resolve().parent / "data" / "verdict_snapshots.json"
+SEED = 20261126
+MESSAGE_DIGITS = 4
+RTOL = 1e-6
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: str
+    check: str
+    target: str  # "module:attr"
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    kind: str = "feature-map"
+    profile: str = "quick"
+
+
+GAMMA = {"kernel_params": {"gamma": 0.5}}
+
+SCENARIOS: list[Scenario] = [
+    # ---------------------------------------------------------------- unbiasedness
+    Scenario("half-scale", "unbiasedness", "tests.mutants.rff_mutants:HalfScale", GAMMA),
+    Scenario("one-over-m", "unbiasedness", "tests.verdict_snapshot_maps:OneOverM", GAMMA),
+    Scenario("variance-gamma", "unbiasedness", "tests.mutants.rff_mutants:VarianceGamma", GAMMA),
+    Scenario("rff", "unbiasedness", "rfverify.implementations.rff:RandomFourierFeatures", GAMMA),
+    Scenario("rff-default-corners", "unbiasedness", "rfverify.implementations.rff:RandomFourierFeatures", GAMMA,
+             profile="default"),
+    Scenario("clipped-gamma-corner", "unbiasedness", "tests.mutants.corner_mutants:ClippedGamma", GAMMA,
+             profile="default"),
+    Scenario("biased-no-bound", "unbiasedness", "tests.mutants.rff_mutants:HalfScale",
+             {**GAMMA, "unbiased": False}),
+    Scenario("biased-over-bound", "unbiasedness", "tests.mutants.rff_mutants:HalfScale",
+             {**GAMMA, "unbiased": False, "bias_bound": 0.01}),
+    Scenario("biased-within-bound", "unbiasedness", "tests.mutants.rff_mutants:HalfScale",
+             {**GAMMA, "unbiased": False, "bias_bound": 0.6}),
+    Scenario("deterministic-biased", "unbiasedness", "tests.verdict_snapshot_maps:DeterministicHalfScale",
+             {**GAMMA, "deterministic": True}),
+    Scenario("arccos-default-corners", "unbiasedness", "rfverify.implementations.arccos:ArcCosineFeatures",
+             {"kernel": "arccos", "kernel_params": {"order": 1}}, profile="default"),
+    # ---------------------------------------------------------------- error-rate
+    Scenario("rff", "error-rate", "rfverify.implementations.rff:RandomFourierFeatures", {**GAMMA, "bound": 2.0}),
+    Scenario("shared-draw", "error-rate", "tests.mutants.rff_mutants:SharedDraw", {**GAMMA, "bound": 2.0}),
+    Scenario("arccos-nested", "error-rate", "rfverify.implementations.arccos:ArcCosineFeatures",
+             {"kernel": "arccos", "kernel_params": {"order": 1}}),
+    Scenario("arccos-shared-bank", "error-rate", "tests.mutants.corner_mutants:ArcCosSharedBank",
+             {"kernel": "arccos", "kernel_params": {"order": 1}}),
+    Scenario("rff-default-corners", "error-rate", "rfverify.implementations.rff:RandomFourierFeatures",
+             {**GAMMA, "bound": 2.0}, profile="default"),
+    Scenario("arccos-default-corners", "error-rate", "rfverify.implementations.arccos:ArcCosineFeatures",
+             {"kernel": "arccos", "kernel_params": {"order": 1}}, profile="default"),
+]
+
+
+def scenarios(check: str | None = None) -> list[Scenario]:
+    return [s for s in SCENARIOS if check is None or s.check == check]
+
+
+def key(s: Scenario) -> str:
+    return f"{s.check}/{s.id}"
+
+
+def _load(target: str) -> Any:
+    mod, attr = target.split(":")
+    return getattr(importlib.import_module(mod), attr)
+
+
+def run(s: Scenario) -> dict[str, Any]:
+    """The scenario's check result as a JSON document (what the report writes)."""
+    from rfverify.kinds import get_kind
+
+    verify = get_kind(s.kind).verify_function()
+    report = verify(_load(s.target), checks=[s.check], seed=SEED, profile=s.profile, metrics=False, **s.kwargs)
+    res = next(r for r in report.results if r.check == s.check)
+    return json.loads(json.dumps(res.to_dict(), allow_nan=True))
+
+
+def load() -> dict[str, Any]:
+    return json.loads(DATA.read_text(encoding="utf-8")) if DATA.exists() else {}
+
+
+_NUM = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
+
+
+def _close(a: float, b: float, rtol: float) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return a == b or abs(a - b) <= rtol * max(abs(a), abs(b)) or abs(a - b) <= 1e-300
+
+
+def diff(expected: Any, got: Any, where: str = "") -> list[str]:
+    """Differences between a recorded result and a fresh one (empty: the same)."""
+    if isinstance(expected, dict) and isinstance(got, dict):
+        out = [f"{where}.{k}: missing" for k in expected if k not in got]
+        out += [f"{where}.{k}: unexpected" for k in got if k not in expected]
+        for k in expected:
+            if k in got:
+                out += (_message_diff(expected[k], got[k], f"{where}.{k}") if k == "message"
+                        else diff(expected[k], got[k], f"{where}.{k}"))
+        return out
+    if isinstance(expected, list) and isinstance(got, list):
+        if len(expected) != len(got):
+            return [f"{where}: length {len(got)}, recorded {len(expected)}"]
+        return [d for i, (e, g) in enumerate(zip(expected, got)) for d in diff(e, g, f"{where}[{i}]")]
+    if isinstance(expected, (int, float)) and isinstance(got, (int, float)) \
+            and not isinstance(expected, bool) and not isinstance(got, bool):
+        return [] if _close(float(expected), float(got), RTOL) else [f"{where}: {got!r}, recorded {expected!r}"]
+    return [] if expected == got else [f"{where}: {got!r}, recorded {expected!r}"]
+
+
+def _message_diff(expected: str, got: str, where: str) -> list[str]:
+    """The text with its numbers masked must be equal; each number to MESSAGE_DIGITS significant digits."""
+    if _NUM.sub("#", expected) != _NUM.sub("#", got):
+        return [f"{where}: text differs:\n  got      {got!r}\n  recorded {expected!r}"]
+    tol = 10.0 ** (1 - MESSAGE_DIGITS)
+    for a, b in zip(_NUM.findall(expected), _NUM.findall(got)):
+        if not _close(float(a), float(b), tol):
+            return [f"{where}: number {b} where {a} was recorded:\n  got      {got!r}\n  recorded {expected!r}"]
+    return []
+
+
+def record(check: str | None = None) -> None:
+    data = load()
+    for s in scenarios(check):
+        data[key(s)] = run(s)
+        print(f"recorded {key(s)}: {data[key(s)]['status']}")
+    DATA.parent.mkdir(exist_ok=True)
+    DATA.write_text(json.dumps(dict(sorted(data.items())), indent=1, allow_nan=True) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] != ["--record"]:
+        raise SystemExit(__doc__)
+    np.seterr(all="ignore")
+    record(sys.argv[2] if len(sys.argv) > 2 else None)
