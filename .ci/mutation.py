@@ -6,7 +6,11 @@
     python .ci/mutation.py run --module properties/haar.py
     python .ci/mutation.py check             # exit 1 if a mutant survived that tests/mutation_equivalents.json
                                              # does not list (or a listed equivalent is now killed: stale entry)
-    python .ci/mutation.py report            # reports/mutation.md from the last results (.mutation/results.json)
+    python .ci/mutation.py report            # reports/mutation.md from the committed results
+    python .ci/mutation.py merge A.json ...  # fold other runs' results (parallel workers, other machines) in
+
+The per-mutant results are committed (``results`` in the configuration: reports/mutation-results.json), so a
+run of one module updates that module's rows and the report is regenerated from every module's last run.
 
 Mutants are mutmut's (``mutmut.list_mutations`` / ``mutmut.mutate``: operators, comparisons, numbers,
 keywords, strings, ...).  mutmut 2.x's own runner starts a fresh interpreter per mutant and re-imports
@@ -37,7 +41,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = Path(os.environ.get("RFVERIFY_MUTATION_RESULTS", ROOT / ".mutation" / "results.json"))
+#: Where the per-mutant results live: $RFVERIFY_MUTATION_RESULTS, else ``results`` in the configuration.
+RESULTS_ENV = "RFVERIFY_MUTATION_RESULTS"
 TIMEOUT_FACTOR = 3.0
 TIMEOUT_EXTRA = 10.0
 #: A mutant that exceeds the time limit is run once more with this many times the limit before it counts as
@@ -56,6 +61,11 @@ def load_config() -> dict[str, Any]:
     with open(ROOT / "pyproject.toml", "rb") as fh:
         cfg = tomllib.load(fh)["tool"]["rfverify"]["mutation"]
     return cfg
+
+
+def results_path() -> Path:
+    env = os.environ.get(RESULTS_ENV)
+    return Path(env) if env else ROOT / load_config()["results"]
 
 
 def module_name(path: str) -> str:
@@ -449,10 +459,45 @@ def classify(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def load_results() -> dict[str, Any]:
-    if not RESULTS.exists():
-        raise SystemExit(f"mutation: no results at {RESULTS.relative_to(ROOT)}; run `python .ci/mutation.py run` first")
-    return json.loads(RESULTS.read_text(encoding="utf-8"))
+def load_results(path: Path | None = None) -> dict[str, Any]:
+    path = path or results_path()
+    if not path.exists():
+        raise SystemExit(f"mutation: no results at {path}; run `python .ci/mutation.py run` first")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def store_modules(done: list[dict[str, Any]], path: Path | None = None) -> None:
+    """Put each module's results into the results file (read-modify-write under a lock: parallel runs share it)."""
+    import fcntl
+
+    path = path or results_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        results = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"modules": {}}
+        for d in done:
+            results["modules"][d["module"]] = d
+        results["modules"] = dict(sorted(results["modules"].items(), key=lambda kv: _order(kv[0])))
+        results["cpus"] = results.get("cpus", os.cpu_count())
+        path.write_text(_dumps(results), encoding="utf-8")
+
+
+def _dumps(results: dict[str, Any]) -> str:
+    """JSON with one mutant per line: a rerun's diff shows which mutants changed status."""
+    mods = []
+    for path, res in results["modules"].items():
+        head = {k: v for k, v in res.items() if k != "mutants"}
+        rows = ",\n".join("  " + json.dumps(m, ensure_ascii=False) for m in res["mutants"])
+        body = json.dumps(head, ensure_ascii=False)[:-1]
+        mods.append(f" {json.dumps(path)}: {body}, \"mutants\": " + (f"[\n{rows}\n ]}}" if rows else "[]}"))
+    top = {k: v for k, v in results.items() if k != "modules"}
+    return "{" + json.dumps(top)[1:-1] + (", " if top else "") + '"modules": {\n' + ",\n".join(mods) + "\n}}\n"
+
+
+def _order(path: str) -> tuple[int, str]:
+    """The configuration's module order (unconfigured modules last)."""
+    mods = list(load_config()["modules"])
+    return (mods.index(path) if path in mods else len(mods), path)
 
 
 def cmd_check(_: argparse.Namespace, only: list[str] | None = None) -> int:
@@ -477,6 +522,23 @@ def _md_escape(s: str) -> str:
     return s.replace("|", "\\|").replace("`", "'")
 
 
+def _span(cls: dict[str, dict[str, Any]]) -> str:
+    whens = sorted(c["when"] for c in cls.values() if c["when"] != "?")
+    return f"{whens[0]} to {whens[-1]}" if whens else "?"
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    """Fold the modules of other results files (parallel workers, other machines) into the results."""
+    done = []
+    for f in args.files:
+        for path, res in load_results(Path(f))["modules"].items():
+            res.setdefault("module", path)
+            done.append(res)
+            print(f"merged {path} ({len(res['mutants'])} mutants, run {res.get('when', '?')}) from {f}")
+    store_modules(done)
+    return 0
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     cfg = load_config()
     results = load_results()
@@ -495,8 +557,9 @@ def cmd_report(args: argparse.Namespace) -> int:
              "reason in `tests/mutation_equivalents.json`.", "",
              f"Total: **{tot} mutants, {kil} killed, {eq} equivalent, {sur} survived — score "
              f"{100 * kil / max(1, tot - eq):.1f}%** (target >= 95%).", "",
-             f"Run: {results.get('when', '?')}, mutmut {results.get('mutmut', '?')}, load average "
-             f"{results.get('load', '?')} on {results.get('cpus', '?')} CPUs.", "",
+             f"Runs: {_span(cls)}, mutmut {', '.join(sorted({str(r.get('mutmut', '?')) for r in results['modules'].values()}))}, "
+             f"one run per module (its time and load average in the table) on {results.get('cpus', '?')} CPUs; the "
+             f"per-mutant results are committed in `{cfg['results']}`.", "",
              "| module | tests | mutants | killed (timeouts) | equivalent | survived | score | run time | per mutant "
              f"| run at (load average 1/5/15 min, {results.get('cpus', '?')} CPUs) |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
@@ -521,9 +584,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     not_run = [p for p in cfg["modules"] if p not in cls]
     if not_run:
         lines += ["", "## Configured but not in this run", ""] + [f"- `{p}`" for p in not_run]
-    out = ROOT / cfg["report"]
+    out = Path(getattr(args, "out", None) or ROOT / cfg["report"])
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print(f"wrote {out.relative_to(ROOT)}")
+    print(f"wrote {out}")
     return 0
 
 
@@ -546,14 +609,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     for path in chosen:
         log = lambda s: print(s, flush=True)  # noqa: E731
         done = recheck_survivors(path, modules[path], log) if args.recheck else run_module(path, modules[path], log)
-        results = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {"modules": {}}
-        done.update(when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                    load=" ".join(f"{x:.1f}" for x in os.getloadavg()))  # per module: runs differ in load
-        results["modules"][path] = done  # re-read: another run may have written other modules meanwhile
-        RESULTS.parent.mkdir(exist_ok=True)
-        results.update(when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), mutmut=mutmut.__version__,
-                       load=" ".join(f"{x:.1f}" for x in os.getloadavg()), cpus=os.cpu_count())
-        RESULTS.write_text(json.dumps(results, indent=1), encoding="utf-8")
+        done.update(when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), mutmut=mutmut.__version__,
+                    load=" ".join(f"{x:.1f}" for x in os.getloadavg()), cpus=os.cpu_count())  # per module: runs differ
+        store_modules([done])
     print(f"mutation run: {time.perf_counter() - t0:.0f} s wall for {', '.join(chosen)}")
     # every run judges what it ran: each survivor must be a listed equivalent (CI relies on this exit code)
     return cmd_check(args, only=chosen)
@@ -568,9 +626,12 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--recheck", action="store_true",
                    help="re-test only the last run's survivors and timeouts (after adding tests; the source must be unchanged)")
     sub.add_parser("check", help="exit 1 on a survivor not listed as equivalent, or a stale equivalent")
-    sub.add_parser("report", help="write reports/mutation.md from the last results")
+    rp = sub.add_parser("report", help="write reports/mutation.md from the committed results")
+    rp.add_argument("--out", help="write the report here instead (tests compare it with the committed one)")
+    mp = sub.add_parser("merge", help="fold other results files' modules into the results")
+    mp.add_argument("files", nargs="+")
     args = p.parse_args(argv)
-    return {"run": cmd_run, "check": cmd_check, "report": cmd_report}[args.cmd](args)
+    return {"run": cmd_run, "check": cmd_check, "report": cmd_report, "merge": cmd_merge}[args.cmd](args)
 
 
 if __name__ == "__main__":

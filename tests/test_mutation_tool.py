@@ -109,3 +109,36 @@ def test_index_and_summary_link_the_mutation_report(tmp_path):
     html = (tmp_path / "index.html").read_text()
     assert 'href="mutation.md"' in html and "10 mutants, 9 killed" in html
     assert "[mutation.md](mutation.md)" in (tmp_path / "SUMMARY.md").read_text()
+
+
+def test_results_are_stored_per_module_and_merged(tool, tmp_path, monkeypatch):
+    """``run --module M`` replaces M's rows only; ``merge`` folds a parallel worker's file in; one mutant a line."""
+    main, other = tmp_path / "results.json", tmp_path / "worker.json"
+    monkeypatch.setenv(tool.RESULTS_ENV, str(main))
+    a = {**_results(["killed", "survived"])["modules"]["rfverify/stats.py"], "module": "rfverify/stats.py"}
+    tool.store_modules([a])
+    b = {**a, "module": "rfverify/seeding.py", "mutants": a["mutants"][:1]}
+    tool.store_modules([b], other)
+    assert tool.cmd_merge(type("A", (), {"files": [str(other)]})()) == 0
+    got = tool.load_results()["modules"]
+    assert list(got) == ["rfverify/stats.py", "rfverify/seeding.py"]  # the configuration's order
+    assert got["rfverify/stats.py"]["mutants"] == a["mutants"] and got["rfverify/seeding.py"]["mutants"] == b["mutants"]
+    a2 = {**a, "mutants": a["mutants"][:1]}  # a rerun of stats.py replaces its rows, keeps seeding.py's
+    tool.store_modules([a2])
+    got = tool.load_results()["modules"]
+    assert len(got["rfverify/stats.py"]["mutants"]) == 1 and len(got["rfverify/seeding.py"]["mutants"]) == 1
+    text = main.read_text()
+    assert text.count('"status"') == 2 and all(ln.count('"status"') <= 1 for ln in text.splitlines())
+
+
+def test_committed_report_is_generated_from_the_committed_results(tool, tmp_path, monkeypatch):
+    """reports/mutation.md is exactly what ``report`` writes from reports/mutation-results.json (nothing hand-edited,
+    nothing lost), and ``check`` passes on the committed results: every survivor there is a listed equivalent."""
+    monkeypatch.delenv(tool.RESULTS_ENV, raising=False)
+    cfg = tool.load_config()
+    assert (ROOT / cfg["results"]).is_file(), "the per-mutant results behind reports/mutation.md are not committed"
+    out = tmp_path / "mutation.md"
+    assert tool.cmd_report(type("A", (), {"out": str(out)})()) == 0
+    assert out.read_text() == (ROOT / cfg["report"]).read_text(), \
+        "reports/mutation.md is stale: run `python .ci/mutation.py report`"
+    assert tool.cmd_check(None) == 0
