@@ -12,12 +12,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.verdict_snapshots import SCENARIOS, diff, key, load, run, scenarios
+from tests.verdict_snapshots import SCENARIOS, diff, group, key, load, run, scenarios
 
 RECORDED = load()
 
 
-@pytest.mark.parametrize("check", sorted({s.check for s in SCENARIOS}))
+@pytest.mark.parametrize("check", sorted({group(s) for s in SCENARIOS}))
 def test_verdicts_match_the_recorded(check):
     for s in scenarios(check):
         assert key(s) in RECORDED, f"{key(s)} not recorded: python -m tests.verdict_snapshots --record {check}"

@@ -38,6 +38,7 @@ class Scenario:
     kwargs: dict[str, Any] = field(default_factory=dict)
     kind: str = "feature-map"
     profile: str = "quick"
+    library: str | None = None  # a tests.mutants LIBRARY entry's name: its implementation and options
 
 
 GAMMA = {"kernel_params": {"gamma": 0.5}}
@@ -76,12 +77,52 @@ SCENARIOS: list[Scenario] = [
 ]
 
 
-def scenarios(check: str | None = None) -> list[Scenario]:
-    return [s for s in SCENARIOS if check is None or s.check == check]
+#: Checks whose scenarios also come from the mutant library: every bug caught by the check, and the first
+#: equivalent mutant of its kind (which must pass).  unbiasedness has its own (above); the library's 18
+#: unbiasedness bugs would add 20 s for branches those already reach.
+LIBRARY_CHECKS = ("contract", "reproducibility", "error-rate", "concentration", "explore", "orthogonality",
+                  "haar-determinant", "haar-entries", "haar-trace-moments", "haar-eigenangles", "haar-invariance",
+                  "orf-kernel", "rule-contract", "exactness", "rule-unbiasedness", "efficiency", "transform-exactness",
+                  "transform-linearity", "transform-input", "transform-dimension", "kernel-symmetry", "kernel-psd",
+                  "kernel-normalisation", "kernel-composition")
+
+
+def _library_scenarios() -> list[Scenario]:
+    from rfverify.kinds import check_names
+    from tests.mutants import BUGS, EQUIVALENT
+
+    out = []
+    for m in BUGS:
+        for c in m.caught_by:
+            # a seeding bug's numbers come from fresh OS entropy: its verdict is pinned, its numbers cannot be
+            if c in LIBRARY_CHECKS and "quick" in m.profiles and m.category != "seeding":
+                out.append(Scenario(f"bug:{m.name}", c, "", kind=m.kind, library=m.name))
+    seen = set()
+    for m in EQUIVALENT:
+        if m.kind in seen:
+            continue
+        seen.add(m.kind)
+        for c in check_names(m.kind):
+            if c in LIBRARY_CHECKS and not (c == "explore" and m.kind == "feature-map"):
+                out.append(Scenario(f"equivalent:{m.name}", c, "", kind=m.kind, library=m.name))
+    return out
+
+
+SCENARIOS += _library_scenarios()
+
+
+def group(s: Scenario) -> str:
+    """The test id of a scenario's group: the check (feature maps), else "kind.check"."""
+    return s.check if s.kind == "feature-map" else f"{s.kind}.{s.check}"
+
+
+def scenarios(which: str | None = None) -> list[Scenario]:
+    """Every scenario, or one group's (see :func:`group`)."""
+    return [s for s in SCENARIOS if which is None or group(s) == which]
 
 
 def key(s: Scenario) -> str:
-    return f"{s.check}/{s.id}"
+    return f"{s.kind}/{s.check}/{s.id}" if s.kind != "feature-map" else f"{s.check}/{s.id}"
 
 
 def _load(target: str) -> Any:
@@ -93,8 +134,15 @@ def run(s: Scenario) -> dict[str, Any]:
     """The scenario's check result as a JSON document (what the report writes)."""
     from rfverify.kinds import get_kind
 
-    verify = get_kind(s.kind).verify_function()
-    report = verify(_load(s.target), checks=[s.check], seed=SEED, profile=s.profile, metrics=False, **s.kwargs)
+    if s.library is not None:
+        from tests.mutants import LIBRARY
+
+        m = next(m for m in LIBRARY if m.name == s.library)
+        report = m.verify(seed=SEED, profile=s.profile, checks=[s.check])
+    else:
+        verify = get_kind(s.kind).verify_function()
+        extra = {"metrics": False} if s.kind == "feature-map" else {}
+        report = verify(_load(s.target), checks=[s.check], seed=SEED, profile=s.profile, **extra, **s.kwargs)
     res = next(r for r in report.results if r.check == s.check)
     return json.loads(json.dumps(res.to_dict(), allow_nan=True))
 
