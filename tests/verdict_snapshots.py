@@ -63,6 +63,12 @@ SCENARIOS: list[Scenario] = [
              {**GAMMA, "deterministic": True}),
     Scenario("arccos-default-corners", "unbiasedness", "rfverify.implementations.arccos:ArcCosineFeatures",
              {"kernel": "arccos", "kernel_params": {"order": 1}}, profile="default"),
+    # ---------------------------------------------------------------- explore (feature maps)
+    Scenario("rff", "explore", "rfverify.implementations.rff:RandomFourierFeatures", GAMMA),
+    Scenario("rff-default", "explore", "rfverify.implementations.rff:RandomFourierFeatures", GAMMA, profile="default"),
+    *(Scenario(f"{name}", "explore", f"tests.mutants.explore_mutants:{name}", GAMMA)
+      for name in ("HalfFreqCosSin", "FastPathCache", "ChunkedAboveBatch", "Float16Compute", "FortranReadAsC",
+                   "RefitRedraws", "CeilCosSin")),
     # ---------------------------------------------------------------- error-rate
     Scenario("rff", "error-rate", "rfverify.implementations.rff:RandomFourierFeatures", {**GAMMA, "bound": 2.0}),
     Scenario("shared-draw", "error-rate", "tests.mutants.rff_mutants:SharedDraw", {**GAMMA, "bound": 2.0}),
