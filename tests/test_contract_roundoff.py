@@ -47,6 +47,7 @@ def test_a_batch_dependent_map_still_fails_where_the_bound_is_propagated():
 def test_propagated_roundoff_is_twice_the_margin_times_gamma_times_the_sensitivity():
     S = np.array([[1.0, 1e3]])
     got = propagated_roundoff(16, np.float64, S)
-    assert got == pytest.approx(2 * 4.0 * roundoff_inner_product(18, np.float64) * S)
+    # abs=0: the values are 1e-14 to 1e-11, all inside pytest.approx's default absolute tolerance (1e-12)
+    assert got == pytest.approx(2 * 4.0 * roundoff_inner_product(18, np.float64) * S, rel=1e-12, abs=0)
     assert propagated_roundoff(16, np.float32, S)[0, 1] / got[0, 1] == pytest.approx(
-        roundoff_inner_product(18, np.float32) / roundoff_inner_product(18, np.float64))
+        roundoff_inner_product(18, np.float32) / roundoff_inner_product(18, np.float64), rel=1e-12, abs=0)
