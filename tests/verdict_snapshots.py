@@ -63,6 +63,10 @@ SCENARIOS: list[Scenario] = [
              {**GAMMA, "deterministic": True}),
     Scenario("arccos-default-corners", "unbiasedness", "rfverify.implementations.arccos:ArcCosineFeatures",
              {"kernel": "arccos", "kernel_params": {"order": 1}}, profile="default"),
+    # ---------------------------------------------------------------- concentration
+    Scenario("shared-draw", "concentration", "tests.mutants.rff_mutants:SharedDraw", {**GAMMA, "bound": 2 ** 0.5}),
+    Scenario("half-scale-bias", "concentration", "tests.mutants.rff_mutants:HalfScale", {**GAMMA, "bound": 2 ** 0.5}),
+    Scenario("rff-no-bound", "concentration", "rfverify.implementations.rff:RandomFourierFeatures", GAMMA),
     # ---------------------------------------------------------------- explore (feature maps)
     Scenario("rff", "explore", "rfverify.implementations.rff:RandomFourierFeatures", GAMMA),
     Scenario("rff-default", "explore", "rfverify.implementations.rff:RandomFourierFeatures", GAMMA, profile="default"),
