@@ -28,3 +28,13 @@ class DeterministicHalfScale(RandomFourierFeatures):
 
     def transform(self, X):
         return super().transform(X) / np.sqrt(2.0)
+
+
+def _sr33_twin():
+    from tests.mutants.corner_mutants import QUADRATURE_CORNER_TWINS
+
+    return QUADRATURE_CORNER_TWINS[0]
+
+
+#: The zoo's SR^{3,3} rule with a shared radius (the correct twin of the quadrature corner bugs).
+sr33_twin = _sr33_twin()

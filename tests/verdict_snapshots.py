@@ -63,6 +63,15 @@ SCENARIOS: list[Scenario] = [
              {**GAMMA, "deterministic": True}),
     Scenario("arccos-default-corners", "unbiasedness", "rfverify.implementations.arccos:ArcCosineFeatures",
              {"kernel": "arccos", "kernel_params": {"order": 1}}, profile="default"),
+    # ---------------------------------------------------------------- corners of the other kinds (default profile)
+    Scenario("haar-qr-corners", "haar-trace-moments", "rfverify.implementations.orthogonal:haar_qr",
+             {"dim": 16, "group": "O"}, kind="orthogonal", profile="default"),
+    Scenario("sign-fix-up-to-64", "haar-trace-moments", "tests.mutants.corner_mutants:sign_fix_up_to_64",
+             {"dim": 16, "group": "O"}, kind="orthogonal", profile="default"),
+    Scenario("sr33-corners", "rule-unbiasedness", "tests.verdict_snapshot_maps:sr33_twin",
+             {"dim": 8, "degree": 3, "unbiased": True}, kind="quadrature", profile="default"),
+    Scenario("sr33-radius-chi1-at-d1", "rule-unbiasedness", "tests.mutants.corner_mutants:sr33_radius_chi1_at_d1",
+             {"dim": 8, "degree": 3, "unbiased": True}, kind="quadrature", profile="default"),
     # ---------------------------------------------------------------- concentration
     Scenario("shared-draw", "concentration", "tests.mutants.rff_mutants:SharedDraw", {**GAMMA, "bound": 2 ** 0.5}),
     Scenario("half-scale-bias", "concentration", "tests.mutants.rff_mutants:HalfScale", {**GAMMA, "bound": 2 ** 0.5}),
