@@ -4,6 +4,7 @@
     python .ci/mutation.py run --fast        # the CI subset ([tool.rfverify.mutation] fast): exit_status, seeding
     python .ci/mutation.py run               # every configured module (minutes to an hour; outside CI)
     python .ci/mutation.py run --module properties/haar.py
+    python .ci/mutation.py run --recheck [--unexplained] --module M   # re-test M's survivors after adding tests
     python .ci/mutation.py check             # exit 1 if a mutant survived that tests/mutation_equivalents.json
                                              # does not list (or a listed equivalent is now killed: stale entry)
     python .ci/mutation.py report            # reports/mutation.md from the committed results
@@ -386,8 +387,9 @@ def run_module(path: str, pytest_args: list[str], log: Any = print) -> dict[str,
             "seconds": round(time.perf_counter() - t0, 1), "mutants": rows}
 
 
-def recheck_survivors(path: str, pytest_args: list[str], log: Any = print) -> dict[str, Any]:
-    """The last results of ``path`` with each survivor and each timeout re-tested in a fresh process (the slow path)."""
+def recheck_survivors(path: str, pytest_args: list[str], log: Any = print, unexplained_only: bool = False) -> dict[str, Any]:
+    """The last results of ``path`` with each survivor and each timeout re-tested in a fresh process (the slow path);
+    ``unexplained_only``: skip the survivors listed as equivalent (they stay survivors; a full run re-tests them)."""
     prev = load_results()["modules"].get(path)
     if prev is None:
         raise SystemExit(f"mutation: no earlier results for {path}; run it first")
@@ -397,8 +399,11 @@ def recheck_survivors(path: str, pytest_args: list[str], log: Any = print) -> di
         raise SystemExit(f"mutation: the tests of {path} fail without any mutant; fix them first")
     t0 = time.perf_counter()
     n = 0
+    listed = equivalents() if unexplained_only else {}
     for m in prev["mutants"]:
         if m["status"] not in ("survived", "timeout"):
+            continue
+        if m["status"] == "survived" and (path, _line_key(path, m), m["mutant"]) in listed:
             continue
         fresh = by_key.get((m["line_number"], m["line"], m["mutant"], m["index"]))
         if fresh is None:
@@ -608,7 +613,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     for path in chosen:
         log = lambda s: print(s, flush=True)  # noqa: E731
-        done = recheck_survivors(path, modules[path], log) if args.recheck else run_module(path, modules[path], log)
+        done = (recheck_survivors(path, modules[path], log, args.unexplained) if args.recheck
+                else run_module(path, modules[path], log))
         done.update(when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), mutmut=mutmut.__version__,
                     load=" ".join(f"{x:.1f}" for x in os.getloadavg()), cpus=os.cpu_count())  # per module: runs differ
         store_modules([done])
@@ -625,6 +631,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--module", action="append", help="a configured module path (repeatable)")
     r.add_argument("--recheck", action="store_true",
                    help="re-test only the last run's survivors and timeouts (after adding tests; the source must be unchanged)")
+    r.add_argument("--unexplained", action="store_true",
+                   help="with --recheck: skip the survivors already listed as equivalent")
     sub.add_parser("check", help="exit 1 on a survivor not listed as equivalent, or a stale equivalent")
     rp = sub.add_parser("report", help="write reports/mutation.md from the committed results")
     rp.add_argument("--out", help="write the report here instead (tests compare it with the committed one)")

@@ -13,7 +13,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from rfverify.properties.unbiasedness import _diagnose, _mean_test, _skewness, classify, cochran_n, too_skewed
+from rfverify.properties.unbiasedness import (_diagnose, _mean_test, _skewness, classify, cochran_constant, cochran_n,
+                                             too_skewed)
 
 EXACT = np.array([1.0, 1.0, 0.8, 0.6, 0.4, 0.3, 0.2, 0.1, 0.05, 0.01, 0.0])
 
@@ -203,3 +204,26 @@ def test_skewness_and_cochran_n():
     assert cochran_n(values, 0.05, cap=200) == 178
     assert not too_skewed(values[:, :1].repeat(2, axis=0), 0.05)[0]  # 200 > 178 seeds
     assert too_skewed(values[:, :1], 0.05)[0]  # 100 <= 178
+
+
+def test_the_corner_judges_skewness_at_the_per_pair_level():
+    """A pair skewed enough for Cochran's rule at alpha / P (untested) but not at alpha x P (tested)."""
+    n = 600
+    skewed = np.where(np.arange(n) % 4 == 0, 1.0, 0.0)  # G1 = 1.155: K(5e-4) G1^2 = 888 > 600 > K(2e-3) G1^2 = 444
+    values = np.c_[skewed, np.random.default_rng(3).normal(0.0, 1.0, n)]
+    t = _mean_test(_ctx("corner"), values, np.array([0.0, 0.0]), 1e-3, 1e-12)  # per-pair level 1e-3 / 2
+    assert (t.p_adjusted[0], t.t[0]) == (1.0, 0.0)
+    assert not too_skewed(values, 2e-3)[0]  # at alpha x P it would be tested (and reject: mean 0.25, exact 0)
+
+
+def test_cochrans_constant_at_the_levels_a_corner_uses():
+    assert cochran_constant(0.05) == pytest.approx(25.0, rel=1e-12)
+    assert cochran_constant(5e-4) == pytest.approx(665.794, rel=1e-5)  # 25 (e(z) / e(1.96))^2, e(z) = z (2 z^2 + 1)
+    assert cochran_constant(2e-3) == pytest.approx(333.002, rel=1e-5)
+    assert cochran_constant(0.5) == cochran_constant(0.05)  # never below Cochran's own 25
+
+
+def test_cochran_n_is_zero_when_no_pair_is_within_the_cap():
+    skewed = np.where(np.arange(100) % 10 == 0, 9.0, 0.0)[:, None]  # needs 178 seeds at 0.05
+    assert cochran_n(skewed, 0.05, cap=100) == 0
+    assert cochran_n(skewed, 0.05) == 178

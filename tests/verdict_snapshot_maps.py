@@ -38,3 +38,26 @@ def _sr33_twin():
 
 #: The zoo's SR^{3,3} rule with a shared radius (the correct twin of the quadrature corner bugs).
 sr33_twin = _sr33_twin()
+
+
+class WiderHalfScale(RandomFourierFeatures):
+    """Half the scale, and 8 more features than asked for: a failure message names the width returned."""
+
+    def fit(self, X, y=None):
+        m, self.n_components = self.n_components, self.n_components + 8
+        try:
+            return super().fit(X)
+        finally:
+            self.n_components = m
+
+    def transform(self, X):
+        return super().transform(X) / np.sqrt(2.0)
+
+
+def identity(X, n_components, random_state):
+    """The exact features of the linear kernel (every pair's estimate is exact up to round-off)."""
+    return np.asarray(X, dtype=np.float64)
+
+
+def linear_kernel(X, Y):
+    return np.asarray(X) @ np.asarray(Y).T

@@ -43,14 +43,21 @@ class Scenario:
 
 GAMMA = {"kernel_params": {"gamma": 0.5}}
 
+
+class _load_later(str):
+    """A keyword argument that is a "module:attr" to import when the scenario runs (a callable kernel)."""
+
 SCENARIOS: list[Scenario] = [
     # ---------------------------------------------------------------- unbiasedness
     Scenario("half-scale", "unbiasedness", "tests.mutants.rff_mutants:HalfScale", GAMMA),
     Scenario("one-over-m", "unbiasedness", "tests.verdict_snapshot_maps:OneOverM", GAMMA),
     Scenario("variance-gamma", "unbiasedness", "tests.mutants.rff_mutants:VarianceGamma", GAMMA),
     Scenario("rff", "unbiasedness", "rfverify.implementations.rff:RandomFourierFeatures", GAMMA),
-    Scenario("rff-default-corners", "unbiasedness", "rfverify.implementations.rff:RandomFourierFeatures", GAMMA,
-             profile="default"),
+    Scenario("rff-default-corners", "unbiasedness", "rfverify.implementations.rff:RandomFourierFeatures",
+             {**GAMMA, "bound": 2 ** 0.5}, profile="default"),
+    Scenario("wider-half-scale", "unbiasedness", "tests.verdict_snapshot_maps:WiderHalfScale", GAMMA),
+    Scenario("identity-linear", "unbiasedness", "tests.verdict_snapshot_maps:identity",
+             {"kernel": _load_later("tests.verdict_snapshot_maps:linear_kernel"), "deterministic": True}),
     Scenario("clipped-gamma-corner", "unbiasedness", "tests.mutants.corner_mutants:ClippedGamma", GAMMA,
              profile="default"),
     Scenario("biased-no-bound", "unbiasedness", "tests.mutants.rff_mutants:HalfScale",
@@ -166,7 +173,8 @@ def run(s: Scenario) -> dict[str, Any]:
     else:
         verify = get_kind(s.kind).verify_function()
         extra = {"metrics": False} if s.kind == "feature-map" else {}
-        report = verify(_load(s.target), checks=[s.check], seed=SEED, profile=s.profile, **extra, **s.kwargs)
+        kwargs = {k: _load(v) if isinstance(v, _load_later) else v for k, v in s.kwargs.items()}
+        report = verify(_load(s.target), checks=[s.check], seed=SEED, profile=s.profile, **extra, **kwargs)
     res = next(r for r in report.results if r.check == s.check)
     return json.loads(json.dumps(res.to_dict(), allow_nan=True))
 
