@@ -536,8 +536,12 @@ def cmd_merge(args: argparse.Namespace) -> int:
     """Fold the modules of other results files (parallel workers, other machines) into the results."""
     done = []
     for f in args.files:
-        for path, res in load_results(Path(f))["modules"].items():
+        top = load_results(Path(f))
+        for path, res in top["modules"].items():
             res.setdefault("module", path)
+            for k in ("mutmut", "cpus"):  # an older run kept these for the whole file only
+                if k in top:
+                    res.setdefault(k, top[k])
             done.append(res)
             print(f"merged {path} ({len(res['mutants'])} mutants, run {res.get('when', '?')}) from {f}")
     store_modules(done)
@@ -561,7 +565,9 @@ def cmd_report(args: argparse.Namespace) -> int:
              "times out twice.  Score = killed / (mutants - equivalent).  Equivalent mutants are listed with the "
              "reason in `tests/mutation_equivalents.json`.", "",
              f"Total: **{tot} mutants, {kil} killed, {eq} equivalent, {sur} survived — score "
-             f"{100 * kil / max(1, tot - eq):.1f}%** (target >= 95%).", "",
+             f"{100 * kil / max(1, tot - eq):.1f}%** (target >= 95%) over the {len(cls)} of {len(cfg['modules'])} "
+             "configured modules run so far" + ("." if len(cls) == len(cfg["modules"]) else
+                                               " (the others are listed at the end).") , "",
              f"Runs: {_span(cls)}, mutmut {', '.join(sorted({str(r.get('mutmut', '?')) for r in results['modules'].values()}))}, "
              f"one run per module (its time and load average in the table) on {results.get('cpus', '?')} CPUs; the "
              f"per-mutant results are committed in `{cfg['results']}`.", "",
@@ -588,7 +594,9 @@ def cmd_report(args: argparse.Namespace) -> int:
                   for p, m in survivors]
     not_run = [p for p in cfg["modules"] if p not in cls]
     if not_run:
-        lines += ["", "## Configured but not in this run", ""] + [f"- `{p}`" for p in not_run]
+        lines += ["", "## Configured, not yet run", "",
+                  "Their mutants are not in the total above; `python .ci/mutation.py run --module M` adds one.", ""]
+        lines += [f"- `{p}`" for p in not_run]
     out = Path(getattr(args, "out", None) or ROOT / cfg["report"])
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"wrote {out}")
