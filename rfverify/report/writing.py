@@ -321,7 +321,7 @@ def mutation_summary(out: Path) -> dict[str, str] | None:
     headline = ""
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.startswith("Total:"):
-            headline = line[len("Total:"):].replace("*", "").strip()
+            headline = line[len("Total:"):].replace("*", "").strip().rstrip(".")  # the page adds its own stop
             break
     return {"markdown": MUTATION_REPORT, "headline": headline}
 
