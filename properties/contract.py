@@ -39,17 +39,19 @@ def check_contract(ctx: CheckContext) -> CheckResult:
     plugin = ctx.plugin
     problems: list[Finding] = []
     details: dict[str, object] = {}
-    before_user = plugin.params_of(plugin.obj) if plugin.form == "instance" else None
+    # the parameters as text, taken now: get_params returns the objects themselves, and a fit that changes a
+    # mutable parameter in place (a dict of options) would otherwise compare it with itself
+    before_user = _reprs(plugin.params_of(plugin.obj)) if plugin.form == "instance" else None
     obj = plugin.build(CONTRACT_M, rs)
-    before = plugin.params_of(obj)
+    before = _reprs(plugin.params_of(obj))
     fitted = plugin.fit_built(obj, CONTRACT_M, rs, Z)
     if before is not None:
-        after = plugin.params_of(obj) or {}
-        changed = sorted(k for k in before if repr(before[k]) != repr(after.get(k)))
+        after = _reprs(plugin.params_of(obj)) or {}
+        changed = sorted(k for k in before if before[k] != after.get(k))
         if changed:
             problems.append(Finding(
                 "fit changed constructor parameter(s) " + ", ".join(
-                    f"{k}: {before[k]!r} -> {after.get(k)!r}" for k in changed),
+                    f"{k}: {before[k]} -> {after.get(k)}" for k in changed),
                 "fit leaves the constructor parameters as given (scikit-learn's rule)",
                 cause="fit writes to the parameters it was constructed with; store fitted state in attributes "
                       "ending in _"))
@@ -105,8 +107,8 @@ def check_contract(ctx: CheckContext) -> CheckResult:
     if F1.dtype.kind not in "fc":
         problems.append(Finding(f"features have dtype {F1.dtype}", "a real or complex floating type"))
     if before_user is not None:
-        after_user = plugin.params_of(plugin.obj)
-        changed = sorted(k for k in before_user if repr(before_user[k]) != repr((after_user or {}).get(k)))
+        after_user = _reprs(plugin.params_of(plugin.obj)) or {}
+        changed = sorted(k for k in before_user if before_user[k] != after_user.get(k))
         if changed:
             problems.append(Finding("the estimator instance passed in was modified: " + ", ".join(changed),
                                     "the instance passed in left as it was (rfverify fits a copy of it)"))
@@ -122,6 +124,10 @@ def check_contract(ctx: CheckContext) -> CheckResult:
     return ctx.result("pass", f"shape ({n}, {m_out}) fixed after fit, {F1.dtype} finite, deterministic "
                       f"to {diff_repeat if row_tol > tol else max(diff_repeat, worst):.2g} (tolerance {tol:.2g})"
                       f"{row_note}", statistic=max(diff_repeat, worst), threshold=max(tol, row_tol), details=details)
+
+
+def _reprs(params: dict[str, object] | None) -> dict[str, str] | None:
+    return None if params is None else {k: repr(v) for k, v in params.items()}
 
 
 def feature_sensitivity(fitted: object, X: np.ndarray, dtype: np.dtype) -> np.ndarray:

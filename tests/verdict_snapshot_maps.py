@@ -61,3 +61,32 @@ def identity(X, n_components, random_state):
 
 def linear_kernel(X, Y):
     return np.asarray(X) @ np.asarray(Y).T
+
+
+class FitChangesGamma(RandomFourierFeatures):
+    """fit doubles its constructor parameter gamma in place (scikit-learn's rule broken)."""
+
+    def fit(self, X, y=None):
+        self.gamma = self.gamma * 2
+        return super().fit(X)
+
+
+class OptionsParam(RandomFourierFeatures):
+    """A dict of options as a constructor parameter, updated in place by fit: shared with the instance passed in."""
+
+    def __init__(self, n_components=100, random_state=None, gamma=1.0, options=None):
+        super().__init__(n_components, random_state, gamma=gamma)
+        self.options = options
+
+    def get_params(self, deep=True):
+        return {**super().get_params(deep), "options": self.options}
+
+    def fit(self, X, y=None):
+        if self.options is not None:
+            self.options["calls"] = self.options.get("calls", 0) + 1
+        return super().fit(X)
+
+
+def options_param_instance():
+    """A fresh instance (its options dict starts empty every run)."""
+    return OptionsParam(64, 0, gamma=0.5, options={})

@@ -79,6 +79,9 @@ SCENARIOS: list[Scenario] = [
              {"dim": 8, "degree": 3, "unbiased": True}, kind="quadrature", profile="default"),
     Scenario("sr33-radius-chi1-at-d1", "rule-unbiasedness", "tests.mutants.corner_mutants:sr33_radius_chi1_at_d1",
              {"dim": 8, "degree": 3, "unbiased": True}, kind="quadrature", profile="default"),
+    # ---------------------------------------------------------------- contract
+    Scenario("fit-changes-gamma", "contract", "tests.verdict_snapshot_maps:FitChangesGamma", GAMMA),
+    Scenario("options-changed-in-place", "contract", "tests.verdict_snapshot_maps:options_param_instance()", GAMMA),
     # ---------------------------------------------------------------- concentration
     Scenario("shared-draw", "concentration", "tests.mutants.rff_mutants:SharedDraw", {**GAMMA, "bound": 2 ** 0.5}),
     Scenario("half-scale-bias", "concentration", "tests.mutants.rff_mutants:HalfScale", {**GAMMA, "bound": 2 ** 0.5}),
@@ -157,7 +160,10 @@ def key(s: Scenario) -> str:
 
 
 def _load(target: str) -> Any:
+    """``module:attr``, or ``module:factory()`` for an object made afresh for each run."""
     mod, attr = target.split(":")
+    if attr.endswith("()"):
+        return getattr(importlib.import_module(mod), attr[:-2])()
     return getattr(importlib.import_module(mod), attr)
 
 
