@@ -90,3 +90,14 @@ class OptionsParam(RandomFourierFeatures):
 def options_param_instance():
     """A fresh instance (its options dict starts empty every run)."""
     return OptionsParam(64, 0, gamma=0.5, options={})
+
+
+def coordinate_sample(X, n_components, random_state):
+    """The linear kernel from n_components of the d coordinates drawn without replacement, scaled by sqrt(d / m):
+    unbiased, and exact once n_components >= d (every coordinate kept)."""
+    X = np.asarray(X, dtype=np.float64)
+    d = X.shape[1]
+    if n_components >= d:
+        return X
+    idx = np.random.default_rng(random_state).choice(d, n_components, replace=False)
+    return X[:, idx] * np.sqrt(d / n_components)

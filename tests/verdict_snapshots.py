@@ -104,6 +104,8 @@ SCENARIOS: list[Scenario] = [
              {**GAMMA, "bound": 2.0, "unbiased": False, "bias_bound": 0.6}),
     Scenario("sobol-faster", "error-rate", "rfverify.implementations.qmc_features:SobolFourierFeatures",
              {**GAMMA, "bound": 2.0}),
+    Scenario("exact-from-a-width", "error-rate", "tests.verdict_snapshot_maps:coordinate_sample",
+             {"kernel": _load_later("tests.verdict_snapshot_maps:linear_kernel"), "dim": 32}),
     Scenario("rff-default-corners", "error-rate", "rfverify.implementations.rff:RandomFourierFeatures",
              {**GAMMA, "bound": 2.0}, profile="default"),
     Scenario("arccos-default-corners", "error-rate", "rfverify.implementations.arccos:ArcCosineFeatures",
