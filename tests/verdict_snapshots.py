@@ -82,6 +82,8 @@ SCENARIOS: list[Scenario] = [
     # ---------------------------------------------------------------- contract
     Scenario("fit-changes-gamma", "contract", "tests.verdict_snapshot_maps:FitChangesGamma", GAMMA),
     Scenario("options-changed-in-place", "contract", "tests.verdict_snapshot_maps:options_param_instance()", GAMMA),
+    Scenario("orf-wider-than-asked", "contract", "rfverify.implementations.orf:OrthogonalRandomFeatures",
+             {**GAMMA, "dim": 10}),
     # ---------------------------------------------------------------- concentration
     Scenario("shared-draw", "concentration", "tests.mutants.rff_mutants:SharedDraw", {**GAMMA, "bound": 2 ** 0.5}),
     Scenario("half-scale-bias", "concentration", "tests.mutants.rff_mutants:HalfScale", {**GAMMA, "bound": 2 ** 0.5}),
