@@ -23,8 +23,17 @@ def test_verdicts_match_the_recorded(check):
         assert key(s) in RECORDED, f"{key(s)} not recorded: python -m tests.verdict_snapshots --record {check}"
         with np.errstate(all="ignore"):
             got = run(s)
-        d = diff(RECORDED[key(s)], got, key(s))
+        rec = RECORDED[key(s)]
+        if s.check == "explore" and rec["status"] == "fail":
+            # where Hypothesis's search ends (the minimal example, the calls it took) depends on its version
+            # (6.155 and 6.170 shrink a batch-split bug to 4097 and 4096 rows): the verdict and headline are pinned
+            rec, got = _found(rec), _found(got)
+        d = diff(rec, got, key(s))
         assert not d, "\n".join(d[:8]) + f"\n(after an intended change: python -m tests.verdict_snapshots --record {check})"
+
+
+def _found(r):
+    return {"status": r["status"], "headline": r["message"].split(" — ")[0], "detail_keys": sorted(r["details"])}
 
 
 def test_every_recorded_scenario_is_still_defined():
