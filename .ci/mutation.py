@@ -482,7 +482,9 @@ def store_modules(done: list[dict[str, Any]], path: Path | None = None) -> None:
         results = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"modules": {}}
         for d in done:
             results["modules"][d["module"]] = d
-        results["modules"] = dict(sorted(results["modules"].items(), key=lambda kv: _order(kv[0])))
+        order = list(load_config()["modules"])  # the configuration's order, unconfigured modules last
+        results["modules"] = dict(sorted(results["modules"].items(), key=lambda kv: (
+            order.index(kv[0]) if kv[0] in order else len(order), kv[0])))
         results["cpus"] = results.get("cpus", os.cpu_count())
         path.write_text(_dumps(results), encoding="utf-8")
 
@@ -497,12 +499,6 @@ def _dumps(results: dict[str, Any]) -> str:
         mods.append(f" {json.dumps(path)}: {body}, \"mutants\": " + (f"[\n{rows}\n ]}}" if rows else "[]}"))
     top = {k: v for k, v in results.items() if k != "modules"}
     return "{" + json.dumps(top)[1:-1] + (", " if top else "") + '"modules": {\n' + ",\n".join(mods) + "\n}}\n"
-
-
-def _order(path: str) -> tuple[int, str]:
-    """The configuration's module order (unconfigured modules last)."""
-    mods = list(load_config()["modules"])
-    return (mods.index(path) if path in mods else len(mods), path)
 
 
 def cmd_check(_: argparse.Namespace, only: list[str] | None = None) -> int:
