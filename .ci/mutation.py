@@ -387,36 +387,64 @@ def run_module(path: str, pytest_args: list[str], log: Any = print) -> dict[str,
             "seconds": round(time.perf_counter() - t0, 1), "mutants": rows}
 
 
+def _identity(rows: list[dict[str, Any]]) -> list[tuple]:
+    """Each mutant's identity across edits of its module: the line's text, the mutant, mutmut's index on the
+    line, and which occurrence of that triple it is (a line repeated verbatim) — never the line number."""
+    seen: dict[tuple, int] = {}
+    out = []
+    for m in rows:
+        k = (m["line"], m["mutant"], m["index"])
+        seen[k] = seen.get(k, 0) + 1
+        out.append((*k, seen[k]))
+    return out
+
+
 def recheck_survivors(path: str, pytest_args: list[str], log: Any = print, unexplained_only: bool = False) -> dict[str, Any]:
     """The last results of ``path`` with each survivor and each timeout re-tested in a fresh process (the slow path);
-    ``unexplained_only``: skip the survivors listed as equivalent (they stay survivors; a full run re-tests them)."""
+    ``unexplained_only``: skip the survivors listed as equivalent (they stay survivors; a full run re-tests them).
+
+    The module may have been edited since: a mutant is matched by its line's text, not its number (the line
+    numbers are refreshed), a mutant of a new or changed line is tested as a new one, and the rows of mutants
+    that no longer exist are dropped."""
     prev = load_results()["modules"].get(path)
     if prev is None:
         raise SystemExit(f"mutation: no earlier results for {path}; run it first")
-    by_key = {(m["line_number"], m["line"], m["mutant"], m["index"]): m for m in mutants(path)}
+    found = mutants(path)
+    old = dict(zip(_identity(prev["mutants"]), prev["mutants"]))
     status, base = _run_one(None, None, None, pytest_args, None)
     if status != "passed":
         raise SystemExit(f"mutation: the tests of {path} fail without any mutant; fix them first")
     t0 = time.perf_counter()
-    n = 0
+    n = new = 0
     listed = equivalents() if unexplained_only else {}
-    for m in prev["mutants"]:
-        if m["status"] not in ("survived", "timeout"):
-            continue
-        if m["status"] == "survived" and (path, _line_key(path, m), m["mutant"]) in listed:
-            continue
-        fresh = by_key.get((m["line_number"], m["line"], m["mutant"], m["index"]))
-        if fresh is None:
-            raise SystemExit(f"mutation: {path} changed since the last run ({m['line']!r} moved); run it in full")
-        outcome, secs = _run_fresh(module_name(path), path, fresh["source"], pytest_args, base)
+    rows = []
+    for ident, fresh in zip(_identity(found), found):
+        source = fresh.pop("source")
+        m = old.get(ident)
+        if m is not None:
+            m = {**m, "line_number": fresh["line_number"]}
+            if m["status"] not in ("survived", "timeout") or (
+                    m["status"] == "survived" and (path, _line_key(path, m), m["mutant"]) in listed):
+                rows.append(m)
+                continue
+        else:
+            m = fresh
+            new += 1
+        outcome, secs = _run_fresh(module_name(path), path, source, pytest_args, base)
         m["status"] = "survived" if outcome == "passed" else ("timeout" if outcome == "timeout" else "killed")
         m["seconds"] = round(secs, 2)
         n += 1
+        rows.append(m)
         if m["status"] == "survived":
             log(f"  survived {path}:{m['line_number']}: {m['line']}  ->  {m['mutant']}")
+    dropped = len(old.keys() - set(_identity(found)))
+    prev["mutants"] = rows
     prev["tests"] = pytest_args
-    prev["rechecked"] = {"survivors": n, "seconds": round(time.perf_counter() - t0, 1)}
-    log(f"{path}: {n} survivors re-tested in {time.perf_counter() - t0:.0f} s")
+    before = prev.get("rechecked", {}).get("seconds", 0.0)  # the module's time is the sum of its runs
+    prev["rechecked"] = {"survivors": n - new, "new": new, "dropped": dropped,
+                         "seconds": round(before + time.perf_counter() - t0, 1)}
+    log(f"{path}: {n - new} survivors re-tested, {new} new mutants tested, {dropped} gone, "
+        f"in {time.perf_counter() - t0:.0f} s")
     return prev
 
 

@@ -220,6 +220,8 @@ def nested_comparisons(widths: list[int], values: list[np.ndarray], exact: np.nd
         centre_a, centre_b = (exact, exact) if unbiased else (avg.mean(axis=0), B.mean(axis=0))
         e_avg = np.mean((avg - centre_a) ** 2, axis=1)
         e_two = np.mean((B - centre_b) ** 2, axis=1)
+        if not unbiased:  # about a sample mean of n values, the squared error is (n - 1) / n of the variance
+            e_avg, e_two = e_avg * n / (n - 1), e_two * B.shape[0] / (B.shape[0] - 1)
         e_avg, e_two = np.where(e_avg < floor, 0.0, e_avg), np.where(e_two < floor, 0.0, e_two)
         mean_two, mean_avg = float(np.mean(e_two)), float(np.mean(e_avg))
         both = np.concatenate([e_two, e_avg])

@@ -144,3 +144,27 @@ def test_committed_report_is_generated_from_the_committed_results(tool, tmp_path
         "reports/mutation.md is stale: run `python .ci/mutation.py report`"
     cls = tool.classify(tool.load_results())
     assert not [k for c in cls.values() for k in c["stale"]], "a listed equivalent is killed now: remove it"
+
+
+def test_recheck_follows_an_edited_module(tool, monkeypatch):
+    """``run --recheck`` after the module was edited: a survivor is found by its line's text where its number
+    moved, a killed mutant keeps its verdict untested, a mutant of a new line is tested, a gone one is dropped."""
+    prev = _results(["survived", "killed", "survived"])
+    prev["modules"]["rfverify/stats.py"]["module"] = "rfverify/stats.py"
+    now = [  # a line inserted at the top: every old line moved down by one; "x = 2" was deleted
+        {"line_number": 1, "line": "y = 0", "index": 0, "mutant": "y = 1", "source": "new"},
+        {"line_number": 2, "line": "x = 0", "index": 0, "mutant": "x = 1", "source": "s0"},
+        {"line_number": 3, "line": "x = 1", "index": 0, "mutant": "x = 2", "source": "s1"},
+    ]
+    tested = []
+    monkeypatch.setattr(tool, "load_results", lambda: prev)
+    monkeypatch.setattr(tool, "mutants", lambda path: [dict(m) for m in now])
+    monkeypatch.setattr(tool, "_run_one", lambda *a: ("passed", 1.0))
+    monkeypatch.setattr(tool, "_run_fresh", lambda name, path, source, args, base: (
+        tested.append(source) or ("failed" if source == "s0" else "passed", 2.0)))
+    got = tool.recheck_survivors("rfverify/stats.py", ["t"], log=lambda *a: None)
+    assert tested == ["new", "s0"]  # the new mutant and the old survivor; the killed one is not re-run
+    assert [(m["line_number"], m["line"], m["status"]) for m in got["mutants"]] == [
+        (1, "y = 0", "survived"), (2, "x = 0", "killed"), (3, "x = 1", "killed")]
+    assert all("source" not in m for m in got["mutants"])
+    assert {k: got["rechecked"][k] for k in ("survivors", "new", "dropped")} == {"survivors": 1, "new": 1, "dropped": 1}

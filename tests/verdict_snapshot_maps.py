@@ -94,10 +94,78 @@ def options_param_instance():
 
 def coordinate_sample(X, n_components, random_state):
     """The linear kernel from n_components of the d coordinates drawn without replacement, scaled by sqrt(d / m):
-    unbiased, and exact once n_components >= d (every coordinate kept)."""
+    unbiased, and exact once n_components >= d: then the d coordinates are repeated m // d times, scaled by
+    sqrt(d / m) (two exact widths, 64 and 256 at d = 32, so "exact from" must name the first)."""
     X = np.asarray(X, dtype=np.float64)
     d = X.shape[1]
     if n_components >= d:
-        return X
+        k = n_components // d
+        return np.tile(X, k) / np.sqrt(k)
     idx = np.random.default_rng(random_state).choice(d, n_components, replace=False)
     return X[:, idx] * np.sqrt(d / n_components)
+
+
+def _rff(X, freqs, phases, m):
+    return np.sqrt(2.0 / m) * np.cos(np.asarray(X, dtype=np.float64) @ freqs + phases)
+
+
+def levels_off(X, n_components, random_state):
+    """RBF (gamma 0.5) random Fourier features of which a quarter repeat only 4 draws: unbiased, but the variance
+    is 0.75 V / m + V / 64, which levels off instead of falling like 1/m (the error-rate "levels off" diagnosis)."""
+    X = np.asarray(X, dtype=np.float64)
+    rng = np.random.default_rng(random_state)
+    m, d = n_components, X.shape[1]
+    q = m // 4
+    fresh = rng.standard_normal((d, m - q)), rng.uniform(0, 2 * np.pi, m - q)
+    few = rng.standard_normal((d, 4)), rng.uniform(0, 2 * np.pi, 4)
+    shared = np.tile(few[0], q // 4), np.tile(few[1], q // 4)
+    return np.hstack([_rff(X, *fresh, m), _rff(X, *shared, m)])
+
+
+class WidthPlusOne(RandomFourierFeatures):
+    """Correct features, one more than asked for below ``above`` (17, 65, 257 at m = 16, 64, 256 with the default):
+    no width is a whole multiple of the one before, so the nested comparison has no pair."""
+
+    above = 10 ** 9
+
+    def fit(self, X, y=None):
+        m = self.n_components
+        self.n_components = m + 1 if m < self.above else m
+        try:
+            return super().fit(X)
+        finally:
+            self.n_components = m
+
+
+class WidthPlusOneAtFirst(WidthPlusOne):
+    """17, 64, 256 at m = 16, 64, 256: the first pair is not comparable, the second is."""
+
+    above = 17
+
+
+class RoundUpToD(RandomFourierFeatures):
+    """Correct features, their number rounded up to a multiple of d (as block-orthogonal maps do): at d = 256 the
+    error-rate corner grid 17, 65, 257 collapses to 256, 256, 512, where no 1/m law can be fitted."""
+
+    def fit(self, X, y=None):
+        m, d = self.n_components, np.asarray(X).shape[1]
+        self.n_components = -(-m // d) * d
+        try:
+            return super().fit(X)
+        finally:
+            self.n_components = m
+
+    def _features(self, X):
+        return np.sqrt(2.0 / self.W_.shape[1]) * np.cos(X @ self.W_ + self.b_)  # scaled by the width drawn
+
+
+def count_sketch(X, n_components, random_state):
+    """The linear kernel by a count sketch: each coordinate hashed to one of m buckets with a random sign.  Unbiased,
+    and exact in a seed whose hash has no collision (at d = 8: in about 14%, 65%, 90% of seeds at m = 16, 64, 256), so the
+    nested comparison sees many tied zero errors, broken at random from the check's key."""
+    X = np.asarray(X, dtype=np.float64)
+    rng = np.random.default_rng(random_state)
+    d = X.shape[1]
+    S = np.zeros((d, n_components))
+    S[np.arange(d), rng.integers(0, n_components, d)] = rng.choice([-1.0, 1.0], d)
+    return X @ S
