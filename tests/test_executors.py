@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -187,7 +188,28 @@ def test_a_killed_worker_costs_one_retried_unit_and_two_deaths_an_error(which, w
     assert "died" in lost[0].error, lost[0].error
     assert [o.value for o in outcomes if o.ok] == [0, 1, 3, 4, 5]
     starts = executor_faults.starts(str(twice))
-    assert starts.count("fault-2") == 2, f"a unit that kills its worker ran {starts.count('fault-2')} times: {starts}"
+    # What rfverify promises: after the scheduler's limit (allowed-failures 1: two deaths) the unit is an error and
+    # is never run a third time; that the first death costs exactly one retry is pinned by the "once" half above.
+    # Not promised: that both deaths were the unit's own runs.  Dask counts a worker's death against every unit in
+    # its ``processing`` set, sent to it whether started or not (distributed.scheduler.remove_worker), and a
+    # fresh-clone CI run once saw two deaths counted where the unit's start log had one run.
+    runs = starts.count("fault-2")
+    assert 1 <= runs <= 2, f"a unit that kills its worker ran {runs} times: {starts}" + (
+        f"; the scheduler's story: {_story(ex, 'fault-2')}" if which == "dask" else "")
+    if runs == 1:  # allowed, and rare: leave the evidence in the test summary
+        warnings.warn(f"two deaths counted against one run of fault-2: {starts}; the scheduler's story: "
+                      f"{_story(ex, 'fault-2') if which == 'dask' else 'n/a'}", stacklevel=1)
+
+
+def _story(ex, key: str) -> str:
+    """The scheduler's transitions of the unit ``key`` (what a failure message needs to tell why it ran as it did)."""
+    def on_scheduler(dask_scheduler):
+        return [(t[1], t[2], t[4]) for t in dask_scheduler.transition_log if key in repr(t[0])][-16:]
+
+    try:
+        return repr(ex.client.run_on_scheduler(on_scheduler))
+    except Exception as exc:  # the story is evidence for the message, never a second failure
+        return f"unavailable ({type(exc).__name__}: {exc})"
 
 
 def test_a_lost_unit_is_an_error_report_never_a_gap():
