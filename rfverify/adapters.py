@@ -147,7 +147,10 @@ class FittedMap:
     #: min(n_components, n_rows) landmarks), so widths are compared per (n_components, fit_rows).
     fit_rows: int | None = None
 
-    def transform(self, X: np.ndarray) -> np.ndarray:
+    def transform(self, X: np.ndarray, *, judge_width: bool = False) -> np.ndarray:
+        """The features of ``X``, checked: shape, finiteness, and a width fixed by fit and by n_components
+        (a PluginError otherwise).  ``judge_width``: the caller judges the width itself (the contract check's
+        one-row transforms, whose other width is a finding, not an error); it is then neither checked nor kept."""
         name = self.plugin.name
         if self.plugin.form == "function":
             action = f"calling {name}(X, {self.n_components}, {self.random_state})"
@@ -169,12 +172,18 @@ class FittedMap:
                               "return a number of features proportional to n_components")
         guard.check_finite(A, plugin=name, action=f"{action} (n_components={self.n_components}, "
                            f"random_state={self.random_state})", hint="features must be finite")
+        if judge_width:
+            return A
         if self.n_out is None:
             self.n_out = A.shape[1]
         elif A.shape[1] != self.n_out:
             raise PluginError(name, f"{action} returned {A.shape[1]} columns after returning {self.n_out}",
                               "the number of features must be fixed by fit")
         seen = self.plugin.widths.setdefault((self.n_components, self.fit_rows), (A.shape[1], self.random_state))
+        if seen[0] != A.shape[1] and seen[1] == self.random_state:  # the same n_components and seed: the batch
+            raise PluginError(name, f"{action} of {X.shape[0]} row(s) returned {A.shape[1]} columns, another batch "
+                              f"{seen[0]} (n_components={self.n_components}, random_state={self.random_state})",
+                              "the number of features must be fixed by fit, whatever the batch")
         if seen[0] != A.shape[1]:
             raise PluginError(name, f"n_components={self.n_components} gave {A.shape[1]} features with "
                               f"random_state={self.random_state} but {seen[0]} with random_state={seen[1]}"

@@ -196,3 +196,47 @@ class HalfWidthAbove16(FixedWidth):
             return RandomFourierFeatures.fit(self, X)
         finally:
             self.n_components = m
+
+
+class OptionsAndGamma(OptionsParam):
+    """fit updates its options dict in place and doubles gamma: two parameters changed (the finding lists both)."""
+
+    def fit(self, X, y=None):
+        self.gamma = self.gamma * 2
+        return super().fit(X)
+
+
+def options_and_gamma_instance():
+    return OptionsAndGamma(64, 0, gamma=0.5, options={})
+
+
+class OneRowWider(RandomFourierFeatures):
+    """One more (zero) column when transforming a single row: the width depends on the batch."""
+
+    def transform(self, X):
+        F = super().transform(X)
+        return np.hstack([F, np.zeros((F.shape[0], 1))]) if F.shape[0] == 1 else F
+
+
+class LoudReordered(RandomFourierFeatures):
+    """Frequencies 1e5 times too large and a single row's inner products summed in reverse order: row i of
+    transform(X) and transform(X[i:i+1]) differ by far more than the margin's round-off (2e-11 against 9e-14) but
+    within the round-off propagated through the map's own sensitivity (the contract's second tolerance)."""
+
+    dtype = np.float64
+
+    def fit(self, X, y=None):
+        super().fit(X)
+        self.W_ = self.W_ * 1e5
+        return self
+
+    def transform(self, X):
+        X, W = np.asarray(X, dtype=self.dtype), self.W_.astype(self.dtype)
+        P = (X[:, ::-1, None] * W[::-1, :][None]).sum(axis=1) if X.shape[0] == 1 else X @ W
+        return (np.sqrt(2.0 / self.n_components) * np.cos(P + self.b_.astype(self.dtype))).astype(self.dtype)
+
+
+class LoudReordered32(LoudReordered):
+    """The same in float32: the sensitivity's finite-difference step must be float32's (float64's vanishes)."""
+
+    dtype = np.float32

@@ -82,6 +82,10 @@ SCENARIOS: list[Scenario] = [
     # ---------------------------------------------------------------- contract
     Scenario("fit-changes-gamma", "contract", "tests.verdict_snapshot_maps:FitChangesGamma", GAMMA),
     Scenario("options-changed-in-place", "contract", "tests.verdict_snapshot_maps:options_param_instance()", GAMMA),
+    Scenario("two-params-changed", "contract", "tests.verdict_snapshot_maps:options_and_gamma_instance()", GAMMA),
+    Scenario("one-row-wider", "contract", "tests.verdict_snapshot_maps:OneRowWider", GAMMA),
+    Scenario("rows-within-propagated", "contract", "tests.verdict_snapshot_maps:LoudReordered", GAMMA),
+    Scenario("rows-within-propagated-float32", "contract", "tests.verdict_snapshot_maps:LoudReordered32", GAMMA),
     Scenario("orf-wider-than-asked", "contract", "rfverify.implementations.orf:OrthogonalRandomFeatures",
              {**GAMMA, "dim": 10}),
     # ---------------------------------------------------------------- concentration
