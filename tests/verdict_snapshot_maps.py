@@ -240,3 +240,10 @@ class LoudReordered32(LoudReordered):
     """The same in float32: the sensitivity's finite-difference step must be float32's (float64's vanishes)."""
 
     dtype = np.float32
+
+
+def sum_with_a_part_without_map():
+    """rbf + a user's callable kernel: a composite whose second part has no reference feature map."""
+    from rfverify.kernels.composition import kernel_sum
+
+    return kernel_sum("rbf", linear_kernel)

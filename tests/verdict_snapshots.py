@@ -82,6 +82,8 @@ SCENARIOS: list[Scenario] = [
     # ---------------------------------------------------------------- contract
     Scenario("fit-changes-gamma", "contract", "tests.verdict_snapshot_maps:FitChangesGamma", GAMMA),
     Scenario("options-changed-in-place", "contract", "tests.verdict_snapshot_maps:options_param_instance()", GAMMA),
+    Scenario("part-without-map", "kernel-composition", "tests.verdict_snapshot_maps:sum_with_a_part_without_map()",
+             kind="kernel"),
     Scenario("two-params-changed", "contract", "tests.verdict_snapshot_maps:options_and_gamma_instance()", GAMMA),
     Scenario("one-row-wider", "contract", "tests.verdict_snapshot_maps:OneRowWider", GAMMA),
     Scenario("rows-within-propagated", "contract", "tests.verdict_snapshot_maps:LoudReordered", GAMMA),
