@@ -247,3 +247,17 @@ def sum_with_a_part_without_map():
     from rfverify.kernels.composition import kernel_sum
 
     return kernel_sum("rbf", linear_kernel)
+
+
+def sum_rbf_linear():
+    """rbf + linear: both parts have reference maps (random Fourier features, the exact linear map)."""
+    from rfverify.kernels.composition import kernel_sum
+
+    return kernel_sum("rbf", "linear")
+
+
+def sum_polynomial_rbf():
+    """polynomial + rbf: the exact polynomial leaf exists only up to a width, a space the corners must keep to."""
+    from rfverify.kernels.composition import kernel_sum
+
+    return kernel_sum("polynomial", "rbf")

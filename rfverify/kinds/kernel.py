@@ -454,10 +454,16 @@ class KernelContext(BaseContext):
 
     # -- the reference composite feature map (:mod:`rfverify.implementations.composite`) --------------
     def why_no_reference_map(self) -> str | None:
-        """Why rfverify has no reference feature map for this composite kernel (None: it has one)."""
-        from rfverify.implementations.composite import why_no_tree
+        """Why rfverify has no reference feature map for this composite kernel at this d (None: it has one)."""
+        from rfverify.implementations.composite import MAX_EXACT_WIDTH, exact_dim_limit, feature_tree, why_no_tree
 
-        return why_no_tree(self.kernel)
+        reason = why_no_tree(self.kernel)
+        if reason is None:
+            d_max = exact_dim_limit(feature_tree(self.kernel))
+            if d_max is not None and self.dim > d_max:
+                reason = (f"its exact polynomial features would be wider than {MAX_EXACT_WIDTH} at d = {self.dim} "
+                          f"(they are built up to d = {d_max}); verify at a smaller --dim")
+        return reason
 
     def reference_feature_map(self) -> tuple[Any, str]:
         """The composite's reference feature map (a factory), built by the lecture's rules from its parts'
