@@ -199,15 +199,25 @@ class HalfWidthAbove16(FixedWidth):
 
 
 class OptionsAndGamma(OptionsParam):
-    """fit updates its options dict in place and doubles gamma: two parameters changed (the finding lists both)."""
+    """fit doubles gamma, updates its options dict and appends to its log list in place: three parameters changed,
+    two of them (the mutable ones, shared with the instance passed in) also on that instance."""
+
+    def __init__(self, n_components=100, random_state=None, gamma=1.0, options=None, log=None):
+        super().__init__(n_components, random_state, gamma=gamma, options=options)
+        self.log = log
+
+    def get_params(self, deep=True):
+        return {**super().get_params(deep), "log": self.log}
 
     def fit(self, X, y=None):
         self.gamma = self.gamma * 2
+        if self.log is not None:
+            self.log.append("fit")
         return super().fit(X)
 
 
 def options_and_gamma_instance():
-    return OptionsAndGamma(64, 0, gamma=0.5, options={})
+    return OptionsAndGamma(64, 0, gamma=0.5, options={}, log=[])
 
 
 class OneRowWider(RandomFourierFeatures):
