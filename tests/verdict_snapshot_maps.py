@@ -242,7 +242,10 @@ class LoudReordered(RandomFourierFeatures):
 
     def transform(self, X):
         X, W = np.asarray(X, dtype=self.dtype), self.W_.astype(self.dtype)
-        P = (X[:, ::-1, None] * W[::-1, :][None]).sum(axis=1) if X.shape[0] == 1 else X @ W
+        # no BLAS (its summation order depends on the build and the CPU): one ordered sum, reversed for one row
+        P = np.zeros((X.shape[0], W.shape[1]), dtype=self.dtype)
+        for j in (range(X.shape[1] - 1, -1, -1) if X.shape[0] == 1 else range(X.shape[1])):
+            P += X[:, j, None] * W[j]
         return (np.sqrt(2.0 / self.n_components) * np.cos(P + self.b_.astype(self.dtype))).astype(self.dtype)
 
 

@@ -25,9 +25,40 @@ from typing import Any
 import numpy as np
 
 DATA = Path(__file__).resolve().parent / "data" / "verdict_snapshots.json"
+#: Where the scenarios were recorded: the numbers at round-off level (a map's measured round-off, 1.6e-16; an
+#: orthogonality defect) depend on the BLAS build and the CPU's vector instructions, not on rfverify.
+ENVIRONMENT = DATA.with_name("verdict_snapshots.environment.json")
 SEED = 20261126
 MESSAGE_DIGITS = 4
 RTOL = 1e-6
+#: In another environment than the recording's, two numbers both below this (round-off measurements, p-values far
+#: below any alpha) count as equal; statuses, message text and every larger number are compared as everywhere.
+ROUNDOFF_SCALE = 1e-9
+
+
+def environment() -> dict[str, Any]:
+    """What the round-off of a recorded number depends on: machine, numpy and its BLAS, the CPU features used."""
+    import platform
+
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__ as features
+    except ImportError:  # pragma: no cover - numpy 1.x
+        from numpy.core._multiarray_umath import __cpu_features__ as features
+    try:
+        blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+        blas_text = f"{blas.get('name')} {blas.get('version')}"
+    except Exception:  # pragma: no cover - numpy 1.x has no dicts mode
+        blas_text = "unknown"
+    return {"machine": platform.machine(), "numpy": np.__version__, "blas": blas_text,
+            "cpu_features": sorted(k for k, on in features.items() if on)}
+
+
+def same_environment() -> bool:
+    return ENVIRONMENT.exists() and json.loads(ENVIRONMENT.read_text(encoding="utf-8")) == environment()
+
+
+#: 0 where the snapshots were recorded (every number compared); ROUNDOFF_SCALE elsewhere.
+TINY = 0.0 if same_environment() else ROUNDOFF_SCALE
 
 
 @dataclass(frozen=True)
@@ -220,39 +251,43 @@ def load() -> dict[str, Any]:
 _NUM = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 
 
-def _close(a: float, b: float, rtol: float) -> bool:
+def _close(a: float, b: float, rtol: float, tiny: float = 0.0) -> bool:
     if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
         return True
-    return a == b or abs(a - b) <= rtol * max(abs(a), abs(b)) or abs(a - b) <= 1e-300
+    return (a == b or abs(a - b) <= rtol * max(abs(a), abs(b)) or abs(a - b) <= 1e-300
+            or max(abs(a), abs(b)) < tiny)
 
 
-def diff(expected: Any, got: Any, where: str = "") -> list[str]:
-    """Differences between a recorded result and a fresh one (empty: the same)."""
+def diff(expected: Any, got: Any, where: str = "", tiny: float | None = None) -> list[str]:
+    """Differences between a recorded result and a fresh one (empty: the same).  ``tiny``: two numbers both below
+    it count as equal (default :data:`TINY`: 0 in the recording's environment)."""
+    tiny = TINY if tiny is None else tiny
     if isinstance(expected, dict) and isinstance(got, dict):
         out = [f"{where}.{k}: missing" for k in expected if k not in got]
         out += [f"{where}.{k}: unexpected" for k in got if k not in expected]
         for k in expected:
             if k in got:
-                out += (_message_diff(expected[k], got[k], f"{where}.{k}") if k == "message"
-                        else diff(expected[k], got[k], f"{where}.{k}"))
+                out += (_message_diff(expected[k], got[k], f"{where}.{k}", tiny) if k == "message"
+                        else diff(expected[k], got[k], f"{where}.{k}", tiny))
         return out
     if isinstance(expected, list) and isinstance(got, list):
         if len(expected) != len(got):
             return [f"{where}: length {len(got)}, recorded {len(expected)}"]
-        return [d for i, (e, g) in enumerate(zip(expected, got)) for d in diff(e, g, f"{where}[{i}]")]
+        return [d for i, (e, g) in enumerate(zip(expected, got)) for d in diff(e, g, f"{where}[{i}]", tiny)]
     if isinstance(expected, (int, float)) and isinstance(got, (int, float)) \
             and not isinstance(expected, bool) and not isinstance(got, bool):
-        return [] if _close(float(expected), float(got), RTOL) else [f"{where}: {got!r}, recorded {expected!r}"]
+        return ([] if _close(float(expected), float(got), RTOL, tiny)
+                else [f"{where}: {got!r}, recorded {expected!r}"])
     return [] if expected == got else [f"{where}: {got!r}, recorded {expected!r}"]
 
 
-def _message_diff(expected: str, got: str, where: str) -> list[str]:
+def _message_diff(expected: str, got: str, where: str, tiny: float = 0.0) -> list[str]:
     """The text with its numbers masked must be equal; each number to MESSAGE_DIGITS significant digits."""
     if _NUM.sub("#", expected) != _NUM.sub("#", got):
         return [f"{where}: text differs:\n  got      {got!r}\n  recorded {expected!r}"]
     tol = 10.0 ** (1 - MESSAGE_DIGITS)
     for a, b in zip(_NUM.findall(expected), _NUM.findall(got)):
-        if not _close(float(a), float(b), tol):
+        if not _close(float(a), float(b), tol, tiny):
             return [f"{where}: number {b} where {a} was recorded:\n  got      {got!r}\n  recorded {expected!r}"]
     return []
 
@@ -264,6 +299,11 @@ def record(check: str | None = None) -> None:
         print(f"recorded {key(s)}: {data[key(s)]['status']}")
     DATA.parent.mkdir(exist_ok=True)
     DATA.write_text(json.dumps(dict(sorted(data.items())), indent=1, allow_nan=True) + "\n", encoding="utf-8")
+    if not same_environment():
+        if ENVIRONMENT.exists() and check is not None:
+            print(f"note: {ENVIRONMENT.name} is rewritten for this environment; the other groups were recorded in "
+                  "another one: re-record them all (--record) so that every number is compared here")
+        ENVIRONMENT.write_text(json.dumps(environment(), indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
