@@ -345,13 +345,22 @@ def _run_fresh(fullname: str, path: str, source: str, pytest_args: list[str], ba
     return outcome, secs
 
 
-def run_module(path: str, pytest_args: list[str], log: Any = print) -> dict[str, Any]:
+#: Seconds between two checkpoints of a module's results during its fresh phase.
+CHECKPOINT_EVERY = 60.0
+
+
+def run_module(path: str, pytest_args: list[str], log: Any = print,
+               checkpoint: Any = None) -> dict[str, Any]:
     """Every mutant of ``path`` against ``pytest_args``.
 
     Fast path: one pytest session collects the tests; per mutant whose change lies inside a function body a
     forked child swaps that function's ``__code__`` and runs the collected tests.  Slow path (module-level
     mutants, and to confirm every fast-path survivor): a forked child re-imports rfverify with the mutated
     source and runs ``pytest -x`` afresh.
+
+    ``checkpoint(partial)``: called with the results so far after the fast path and then at most every
+    ``CHECKPOINT_EVERY`` s, a mutant not yet decided counted as ``survived`` with ``"pending": True`` — so an
+    interrupted run loses nothing: ``run --recheck`` re-tests exactly the survivors, pending ones included.
     """
     import pytest
 
@@ -363,9 +372,27 @@ def run_module(path: str, pytest_args: list[str], log: Any = print) -> dict[str,
     if plugin.baseline is None:
         raise SystemExit(f"mutation: the tests of {path} fail without any mutant ({' '.join(pytest_args)}); fix them first")
     slow_base: float | None = None
-    rows = []
+    rows: list[dict[str, Any]] = []
     fast = slow = 0
+    last = -CHECKPOINT_EVERY
+
+    def save(i: int) -> None:
+        nonlocal last
+        if checkpoint is None or time.perf_counter() - last < CHECKPOINT_EVERY:
+            return
+        last = time.perf_counter()
+        rest = []
+        for j in range(i, len(found)):
+            row = {k: v for k, v in found[j].items() if k != "source"}
+            outcome, secs = plugin.outcomes.get(j, (None, 0.0))
+            done = outcome not in (None, "passed", "timeout")
+            rest.append({**row, "status": "killed" if done else "survived", "seconds": round(secs, 2),
+                         **({} if done else {"pending": True})})
+        checkpoint({"module": path, "tests": pytest_args, "baseline_seconds": round(plugin.baseline, 2),
+                    "seconds": round(time.perf_counter() - t0, 1), "mutants": rows + rest, "partial": True})
+
     for i, m in enumerate(found):
+        save(i)
         source = m.pop("source")
         outcome, secs = plugin.outcomes.get(i, (None, 0.0))
         if outcome in (None, "passed", "timeout"):  # a timeout is re-decided: load on a shared machine is no kill
@@ -423,8 +450,8 @@ def recheck_survivors(path: str, pytest_args: list[str], log: Any = print, unexp
         m = old.get(ident)
         if m is not None:
             m = {**m, "line_number": fresh["line_number"]}
-            if m["status"] not in ("survived", "timeout") or (
-                    m["status"] == "survived" and (path, _line_key(path, m), m["mutant"]) in listed):
+            if m["status"] not in ("survived", "timeout") or (m["status"] == "survived" and not m.get("pending")
+                                                              and (path, _line_key(path, m), m["mutant"]) in listed):
                 rows.append(m)
                 continue
         else:
@@ -433,12 +460,14 @@ def recheck_survivors(path: str, pytest_args: list[str], log: Any = print, unexp
         outcome, secs = _run_fresh(module_name(path), path, source, pytest_args, base)
         m["status"] = "survived" if outcome == "passed" else ("timeout" if outcome == "timeout" else "killed")
         m["seconds"] = round(secs, 2)
+        m.pop("pending", None)  # decided now (a mutant an interrupted run left undecided)
         n += 1
         rows.append(m)
         if m["status"] == "survived":
             log(f"  survived {path}:{m['line_number']}: {m['line']}  ->  {m['mutant']}")
     dropped = len(old.keys() - set(_identity(found)))
     prev["mutants"] = rows
+    prev.pop("partial", None)
     prev["tests"] = pytest_args
     before = prev.get("rechecked", {}).get("seconds", 0.0)  # the module's time is the sum of its runs
     prev["rechecked"] = {"survivors": n - new, "new": new, "dropped": dropped,
@@ -484,6 +513,7 @@ def classify(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
         total = len(res["mutants"])
         denom = total - len(equiv)
         out[path] = {"total": total, "killed": len(killed), "timeouts": sum(m["status"] == "timeout" for m in killed),
+                     "pending": sum(bool(m.get("pending")) for m in surv),
                      "equivalent": equiv, "survived": unexplained, "stale": stale,
                      "score": (len(killed) / denom) if denom else 1.0,
                      "seconds": res["seconds"] + res.get("rechecked", {}).get("seconds", 0.0),
@@ -602,6 +632,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         lines.append(f"| `{path}` | {_md_escape(' '.join(c['tests']))} | {c['total']} | {c['killed']} ({c['timeouts']}) | "
                      f"{len(c['equivalent'])} | {len(c['survived'])} | {100 * c['score']:.1f}% | {c['seconds']:.0f} s | "
                      f"{c['seconds'] / max(1, c['total']):.1f} s | {c['when']} ({c['load']}) |")
+    pending = [(p, c["pending"]) for p, c in cls.items() if c["pending"]]
+    if pending:
+        lines += ["", "Interrupted runs: " + "; ".join(
+            f"`{p}`: {n} mutants not yet decided in a fresh process (counted as survivors until "
+            f"`python .ci/mutation.py run --recheck --module {p}`)" for p, n in pending) + "."]
     lines += ["", "## Equivalent mutants", "", "| module:line | original | mutant | why it cannot change a verdict |",
               "|---|---|---|---|"]
     for path, c in cls.items():
@@ -645,11 +680,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     for path in chosen:
         log = lambda s: print(s, flush=True)  # noqa: E731
+
+        def stamp(done: dict[str, Any]) -> dict[str, Any]:  # per module: runs differ
+            done.update(when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), mutmut=mutmut.__version__,
+                        load=" ".join(f"{x:.1f}" for x in os.getloadavg()), cpus=os.cpu_count())
+            return done
+
         done = (recheck_survivors(path, modules[path], log, args.unexplained) if args.recheck
-                else run_module(path, modules[path], log))
-        done.update(when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), mutmut=mutmut.__version__,
-                    load=" ".join(f"{x:.1f}" for x in os.getloadavg()), cpus=os.cpu_count())  # per module: runs differ
-        store_modules([done])
+                else run_module(path, modules[path], log, checkpoint=lambda part: store_modules([stamp(part)])))
+        done.pop("partial", None)
+        store_modules([stamp(done)])
     print(f"mutation run: {time.perf_counter() - t0:.0f} s wall for {', '.join(chosen)}")
     # every run judges what it ran: each survivor must be a listed equivalent (CI relies on this exit code)
     return cmd_check(args, only=chosen)

@@ -168,3 +168,31 @@ def test_recheck_follows_an_edited_module(tool, monkeypatch):
         (1, "y = 0", "survived"), (2, "x = 0", "killed"), (3, "x = 1", "killed")]
     assert all("source" not in m for m in got["mutants"])
     assert {k: got["rechecked"][k] for k in ("survivors", "new", "dropped")} == {"survivors": 1, "new": 1, "dropped": 1}
+
+
+def test_an_interrupted_run_keeps_what_it_decided(tool, monkeypatch):
+    """``run_module`` checkpoints: after the in-session phase and during the fresh one, the results so far are
+    stored with every undecided mutant counted as a pending survivor (``run --recheck`` decides those)."""
+    found = [{"line_number": i + 1, "line": f"x = {i}", "index": 0, "mutant": f"x = {i + 1}", "source": f"s{i}"}
+             for i in range(3)]
+    monkeypatch.setattr(tool, "mutants", lambda path: [dict(m) for m in found])
+    monkeypatch.setattr(tool, "CHECKPOINT_EVERY", 0.0)
+
+    def session(args, plugins):  # the in-session phase: mutant 0 killed, 1 and 2 passed (to confirm afresh)
+        plugins[0].baseline = 1.0
+        plugins[0].outcomes = {0: ("failed", 0.5), 1: ("passed", 1.0), 2: ("passed", 1.0)}
+        return 0
+
+    import pytest as _pytest
+
+    monkeypatch.setattr(_pytest, "main", session)
+    monkeypatch.setattr(tool, "_run_one", lambda *a: ("passed", 1.0))
+    monkeypatch.setattr(tool, "_run_fresh", lambda name, path, source, args, base: (
+        ("failed" if source == "s1" else "passed"), 2.0))
+    parts = []
+    done = tool.run_module("rfverify/stats.py", ["t"], log=lambda *a: None, checkpoint=lambda p: parts.append(
+        [(m["status"], bool(m.get("pending"))) for m in p["mutants"]]))
+    assert parts[0] == [("killed", False), ("survived", True), ("survived", True)]  # before the fresh phase
+    assert parts[-1] == [("killed", False), ("killed", False), ("survived", True)]  # mutant 2 not yet decided
+    assert [(m["status"], bool(m.get("pending"))) for m in done["mutants"]] == [
+        ("killed", False), ("killed", False), ("survived", False)]
