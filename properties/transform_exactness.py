@@ -38,6 +38,10 @@ def _violation(Y: np.ndarray, X: np.ndarray, M: np.ndarray | MatrixOperator) -> 
         return worst, None
     r, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
     hint = _diagnose(np.asarray(Y, dtype=np.float64), ref)
+    scale = float(np.max(np.abs(ref))) if ref.size else 0.0
+    if not hint and X.dtype == np.float64 and scale > 0 and 1e-9 < float(np.max(err)) / scale < 1e-4:
+        hint = (f"the error is {float(np.max(err)) / scale:.2g} of the largest output: float32's precision (eps "
+                "1.2e-7), not float64's — computed in float32 (a silent downcast)?")
     return worst, Finding(f"|apply(X) - X @ M.T| = {err[r, c]:.3g} at row {r}, column {c}",
                           f"<= {tol[r, c]:.3g} (the round-off bound)",
                           where=f"n={X.shape[0]}, d={X.shape[1]}, {X.dtype} input, {np.asarray(Y).dtype} output",
@@ -52,8 +56,10 @@ def _diagnose(Y: np.ndarray, ref: np.ndarray) -> str:
         if abs(c - 1.0) > 1e-3 and np.allclose(Y, c * ref, rtol=1e-3, atol=1e-6 * np.max(np.abs(ref))):
             return f"apply(X) is {c:.6g} x X @ M.T everywhere: a normalisation not as claimed"
     if Y.shape == ref.shape and Y.shape[1] > 1:
+        atol = 1e-6 * max(float(np.max(np.abs(ref))), 1e-300)
         ya, ra = np.sort(np.abs(Y), axis=1), np.sort(np.abs(ref), axis=1)
-        if np.allclose(ya, ra, rtol=1e-4, atol=1e-6 * max(float(np.max(np.abs(ref))), 1e-300)):
+        # outputs close to the right ones in place (an error just above round-off) are no permutation
+        if np.allclose(ya, ra, rtol=1e-4, atol=atol) and not np.allclose(Y, ref, rtol=1e-4, atol=atol):
             return "the outputs are a permutation of the right ones: a different row order of M (sequency order?)"
     return ""
 
