@@ -13,6 +13,9 @@ from rfverify.kinds.transform import TransformContext
 
 __all__ = ["exactness_violation", "DTYPES"]
 
+#: A float64 transform's largest error, relative to its largest output, in this range looks computed in float32
+#: (float32's eps 1.2e-7 times a modest d; float64 round-off is 1e-16 times d).
+FLOAT32_LIKE = (1e-9, 1e-4)
 #: Input dtypes every transform is exercised with.
 DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -38,10 +41,10 @@ def _violation(Y: np.ndarray, X: np.ndarray, M: np.ndarray | MatrixOperator) -> 
         return worst, None
     r, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
     hint = _diagnose(np.asarray(Y, dtype=np.float64), ref)
-    scale = float(np.max(np.abs(ref))) if ref.size else 0.0
-    if not hint and X.dtype == np.float64 and scale > 0 and 1e-9 < float(np.max(err)) / scale < 1e-4:
-        hint = (f"the error is {float(np.max(err)) / scale:.2g} of the largest output: float32's precision (eps "
-                "1.2e-7), not float64's — computed in float32 (a silent downcast)?")
+    rel = float(np.max(err)) / max(float(np.max(np.abs(ref))), 1e-300)
+    if not hint and X.dtype == np.float64 and FLOAT32_LIKE[0] < rel < FLOAT32_LIKE[1]:
+        hint = (f"the error is {rel:.2g} of the largest output: float32's precision (eps 1.2e-7), not float64's "
+                "— computed in float32 (a silent downcast)?")
     return worst, Finding(f"|apply(X) - X @ M.T| = {err[r, c]:.3g} at row {r}, column {c}",
                           f"<= {tol[r, c]:.3g} (the round-off bound)",
                           where=f"n={X.shape[0]}, d={X.shape[1]}, {X.dtype} input, {np.asarray(Y).dtype} output",

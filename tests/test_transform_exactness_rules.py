@@ -122,3 +122,19 @@ def test_linearity_fails_between_one_and_two_round_off_bounds(target, fails):
     r = run(delta)
     assert r.statistic == pytest.approx(target, rel=0.1)
     assert (r.status == "fail") is fails, r.message
+
+
+@pytest.mark.parametrize("rel, downcast", [(1e-11, False), (1e-7, True), (1e-5, True), (1e-3, False)])
+@pytest.mark.parametrize("scale", [1.0, 0.25])
+def test_float32_sized_errors_of_a_float64_transform_suggest_a_downcast(rel, downcast, scale):
+    """One entry off by ``rel`` x the largest output (outputs of size 1 and 0.25): between 1e-9 and 1e-4 of it
+    (float32's precision) a float64 transform is asked whether it computed in float32; below (float64-sized, yet
+    above its bound) or above (a plain wrong value) it is not."""
+    M, X, ref, tol = _case()
+    M, ref = scale * M, scale * ref
+    Y = ref.copy()
+    Y[0, 0] += rel * float(np.max(np.abs(ref)))
+    _, msg = exactness_violation(Y, X, M)
+    assert msg is not None
+    assert ("computed in float32 (a silent downcast)?" in msg) is downcast, msg
+    assert ("the error is 1e-07 of the largest output" in msg) is (rel == 1e-7)
