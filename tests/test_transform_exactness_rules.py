@@ -124,7 +124,7 @@ def test_linearity_fails_between_one_and_two_round_off_bounds(target, fails):
     assert (r.status == "fail") is fails, r.message
 
 
-@pytest.mark.parametrize("rel, downcast", [(1e-11, False), (1e-7, True), (1e-5, True), (1e-3, False)])
+@pytest.mark.parametrize("rel, downcast", [(1e-11, False), (1.5e-9, True), (1e-7, True), (0.8e-4, True), (1.5e-4, False)])
 @pytest.mark.parametrize("scale", [1.0, 0.25])
 def test_float32_sized_errors_of_a_float64_transform_suggest_a_downcast(rel, downcast, scale):
     """One entry off by ``rel`` x the largest output (outputs of size 1 and 0.25): between 1e-9 and 1e-4 of it
