@@ -207,7 +207,10 @@ def test_sign_fix_stopping_above_64_is_caught_at_the_largest_corner():
     res = _haar(cm.sign_fix_up_to_64, "haar-trace-moments", pins={"d": 128})
     assert res.status == "fail" and "at the corner dimension d = 128" in res.message, res.message
     assert "--pin d=128" in res.reproduce
-    assert _haar(haar_qr, "haar-trace-moments", pins={"d": 128}).status == "pass"
+    twin = _haar(haar_qr, "haar-trace-moments", pins={"d": 128})
+    assert twin.status == "pass"
+    # pinned: the corner d = 128 alone (neither the declared d = 16 nor the corner d = 1 runs)
+    assert [c["d"] for c in twin.details["corners"]] == [128]
 
 
 def test_a_map_exact_from_some_width_on_is_not_a_slower_rate():
