@@ -21,6 +21,7 @@ import warnings
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import rfverify
@@ -211,6 +212,14 @@ def test_sign_fix_stopping_above_64_is_caught_at_the_largest_corner():
     assert twin.status == "pass"
     # pinned: the corner d = 128 alone (neither the declared d = 16 nor the corner d = 1 runs)
     assert [c["d"] for c in twin.details["corners"]] == [128]
+
+    def sign_fix_above_64(d, rng):  # the mirror image: not Haar at the declared d = 16, Haar at 128
+        if d > 64:
+            return haar_qr(d, rng)
+        return np.linalg.qr(rng.standard_normal((d, d)))[0]
+
+    assert _haar(sign_fix_above_64, "haar-trace-moments", pins={"d": 128}).status == "pass"  # d = 16 not run
+    assert _haar(sign_fix_above_64, "haar-trace-moments").status == "fail"  # its twin unpinned: d = 16 runs
 
 
 def test_a_map_exact_from_some_width_on_is_not_a_slower_rate():
