@@ -57,12 +57,16 @@ def test_no_hint_for_an_error_that_is_neither_a_factor_nor_a_permutation(scale):
     assert _diagnose(ref * rng.uniform(1.2, 1.8, ref.shape), ref) == ""
 
 
-def test_permutation_hint_needs_two_columns():
-    """Two columns swapped is a permutation; in a single column, signs flipped entry by entry are not (their
-    sorted absolute values agree trivially)."""
+@pytest.mark.parametrize("scale", [1.0, 1e-9])
+def test_permutation_hint_needs_two_columns(scale):
+    """Two columns swapped is a permutation (at output scales 1 and 1e-9); so are columns of similar size rotated
+    (each output within 100% of the right one, but not within 1e-4); in a single column, signs flipped entry by
+    entry are not (their sorted absolute values agree trivially)."""
     rng = np.random.default_rng(6)
-    ref = rng.standard_normal((5, 2))
+    ref = scale * rng.standard_normal((5, 2))
     assert _diagnose(ref[:, ::-1], ref).startswith("the outputs are a permutation of the right ones")
+    similar = scale * np.array([[1.0, 1.5, 1.2], [2.0, 2.5, 2.2]])
+    assert _diagnose(similar[:, [1, 2, 0]], similar).startswith("the outputs are a permutation of the right ones")
     col = rng.standard_normal((5, 1))
     assert _diagnose(col * np.array([[1.0], [-1.0], [1.0], [-1.0], [-1.0]]), col) == ""
 
