@@ -194,10 +194,14 @@ def test_orthogonal_corner_dimensions_follow_the_declared_space():
         return haar_qr(d, rng)
 
     from_d3.rfverify_space = {"d": (3, 40)}
-    for sampler, want in ((haar_qr, [1, 128]), (from_d3, [3, 40])):
-        config = OrthogonalConfig(sampler, dim=16, profile="default")
+    cases = [(haar_qr, 16, "default", [1, 128]), (from_d3, 16, "default", [3, 40]),
+             (haar_qr, 16, "thorough", [1, 128, 2]),  # the third corner (thorough): d = 2, the smallest with a pair
+             (from_d3, 16, "thorough", [3, 40]),  # d = 2 is outside the declared space: its lowest d instead, once
+             (haar_qr, 128, "default", [1]), (from_d3, 40, "thorough", [3])]  # a corner at the declared d is not rerun
+    for sampler, dim, profile, want in cases:
+        config = OrthogonalConfig(sampler, dim=dim, profile=profile)
         ctx = config.context(next(s for s in config.checks() if s.name == "haar-entries"))
-        assert corner_dimensions(ctx) == (want, True)
+        assert corner_dimensions(ctx) == (want, True), (sampler.__name__, dim, profile)
 
 
 def test_sign_fix_stopping_above_64_is_caught_at_the_largest_corner():
