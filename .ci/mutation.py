@@ -437,6 +437,7 @@ def recheck_survivors(path: str, pytest_args: list[str], log: Any = print, unexp
     if prev is None:
         raise SystemExit(f"mutation: no earlier results for {path}; run it first")
     found = mutants(path)
+    idents = _identity(found)
     old = dict(zip(_identity(prev["mutants"]), prev["mutants"]))
     status, base = _run_one(None, None, None, pytest_args, None)
     if status != "passed":
@@ -445,7 +446,7 @@ def recheck_survivors(path: str, pytest_args: list[str], log: Any = print, unexp
     n = new = 0
     listed = equivalents() if unexplained_only else {}
     rows = []
-    for ident, fresh in zip(_identity(found), found):
+    for ident, fresh in zip(idents, found):
         source = fresh.pop("source")
         m = old.get(ident)
         if m is not None:
@@ -465,7 +466,7 @@ def recheck_survivors(path: str, pytest_args: list[str], log: Any = print, unexp
         rows.append(m)
         if m["status"] == "survived":
             log(f"  survived {path}:{m['line_number']}: {m['line']}  ->  {m['mutant']}")
-    dropped = len(old.keys() - set(_identity(found)))
+    dropped = len(old.keys() - set(idents))
     prev["mutants"] = rows
     prev.pop("partial", None)
     prev["tests"] = pytest_args

@@ -40,15 +40,34 @@ def _sr33_twin():
 sr33_twin = _sr33_twin()
 
 
-class WiderHalfScale(RandomFourierFeatures):
-    """Half the scale, and 8 more features than asked for: a failure message names the width returned."""
+class _FitsWidth(RandomFourierFeatures):
+    """Random Fourier features whose fit draws ``width(m, d)`` of them for n_components = m; scaled by
+    sqrt(2 / m) as drawn by the parent, or by the width drawn when ``by_width``."""
+
+    by_width = False
+
+    def width(self, m: int, d: int) -> int:
+        return m
 
     def fit(self, X, y=None):
-        m, self.n_components = self.n_components, self.n_components + 8
+        m = self.n_components
+        self.n_components = self.width(m, np.asarray(X).shape[1])
         try:
             return super().fit(X)
         finally:
             self.n_components = m
+
+    def _features(self, X):
+        if not self.by_width:
+            return super()._features(X)
+        return np.sqrt(2.0 / self.W_.shape[1]) * np.cos(X @ self.W_ + self.b_)
+
+
+class WiderHalfScale(_FitsWidth):
+    """Half the scale, and 8 more features than asked for: a failure message names the width returned."""
+
+    def width(self, m, d):
+        return m + 8
 
     def transform(self, X):
         return super().transform(X) / np.sqrt(2.0)
@@ -122,19 +141,15 @@ def levels_off(X, n_components, random_state):
     return np.hstack([_rff(X, *fresh, m), _rff(X, *shared, m)])
 
 
-class WidthPlusOne(RandomFourierFeatures):
-    """Correct features, one more than asked for below ``above`` (17, 65, 257 at m = 16, 64, 256 with the default):
-    no width is a whole multiple of the one before, so the nested comparison has no pair."""
+class WidthPlusOne(_FitsWidth):
+    """One feature more than asked for below ``above`` (17, 65, 257 at m = 16, 64, 256 with the default), scaled by
+    sqrt(2 / m) (a mean (m + 1) / m of the kernel, a bias error-rate does not judge): no width is a whole multiple of
+    the one before, so the nested comparison has no pair."""
 
     above = 10 ** 9
 
-    def fit(self, X, y=None):
-        m = self.n_components
-        self.n_components = m + 1 if m < self.above else m
-        try:
-            return super().fit(X)
-        finally:
-            self.n_components = m
+    def width(self, m, d):
+        return m + 1 if m < self.above else m
 
 
 class WidthPlusOneAtFirst(WidthPlusOne):
@@ -143,20 +158,14 @@ class WidthPlusOneAtFirst(WidthPlusOne):
     above = 17
 
 
-class RoundUpToD(RandomFourierFeatures):
+class RoundUpToD(_FitsWidth):
     """Correct features, their number rounded up to a multiple of d (as block-orthogonal maps do): at d = 256 the
     error-rate corner grid 17, 65, 257 collapses to 256, 256, 512, where no 1/m law can be fitted."""
 
-    def fit(self, X, y=None):
-        m, d = self.n_components, np.asarray(X).shape[1]
-        self.n_components = -(-m // d) * d
-        try:
-            return super().fit(X)
-        finally:
-            self.n_components = m
+    by_width = True
 
-    def _features(self, X):
-        return np.sqrt(2.0 / self.W_.shape[1]) * np.cos(X @ self.W_ + self.b_)  # scaled by the width drawn
+    def width(self, m, d):
+        return -(-m // d) * d
 
 
 def count_sketch(X, n_components, random_state):
@@ -171,31 +180,23 @@ def count_sketch(X, n_components, random_state):
     return X @ S
 
 
-class FixedWidth(RandomFourierFeatures):
+class FixedWidth(_FitsWidth):
     """Correct features, always 64 of them whatever n_components asks: the error cannot fall with m."""
 
-    def fit(self, X, y=None):
-        m, self.n_components = self.n_components, 64
-        try:
-            return super().fit(X)
-        finally:
-            self.n_components = m
+    by_width = True
 
-    def _features(self, X):
-        return np.sqrt(2.0 / self.W_.shape[1]) * np.cos(X @ self.W_ + self.b_)
+    def width(self, m, d):
+        return 64
 
 
-class HalfWidthAbove16(FixedWidth):
+class HalfWidthAbove16(_FitsWidth):
     """Correct features, half as many as asked above 16 (16, 32, 128 at m = 16, 64, 256): the nested comparisons
     have k = 2 and k = 4."""
 
-    def fit(self, X, y=None):
-        m = self.n_components
-        self.n_components = m // 2 if m > 16 else m
-        try:
-            return RandomFourierFeatures.fit(self, X)
-        finally:
-            self.n_components = m
+    by_width = True
+
+    def width(self, m, d):
+        return m // 2 if m > 16 else m
 
 
 class OptionsAndGamma(OptionsParam):
