@@ -64,7 +64,9 @@ def check_input_untouched(ctx: TransformContext) -> CheckResult:
         hint = "" if ctx.config.inplace else ("an in-place transform presented as out-of-place — copy the input, "
                                               "or declare --inplace")
         return ctx.fail("apply modified its input", findings=problems, cause=hint, details=details)
-    return ctx.result("pass", "caller's arrays unchanged" + (f" ({'; '.join(notes)})" if notes else ""),
+    moved = any(n.endswith("as declared") for n in notes)
+    return ctx.result("pass", "caller's arrays unchanged" + (" or transformed in place, as declared" if moved else "")
+                      + (f" ({'; '.join(notes)})" if notes else ""),
                       details=details)
 
 

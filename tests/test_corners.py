@@ -223,7 +223,22 @@ def test_sign_fix_stopping_above_64_is_caught_at_the_largest_corner():
         return np.linalg.qr(rng.standard_normal((d, d)))[0]
 
     assert _haar(sign_fix_above_64, "haar-trace-moments", pins={"d": 128}).status == "pass"  # d = 16 not run
-    assert _haar(sign_fix_above_64, "haar-trace-moments").status == "fail"  # its twin unpinned: d = 16 runs
+    res = _haar(sign_fix_above_64, "haar-trace-moments")  # its twin unpinned: d = 16 runs, fails, corners not run
+    assert res.status == "fail" and "corners" not in res.details
+    # the failing declared d carries the alpha split: half of the check's 2e-4 there, the rest over 2 corners
+    assert res.details["alpha_split"] == {"main": 1e-4, "per_corner": 5e-5, "corners_in_design": 2, "check_alpha": 2e-4}
+
+
+def test_a_corner_where_the_check_does_not_apply_is_listed_as_skipped():
+    """haar-entries needs d >= 2: the corner d = 1 is a skip with its reason, d = 128 runs."""
+    from rfverify.implementations.orthogonal import haar_qr
+
+    res = _haar(haar_qr, "haar-entries")
+    assert res.status == "pass" and res.message.endswith("; at the corner dimension d = 128 too"), res.message
+    skip, ran = res.details["corners"]
+    assert skip == {"d": 1, "status": "skip", "reason": "d=1: O(1) = {±1} and SO(1) = {1} are finite; only the "
+                                                        "determinant law is tested"}
+    assert (ran["d"], ran["status"], ran["draws"]) == (128, "pass", 60) and 0 < ran["pvalue"] <= 1
 
 
 def test_a_map_exact_from_some_width_on_is_not_a_slower_rate():
