@@ -18,7 +18,9 @@ keywords, strings, ...).  mutmut 2.x's own runner starts a fresh interpreter per
 numpy/scipy each time (seconds per mutant before any test runs); this runner imports the third-party
 stack once, then forks one child per mutant that drops every ``rfverify``/``tests`` module, installs the
 mutated source through an in-memory import hook (the working tree is never written, so an interrupted
-run leaves nothing behind) and runs the module's tests with ``pytest -x``.  A mutant is *killed* when
+run leaves nothing behind) and runs the module's tests with ``pytest -x``.  In the in-session phase a mutant
+runs only the tests that called a function it changes (recorded once, unmutated, with ``sys.setprofile``,
+forked checks included: ``SELECT_BY_CALLS``); every survivor is confirmed against all the module's tests.  A mutant is *killed* when
 pytest fails (or errors, or exceeds the time limit -- ``TIMEOUT_FACTOR`` x the unmutated run + 10 s -- in a
 fresh process twice, the second time with ``RETRY_FACTOR`` x that limit) and *survives* when the tests pass.
 The children import rfverify and the tests from the working tree: do not edit it during a run (run from a
@@ -37,6 +39,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -249,6 +252,35 @@ def _clear_caches(module: Any) -> None:
             v.cache_clear()
 
 
+#: In the in-session phase, run per mutant only the tests that called a function it changes (recorded once,
+#: unmutated, with ``sys.setprofile``).  Sound because every in-session survivor is re-tested in a fresh process
+#: against all the module's tests: a test that reaches the function only through a cache an earlier test
+#: filled, or in a subprocess, can still kill it there.  A selected test still runs with its fixtures.
+SELECT_BY_CALLS = True
+
+
+def _outermost(qualname: str) -> str:
+    """``f.<locals>.g`` -> ``f``: a swap replaces the outermost function, which runs whenever nested code does."""
+    return qualname.split(".<locals>", 1)[0]
+
+
+def _profile_calls(filename: str, seen: set[tuple[int, str]], item: int, out: int) -> None:
+    """Record, under ``item``, every function of ``filename`` called from now on, in this and new threads and in
+    forked children (the checks run in supervised forks): one ``item<TAB>qualname`` line per first call, appended
+    to the file descriptor ``out`` (O_APPEND: the children's lines never interleave)."""
+    def prof(frame: Any, event: str, arg: Any) -> None:
+        if event == "call":
+            c = frame.f_code
+            if c.co_filename == filename:
+                key = (item, _outermost(c.co_qualname))
+                if key not in seen:
+                    seen.add(key)
+                    os.write(out, f"{key[0]}\t{key[1]}\n".encode())
+
+    sys.setprofile(prof)
+    threading.setprofile(prof)  # type: ignore[arg-type]
+
+
 class _InSession:
     """A pytest plugin: collect the module's tests once, then fork per mutant, swap the changed function's code
     into the already-imported module and run the collected items (stopping at the first failure)."""
@@ -258,7 +290,10 @@ class _InSession:
         self.outcomes: dict[int, tuple[str, float]] = {}
         self.baseline: float | None = None
 
-    def _child(self, session: Any, codes: list[Any] | None) -> None:
+    def _child(self, session: Any, codes: list[Any] | None, only: set[int] | None = None,
+               record: str | None = None) -> None:
+        """Run the collected items (``only``: those indices) with ``codes`` swapped in; ``record``: a file to
+        write, per top-level function of the module, the indices of the items that called it."""
         code = 3
         try:
             os.setpgid(0, 0)
@@ -275,9 +310,17 @@ class _InSession:
                 if fn is None:
                     os._exit(4)  # no live function to swap: the slow path decides
                 fn.__code__ = new
-            items = session.items
-            for i, item in enumerate(items):
-                reports = runtestprotocol(item, log=False, nextitem=items[i + 1] if i + 1 < len(items) else None)
+            items = [it for i, it in enumerate(session.items) if only is None or i in only]
+            index = [i for i in range(len(session.items)) if only is None or i in only]
+            seen: set[tuple[int, str]] = set()
+            out = os.open(record, os.O_WRONLY | os.O_APPEND | os.O_CREAT) if record is not None else -1
+            for k, item in enumerate(items):
+                if record is not None:
+                    _profile_calls(str(ROOT / self.path), seen, index[k], out)
+                reports = runtestprotocol(item, log=False, nextitem=items[k + 1] if k + 1 < len(items) else None)
+                if record is not None:
+                    sys.setprofile(None)
+                    threading.setprofile(None)  # type: ignore[arg-type]
                 if any(r.failed for r in reports):
                     os._exit(1)
             code = 0
@@ -286,12 +329,31 @@ class _InSession:
         finally:
             os._exit(code)
 
-    def _fork(self, session: Any, codes: list[Any] | None, timeout: float | None) -> tuple[str, float]:
+    def _fork(self, session: Any, codes: list[Any] | None, timeout: float | None,
+              only: set[int] | None = None, record: str | None = None) -> tuple[str, float]:
         t0 = time.perf_counter()
         pid = os.fork()
         if pid == 0:
-            self._child(session, codes)
+            self._child(session, codes, only, record)
         return _wait(pid, t0, timeout)
+
+    def _coverage(self, session: Any) -> dict[str, set[int]] | None:
+        """Per top-level function of the module (``f``, ``Cls.meth``; nested code counts for its outermost
+        function), the indices of the collected items that called it in the unmutated run; None if that run
+        failed under the profiler."""
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "calls.tsv")
+            status, secs = self._fork(session, None, None, record=out)
+            if status != "passed" or not os.path.exists(out):
+                return None
+            calls: dict[str, set[int]] = {}
+            for line in Path(out).read_text(encoding="utf-8").splitlines():
+                item, qualname = line.split("\t")
+                calls.setdefault(qualname, set()).add(int(item))
+        self.log(f"  which tests call which function: recorded in {secs:.1f} s ({len(calls)} functions called)")
+        return calls
 
     def pytest_runtestloop(self, session: Any) -> bool:
         status, self.baseline = self._fork(session, None, None)
@@ -301,13 +363,17 @@ class _InSession:
         timeout = TIMEOUT_FACTOR * self.baseline + TIMEOUT_EXTRA
         self.log(f"{self.path}: {len(self.found)} mutants; unmutated tests {self.baseline:.1f} s in one session "
                  f"(time limit {timeout:.0f} s per mutant)")
+        calls = self._coverage(session) if SELECT_BY_CALLS else None
         original = (ROOT / self.path).read_text(encoding="utf-8")
         t0 = time.perf_counter()
         gc.freeze()  # the children would otherwise copy every page the collector touches
         for i, m in enumerate(self.found):
             codes = changed_functions(original, m["source"], str(ROOT / self.path))
             if codes is not None:
-                outcome, secs = self._fork(session, codes, timeout)
+                only = None
+                if calls is not None:  # only the tests that call a changed function can fail on it
+                    only = set().union(*(calls.get(_outermost(c.co_qualname), set()) for c in codes))
+                outcome, secs = ("passed", 0.0) if only == set() else self._fork(session, codes, timeout, only)
                 if outcome != "unswappable":
                     self.outcomes[i] = (outcome, secs)
             if (i + 1) % 50 == 0:

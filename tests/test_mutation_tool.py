@@ -67,6 +67,42 @@ def test_forked_runner_kills_a_mutant_and_passes_the_original(tool):
     assert "DEFAULT_SEED = 20261122" in (ROOT / "rfverify/seeding.py").read_text()
 
 
+def test_the_calls_of_each_test_are_recorded_in_forked_children_too(tool, tmp_path):
+    """The in-session phase runs per mutant only the tests that called a function it changes: the recording
+    names each top-level function once per test, in the process and in the forks the checks run in (nested
+    code under its outermost function: a swap replaces that one)."""
+    import os
+    import sys
+    import threading
+
+    import rfverify.seeding as seeding
+
+    out = os.open(tmp_path / "calls.tsv", os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    seen: set = set()
+    try:
+        tool._profile_calls(seeding.__file__, seen, 3, out)
+        seeding.stable_words(1)
+        seeding.stable_words(2)  # a second call in the same test: no second line
+        pid = os.fork()
+        if pid == 0:
+            seeding.SeedSource(7).rng("k")
+            os._exit(0)
+        os.waitpid(pid, 0)
+        tool._profile_calls(seeding.__file__, seen, 4, out)
+        t = threading.Thread(target=seeding.SeedSource, args=(1,))  # a thread the test starts
+        t.start()
+        t.join()
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)
+        os.close(out)
+    lines = (tmp_path / "calls.tsv").read_text().splitlines()
+    # (a dataclass's generated __init__ is compiled from "<string>": not the module's code, never swapped)
+    assert sorted(lines) == sorted(["3\tstable_words", "3\tSeedSource.rng", "3\tSeedSource.sequence",
+                                    "3\tSeedSource.__post_init__", "4\tSeedSource.__post_init__"]), lines
+    assert tool._outermost("f.<locals>.g.<locals>.<lambda>") == "f" and tool._outermost("C.m") == "C.m"
+
+
 def _results(statuses):
     return {"modules": {"rfverify/stats.py": {"tests": ["t"], "seconds": 1.0, "baseline_seconds": 0.1, "mutants": [
         {"line_number": i + 1, "line": f"x = {i}", "index": 0, "mutant": f"x = {i + 1}", "status": s, "seconds": 0.1}
