@@ -13,7 +13,7 @@ REGISTERED = {
     ('feature-map', 'contract'): (False,
         '3 fits, ~10 transforms'),
     ('feature-map', 'reproducibility'): (False,
-        '5 fits'),
+        '3 fits'),
     ('feature-map', 'explore'): (False,
         'quick 25, default 150, thorough 600 configurations'),
     ('feature-map', 'unbiasedness'): (True,
