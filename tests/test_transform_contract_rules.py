@@ -151,3 +151,54 @@ def test_an_identity_that_takes_every_width_fails_the_probe_at_the_widths_it_nam
     assert res.status == "fail"
     assert res.details["probes"] == [66, 3]
     assert "where: width d'=66, where" in res.message and "returned shape (3, 66) instead of raising" in res.message
+
+
+def _probe(f, matrix="hadamard"):
+    return verify_transform(f, dim=D, matrix=matrix, checks=["transform-dimension"])["transform-dimension"]
+
+
+def test_the_probe_does_not_apply_where_the_matrix_exists_at_every_candidate_width():
+    res = _probe(lambda X: X.copy(), matrix=lambda d: np.eye(d))
+    assert res.status == "skip"
+    assert res.message == "the declared matrix is defined at every probed width, so there is no width to refuse"
+
+
+def _raises_at_other_widths(exc):
+    def f(X):
+        if X.shape[1] != D:
+            raise exc
+        return fwht(X)
+    return f
+
+
+def test_a_refusal_is_recorded_by_its_first_line_cut_at_160_characters():
+    long = "w" * 200
+    res = _probe(_raises_at_other_widths(ValueError(f"{long}\nsecond line")))
+    assert res.status == "pass"
+    assert res.details["errors"] == [f"d'={p}: ValueError: {long[:160]}" for p in (65, 63)]
+
+
+def test_a_refusal_without_a_message_fails():
+    res = _probe(_raises_at_other_widths(ValueError()))
+    assert res.status == "fail"
+    assert res.message == ("raised without a message — observed: d'=65: ValueError: (empty message); expected: an "
+                           "error message saying which widths are accepted; where: 2 of 2 probed widths; likely "
+                           "cause: an exception raised with no text — say which widths are accepted")
+
+
+@pytest.mark.parametrize("f,shown", [
+    (lambda X: np.zeros((X.shape[0], 128)), "returned shape (3, 128) (padded?) instead of raising"),
+    (lambda X: X[:, :32].copy(), "returned shape (3, 32) (truncated?) instead of raising"),
+    (lambda X: X.copy(), "returned shape (3, 65) instead of raising"),
+    (lambda X: X.ravel().copy(), "returned shape (195,) instead of raising"),
+])
+def test_an_accepted_width_is_named_with_what_came_back(f, shown):
+    def g(X):
+        return fwht(X) if X.shape[1] == D else f(X)
+
+    res = _probe(g)
+    assert res.status == "fail"
+    assert f"observed: apply {shown}; expected: an exception naming the widths it accepts; where: width d'=65, " \
+           f"where " in res.message
+    assert res.message.endswith("likely cause: silent padding or truncation — raise an error naming the widths it "
+                                "accepts")
