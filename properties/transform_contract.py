@@ -36,29 +36,9 @@ def check_input_untouched(ctx: TransformContext) -> CheckResult:
     parent = rng.standard_normal((2 * INPUT_ROWS, d))
     problems, notes = [], []
     for label, X in list(cases.items()) + [("strided view", parent[::2])]:
-        before = (parent if label == "strided view" else X).copy()
-        try:
-            Y = ctx.config.plugin(X)
-        except PluginError as exc:
-            if label == "strided view":
-                notes.append(f"a strided view raised ({exc.problem}); pass contiguous arrays")
-                continue
-            raise
-        view = label == "strided view"
-        after = parent if view else X
-        if np.array_equal(after, before):
-            continue
-        untouched_rest = not view or np.array_equal(parent[1::2], before[1::2])
-        if ctx.config.inplace and untouched_rest and np.array_equal(np.asarray(X), np.asarray(Y, dtype=X.dtype)):
-            notes.append(f"{label}: transformed in place, as declared")
-            continue
-        changed = int(np.sum(after != before))
-        problems.append(Finding(
-            f"{changed} of {before.size} entries of the caller's array changed"
-            + ("" if not ctx.config.inplace else " to something that is neither the input nor the result"),
-            "the caller's array bit-for-bit unchanged" if not ctx.config.inplace else
-            "the caller's array holding the input or the result (in place, as declared)",
-            where=f"{label} input of shape {tuple(X.shape)}"))
+        problem, note = _input_case(ctx, label, X, parent if label == "strided view" else None)
+        problems += [problem] if problem is not None else []
+        notes += [note] if note is not None else []
     details = {"inplace_declared": ctx.config.inplace, "notes": notes}
     if problems:
         hint = "" if ctx.config.inplace else ("an in-place transform presented as out-of-place — copy the input, "
@@ -68,6 +48,31 @@ def check_input_untouched(ctx: TransformContext) -> CheckResult:
     return ctx.result("pass", "caller's arrays unchanged" + (" or transformed in place, as declared" if moved else "")
                       + (f" ({'; '.join(notes)})" if notes else ""),
                       details=details)
+
+
+def _input_case(ctx: TransformContext, label: str, X: np.ndarray,
+                parent: np.ndarray | None) -> tuple[Finding | None, str | None]:
+    """(the finding, a note) of one input case; ``parent``: the array ``X`` is a strided view of."""
+    before = (X if parent is None else parent).copy()
+    try:
+        Y = ctx.config.plugin(X)
+    except PluginError as exc:
+        if parent is None:
+            raise
+        return None, f"a strided view raised ({exc.problem}); pass contiguous arrays"
+    after = X if parent is None else parent
+    if np.array_equal(after, before):
+        return None, None
+    untouched_rest = parent is None or np.array_equal(parent[1::2], before[1::2])
+    if ctx.config.inplace and untouched_rest and np.array_equal(np.asarray(X), np.asarray(Y, dtype=X.dtype)):
+        return None, f"{label}: transformed in place, as declared"
+    changed = int(np.sum(after != before))
+    return Finding(
+        f"{changed} of {before.size} entries of the caller's array changed"
+        + ("" if not ctx.config.inplace else " to something that is neither the input nor the result"),
+        "the caller's array bit-for-bit unchanged" if not ctx.config.inplace else
+        "the caller's array holding the input or the result (in place, as declared)",
+        where=f"{label} input of shape {tuple(X.shape)}"), None
 
 
 def _probe_dims(ctx: TransformContext) -> list[int]:
