@@ -62,8 +62,8 @@ def haar_at_corners(ctx: OrthogonalContext, body: Callable[[OrthogonalContext], 
             return with_details(r, {"corner": {"d": d}, "alpha_split": split, "corners": done})
         if main is None:
             main = r
-    if main is None:  # a pinned corner where the check does not apply
-        return ctx.result("skip", done[0]["reason"] if done else "no configuration to test")
+    if main is None:  # a pinned corner (the only configuration) where the check does not apply
+        return ctx.result("skip", done[0]["reason"])
     ran = [c["d"] for c in done if c["status"] == "pass"]
     note = f"; at the corner dimension{'s' if len(ran) > 1 else ''} d = {', '.join(map(str, ran))} too" if (
         ran and with_main) else ""

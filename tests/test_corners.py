@@ -239,6 +239,8 @@ def test_a_corner_where_the_check_does_not_apply_is_listed_as_skipped():
     assert skip == {"d": 1, "status": "skip", "reason": "d=1: O(1) = {±1} and SO(1) = {1} are finite; only the "
                                                         "determinant law is tested"}
     assert (ran["d"], ran["status"], ran["draws"]) == (128, "pass", 60) and 0 < ran["pvalue"] <= 1
+    pinned = _haar(haar_qr, "haar-entries", pins={"d": 1})  # pinned where it does not apply: a skip, its reason
+    assert (pinned.status, pinned.message) == ("skip", skip["reason"])
 
 
 def test_a_map_exact_from_some_width_on_is_not_a_slower_rate():
