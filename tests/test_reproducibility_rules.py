@@ -62,6 +62,19 @@ class DrawsFromTheGlobalStateAtM64(RandomFourierFeatures):
         return super().fit(X)
 
 
+class DrawsFromTheGlobalStateOnItsFirstFitAtM64(RandomFourierFeatures):
+    """Draws from np.random once, on its first fit at the check's width (the check reseeds after it)."""
+
+    fits = 0
+
+    def fit(self, X, y=None):
+        if self.n_components == REPRO_M:
+            type(self).fits += 1
+            if type(self).fits == 1:
+                np.random.rand()
+        return super().fit(X)
+
+
 class ReseedsTheGlobalStateAtM64(RandomFourierFeatures):
     """Calls np.random.seed(12345) in fit: the caller's global stream is reset (invisible after the first seed)."""
 
@@ -123,7 +136,8 @@ def test_a_map_declared_deterministic_must_not_depend_on_random_state():
     assert ok.message == "identical for every random_state, as declared deterministic; global RNG untouched"
 
 
-@pytest.mark.parametrize("impl", [DrawsFromTheGlobalStateAtM64, ReseedsTheGlobalStateAtM64])
+@pytest.mark.parametrize("impl", [DrawsFromTheGlobalStateAtM64, DrawsFromTheGlobalStateOnItsFirstFitAtM64,
+                                  ReseedsTheGlobalStateAtM64])
 def test_drawing_from_or_reseeding_the_global_generator_is_a_plugin_error(impl):
     res = _check(impl)
     assert res.status == "error", res.message
