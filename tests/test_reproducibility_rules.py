@@ -143,7 +143,8 @@ def test_drawing_from_or_reseeding_the_global_generator_is_a_plugin_error(impl):
     assert res.status == "error", res.message
     assert (f"{impl.__name__}: changed numpy's global random state (np.random.*) during check reproducibility (fit "
             f"and transform with the global state seeded)") in res.message
-    assert "never seed or draw from the global generators" in res.message
+    assert res.message.endswith(" — draw from the random_state / rng you are given (np.random.default_rng("
+                                "random_state)), never seed or draw from the global generators"), res.message
 
 
 def test_the_callers_global_state_is_restored_in_process():
@@ -159,3 +160,31 @@ def test_the_callers_global_state_is_restored_in_process():
     assert check_reproducibility(ctx).status == "pass"
     after = np.random.get_state()
     assert np.array_equal(after[1], before[1]) and after[2:] == before[2:]
+
+
+def _exactly_at_the_tolerance(deterministic):
+    """Features with column 0 zeroed; for the check's second random_state, entry (0, 0) set to exactly the
+    round-off tolerance of the first's features: the two differ by the tolerance, not more."""
+    from rfverify.tolerances import contract_tolerance
+
+    rs_b = _check(RandomFourierFeatures).details["random_state_b"]
+
+    class AtTheTolerance(HardCodedSeed):
+        def transform(self, X):
+            F = super().transform(X)
+            F[:, 0] = 0.0
+            if self.random_state == rs_b:
+                F[0, 0] = contract_tolerance(X.shape[1], F)
+            return F
+
+    AtTheTolerance.deterministic = deterministic
+    return AtTheTolerance
+
+
+def test_a_difference_of_exactly_the_tolerance_is_round_off():
+    """The boundary belongs to round-off: declared deterministic it passes, otherwise it is 'the same features'."""
+    res = _check(_exactly_at_the_tolerance(True))
+    assert res.status == "pass", res.message
+    assert res.details["different_seed_max_abs_diff"] > 0
+    res = _check(_exactly_at_the_tolerance(False))
+    assert res.status == "fail" and "gave the same features (max difference " in res.message, res.message
