@@ -8,7 +8,7 @@
     python .ci/mutation.py check             # exit 1 if a mutant survived that tests/mutation_equivalents.json
                                              # does not list (or a listed equivalent is now killed: stale entry)
     python .ci/mutation.py report            # reports/mutation.md from the committed results
-    python .ci/mutation.py merge A.json ...  # fold other runs' results (parallel workers, other machines) in
+    python .ci/mutation.py merge A.json ... [--module M]  # fold other runs' results (workers, machines) in
 
 The per-mutant results are committed (``results`` in the configuration: reports/mutation-results.json), so a
 run of one module updates that module's rows and the report is regenerated from every module's last run.
@@ -659,6 +659,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
     for f in args.files:
         top = load_results(Path(f))
         for path, res in top["modules"].items():
+            if getattr(args, "module", None) and path not in args.module:
+                continue
             res.setdefault("module", path)
             for k in ("mutmut", "cpus"):  # an older run kept these for the whole file only
                 if k in top:
@@ -777,6 +779,8 @@ def main(argv: list[str] | None = None) -> int:
     rp.add_argument("--out", help="write the report here instead (tests compare it with the committed one)")
     mp = sub.add_parser("merge", help="fold other results files' modules into the results")
     mp.add_argument("files", nargs="+")
+    mp.add_argument("--module", action="append", help="only this module's results (repeatable); default: every one "
+                    "in the files (a recheck's file holds a copy of the others, as they were when it started)")
     args = p.parse_args(argv)
     return {"run": cmd_run, "check": cmd_check, "report": cmd_report, "merge": cmd_merge}[args.cmd](args)
 
