@@ -1,0 +1,76 @@
+"""The quadrature rule contract's decision rules, pinned (issue 22): two draws from equal rng states are
+identical, a draw from another state differs (the same, for a rule declared deterministic), and a rule that
+touches numpy's global state is a plug-in error (the guard's verdict around every check)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rfverify.kinds.quadrature import verify_quadrature
+
+WHERE = "where: d = 3, draws of 16 points"
+
+
+def monte_carlo(d, rng):
+    return rng.standard_normal((16, d)), np.full(16, 1 / 16)
+
+
+def hidden_entropy(d, rng):
+    return monte_carlo(d, np.random.default_rng())
+
+
+def ignores_rng(d, rng):
+    return monte_carlo(d, np.random.default_rng(0))
+
+
+class _Calls:
+    n = 0
+
+
+def global_draw_after_the_preflight(d, rng):
+    _Calls.n += 1
+    if _Calls.n >= 2:
+        np.random.rand()
+    return monte_carlo(d, rng)
+
+
+def _contract(rule, deterministic=False):
+    return verify_quadrature(rule, dim=3, checks=["rule-contract"], deterministic=deterministic)["rule-contract"]
+
+
+def test_a_random_rule_passes():
+    res = _contract(monte_carlo)
+    assert (res.status, res.message) == ("pass", "draws of 16 points in d = 3, reproducible from rng, random across seeds")
+    assert res.details == {"n_points": 16}
+
+
+@pytest.mark.parametrize("rule,deterministic,message", [
+    (hidden_entropy, False, "not reproducible from rng — observed: two draws from identical rng states differ; "
+                            f"expected: identical draws (points and weights); {WHERE}; likely cause: the rule has a "
+                            "hidden source of randomness"),
+    (ignores_rng, False, "not random — observed: draws from different rng states are identical; expected: different "
+                         f"draws: a stochastic rule takes its randomness from rng; {WHERE}; likely cause: the rule "
+                         "ignores rng: if it is a deterministic rule (a cubature), declare it deterministic "
+                         "(--deterministic) and, unless it is exact, biased (--biased)"),
+    (monte_carlo, True, "not deterministic — observed: draws from different rng states differ; expected: the same "
+                        f"draw for every rng state (declared deterministic); {WHERE}; likely cause: the rule draws "
+                        "random numbers: do not declare it deterministic"),
+])
+def test_each_way_of_misusing_rng_fails_with_its_message(rule, deterministic, message):
+    res = _contract(rule, deterministic)
+    assert (res.status, res.message) == ("fail", message)
+
+
+def test_a_rule_declared_deterministic_passes_when_it_draws_nothing():
+    res = _contract(ignores_rng, deterministic=True)
+    assert (res.status, res.message) == ("pass", "the same 16 points and weights for every rng state, as declared "
+                                                 "deterministic (d = 3); numpy's global state untouched")
+
+
+def test_drawing_from_numpys_global_state_is_a_plugin_error():
+    _Calls.n = 0  # the preflight call draws nothing; the check's draws do
+    res = _contract(global_draw_after_the_preflight)
+    assert res.status == "error"
+    assert res.message.startswith("global_draw_after_the_preflight: changed numpy's global random state "
+                                  "(np.random.*) during check rule-contract")
