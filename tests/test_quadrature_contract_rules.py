@@ -1,6 +1,7 @@
 """The quadrature rule contract's decision rules, pinned (issue 22): two draws from equal rng states are
 identical, a draw from another state differs (the same, for a rule declared deterministic), and a rule that
-touches numpy's global state is a plug-in error (the guard's verdict around every check)."""
+touches numpy's global state is a plug-in error (the guard's verdict around every check); and the exactness
+check's messages, whose exact moments are integers (Isserlis)."""
 
 from __future__ import annotations
 
@@ -74,3 +75,27 @@ def test_drawing_from_numpys_global_state_is_a_plugin_error():
     assert res.status == "error"
     assert res.message.startswith("global_draw_after_the_preflight: changed numpy's global random state "
                                   "(np.random.*) during check rule-contract")
+
+
+# ---------------------------------------------------------------- the exactness check's messages
+def antithetic(d, rng):
+    """x and -x with equal weights: exact at degrees 0 and 1 for every draw, not at 2."""
+    X = rng.standard_normal((8, d))
+    return np.vstack([X, -X]), np.full(16, 1 / 16)
+
+
+def half_weights(d, rng):
+    return rng.standard_normal((16, d)), np.full(16, 1 / 32)
+
+
+def test_exactness_names_the_exact_moment_as_the_integer_it_is():
+    import re
+
+    res = verify_quadrature(antithetic, dim=3, degree=2, checks=["exactness"])["exactness"]
+    assert res.status == "fail" and res.message.startswith("not exact at degree 2 (claimed 2) — observed: random "
+                                                           "polynomial 0 of degree 2 integrates to "), res.message
+    assert re.search(r"; expected: the exact Gaussian moment -?\d+, to the round-off tolerance ", res.message), res.message
+    assert res.message.endswith("exact through degree 1 only")
+    res = verify_quadrature(half_weights, dim=3, degree=0, checks=["exactness"])["exactness"]
+    assert re.search(r"observed: the weights integrate the constant (-?\d+) to (-?\d+); \|error\| \d+(\.\d+)?; "
+                     r"expected: \1, to the round-off tolerance ", res.message), res.message
