@@ -99,3 +99,19 @@ def test_exactness_names_the_exact_moment_as_the_integer_it_is():
     res = verify_quadrature(half_weights, dim=3, degree=0, checks=["exactness"])["exactness"]
     assert re.search(r"observed: the weights integrate the constant (-?\d+) to (-?\d+); \|error\| \d+(\.\d+)?; "
                      r"expected: \1, to the round-off tolerance ", res.message), res.message
+
+
+def test_random_forms_are_uniform_over_the_nonzero_integer_vectors():
+    """At d = 1 a form is one integer in {-2, -1, 1, 2} (a zero form is redrawn, not shifted): 10000 forms,
+    Pearson's chi-square against uniform at alpha = 1e-6 (power ~1 against a redraw biased to one value,
+    e.g. 0.4 on 2 instead of 0.25)."""
+    from scipy import stats
+
+    from rfverify.properties.quadrature_exactness import FORM_ENTRIES, TERMS, _random_polynomial
+
+    rng = np.random.default_rng(20261126)
+    values = np.concatenate([A.ravel() for _ in range(10000 // TERMS) for _, A in _random_polynomial(1, 1, rng)])
+    support = [v for v in range(-FORM_ENTRIES, FORM_ENTRIES + 1) if v]
+    assert set(values.tolist()) == set(support)
+    counts = [int(np.sum(values == v)) for v in support]
+    assert stats.chisquare(counts).pvalue > 1e-6, counts
