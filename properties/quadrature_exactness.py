@@ -97,10 +97,10 @@ def _quadrature(poly: list[tuple[int, np.ndarray]], P: np.ndarray, w: np.ndarray
     scale = 0.0
     norms = np.linalg.norm(P, axis=1)
     absw = np.abs(w)
-    for c, A in poly:
-        vals = np.prod(P @ A.T, axis=1) if A.shape[0] else np.ones(P.shape[0])
+    for c, A in poly:  # degree 0: A has no rows, and each product over them is empty (= 1)
+        vals = np.prod(P @ A.T, axis=1)
         total += c * float(w @ vals)
-        bound = np.prod(np.outer(norms, np.linalg.norm(A, axis=1)), axis=1) if A.shape[0] else np.ones(P.shape[0])
+        bound = np.prod(np.outer(norms, np.linalg.norm(A, axis=1)), axis=1)
         scale += abs(c) * float(absw @ bound)
     return total, scale
 

@@ -115,3 +115,81 @@ def test_random_forms_are_uniform_over_the_nonzero_integer_vectors():
     assert set(values.tolist()) == set(support)
     counts = [int(np.sum(values == v)) for v in support]
     assert stats.chisquare(counts).pvalue > 1e-6, counts
+
+
+def test_the_zero_polynomial_is_redrawn_at_degree_0_only():
+    """sum_t c_t = 0 makes the degree-0 polynomial zero (it tests nothing); at degree 1 it is a valid polynomial."""
+    from rfverify.properties.quadrature_exactness import _random_polynomial
+
+    rng = np.random.default_rng(5)
+    assert all(sum(c for c, _ in _random_polynomial(0, 3, rng)) != 0 for _ in range(300))
+    assert any(sum(c for c, _ in _random_polynomial(1, 3, rng)) == 0 for _ in range(300))
+
+
+def origin(d, rng):
+    """One node at the mean, weight 1: exact through degree 1 (odd moments vanish), not at 2."""
+    return np.zeros((1, d)), np.ones(1)
+
+
+def test_a_zero_tolerance_judges_an_exact_zero_exact_and_anything_else_inexact():
+    """At the origin every form is 0: the round-off scale and so the tolerance are 0 for degrees >= 1.  An error of
+    exactly 0 is exact there (ratio 0); the nonzero even moment at degree 2 is missed by any amount (ratio inf)."""
+    res = verify_quadrature(origin, dim=3, degree=1, deterministic=True, checks=["exactness"])["exactness"]
+    assert (res.status, res.statistic) == ("pass", 0.0), res.message
+    assert res.message == "every one of 20 draws exact on polynomials of degree 0..1: max |error|/tolerance 0"
+    assert res.details["max_error_over_tolerance"][2] == np.inf and res.details["observed_exact_to"] == 1
+    res = verify_quadrature(origin, dim=3, degree=2, deterministic=True, checks=["exactness"])["exactness"]
+    assert res.status == "fail" and res.statistic == np.inf
+    assert "not exact at degree 2 (claimed 2)" in res.message and "to the round-off tolerance 0;" in res.message
+
+
+def _scaled_weights(ratio):
+    """Monte Carlo points, weights summing to 1 + ratio x the degree-0 tolerance (n = 16, d = 3: gamma_30)."""
+    from rfverify.properties.quadrature_exactness import rounding_steps
+    from rfverify.tolerances import roundoff_inner_product
+
+    delta = ratio * roundoff_inner_product(rounding_steps(16, 3, 0))
+
+    def rule(d, rng):
+        return rng.standard_normal((16, d)), np.full(16, (1 + delta) / 16)
+    return rule
+
+
+@pytest.mark.parametrize("ratio,status", [(0.7, "pass"), (1.5, "fail")])
+def test_the_degree_0_threshold_is_one_tolerance(ratio, status):
+    res = verify_quadrature(_scaled_weights(ratio), dim=3, degree=0, checks=["exactness"])["exactness"]
+    assert res.status == status and abs(res.statistic - ratio) < 0.15, (res.statistic, res.message)
+    assert res.details["observed_exact_to"] == (0 if status == "pass" else -1)
+
+
+def test_the_lowest_failing_degree_is_reported_whichever_draw_shows_it():
+    """Each draw is antithetic (exact through degree 1) or plain Monte Carlo (exact at 0 only), by a coin from its
+    rng: draw 0 fails first, at degree 2; a later Monte Carlo draw fails at degree 1, which is the one reported."""
+    from rfverify.kinds.quadrature import QuadratureConfig
+
+    def coin_rule(d, rng):
+        X = rng.standard_normal((16, d))
+        if rng_coin(rng):
+            X[8:] = -X[:8]
+        return X, np.full(16, 1 / 16)
+
+    def rng_coin(rng):
+        return rng.random() < 0.5
+
+    cfg = QuadratureConfig(coin_rule, dim=3, degree=2)
+    ctx = cfg.context(next(s for s in cfg.checks() if s.name == "exactness"))
+    coins = [rng_coin(_after_points(ctx.rng("draw", trial=t))) for t in range(ctx.budget.exact_draws)]
+    assert coins[0] and not all(coins), coins  # this seed's draw 0 is antithetic, a later one is not
+    res = verify_quadrature(coin_rule, dim=3, degree=2, checks=["exactness"])["exactness"]
+    assert res.message.startswith("not exact at degree 1 (claimed 2)"), res.message
+    assert f"where: draw {coins.index(False)} (3 dimensions)" in res.message
+
+
+def _after_points(rng):
+    rng.standard_normal((16, 3))
+    return rng
+
+
+def test_exactness_beyond_the_claim_is_reported():
+    res = verify_quadrature(antithetic, dim=3, degree=0, checks=["exactness"])["exactness"]
+    assert res.status == "pass" and res.message.endswith("; also exact at degree 1 on these draws"), res.message
