@@ -5,6 +5,7 @@
     python .ci/mutation.py run               # every configured module (minutes to an hour; outside CI)
     python .ci/mutation.py run --module properties/haar.py
     python .ci/mutation.py run --recheck [--unexplained] --module M   # re-test M's survivors after adding tests
+    python .ci/mutation.py run --resume --module M   # continue M's interrupted run from its checkpoint
     python .ci/mutation.py check             # exit 1 if a mutant survived that tests/mutation_equivalents.json
                                              # does not list (or a listed equivalent is now killed: stale entry)
     python .ci/mutation.py report            # reports/mutation.md from the committed results
@@ -285,10 +286,12 @@ class _InSession:
     """A pytest plugin: collect the module's tests once, then fork per mutant, swap the changed function's code
     into the already-imported module and run the collected items (stopping at the first failure)."""
 
-    def __init__(self, fullname: str, path: str, found: list[dict[str, Any]], log: Any) -> None:
+    def __init__(self, fullname: str, path: str, found: list[dict[str, Any]], log: Any,
+                 decided: dict[int, tuple[str, float]] | None = None, progress: Any = None) -> None:
         self.fullname, self.path, self.found, self.log = fullname, path, found, log
-        self.outcomes: dict[int, tuple[str, float]] = {}
+        self.outcomes: dict[int, tuple[str, float]] = dict(decided or {})  # a resumed run's kills are not re-run
         self.baseline: float | None = None
+        self.progress = progress  # called after each mutant (it rate-limits its own checkpoints)
 
     def _child(self, session: Any, codes: list[Any] | None, only: set[int] | None = None,
                record: str | None = None) -> None:
@@ -368,6 +371,8 @@ class _InSession:
         t0 = time.perf_counter()
         gc.freeze()  # the children would otherwise copy every page the collector touches
         for i, m in enumerate(self.found):
+            if i in self.outcomes:
+                continue
             codes = changed_functions(original, m["source"], str(ROOT / self.path))
             if codes is not None:
                 only = None
@@ -378,6 +383,8 @@ class _InSession:
                     self.outcomes[i] = (outcome, secs)
             if (i + 1) % 50 == 0:
                 self.log(f"  {i + 1}/{len(self.found)} ({time.perf_counter() - t0:.0f} s)")
+            if self.progress is not None:
+                self.progress()
         return True
 
 
@@ -416,7 +423,7 @@ CHECKPOINT_EVERY = 60.0
 
 
 def run_module(path: str, pytest_args: list[str], log: Any = print,
-               checkpoint: Any = None) -> dict[str, Any]:
+               checkpoint: Any = None, resume: dict[str, Any] | None = None) -> dict[str, Any]:
     """Every mutant of ``path`` against ``pytest_args``.
 
     Fast path: one pytest session collects the tests; per mutant whose change lies inside a function body a
@@ -425,26 +432,29 @@ def run_module(path: str, pytest_args: list[str], log: Any = print,
     source and runs ``pytest -x`` afresh.
 
     ``checkpoint(partial)``: called with the results so far after the fast path and then at most every
-    ``CHECKPOINT_EVERY`` s, a mutant not yet decided counted as ``survived`` with ``"pending": True`` — so an
-    interrupted run loses nothing: ``run --recheck`` re-tests exactly the survivors, pending ones included.
+    ``CHECKPOINT_EVERY`` s (in both phases), a mutant not yet decided counted as ``survived`` with
+    ``"pending": True`` — so an interrupted run loses nothing: ``run --resume`` continues it (``resume``: its
+    checkpoint; the mutants it decided killed are not re-run), ``run --recheck`` re-tests its survivors afresh.
     """
     import pytest
 
     fullname = module_name(path)
     found = mutants(path)
-    plugin = _InSession(fullname, path, found, log)
-    t0 = time.perf_counter()
-    pytest.main(["-qq", "--assert=plain", "-p", "no:cacheprovider", "-W", "ignore", *pytest_args], plugins=[plugin])
-    if plugin.baseline is None:
-        raise SystemExit(f"mutation: the tests of {path} fail without any mutant ({' '.join(pytest_args)}); fix them first")
-    slow_base: float | None = None
+    decided: dict[int, tuple[str, float]] = {}
+    if resume is not None:
+        before = {k: m for k, m in zip(_identity(resume["mutants"]), resume["mutants"])}
+        for i, k in enumerate(_identity(found)):
+            m = before.get(k)
+            if m is not None and m["status"] == "killed" and not m.get("pending"):
+                decided[i] = ("failed", float(m.get("seconds", 0.0)))
+        log(f"{path}: resuming: {len(decided)} of {len(found)} mutants already killed")
     rows: list[dict[str, Any]] = []
-    fast = slow = 0
     last = -CHECKPOINT_EVERY
+    t0 = time.perf_counter()
 
     def save(i: int) -> None:
         nonlocal last
-        if checkpoint is None or time.perf_counter() - last < CHECKPOINT_EVERY:
+        if checkpoint is None or plugin.baseline is None or time.perf_counter() - last < CHECKPOINT_EVERY:
             return
         last = time.perf_counter()
         rest = []
@@ -456,6 +466,14 @@ def run_module(path: str, pytest_args: list[str], log: Any = print,
                          **({} if done else {"pending": True})})
         checkpoint({"module": path, "tests": pytest_args, "baseline_seconds": round(plugin.baseline, 2),
                     "seconds": round(time.perf_counter() - t0, 1), "mutants": rows + rest, "partial": True})
+
+    plugin = _InSession(fullname, path, found, log, decided, progress=lambda: save(0))
+    pytest.main(["-qq", "--assert=plain", "-p", "no:cacheprovider", "-W", "ignore", *pytest_args], plugins=[plugin])
+    if plugin.baseline is None:
+        raise SystemExit(f"mutation: the tests of {path} fail without any mutant ({' '.join(pytest_args)}); fix them first")
+    slow_base: float | None = None
+    fast = slow = 0
+    last = -CHECKPOINT_EVERY  # the fresh phase starts with a checkpoint
 
     for i, m in enumerate(found):
         save(i)
@@ -755,8 +773,14 @@ def cmd_run(args: argparse.Namespace) -> int:
                         load=" ".join(f"{x:.1f}" for x in os.getloadavg()), cpus=os.cpu_count())
             return done
 
+        resume = None
+        if args.resume:
+            resume = load_results()["modules"].get(path)
+            if resume is None or not resume.get("partial"):
+                raise SystemExit(f"mutation: no interrupted run of {path} to resume (its results are not partial)")
         done = (recheck_survivors(path, modules[path], log, args.unexplained) if args.recheck
-                else run_module(path, modules[path], log, checkpoint=lambda part: store_modules([stamp(part)])))
+                else run_module(path, modules[path], log, checkpoint=lambda part: store_modules([stamp(part)]),
+                                resume=resume))
         done.pop("partial", None)
         store_modules([stamp(done)])
     print(f"mutation run: {time.perf_counter() - t0:.0f} s wall for {', '.join(chosen)}")
@@ -772,6 +796,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--module", action="append", help="a configured module path (repeatable)")
     r.add_argument("--recheck", action="store_true",
                    help="re-test only the last run's survivors and timeouts (after adding tests; the source must be unchanged)")
+    r.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run of --module M from its checkpoint (its kills are not re-run)")
     r.add_argument("--unexplained", action="store_true",
                    help="with --recheck: skip the survivors already listed as equivalent")
     sub.add_parser("check", help="exit 1 on a survivor not listed as equivalent, or a stale equivalent")

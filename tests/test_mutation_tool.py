@@ -232,3 +232,38 @@ def test_an_interrupted_run_keeps_what_it_decided(tool, monkeypatch):
     assert parts[-1] == [("killed", False), ("killed", False), ("survived", True)]  # mutant 2 not yet decided
     assert [(m["status"], bool(m.get("pending"))) for m in done["mutants"]] == [
         ("killed", False), ("killed", False), ("survived", False)]
+
+
+def test_a_resumed_run_does_not_rerun_its_kills_and_checkpoints_in_session(tool, monkeypatch):
+    """``run --resume``: the interrupted run's killed mutants (matched by line text) are preset, so the in-session
+    phase skips them; its pending survivors are tested again.  The in-session phase checkpoints too."""
+    found = [{"line_number": i + 1, "line": f"x = {i}", "index": 0, "mutant": f"x = {i + 1}", "source": f"s{i}"}
+             for i in range(3)]
+    monkeypatch.setattr(tool, "mutants", lambda path: [dict(m) for m in found])
+    monkeypatch.setattr(tool, "CHECKPOINT_EVERY", 0.0)
+    resume = {"mutants": [{**{k: v for k, v in found[0].items() if k != "source"}, "line_number": 7,
+                           "status": "killed", "seconds": 0.5},
+                          {**{k: v for k, v in found[1].items() if k != "source"}, "status": "survived",
+                           "pending": True, "seconds": 0.0}]}
+    preset = {}
+
+    def session(args, plugins):
+        plugin = plugins[0]
+        preset.update(plugin.outcomes)
+        plugin.baseline = 1.0
+        plugin.progress()  # a checkpoint mid-way through the in-session phase
+        plugin.outcomes[1] = ("failed", 0.3)
+        plugin.outcomes[2] = ("passed", 1.0)
+        return 0
+
+    import pytest as _pytest
+
+    monkeypatch.setattr(_pytest, "main", session)
+    monkeypatch.setattr(tool, "_run_one", lambda *a: ("passed", 1.0))
+    monkeypatch.setattr(tool, "_run_fresh", lambda name, path, source, args, base: ("passed", 2.0))
+    parts = []
+    done = tool.run_module("rfverify/stats.py", ["t"], log=lambda *a: None, resume=resume, checkpoint=lambda p: parts.append(
+        [(m["status"], bool(m.get("pending"))) for m in p["mutants"]]))
+    assert preset == {0: ("failed", 0.5)}  # the earlier kill, found by its line's text (its number moved)
+    assert parts[0] == [("killed", False), ("survived", True), ("survived", True)]  # the in-session checkpoint
+    assert [m["status"] for m in done["mutants"]] == ["killed", "killed", "survived"]
