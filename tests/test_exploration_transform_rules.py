@@ -1,0 +1,92 @@
+"""The transform exploration's rules, pinned (issue 22): which widths it searches (registry matrix, user matrix,
+declared ``d_exp``, the dense cap, a pinned d), how it names them and an example, and what counts as a problem
+at one explored call (a failing call, an undeclared in-place write)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from rfverify.implementations.structured import fwht, fwht_normalized
+from rfverify.kinds.transform import TransformConfig, verify_transform
+from rfverify.properties.exploration_transform import (DENSE_MAX_EXPONENT, TransformExample, _describe_widths,
+                                                       _widths)
+
+
+def _ctx(fn, **kw):
+    config = TransformConfig(fn, **kw)
+    return config.context(next(s for s in config.checks() if s.name == "explore"))
+
+
+def _dense(d):
+    from scipy.linalg import hadamard
+
+    return hadamard(d).astype(float) if d >= 1 and not d & (d - 1) else None
+
+
+def with_space(space):
+    def f(X):
+        return fwht(X)
+    f.rfverify_space = space
+    return f
+
+
+@pytest.mark.parametrize("fn,kw,widths", [
+    (fwht, {}, tuple(2 ** k for k in range(15))),  # a registry matrix: 2^0 ... 2^14
+    (with_space({"d_exp": (3, 5)}), {}, (8, 16, 32)),  # narrowed by the transform's declaration
+    (fwht, {"matrix": _dense, "dim": 16}, (16,)),  # a user's matrix: the declared d only
+    (with_space({"d_exp": (2, 12)}), {"matrix": _dense, "dim": 16},
+     tuple(2 ** k for k in range(2, DENSE_MAX_EXPONENT + 1))),  # ... unless declared, capped at 2^10 (dense)
+    (with_space({"d_exp": (12, 13)}), {"matrix": _dense, "dim": 16}, (4096,)),  # the cap never below the floor
+    (with_space({"d": (1, 8)}), {}, tuple(2 ** k for k in range(15))),  # a d range is no width exponent range
+    (fwht, {"pins": {"d": 32}}, (32,)),  # a pinned d alone
+])
+def test_the_widths_searched(fn, kw, widths):
+    assert _widths(_ctx(fn, **kw)) == widths
+
+
+def test_widths_and_an_example_are_named_as_a_reader_would():
+    assert _describe_widths((16,)) == "d = 16"
+    assert _describe_widths((8, 16)) == "d = 2^3 … 2^4"
+    assert _describe_widths(tuple(2 ** k for k in range(15))) == "d = 2^0 … 2^14"
+    assert TransformExample(4, 1, "float64", "C", 0).describe() == "d = 4, a batch of 1 row, float64, C-layout"
+    assert TransformExample(8, 3, "float32", "F", 9).describe() == "d = 8, a batch of 3 rows, float32, F-layout"
+
+
+def test_an_example_is_a_value():
+    ex = TransformExample(4, 1, "float64", "C", 0)
+    assert hash(ex) == hash(TransformExample(4, 1, "float64", "C", 0))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ex.d = 8
+
+
+def _explore(fn, **kw):
+    return verify_transform(fn, dim=16, checks=["explore"], **kw)["explore"]
+
+
+def test_a_call_that_fails_somewhere_in_the_space_is_the_problem_found():
+    def refuses_width_2(X):
+        if X.shape[1] == 2:
+            raise ValueError("width 2 is not supported")
+        return fwht(X)
+
+    res = _explore(refuses_width_2)
+    assert res.status == "fail"
+    assert "observed: the transform failed: refuses_width_2: apply on a valid float64 input of shape (1, 2) raised " \
+           "ValueError: width 2 is not supported" in res.message, res.message
+    assert res.details["minimal_example"]["d"] == 2
+
+
+def test_an_undeclared_in_place_write_is_a_problem_and_a_declared_one_is_not():
+    def in_place(X):
+        Y = fwht(X)
+        X[...] = Y
+        return Y
+
+    res = _explore(in_place)
+    assert res.status == "fail"
+    assert "observed: apply modified its input in place (not declared inplace)" in res.message, res.message
+    assert _explore(in_place, inplace=True).status == "pass"
+    assert _explore(fwht_normalized, matrix="hadamard-normalized").status == "pass"
