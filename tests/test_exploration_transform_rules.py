@@ -12,7 +12,7 @@ import pytest
 from rfverify.implementations.structured import fwht, fwht_normalized
 from rfverify.kinds.transform import TransformConfig, verify_transform
 from rfverify.properties.exploration_transform import (DENSE_MAX_EXPONENT, TransformExample, _describe_widths,
-                                                       _widths)
+                                                       _explicit, _widths)
 
 
 def _ctx(fn, **kw):
@@ -76,7 +76,13 @@ def test_a_call_that_fails_somewhere_in_the_space_is_the_problem_found():
     assert res.status == "fail"
     assert "observed: the transform failed: refuses_width_2: apply on a valid float64 input of shape (1, 2) raised " \
            "ValueError: width 2 is not supported" in res.message, res.message
-    assert res.details["minimal_example"]["d"] == 2
+    assert res.details["minimal_example"] == {"d": 2, "n": 1, "dtype": "float64", "layout": "C", "seed": 0}
+    assert res.reproduce.endswith("--pin d=2")
+
+
+def test_the_smallest_widths_are_always_tried_with_one_row():
+    assert _explicit((1, 2, 4, 8)) == [TransformExample(d, 1, "float64", "C", 0) for d in (1, 2, 4)]
+    assert _explicit((16,)) == [TransformExample(16, 1, "float64", "C", 0)]
 
 
 def test_an_undeclared_in_place_write_is_a_problem_and_a_declared_one_is_not():
