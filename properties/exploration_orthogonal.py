@@ -75,6 +75,12 @@ def _problem(ctx: OrthogonalContext, ex: OrthExample) -> str | None:
     return None
 
 
+def _explicit(space: Range) -> list[OrthExample]:
+    """The calls made before the search: the four smallest dimensions of the space (where special cases live),
+    each with the Generator seeded 0."""
+    return [OrthExample(d, 0) for d in range(space.lo, min(space.hi, space.lo + 3) + 1)]
+
+
 @register_check("orthogonal", "explore", statistical=False, cost="quick 15, default 40, thorough 150 dimensions")
 def check_explore_orthogonal(ctx: OrthogonalContext) -> CheckResult:
     """Orthogonality, the declared group and determinism searched over every dimension with Hypothesis.
@@ -92,8 +98,7 @@ def check_explore_orthogonal(ctx: OrthogonalContext) -> CheckResult:
     """
     space = _space(ctx)
     strategy = st.builds(OrthExample, orthogonal_dimensions(space.lo, space.hi), st.integers(0, 2 ** 32 - 1))
-    # the smallest dimensions, where special cases live, are tried first (explicitly), then Hypothesis searches
-    explicit = [OrthExample(d, 0) for d in range(space.lo, min(space.hi, space.lo + 3) + 1)]
+    explicit = _explicit(space)
     seed = ctx.seeds.random_state("orthogonal", "explore", ctx.group)
     budget = ORTHOGONAL_BUDGETS.get(ctx.profile.name, ORTHOGONAL_BUDGETS["default"])
     found = search(strategy, lambda ex: _problem(ctx, ex), seed=seed, budget=budget, explicit=explicit)

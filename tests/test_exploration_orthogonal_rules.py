@@ -1,0 +1,116 @@
+"""The orthogonal exploration's rules, pinned (issue 22): the dimensions it searches (default, declared, pinned,
+capped), the calls it always makes, and each deterministic property it judges at one explored call."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from rfverify.implementations.orthogonal import haar_qr
+from rfverify.kinds.orthogonal import OrthogonalConfig
+from rfverify.properties.exploration_orthogonal import OrthExample, _explicit, _problem, _space
+from rfverify.strategies import Range
+
+
+def _ctx(sampler, group="O", **kw):
+    config = OrthogonalConfig(sampler, dim=16, group=group, **kw)
+    return config.context(next(s for s in config.checks() if s.name == "explore"))
+
+
+def declaring(space):
+    def sampler(d, rng):
+        return haar_qr(d, rng)
+    sampler.rfverify_space = space
+    return sampler
+
+
+@pytest.mark.parametrize("sampler,kw,space", [
+    (haar_qr, {}, Range(1, 256)),
+    (declaring({"d": (3, 40)}), {}, Range(3, 40)),
+    (declaring({"d": (0, 5000)}), {}, Range(1, 1024)),  # never below 1 nor above what the kind accepts
+    (declaring({"m": (1, 8)}), {}, Range(1, 256)),  # no d in the declaration: the default
+    (haar_qr, {"pins": {"d": 7}}, Range(7, 7)),
+])
+def test_the_dimensions_searched(sampler, kw, space):
+    assert _space(_ctx(sampler, **kw)) == space
+
+
+def test_the_four_smallest_dimensions_are_always_tried():
+    assert _explicit(Range(1, 256)) == [OrthExample(d, 0) for d in (1, 2, 3, 4)]
+    assert _explicit(Range(7, 8)) == [OrthExample(7, 0), OrthExample(8, 0)]
+    assert _explicit(Range(5, 5)) == [OrthExample(5, 0)]
+
+
+def test_an_example_is_a_value_named_with_its_generator():
+    ex = OrthExample(3, 9)
+    assert ex.describe() == "d = 3, rng = numpy.random.default_rng(9)"
+    assert hash(ex) == hash(OrthExample(3, 9))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ex.d = 4
+
+
+def _fails_at_5(d, rng):
+    if d == 5:
+        raise ValueError("no d = 5")
+    return haar_qr(d, rng)
+
+
+def _fresh_entropy(d, rng):
+    return haar_qr(d, np.random.default_rng())
+
+
+def _unnormalised(d, rng):
+    return 2 * haar_qr(d, rng)
+
+
+def _ignores_rng(d, rng):
+    return haar_qr(d, np.random.default_rng(0))
+
+
+def _reflection(d, rng):
+    Q = haar_qr(d, rng)
+    return Q if np.linalg.det(Q) < 0 else Q * np.r_[-1.0, np.ones(d - 1)]
+
+
+@pytest.mark.parametrize("sampler,group,ex,problem", [
+    (haar_qr, "O", OrthExample(3, 0), None),
+    (_fails_at_5, "O", OrthExample(5, 0), "the sampler failed: _fails_at_5: "),
+    (_fresh_entropy, "O", OrthExample(3, 0), "two draws with Generators seeded alike differ by up to "),
+    (_unnormalised, "O", OrthExample(3, 0), "not orthogonal: max|Q^T Q - I| = 3 > "),
+    (_reflection, "SO", OrthExample(3, 0), "det Q = -1 for a sampler declared on SO(d)"),
+    (_reflection, "O", OrthExample(3, 0), None),  # det -1 is in O(d)
+    (_ignores_rng, "O", OrthExample(2, 0), "Generators seeded differently gave the same matrix (the rng is ignored)"),
+    (_ignores_rng, "O", OrthExample(1, 0), None),  # O(1) = {±1}: two seeds may well agree
+])
+def test_each_property_at_one_call(sampler, group, ex, problem):
+    got = _problem(_ctx(sampler, group=group), ex)
+    if problem is None:
+        assert got is None
+    else:
+        assert got is not None and got.startswith(problem), got
+
+
+def test_the_problem_messages_in_full():
+    ctx = _ctx(_unnormalised)
+    assert _problem(ctx, OrthExample(2, 0)).endswith(" (round-off tolerance, float64)")
+    msg = _problem(_ctx(_fresh_entropy), OrthExample(4, 0))
+    assert msg.endswith(" (randomness not drawn from the rng given)") and float(msg.split()[10]) > 0.01, msg
+
+
+def test_a_failure_names_its_minimal_dimension_and_pins_it():
+    from rfverify.kinds import get_kind
+
+    verify = get_kind("orthogonal").verify_function()
+    res = verify(_fails_at_5, dim=16, group="O", checks=["explore"]).results[0]
+    assert res.status == "fail"
+    assert res.message.startswith("a deterministic property breaks at some dimension — observed: the sampler failed: "
+                                  "_fails_at_5: "), res.message
+    assert ("; expected: orthogonal (and on O(d)), deterministic in the rng, at every d in 1 … 256; where: d = 5, "
+            "rng = numpy.random.default_rng(0) (minimal, shrunk by Hypothesis); likely cause: a code path of its own "
+            "at this d (a special case for small d, a fast path for large d?)") in res.message, res.message
+    assert res.details["minimal_example"] == {"d": 5, "seed": 0}
+    assert res.reproduce.endswith(" --check explore --pin d=5"), res.reproduce
+    ok = verify(haar_qr, dim=16, group="O", checks=["explore"]).results[0]
+    assert ok.status == "pass" and ok.message == f"{ok.details['calls']} dimensions, every property held (d 1 … 256)"
