@@ -193,3 +193,21 @@ def _after_points(rng):
 def test_exactness_beyond_the_claim_is_reported():
     res = verify_quadrature(antithetic, dim=3, degree=0, checks=["exactness"])["exactness"]
     assert res.status == "pass" and res.message.endswith("; also exact at degree 1 on these draws"), res.message
+
+
+def test_zero_weights_fail_at_the_first_polynomial_even_one_integrating_to_plus_or_minus_one():
+    """All weights 0: the tolerance is 0 and any error counts, the smallest an integer moment can give (|1|) too.
+    At d = 4 (this seed) the first degree-0 polynomial is the constant -1."""
+    from rfverify.kinds.quadrature import QuadratureConfig
+    from rfverify.properties.quadrature_exactness import _exact, _random_polynomial
+
+    def zero_weights(d, rng):
+        return rng.standard_normal((4, d)), np.zeros(4)
+
+    cfg = QuadratureConfig(zero_weights, dim=4, degree=0)
+    ctx = cfg.context(next(s for s in cfg.checks() if s.name == "exactness"))
+    assert _exact(_random_polynomial(0, 4, ctx.rng("polynomials"))) == -1
+    res = verify_quadrature(zero_weights, dim=4, degree=0, checks=["exactness"])["exactness"]
+    assert res.status == "fail" and res.statistic == np.inf
+    assert "observed: the weights integrate the constant -1 to 0; |error| 1; expected: -1, to the round-off " \
+           "tolerance 0;" in res.message, res.message
