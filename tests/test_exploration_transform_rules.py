@@ -11,8 +11,7 @@ import pytest
 
 from rfverify.implementations.structured import fwht, fwht_normalized
 from rfverify.kinds.transform import TransformConfig, verify_transform
-from rfverify.properties.exploration_transform import (DENSE_MAX_EXPONENT, TransformExample, _describe_widths,
-                                                       _explicit, _widths)
+from rfverify.properties.exploration_transform import TransformExample, _describe_widths, _explicit, _widths
 
 
 def _ctx(fn, **kw):
@@ -38,7 +37,7 @@ def with_space(space):
     (with_space({"d_exp": (3, 5)}), {}, (8, 16, 32)),  # narrowed by the transform's declaration
     (fwht, {"matrix": _dense, "dim": 16}, (16,)),  # a user's matrix: the declared d only
     (with_space({"d_exp": (2, 12)}), {"matrix": _dense, "dim": 16},
-     tuple(2 ** k for k in range(2, DENSE_MAX_EXPONENT + 1))),  # ... unless declared, capped at 2^10 (dense)
+     tuple(2 ** k for k in range(2, 11))),  # ... unless declared, capped at 2^10 (a dense d x d float64: 8 MB)
     (with_space({"d_exp": (12, 13)}), {"matrix": _dense, "dim": 16}, (4096,)),  # the cap never below the floor
     (with_space({"d": (1, 8)}), {}, tuple(2 ** k for k in range(15))),  # a d range is no width exponent range
     (fwht, {"pins": {"d": 32}}, (32,)),  # a pinned d alone
