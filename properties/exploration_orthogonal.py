@@ -44,8 +44,9 @@ class OrthExample:
 
 
 def _space(ctx: OrthogonalContext) -> Range:
-    declared = declared_space(ctx.config.sampler.obj) or {}
-    lo, hi = declared.get("d", (ORTHOGONAL_SPACE.lo, ORTHOGONAL_SPACE.hi)) if isinstance(declared, dict) else (1, 256)
+    declared = declared_space(ctx.config.sampler.obj)
+    declared = declared if isinstance(declared, dict) else {}
+    lo, hi = declared.get("d", (ORTHOGONAL_SPACE.lo, ORTHOGONAL_SPACE.hi))
     pinned = getattr(ctx.config, "pins", {}).get("d")
     if pinned is not None:
         lo = hi = int(pinned)
@@ -81,7 +82,8 @@ def _explicit(space: Range) -> list[OrthExample]:
     return [OrthExample(d, 0) for d in range(space.lo, min(space.hi, space.lo + 3) + 1)]
 
 
-@register_check("orthogonal", "explore", statistical=False, cost="quick 15, default 40, thorough 150 dimensions")
+@register_check("orthogonal", "explore", statistical=False,
+                cost=", ".join(f"{p} {n}" for p, n in ORTHOGONAL_BUDGETS.items()) + " dimensions")
 def check_explore_orthogonal(ctx: OrthogonalContext) -> CheckResult:
     """Orthogonality, the declared group and determinism searched over every dimension with Hypothesis.
 

@@ -114,3 +114,22 @@ def test_a_failure_names_its_minimal_dimension_and_pins_it():
     assert res.reproduce.endswith(" --check explore --pin d=5"), res.reproduce
     ok = verify(haar_qr, dim=16, group="O", checks=["explore"]).results[0]
     assert ok.status == "pass" and ok.message == f"{ok.details['calls']} dimensions, every property held (d 1 … 256)"
+
+
+class _SecondDrawShifted:
+    """Not reproducible in a known way: every second call adds 0.5 to entry (0, 0)."""
+
+    calls = 0
+
+    def __call__(self, d, rng):
+        type(self).calls += 1
+        Q = haar_qr(d, rng)
+        if type(self).calls % 2 == 0:
+            Q[0, 0] += 0.5
+        return Q
+
+
+def test_draws_seeded_alike_are_compared_entry_by_entry():
+    _SecondDrawShifted.calls = 0
+    msg = _problem(_ctx(_SecondDrawShifted()), OrthExample(3, 0))
+    assert msg == "two draws with Generators seeded alike differ by up to 0.5 (randomness not drawn from the rng given)"
