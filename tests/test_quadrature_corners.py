@@ -56,6 +56,15 @@ def test_corner_dimensions_follow_the_declared_space():
     assert corner_dimensions(_ctx(sr33_haar, profile="quick")) == ([], True)
     assert corner_dimensions(_ctx(sr33_haar, pins={"d": 5})) == ([5], False)  # a pinned d runs alone
 
+    def at(dim, profile="default", **kw):
+        config = QuadratureConfig(sr33_haar, dim=dim, degree=3, profile=profile, **kw)
+        return corner_dimensions(config.context(next(s for s in config.checks() if s.name == CHECK)))
+
+    # every d of the space above the cap (64): the largest corner falls back to the smallest d, once
+    assert at(128, space={"d": (100, 200)}) == ([100], True)
+    # a space of d = 1 alone: no d >= 2 for the thorough profile's third corner, and every corner is the declared d
+    assert at(1, "thorough", space={"d": (1, 1)}) == ([], True)
+
 
 @pytest.mark.parametrize("profile", list(QUADRATURE_CORNERS))
 def test_alpha_split_stays_within_the_check_alpha(profile):
