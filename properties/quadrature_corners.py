@@ -69,7 +69,7 @@ def rule_at_corners(ctx: QuadratureContext, body: Callable[[QuadratureContext], 
     for d in dims:
         r = body(ctx.at_corner(d, corner_alpha, budget))
         entry: dict[str, Any] = {"d": d, "status": r.status, "pvalue": r.pvalue,
-                                 "draws": r.details.get("draws", budget.unbiased_draws),
+                                 "draws": r.details["draws"],  # every result of the body carries its draws
                                  "detectable_bias": dict(zip(r.details.get("integrands", ()),
                                                              map(float, r.details.get("detectable_bias", ()))))}
         if r.details.get("left_out"):

@@ -185,3 +185,13 @@ def test_leaving_the_heavy_tailed_integrands_out_does_not_blind_d_2():
     ok = _run(sr33_haar, pins={"d": 2})
     assert ok.status == "pass" and "3 left out: too heavy-tailed at d = 2" in ok.message, ok.message
     assert len(ok.details["left_out"]["integrands"]) == 3 and "E rho^-4 = inf" in ok.details["left_out"]["reason"]
+
+
+def test_each_corner_entry_records_what_ran_there():
+    """Per corner: d, status, p-value, the draws the body made and the bias it could detect per integrand."""
+    res = _run(sr33_haar)
+    assert res.status == "pass", res.message
+    assert [(c["d"], c["status"], c["draws"]) for c in res.details["corners"]] == [(1, "pass", 2000), (64, "pass", 2000)]
+    for c in res.details["corners"]:
+        assert 0 < c["pvalue"] <= 1 and c["detectable_bias"] and all(v > 0 for v in c["detectable_bias"].values())
+    assert res.details["alpha_split"]["corners_in_design"] == 2
