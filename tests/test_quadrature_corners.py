@@ -195,3 +195,8 @@ def test_each_corner_entry_records_what_ran_there():
     for c in res.details["corners"]:
         assert 0 < c["pvalue"] <= 1 and c["detectable_bias"] and all(v > 0 for v in c["detectable_bias"].values())
     assert res.details["alpha_split"]["corners_in_design"] == 2
+    assert not any("left_out" in c for c in res.details["corners"])
+    two = _run(sr33_haar, space={"d": (2, 8)}).details["corners"]  # at d = 2 the arc-cosine(0) integrands are not judged
+    assert [c["d"] for c in two] == [2]
+    assert two[0]["left_out"]["integrands"] == ["arccos0 theta=0.25pi", "arccos0 theta=0.5pi", "arccos0 theta=0.75pi"]
+    assert two[0]["left_out"]["reason"].startswith("infinite variance at d = 2 for a rule exact to degree 3")
