@@ -21,9 +21,10 @@ stack once, then forks one child per mutant that drops every ``rfverify``/``test
 mutated source through an in-memory import hook (the working tree is never written, so an interrupted
 run leaves nothing behind) and runs the module's tests with ``pytest -x``.  In the in-session phase a mutant
 runs only the tests that called a function it changes (recorded once, unmutated, with ``sys.setprofile``,
-forked checks included: ``SELECT_BY_CALLS``); every survivor is confirmed against all the module's tests.  A mutant is *killed* when
-pytest fails (or errors, or exceeds the time limit -- ``TIMEOUT_FACTOR`` x the unmutated run + 10 s -- in a
-fresh process twice, the second time with ``RETRY_FACTOR`` x that limit) and *survives* when the tests pass.
+forked checks included: ``SELECT_BY_CALLS``); every survivor is confirmed against all the module's tests.
+A mutant is *killed* when pytest fails (or errors, or exceeds the time limit -- ``TIMEOUT_FACTOR`` x the
+unmutated run + 10 s -- in a fresh process twice, the second time with ``RETRY_FACTOR`` x that limit) and
+*survives* when the tests pass.
 The children import rfverify and the tests from the working tree: do not edit it during a run (run from a
 separate worktree to keep editing).  Configuration: ``[tool.rfverify.mutation]`` in pyproject.toml (module ->
 the pytest arguments that test it).  Needs the ``mutation`` extra (``pip install -e '.[mutation]'``).
@@ -682,7 +683,8 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """reports/mutation.md from the committed results (the page itself: .ci/mutation_report.py)."""
-    spec = importlib.util.spec_from_file_location("rfverify_ci_mutation_report", Path(__file__).with_name("mutation_report.py"))
+    page_file = Path(__file__).with_name("mutation_report.py")
+    spec = importlib.util.spec_from_file_location("rfverify_ci_mutation_report", page_file)
     page = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(page)  # type: ignore[union-attr]
     cfg, results = load_config(), load_results()
@@ -738,7 +740,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--fast", action="store_true", help="only the CI subset ([tool.rfverify.mutation] fast)")
     r.add_argument("--module", action="append", help="a configured module path (repeatable)")
     r.add_argument("--recheck", action="store_true",
-                   help="re-test only the last run's survivors and timeouts (after adding tests; the source must be unchanged)")
+                   help="re-test only the last run's survivors and timeouts afresh (after adding tests; an edited "
+                        "module's mutants are matched by their line's text)")
     r.add_argument("--resume", action="store_true",
                    help="continue an interrupted run of --module M from its checkpoint (its kills are not re-run)")
     r.add_argument("--unexplained", action="store_true",
