@@ -314,8 +314,8 @@ class _InSession:
                 if fn is None:
                     os._exit(4)  # no live function to swap: the slow path decides
                 fn.__code__ = new
-            items = [it for i, it in enumerate(session.items) if only is None or i in only]
             index = [i for i in range(len(session.items)) if only is None or i in only]
+            items = [session.items[i] for i in index]
             seen: set[tuple[int, str]] = set()
             out = os.open(record, os.O_WRONLY | os.O_APPEND | os.O_CREAT) if record is not None else -1
             for k, item in enumerate(items):
@@ -443,7 +443,7 @@ def run_module(path: str, pytest_args: list[str], log: Any = print,
     found = mutants(path)
     decided: dict[int, tuple[str, float]] = {}
     if resume is not None:
-        before = {k: m for k, m in zip(_identity(resume["mutants"]), resume["mutants"])}
+        before = dict(zip(_identity(resume["mutants"]), resume["mutants"]))
         for i, k in enumerate(_identity(found)):
             m = before.get(k)
             if m is not None and m["status"] == "killed" and not m.get("pending"):

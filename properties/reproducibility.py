@@ -61,8 +61,7 @@ def check_reproducibility(ctx: CheckContext) -> CheckResult:
     if same != 0.0:
         problems.append(Finding(
             f"random_state={rs_a} twice (global numpy seed {GLOBAL_SEEDS[0]}, then {GLOBAL_SEEDS[1]}) gave features "
-            f"differing by up to "
-            f"{same:.3g}",
+            f"differing by up to {same:.3g}",
             "identical features for equal random_state",
             cause="randomness not drawn from random_state — draw every random number from random_state "
                   "(np.random.default_rng(random_state)), not from fresh entropy or np.random.*"))
