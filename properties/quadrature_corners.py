@@ -12,9 +12,10 @@ configuration rejects, so its false-alarm rate stays at most alpha.  Default: sh
 declared d, alpha / 4 at each corner).
 
 With ``--pin d=D`` the check runs at d = D alone, as a corner (its alpha, budget and streams: the streams are keyed
-by d), so the reproduce command of a corner failure replays the same numbers.  A configuration where the test is
-not valid is not judged: integrands whose estimate has infinite variance are left out with the reason
-(:func:`rfverify.properties.quadrature_unbiasedness.left_out`), and a corner where nothing is left is skipped.
+by d), so the reproduce command of a corner failure replays the same numbers.  The first configuration that does
+not pass is the verdict: a failure, or a rule declared biased (measured, not judged: a skip, at the declared d or at
+a pinned d).  Integrands whose estimate has infinite variance at a d are left out there with the reason
+(:func:`rfverify.properties.quadrature_unbiasedness.left_out`); the cosine and polynomial integrands always stay.
 """
 
 from __future__ import annotations
@@ -74,20 +75,15 @@ def rule_at_corners(ctx: QuadratureContext, body: Callable[[QuadratureContext], 
                                                              map(float, r.details.get("detectable_bias", ()))))}
         if r.details.get("left_out"):
             entry["left_out"] = r.details["left_out"]
-        if r.status == "skip":
+        if r.status == "skip":  # a rule declared biased, measured at a pinned d
             entry["reason"] = r.message
         done.append(entry)
-        if r.status in ("fail", "error"):
+        if r.status != "pass":  # the first configuration that does not pass is the verdict
             return with_details(r, {"corner": {"d": d}, "alpha_split": split, "corners": done})
         if main is None:
             main = with_details(r, {"corner": {"d": d}})
     assert main is not None  # the declared d ran, or a pinned d (the only corner) did
-    ran = [c["d"] for c in done if c["status"] == "pass"]
-    skipped = [f"d = {c['d']} ({c['reason']})" for c in done if c["status"] == "skip"]
     note = ""
-    if ran and with_main:
-        note += f"; at the corner dimension{'s' if len(ran) > 1 else ''} d = {', '.join(map(str, ran))} too"
-    if skipped and with_main:
-        note += "; not tested at " + "; ".join(skipped)
+    if done and with_main:
+        note = f"; at the corner dimension{'s' if len(done) > 1 else ''} d = {', '.join(str(c['d']) for c in done)} too"
     return replace(with_details(main, {"alpha_split": split, "corners": done}), message=main.message + note)
-

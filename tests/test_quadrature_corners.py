@@ -23,7 +23,7 @@ import pytest
 from rfverify.cli import main
 from rfverify.implementations.quadrature import sr33_haar
 from rfverify.kinds.quadrature import QUADRATURE_BUDGETS, QUADRATURE_CORNERS, QuadratureConfig
-from rfverify.properties.quadrature_corners import corner_alphas, corner_dimensions
+from rfverify.properties.quadrature_corners import corner_alphas, corner_dimensions, rule_at_corners
 from rfverify.properties.quadrature_unbiasedness import integrands, left_out
 from rfverify.runner import run
 from tests.mutants import corner_mutants as cm
@@ -136,6 +136,7 @@ def test_a_pinned_corner_replays_the_numbers_of_the_full_run(monkeypatch):
     assert pinned.pvalue == pytest.approx(at1["pvalue"])
     assert pinned.details["detectable_bias"].tolist() == pytest.approx(list(at1["detectable_bias"].values()))
     assert pinned.details["corners"] == [{k: v for k, v in at1.items()}]
+    assert pinned.details["corner"] == {"d": 1} and "corner" not in full.details  # only a corner's result names it
 
 
 def test_quick_profile_runs_no_corner():
@@ -200,3 +201,39 @@ def test_each_corner_entry_records_what_ran_there():
     assert [c["d"] for c in two] == [2]
     assert two[0]["left_out"]["integrands"] == ["arccos0 theta=0.25pi", "arccos0 theta=0.5pi", "arccos0 theta=0.75pi"]
     assert two[0]["left_out"]["reason"].startswith("infinite variance at d = 2 for a rule exact to degree 3")
+
+
+def test_the_pass_message_names_the_corners_that_ran():
+    """After the declared d's own message: "; at the corner dimensions d = 1, 64 too" (one corner: singular)."""
+    res = _run(sr33_haar)
+    assert res.message.startswith("no bias on ") and " at d = 8; max |t| " in res.message, res.message
+    assert res.message.endswith("(power 0.99); at the corner dimensions d = 1, 64 too"), res.message
+    one = _run(sr33_haar, space={"d": (2, 8)})
+    assert one.message.endswith("(power 0.99); at the corner dimension d = 2 too"), one.message
+    assert _run(sr33_haar, pins={"d": 2}).message.endswith("(power 0.99)")  # a pinned d: no declared d, no note
+
+
+def test_a_rule_declared_biased_is_measured_at_a_pinned_corner():
+    """A pinned d on a rule declared biased: the corner's skip (measured, not judged) is the result, with its reason
+    in the corner's entry."""
+    res = _run(sr33_haar, unbiased=False, pins={"d": 1})
+    assert res.status == "skip" and res.message.startswith("declared biased: measured largest bias at "), res.message
+    assert res.details["corner"] == {"d": 1}
+    assert res.details["corners"] == [{"d": 1, "status": "skip", "pvalue": res.pvalue, "draws": 2000,
+                                       "detectable_bias": res.details["corners"][0]["detectable_bias"],
+                                       "reason": res.message}]
+
+
+def test_the_first_corner_that_does_not_pass_is_the_verdict():
+    """Whatever the body returns at a corner other than a pass (here a stub's skip at d = 64 after passes at the
+    declared d and at d = 1) ends the check with that result, its corner named; a pass is never reported over it."""
+    def body(c):
+        status = "skip" if c.dim == 64 else "pass"
+        return c.result(status, f"{status} at d = {c.dim}", details={"draws": 7})
+
+    res = rule_at_corners(_ctx(sr33_haar), body)
+    assert (res.status, res.message, res.details["corner"]) == ("skip", "skip at d = 64", {"d": 64})
+    assert [(c["d"], c["status"], c.get("reason")) for c in res.details["corners"]] == [
+        (1, "pass", None), (64, "skip", "skip at d = 64")]
+    ok = rule_at_corners(_ctx(sr33_haar, space={"d": (1, 4)}), lambda c: c.result("pass", "ok", details={"draws": 7}))
+    assert (ok.status, ok.message) == ("pass", "ok; at the corner dimensions d = 1, 4 too")
