@@ -21,7 +21,8 @@ stack once, then forks one child per mutant that drops every ``rfverify``/``test
 mutated source through an in-memory import hook (the working tree is never written, so an interrupted
 run leaves nothing behind) and runs the module's tests with ``pytest -x``.  In the in-session phase a mutant
 runs only the tests that called a function it changes (recorded once, unmutated, with ``sys.setprofile``,
-forked checks included: ``SELECT_BY_CALLS``); every survivor is confirmed against all the module's tests.
+forked checks included: ``SELECT_BY_CALLS``), fastest first (``FASTEST_FIRST``); every survivor is confirmed
+against all the module's tests.
 A mutant is *killed* when pytest fails (or errors, or exceeds the time limit -- ``TIMEOUT_FACTOR`` x the
 unmutated run + 10 s -- in a fresh process twice, the second time with ``RETRY_FACTOR`` x that limit) and
 *survives* when the tests pass.
@@ -259,6 +260,10 @@ def _clear_caches(module: Any) -> None:
 #: against all the module's tests: a test that reaches the function only through a cache an earlier test
 #: filled, or in a subprocess, can still kill it there.  A selected test still runs with its fixtures.
 SELECT_BY_CALLS = True
+#: In the in-session phase, run a mutant's tests fastest first (their durations recorded on the unmutated run), so
+#: the test that kills it comes sooner; used only when the unmutated tests pass in that order too (else
+#: collection order).  It orders only: which tests run, and so the verdict, does not change.
+FASTEST_FIRST = True
 
 
 def _outermost(qualname: str) -> str:
@@ -293,11 +298,13 @@ class _InSession:
         self.outcomes: dict[int, tuple[str, float]] = dict(decided or {})  # a resumed run's kills are not re-run
         self.baseline: float | None = None
         self.progress = progress  # called after each mutant (it rate-limits its own checkpoints)
+        self.durations: dict[int, float] | None = None  # per item index, when the tests run fastest first
 
     def _child(self, session: Any, codes: list[Any] | None, only: set[int] | None = None,
                record: str | None = None) -> None:
-        """Run the collected items (``only``: those indices) with ``codes`` swapped in; ``record``: a file to
-        write, per top-level function of the module, the indices of the items that called it."""
+        """Run the collected items (``only``: those indices; fastest first when :attr:`durations` is set) with
+        ``codes`` swapped in; ``record``: a file to write, per top-level function of the module, the indices of the
+        items that called it, and each item's duration (a ``#`` line)."""
         code = 3
         try:
             os.setpgid(0, 0)
@@ -315,16 +322,20 @@ class _InSession:
                     os._exit(4)  # no live function to swap: the slow path decides
                 fn.__code__ = new
             index = [i for i in range(len(session.items)) if only is None or i in only]
+            if self.durations is not None:
+                index.sort(key=lambda i: self.durations.get(i, float("inf")))  # stable: ties keep their order
             items = [session.items[i] for i in index]
             seen: set[tuple[int, str]] = set()
             out = os.open(record, os.O_WRONLY | os.O_APPEND | os.O_CREAT) if record is not None else -1
             for k, item in enumerate(items):
                 if record is not None:
                     _profile_calls(str(ROOT / self.path), seen, index[k], out)
+                t = time.perf_counter()
                 reports = runtestprotocol(item, log=False, nextitem=items[k + 1] if k + 1 < len(items) else None)
                 if record is not None:
                     sys.setprofile(None)
                     threading.setprofile(None)  # type: ignore[arg-type]
+                    os.write(out, f"#{index[k]}\t{time.perf_counter() - t:.6f}\n".encode())
                 if any(r.failed for r in reports):
                     os._exit(1)
             code = 0
@@ -353,11 +364,28 @@ class _InSession:
             if status != "passed" or not os.path.exists(out):
                 return None
             calls: dict[str, set[int]] = {}
+            durations: dict[int, float] = {}
             for line in Path(out).read_text(encoding="utf-8").splitlines():
-                item, qualname = line.split("\t")
-                calls.setdefault(qualname, set()).add(int(item))
+                item, value = line.split("\t")
+                if item.startswith("#"):
+                    durations[int(item[1:])] = float(value)
+                else:
+                    calls.setdefault(value, set()).add(int(item))
         self.log(f"  which tests call which function: recorded in {secs:.1f} s ({len(calls)} functions called)")
+        if FASTEST_FIRST:
+            self._order(session, durations)
         return calls
+
+    def _order(self, session: Any, durations: dict[int, float]) -> None:
+        """Run the tests fastest first from now on if the unmutated tests pass in that order (a test that needs
+        an earlier one's side effect would turn every mutant into a false kill); else keep collection order."""
+        self.durations = durations
+        status, secs = self._fork(session, None, None)
+        if status != "passed":
+            self.durations = None
+            self.log(f"  fastest first: the unmutated tests {status} in that order; collection order kept")
+        else:
+            self.log(f"  fastest first: the unmutated tests pass in that order too ({secs:.1f} s)")
 
     def pytest_runtestloop(self, session: Any) -> bool:
         status, self.baseline = self._fork(session, None, None)

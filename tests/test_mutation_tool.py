@@ -267,3 +267,56 @@ def test_a_resumed_run_does_not_rerun_its_kills_and_checkpoints_in_session(tool,
     assert preset == {0: ("failed", 0.5)}  # the earlier kill, found by its line's text (its number moved)
     assert parts[0] == [("killed", False), ("survived", True), ("survived", True)]  # the in-session checkpoint
     assert [m["status"] for m in done["mutants"]] == ["killed", "killed", "survived"]
+
+
+_TOY = '''
+import os, time
+import rfverify.seeding as seeding
+
+LOG = {log!r}
+SEEN = []
+
+
+def _ran(name):
+    with open(LOG, "a") as f:
+        f.write(name + "\\n")
+
+
+def test_slow():
+    time.sleep(0.3)
+    _ran("slow")
+    SEEN.append(1)
+    assert seeding.stable_words("a") == {words!r}
+
+
+def test_fast():
+    _ran("fast")
+    seeding.stable_words("b")
+    assert SEEN or not {needs_slow!r}
+'''
+
+
+@pytest.mark.parametrize("needs_slow", [False, True])
+def test_in_session_tests_run_fastest_first_only_if_they_pass_in_that_order(tool, tmp_path, monkeypatch, needs_slow):
+    """A mutant's selected tests run fastest first (the killing test comes sooner) when the unmutated tests pass in
+    that order; a test that needs an earlier one's side effect keeps collection order (no false kill)."""
+    from rfverify.seeding import stable_words
+
+    log = tmp_path / "ran.txt"
+    test = tmp_path / f"test_toy_{needs_slow}.py"  # a basename per case: the nested sessions share sys.modules
+    test.write_text(_TOY.format(log=str(log), words=stable_words("a"), needs_slow=needs_slow))
+    m = next(m for m in tool.mutants("rfverify/seeding.py") if "digest_size=17" in m["mutant"])
+    monkeypatch.setattr(tool, "mutants", lambda path: [dict(m)])
+    monkeypatch.setattr(tool, "_run_fresh", lambda *a: pytest.fail("the mutant is killed in the session"))
+    lines = []
+    done = tool.run_module("rfverify/seeding.py", [str(test)], log=lines.append)
+    assert [r["status"] for r in done["mutants"]] == ["killed"]
+    ran = log.read_text().split()
+    # baseline and recording in collection order, then the order check, then the mutant
+    assert ran[:4] == ["slow", "fast", "slow", "fast"], ran
+    if needs_slow:
+        assert ran[4:] == ["fast", "slow"], ran  # the order check fails at "fast"; the mutant runs as collected
+        assert any("collection order kept" in x for x in lines), lines
+    else:
+        assert ran[4:] == ["fast", "slow", "fast", "slow"], ran
+        assert any("pass in that order too" in x for x in lines), lines
