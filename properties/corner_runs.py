@@ -117,8 +117,10 @@ def at_corners(ctx: CheckContext, body: Callable[[CheckContext], CheckResult], *
         return cctx.result("error", f"at the corner configuration {c.describe()} ({c.covers}): {exc}",
                            details={"corner": c.as_dict(), "alpha_split": split, "corners": done,
                                     "error_source": PLUGIN_RAISED})
-    if main is None:  # no corner and no main configuration: cannot happen (a pinned corner always runs)
-        return ctx.result("skip", "no configuration to test")
+    if main is None:  # the pinned configuration (the only one) is one where the check does not apply
+        return ctx.result("skip", f"not applicable at the pinned configuration {corners[0].describe()}: "
+                                  f"{done[0]['why']}", details={"corner": corners[0].as_dict(), "alpha_split": split,
+                                                                "corners": done})
     if not with_main:
         return with_details(main, {"corner": corners[0].as_dict(), "alpha_split": split, "corners": done})
     ran = [d for d in done if d["status"] == "pass"]
