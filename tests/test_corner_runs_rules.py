@@ -188,3 +188,15 @@ def test_a_sphere_domain_s_corners_start_at_d_2_even_when_that_is_the_largest_d(
     assert sorted({c.d for c in corners}) == [2]
     corners, _ = corners_of(_ctx(space={"d": (1, 2)}, dim=2))  # the Gaussian domain starts at d = 1
     assert sorted({c.d for c in corners}) == [1, 2]
+
+
+def test_a_class_s_declared_space_is_read_once_by_the_configuration():
+    """A class declaring ``rfverify_space`` is narrowed by the configuration already (``respace`` is None then):
+    the corners follow the declaration without building the class again."""
+    class Declared(RandomFourierFeatures):
+        rfverify_space = {"d": (4, 32)}
+
+    ctx = _ctx(Declared)
+    assert ctx.respace is None
+    corners, with_main = corners_of(ctx)
+    assert with_main and [(c.d, c.m) for c in corners][:3] == [(4, 1), (16, 3), (32, 65)]
