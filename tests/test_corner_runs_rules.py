@@ -12,6 +12,7 @@ The statistical behaviour at the corners (power, false alarms, replays) is in ``
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from rfverify.corners import CornerNotApplicable, corner_budget
@@ -200,3 +201,15 @@ def test_a_class_s_declared_space_is_read_once_by_the_configuration():
     assert ctx.respace is None
     corners, with_main = corners_of(ctx)
     assert with_main and [(c.d, c.m) for c in corners][:3] == [(4, 1), (16, 3), (32, 65)]
+
+
+def test_a_callable_kernel_keeps_the_main_d_and_moves_no_parameter():
+    """d cannot move for a kernel given as a callable (its dimension is the caller's) nor for a callable domain;
+    nor can its parameters (it has none rfverify knows): the corners vary m and the dtype at d = 16."""
+    def rbf(X, Y):
+        return np.exp(-0.25 * ((X[:, None, :] - Y[None, :, :]) ** 2).sum(-1))
+
+    corners, _ = corners_of(_ctx(kernel=rbf, kernel_params={}))
+    assert {c.d for c in corners} == {16} and all(c.params == () for c in corners)
+    corners, _ = corners_of(_ctx(domain=lambda n, d, rng: rng.standard_normal((n, d))))
+    assert {c.d for c in corners} == {16}
