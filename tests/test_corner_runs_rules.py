@@ -213,3 +213,16 @@ def test_a_callable_kernel_keeps_the_main_d_and_moves_no_parameter():
     assert {c.d for c in corners} == {16} and all(c.params == () for c in corners)
     corners, _ = corners_of(_ctx(domain=lambda n, d, rng: rng.standard_normal((n, d))))
     assert {c.d for c in corners} == {16}
+
+
+def test_kernel_parameters_a_corner_moves_are_named_and_the_given_value_is_not_restated():
+    from rfverify.implementations.composite import RBFPlusLaplacianFeatures
+
+    two = _ctx(RBFPlusLaplacianFeatures, kernel="rbf_plus_laplacian",
+               kernel_params={"rbf_gamma": 0.5, "laplacian_gamma": 0.25})
+    res = at_corners(two, Stub(d1="not-applicable", d16="not-applicable"))
+    assert res.message == ("pass at d = 16; at 1 corner configuration too "
+                           "(d = 256, m = 65, float64, laplacian_gamma=0.001, rbf_gamma=0.001)")
+    # a parameter given at its corner value is not moved there, so it is not restated
+    corners, _ = corners_of(_ctx(kernel_params={"gamma": 0.001}))
+    assert [c.params for c in corners] == [(), (), (), (("gamma", 1000.0),)]
