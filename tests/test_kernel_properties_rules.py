@@ -1,0 +1,159 @@
+"""The messages and records of the deterministic kernel checks (:mod:`rfverify.properties.kernel_properties`),
+pinned against the numbers each result carries: symmetry, PSD and normalisation, passing and failing, with the
+point sets a kernel overflows on skipped and named, and the coordinate formatting of a witness.
+
+Their verdicts (planted bugs caught under 21 seeds, correct kernels never failing) are measured in
+``tests/test_kernel_checks.py``; here the quick profile and the default seed, one verify call per case.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from rfverify.kinds.kernel import verify_kernel
+from rfverify.properties.kernel_properties import _fmt_vec, _overflow_note
+from tests.mutants import kernel_mutants as M
+
+OVERFLOW = "the kernel's values overflow float64 at that input scale"
+
+
+def hot(X, Y):
+    """exp(40 <x, y>): PSD, and non-finite beyond the length scale (the plan's sets 2, 5, 7 and 10)."""
+    return np.exp(40.0 * X @ Y.T)
+
+
+def first_row_scaled(X, Y):
+    """rbf times a factor read off the first argument's first row: each Gram matrix K(X, X) is symmetric, but
+    K(X, Y) differs from K(Y, X)^T."""
+    return M.rbf(X, Y) * (1.0 + 0.25 * abs(X[0, 0]))
+
+
+def _one(kernel, check, profile="quick", **kw):
+    return verify_kernel(kernel, profile=profile, checks=[check], **kw).results[0]
+
+
+def test_coordinates_and_the_overflow_note():
+    assert _fmt_vec(np.array([0.5, -1.0, 12345.678])) == "[0.5, -1, 1.235e+04]"
+    assert _fmt_vec(np.arange(20.0)) == "[" + ", ".join(str(i) for i in range(16)) + ", ... (20 values)]"
+    assert _fmt_vec(np.arange(16.0)) == "[" + ", ".join(str(i) for i in range(16)) + "]"  # all of them: no count
+    assert _fmt_vec(np.arange(5.0), limit=2) == "[0, 1, ... (5 values)]"
+    assert _overflow_note([{"set": 0, "n": 8}]) == ""
+    assert _overflow_note([{"set": 3, "overflow": True}]) == f"; skipped set 3: {OVERFLOW}"
+    assert _overflow_note([{"set": 3, "overflow": True}, {"set": 4}, {"set": 7, "overflow": True}]) == (
+        f"; skipped sets 3, 7: {OVERFLOW}")
+
+
+def test_symmetry_pass_counts_the_sets_judged_and_names_the_skipped_ones():
+    r = _one(hot, "kernel-symmetry", profile="default")
+    rows = r.details["sets"]
+    over = [s["set"] for s in rows if s.get("overflow")]
+    assert over == [2, 5] and rows[2] == {"set": 2, "family": "iid", "n": 32, "scale": 2.5, "overflow": True}
+    judged = [s for s in rows if not s.get("overflow")]
+    assert r.status == "pass" and r.message == (
+        f"symmetric on {len(judged)} point sets: largest |k(x, y) - k(y, x)| is {r.details['worst_ratio']:.2g} of the "
+        f"round-off tolerance (float64); skipped sets 2, 5: {OVERFLOW}")
+    assert (r.statistic, r.threshold) == (r.details["worst_ratio"], 1.0)
+    assert r.details["worst_ratio"] == max(max(s["max_cross"], s["max_gram"]) / s["tolerance"] for s in judged)
+    assert set(judged[0]) == {"set", "family", "n", "max_cross", "max_gram", "tolerance"}
+
+
+@pytest.mark.parametrize("kernel,source", [(M.asymmetric_rbf, "the Gram matrix K(X, X) vs its transpose"),
+                                           (first_row_scaled, "K(X, Y) vs K(Y, X)^T")])
+def test_symmetry_failure_names_the_worst_pair_and_where_it_was_found(kernel, source):
+    r = _one(kernel, "kernel-symmetry")
+    w = r.details["witness"]
+    kxy, kyx = w["k_xy"], w["k_yx"]
+    rows = r.details["sets"]
+    n_bad = sum(max(s["max_cross"], s["max_gram"]) > s["tolerance"] for s in rows)
+    assert r.status == "fail" and r.statistic == abs(kxy - kyx)
+    assert r.details["worst_ratio"] == pytest.approx(abs(kxy - kyx) / r.threshold)
+    head = (f"not symmetric — observed: k(x, y) = {kxy:.10g} but k(y, x) = {kyx:.10g} (|difference| "
+            f"{abs(kxy - kyx):.3g}); expected: k(x, y) = k(y, x): |difference| <= {r.threshold:.3g} (the round-off "
+            f"tolerance); where: point set ")
+    assert r.message.startswith(head), r.message
+    assert f", {source}, at x = {_fmt_vec(np.array(w['x']))}, y = {_fmt_vec(np.array(w['y']))}; " in r.message
+    assert r.message.split("; ")[-1].startswith(f"{n_bad} of {len(rows)} point sets asymmetric"), r.message
+
+
+def test_psd_pass_message_and_the_declared_not_psd_note():
+    r = _one(M.rbf, "kernel-psd")
+    rows = r.details["sets"]
+    lo = min(rows, key=lambda s: s["lambda_min"] / s["tolerance"])
+    body = (f"{len(rows)} Gram matrices (n = {min(s['n'] for s in rows)}..{max(s['n'] for s in rows)}) positive "
+            f"semi-definite; closest to the bound: smallest eigenvalue {lo['lambda_min']:.3g} >= -{lo['tolerance']:.3g} "
+            f"(set {lo['set']})")
+    assert r.status == "pass" and r.message == body
+    assert (r.statistic, r.threshold) == (lo["lambda_min"], -lo["tolerance"])
+    assert set(rows[0]) == {"set", "family", "n", "scale", "lambda_min", "norm2", "tolerance"}
+    assert r.details["declared_psd"] is True and r.details["dtype"] == "float64"
+    declared = _one(M.rbf, "kernel-psd", psd=False)
+    assert declared.status == "pass" and declared.message == (
+        "declared not PSD (declared not positive semi-definite), but no negative eigenvalue found here: " + body)
+    hot_r = _one(hot, "kernel-psd", profile="default")
+    assert hot_r.message.endswith(f"; skipped sets 2, 5, 7, 10: {OVERFLOW}"), hot_r.message
+    assert hot_r.message.startswith("8 Gram matrices (n = 8..96) positive semi-definite")
+
+
+def test_psd_failure_message_and_its_expected_form_for_a_kernel_declared_not_psd():
+    r = _one(M.tanh_kernel, "kernel-psd")
+    w = r.details["witness"]
+    S = w["indices"]
+    bad = [s for s in r.details["sets"] if s["lambda_min"] < -s["tolerance"]]
+    assert r.status == "fail" and r.statistic < r.threshold < 0
+    assert r.message.startswith(f"not positive semi-definite — observed: the Gram matrix has smallest eigenvalue "
+                                f"{r.statistic:.4g} (||K||_2 = "), r.message
+    assert f"; expected: >= {r.threshold:.3g} (the round-off tolerance); where: point set {w['set']} (" in r.message
+    pts = "; ".join(f"x{i + 1} = {_fmt_vec(np.array(x))}" for i, x in enumerate(w["points"]))
+    assert (f"; witness: {len(S)} point{'s' if len(S) != 1 else ''} whose Gram matrix has eigenvalue "
+            f"{w['eigenvalue']:.4g} with eigenvector c = {_fmt_vec(np.array(w['eigenvector']))} (c^T K c < 0): {pts}; "
+            f"{len(bad)} of {len(r.details['sets'])} point sets indefinite") in r.message, r.message
+    assert np.array(w["gram"]) == pytest.approx(M.tanh_kernel(np.array(w["points"]), np.array(w["points"])))
+    assert w["eigenvalue"] < -w["tolerance"] < 0
+    c = np.array(w["eigenvector"])
+    assert c @ np.array(w["gram"]) @ c == pytest.approx(w["eigenvalue"])
+    x = _one(M.tanh_kernel, "kernel-psd", psd=False)
+    assert x.status == "xfail" and x.message.startswith(
+        "expected finding (declared not positive semi-definite): not positive semi-definite — observed: ")
+    assert x.details["witness"] == w and x.statistic == r.statistic
+
+
+def test_normalisation_messages_carry_the_worst_point():
+    r = _one(M.rbf, "kernel-normalisation", normalized=True)
+    d = r.details
+    assert r.status == "pass" and r.message == (
+        f"k(x, x) = 1 within {d['tolerance']:.2g} at {d['points']} points (largest deviation "
+        f"{abs(d['worst_value'] - 1.0):.2g})")
+    assert d["off"] == 0 and d["points"] == 176 and (r.statistic, r.threshold) == (abs(d["worst_value"] - 1), d["tolerance"])
+    f = _one(M.twice_rbf(), "kernel-normalisation", normalized=True)
+    d = f.details
+    assert f.status == "fail" and d["worst_value"] == 2.0 and d["off"] == d["points"] == 176
+    tol, x = f"{d['tolerance']:.2g}", _fmt_vec(np.array(d["witness"]["x"]))
+    assert re.fullmatch(rf"not normalised — observed: k\(x, x\) = 2; expected: 1 ± {re.escape(tol)} \(the round-off "
+                        rf"tolerance\); where: x = {re.escape(x)} \(point set \d+ \([a-z]+, n = \d+, scale [0-9.]+\)\); "
+                        rf"176 of 176 points off", f.message), f.message
+    assert d["witness"]["k_xx"] == 2.0 and (f.statistic, f.threshold) == (1.0, d["tolerance"])
+    hot_r = _one(hot, "kernel-normalisation", profile="default", normalized=True)
+    assert hot_r.details["points"] == 368  # the sets that overflow are left out of the count
+
+
+def negated_rbf(X, Y):
+    return -M.rbf(X, Y)
+
+
+def everywhere_hot(X, Y):
+    return np.exp(1e4 * X @ Y.T)
+
+
+def test_a_one_point_witness_and_an_overflow_within_the_length_scale():
+    """A negative k(x, x) is its own witness (one point, in the singular).  Overflow is excused only beyond the
+    length scale: a kernel that overflows on the sets at one length scale is a plug-in error, not a skip."""
+    r = _one(negated_rbf, "kernel-psd")
+    assert r.status == "fail" and len(r.details["witness"]["indices"]) == 1
+    assert "; witness: 1 point whose Gram matrix has eigenvalue -1 with eigenvector c = [1] (c^T K c < 0): x1 = [" in (
+        r.message), r.message
+    for check in ("kernel-symmetry", "kernel-psd"):
+        e = _one(everywhere_hot, check)
+        assert e.status == "error" and "returned non-finite values" in e.message, (check, e.message)
