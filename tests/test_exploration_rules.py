@@ -1,0 +1,177 @@
+"""The property rules of ``explore`` at one configuration (:func:`rfverify.properties.exploration.evaluate`) and
+the messages of the check: each property's finding on a plug-in planted to break it exactly there, in full, and the
+pass, exemption and cause texts of the search's verdict.
+
+The search itself (Hypothesis finding and shrinking the corner bugs under 21 seeds, the correct twins passing)
+is measured in ``tests/test_exploration.py``.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import rfverify
+from rfverify.implementations.rff import RandomFourierFeatures
+from rfverify.kinds import checks_for
+from rfverify.kinds.feature_map import FeatureMapConfig
+from rfverify.properties.exploration import evaluate
+from rfverify.spaces import FMExample
+from tests.mutants import explore_mutants as em
+
+RBF = dict(kernel="rbf", kernel_params={"gamma": 0.5}, dim=16)
+NUM = r"[0-9.e+-]+"
+
+
+def _ctx(impl, **kw):
+    spec = next(s for s in checks_for("feature-map") if s.name == "explore")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return FeatureMapConfig(impl, profile="quick", **{**RBF, **kw}).context(spec)
+
+
+def _ex(**kw):
+    base = dict(d=4, m=8, params=(), random_state=3, n=6, dtype="float64", layout="C", norm="typical", data_seed=5,
+                split=2)
+    return FMExample(**{**base, **kw})
+
+
+def _matches(pattern, text):
+    assert text is not None and re.fullmatch(pattern, text), text
+
+
+class InPlace(RandomFourierFeatures):
+    def transform(self, X):
+        F = super().transform(X)
+        X *= 2.0  # the caller's array
+        return F
+
+
+class NoFeatures(RandomFourierFeatures):
+    def transform(self, X):
+        return np.zeros((np.asarray(X).shape[0], 0))
+
+
+class PerInstance(RandomFourierFeatures):
+    """Each instance draws from random_state plus its serial number: refitting one object is reproducible, a
+    second map with the same random_state is not."""
+
+    built = 0
+
+    def fit(self, X, y=None):
+        if not hasattr(self, "serial_"):
+            PerInstance.built += 1
+            self.serial_ = PerInstance.built
+        rs, self.random_state = self.random_state, self.random_state + self.serial_
+        try:
+            return super().fit(X, y)
+        finally:
+            self.random_state = rs
+
+
+class IgnoresSeed(RandomFourierFeatures):
+    """Draws from random_state 7 whatever it is given."""
+
+    def fit(self, X, y=None):
+        rs, self.random_state = self.random_state, 7
+        try:
+            return super().fit(X, y)
+        finally:
+            self.random_state = rs
+
+
+class RefusesD1(RandomFourierFeatures):
+    def fit(self, X, y=None):
+        if np.asarray(X).shape[1] == 1:
+            raise ValueError("one column is not enough")
+        return super().fit(X, y)
+
+
+def test_each_property_broken_at_one_configuration_is_named_in_full():
+    _matches(rf"fit/transform modified its input array in place \(max change {NUM}\)", evaluate(_ctx(InPlace), _ex()))
+    assert evaluate(_ctx(NoFeatures), _ex()) == "returned 0 features"
+    _matches(rf"a F-layout input gave features differing from the same values C-ordered by up to {NUM} \(round-off "
+             rf"tolerance {NUM}; {NUM}x the round-off propagated through the map's sensitivity\)",
+             evaluate(_ctx(em.FortranReadAsC), _ex(layout="F")))
+    _matches(rf"a float32 C-layout input gave features differing from the float64 features of the same values by up "
+             rf"to {NUM}, more than float32 arithmetic allows \({NUM}; {NUM}x the round-off propagated through the "
+             rf"map's sensitivity\)", evaluate(_ctx(em.Float16Compute), _ex(dtype="float32")))
+    _matches(rf"the batch split at row 101 gave features differing from the whole batch by up to {NUM} \(round-off "
+             rf"tolerance {NUM}; a different shape or a non-finite value\)|the batch split at row 101 gave features "
+             rf"differing from the whole batch by up to {NUM} \(round-off tolerance {NUM}; {NUM}x the round-off "
+             rf"propagated through the map's sensitivity\)",
+             evaluate(_ctx(em.ChunkedAboveBatch), _ex(n=2000, split=100)))
+    _matches(rf"fitting the same object a second time on the same data changed its features by up to {NUM} "
+             rf"\(round-off tolerance {NUM}\)", evaluate(_ctx(em.RefitRedraws), _ex()))
+    _matches(rf"a second map built with random_state=3 and fitted on another batch \(a data-independent map\) gave "
+             rf"features differing by up to {NUM} \(round-off tolerance {NUM}\)", evaluate(_ctx(PerInstance), _ex()))
+    _matches(rf"a second map built with random_state=3 and fitted on the same data gave features differing by up to "
+             rf"{NUM} \(round-off tolerance {NUM}\)", evaluate(_ctx(PerInstance, data_dependent=True), _ex()))
+    _matches(rf"random_state=3 and 4 gave the same features at n_components=64 \(max difference 0, round-off "
+             rf"tolerance {NUM}\)", evaluate(_ctx(IgnoresSeed), _ex()))
+    _matches(r"random_state=4294967295 and 0 gave the same features at n_components=64 \(max difference 0, round-off "
+             rf"tolerance {NUM}\)", evaluate(_ctx(IgnoresSeed), _ex(random_state=2 ** 32 - 1)))
+    got = evaluate(_ctx(RefusesD1), _ex(d=1))
+    assert got.startswith("the plug-in failed: ") and "one column is not enough" in got, got
+
+
+def test_a_correct_map_holds_everywhere_and_exemptions_follow_the_declarations():
+    for ex in (_ex(), _ex(layout="F"), _ex(dtype="float32", layout="strided"), _ex(n=1), _ex(d=1, m=1)):
+        assert evaluate(_ctx(RandomFourierFeatures), ex) is None, ex
+    assert evaluate(_ctx(IgnoresSeed, deterministic=True), _ex()) is None  # draws nothing: seeds may not matter
+    assert evaluate(_ctx(IgnoresSeed, data_dependent=True), _ex()) is None
+    # a wider map at m = 200 > 64: the seed property is judged at the map's own m
+    _matches(rf"random_state=3 and 4 gave the same features at n_components=200 \(max difference 0, round-off "
+             rf"tolerance {NUM}\)", evaluate(_ctx(IgnoresSeed), _ex(m=200)))
+
+
+def _explore(impl, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return rfverify.verify(impl, profile="quick", checks=["explore"], metrics=False, **{**RBF, **kw})["explore"]
+
+
+def test_the_verdict_messages():
+    ok = _explore(RandomFourierFeatures)
+    assert ok.status == "pass" and re.fullmatch(
+        r"\d+ configurations, every deterministic property held \(space: .+\)", ok.message), ok.message
+    assert "seed_properties" not in ok.details and ok.statistic == ok.details["calls"]
+    exempt = _explore(IgnoresSeed, deterministic=True)
+    assert exempt.status == "pass" and " property held (declared deterministic: 'a different random_state gives " \
+        "different features' not required) (space: " in exempt.message, exempt.message
+    assert exempt.details["seed_properties"] == "exempt: declared deterministic"
+    bad = _explore(em.RefitRedraws)
+    assert bad.status == "fail"
+    assert bad.message.startswith("a deterministic property breaks in a corner of the configuration space — "
+                                  "observed: fitting the same object a second time"), bad.message
+    assert ("expected: every deterministic property holds at every configuration of the space; where: d = "
+            in bad.message and " (minimal configuration, shrunk by Hypothesis); "
+            "likely cause: fit draws new randomness on every call (an RNG created in __init__ and consumed by fit?) "
+            "— create the generator from random_state inside fit") in bad.message, bad.message
+    assert bad.details["replayed"] is True and "not deterministic there" not in bad.message
+    ex = FMExample(**{**bad.details["minimal_example"], "params": tuple(bad.details["minimal_example"]["params"].items())})
+    assert bad.reproduce.endswith(" " + " ".join(ex.pins())) and f"where: {ex.describe()} (minimal" in bad.message
+
+
+@pytest.mark.parametrize("impl,cause", [
+    (em.FortranReadAsC, "the memory layout is ignored (a Fortran-ordered or strided input read as C-ordered?)"),
+    (em.Float16Compute, "a float32 input is computed at lower precision (float16?) or read wrongly"),
+    (InPlace, "the input array is changed in place — work on a copy"),
+    (PerInstance, "randomness not drawn from random_state alone at this configuration"),
+    (IgnoresSeed, "random_state is ignored at this configuration"),
+    (RefusesD1, "the plug-in does not handle this configuration (a corner of d, m or the batch)"),
+])
+def test_each_finding_comes_with_its_likely_cause(impl, cause):
+    r = _explore(impl)
+    assert r.status == "fail" and f"; likely cause: {cause}" in r.message, r.message
+
+
+def test_seed_zero_read_as_no_seed_is_named():
+    r = _explore(em.SeedZeroUnseeded)
+    assert r.status == "fail" and r.details["minimal_example"]["random_state"] == 0
+    assert r.details["holds_with_random_state_1"] is True
+    assert ("likely cause: seed 0 is treated as 'no seed' (random_state or None?) — test `random_state is None` "
+            "instead") in r.message, r.message
