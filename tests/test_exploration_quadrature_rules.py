@@ -1,0 +1,210 @@
+"""The rules of a quadrature rule's ``explore`` (:mod:`rfverify.properties.exploration_quadrature`) at one
+configuration: the Gaussian moment tensors (Isserlis) against direct counts, the first monomial a draw integrates
+wrongly and its message, the random-polynomial fallback above the tensor cap, the contract findings, and the
+verdict's texts with each likely cause.
+
+The search (corner bugs found at their minimal d under 21 seeds, twins passing) is measured in
+``tests/test_exploration_rules_kernels.py``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+
+import numpy as np
+import pytest
+
+import rfverify.properties.exploration_quadrature as eq
+from rfverify.implementations import quadrature as Q
+from rfverify.kinds.quadrature import QuadratureConfig, verify_quadrature
+from rfverify.properties.exploration_quadrature import QuadExample, _monomial, _moment_tensor, exactness_problem
+
+NUM = r"[0-9.e+-]+"
+
+
+def _gaussian_moment(index):
+    """E prod_k w_{index_k} for w ~ N(0, I): the product over distinct coordinates of (count - 1)!! (0 if odd)."""
+    out = 1
+    for v in set(index):
+        k = index.count(v)
+        if k % 2:
+            return 0
+        out *= math.prod(range(k - 1, 0, -2))
+    return out
+
+
+def test_monomial_names():
+    assert _monomial(()) == "the constant 1"
+    assert _monomial((0,)) == "w_1"
+    assert _monomial((2, 0, 2)) == "w_1 w_3^2"
+    assert _monomial((1, 1, 1, 1)) == "w_2^4"
+
+
+@pytest.mark.parametrize("d,q", [(1, 0), (3, 1), (3, 2), (2, 3), (3, 4), (2, 6), (4, 4)])
+def test_moment_tensors_are_the_gaussian_moments(d, q):
+    T = _moment_tensor(d, q)
+    assert T.shape == (d ** q,) and not T.flags.writeable
+    expected = [_gaussian_moment(ix) for ix in itertools.product(range(d), repeat=q)] if q else [1]
+    assert T.tolist() == expected
+    assert _moment_tensor(d, q) is T  # cached
+
+
+def _sr33(d, seed=0):
+    return Q.sr33_haar(d, np.random.default_rng(seed))
+
+
+def test_an_exact_draw_has_no_problem_and_a_broken_one_names_its_first_monomial():
+    P, w = _sr33(3)
+    assert exactness_problem(P, w, 3, 0) is None
+    assert exactness_problem(P, w * 1.5, 3, 0) == (
+        f"not exact at degree 0: the draw integrates the constant 1 to {1.5 * float(np.sum(w)):.10g}, exact 1 "
+        f"(|error| {abs(1.5 * float(np.sum(w)) - 1):.3g} > round-off tolerance "
+        f"{re.search(r'tolerance ([0-9.e+-]+);', exactness_problem(P, w * 1.5, 3, 0)).group(1)}; 1 of 1 monomial "
+        "entries of degree 0 off)")
+    Pb = P.copy()
+    Pb[:, 1] *= 1.1  # w_2 stretched: every degree-2 moment with w_2 is off, the first is w_1 w_2 (0: still exact)
+    msg = exactness_problem(Pb, w, 3, 0)
+    m = re.fullmatch(rf"not exact at degree 2: the draw integrates w_2\^2 to ({NUM}), exact 1 \(\|error\| ({NUM}) > "
+                     rf"round-off tolerance ({NUM}); 1 of 9 monomial entries of degree 2 off\)", msg)
+    assert m, msg
+    assert float(m.group(1)) == pytest.approx(1.21, rel=1e-9) and float(m.group(2)) == pytest.approx(0.21, rel=1e-6)
+    Po = P.copy()
+    Po[:, 0] += 0.01  # a shifted coordinate: the first odd moment w_1 is off at degree 1
+    assert exactness_problem(Po, w, 3, 0).startswith("not exact at degree 1: the draw integrates w_1 to 0.01, exact 0")
+    assert exactness_problem(Pb, w, 1, 0) is None  # only the claimed degrees are judged
+
+
+def test_above_the_tensor_cap_random_polynomials_judge_the_draw(monkeypatch):
+    P, w = _sr33(3)
+    monkeypatch.setattr(eq, "TENSOR_CAP", 3)  # degrees 2 and 3 at d = 3 go to the fallback
+    assert exactness_problem(P, w, 3, 0) is None
+    Pb = P.copy()
+    Pb[:, 1] *= 1.1
+    msg = exactness_problem(Pb, w, 3, 5)
+    assert re.fullmatch(rf"not exact at degree 2: random polynomial \d of degree 2 \(a sum of products of integer "
+                        rf"linear forms\) integrates to {NUM}, exact -?\d+ \(\|error\| {NUM} > round-off tolerance "
+                        rf"{NUM}\)", msg), msg
+    assert exactness_problem(Pb, w, 3, 5) == msg  # the polynomials are seeded by (rng seed, degree)
+    monkeypatch.setattr(eq, "TENSOR_CAP", 2 ** 18)
+    monkeypatch.setattr(eq, "POINTS_CAP", 1)  # too many points for the product array: the fallback too
+    assert "random polynomial" in exactness_problem(Pb, w, 3, 5)
+
+
+def _ctx(rule, **kw):
+    config = QuadratureConfig(rule, dim=4, degree=kw.pop("degree", 3), profile="quick", **kw)
+    return config.context(next(s for s in config.checks() if s.name == "explore"))
+
+
+def test_the_contract_findings_at_one_configuration():
+    ex = QuadExample(3, 7)
+    assert ex.describe() == "d = 3, rng = numpy.random.default_rng(7)"
+    assert ex.pins() == ["--pin", "d=3", "--pin", "seed=7"]
+    assert eq._problem(_ctx(Q.sr33_haar), ex) is None
+
+    def fixed(d, rng):
+        return _sr33(d, 1)
+
+    assert eq._problem(_ctx(fixed), ex) == "Generators seeded 7 and 8 gave the same draw (the rng is ignored)"
+    assert eq._problem(_ctx(fixed, deterministic=True), ex) is None
+    assert eq._problem(_ctx(Q.sr33_haar, deterministic=True), ex) == (
+        "Generators seeded 7 and 8 gave different draws (declared deterministic)")
+    state = {"calls": 0}
+
+    def hidden(d, rng):
+        state["calls"] += 1
+        return _sr33(d, state["calls"])
+
+    assert eq._problem(_ctx(hidden), ex) == ("two draws from Generators seeded alike differ (randomness not drawn "
+                                             "from the rng given)")
+
+    def refuses(d, rng):
+        if d == 3:
+            raise ValueError("no rule at d = 3")
+        return _sr33(d)
+
+    got = eq._problem(_ctx(refuses), ex)
+    assert got.startswith("the rule failed: ") and "no rule at d = 3" in got, got
+
+
+def _explore(rule, **kw):
+    return verify_quadrature(rule, dim=4, profile="quick", checks=["explore"], **{"degree": 3, **kw})["explore"]
+
+
+def test_the_verdict_texts():
+    ok = _explore(Q.sr33_haar)
+    assert ok.status == "pass" and re.fullmatch(
+        r"\d+ \(d, seed\) pairs, the contract and exactness to degree 3 held at every one \(d 1 … 64, any rng seed "
+        r"\(0 included\), degree 0 … 3\)", ok.message), ok.message
+    assert ok.details["space_searched"] == "d 1 … 64, any rng seed (0 included), degree 0 … 3"
+    sparse = _explore(Q.sr33_butterfly, unbiased=False)  # d = 2^k: the dimensions are listed
+    assert sparse.details["space_searched"].startswith("d = 1, 2, 4, 8, 16, 32, 64, any rng seed"), sparse.message
+
+    def mis_weighted_above_8(d, rng):
+        P, w = _sr33(d, int(rng.integers(2 ** 31)))
+        return P, (w * 1.01 if d > 8 else w)
+
+    bad = _explore(mis_weighted_above_8)
+    assert bad.status == "fail" and bad.details["minimal_example"]["d"] == 9 and bad.details["replayed"] is True
+    seed = bad.details["minimal_example"]["seed"]
+    assert bad.message.startswith("the rule breaks at some dimension — observed: not exact at degree 0: the draw "
+                                  "integrates the constant 1 to 1.01"), bad.message
+    assert (f"expected: a finite draw determined by the rng, exact to degree 3, at every d of d 1 … 64; where: d = 9, "
+            f"rng = numpy.random.default_rng({seed}) (minimal, shrunk by Hypothesis); likely cause: the weights do not "
+            "sum to 1 at this d (a special case with a missing or mis-scaled weight?)") in bad.message, bad.message
+    assert bad.reproduce.endswith(f" --pin d=9 --pin seed={seed}")
+    pinned = _explore(mis_weighted_above_8, pins={"seed": 11})
+    assert pinned.details["minimal_example"] == {"d": 9, "seed": 11}
+
+
+@pytest.mark.parametrize("rule,kw,cause", [
+    ("stretched", {}, "a code path of its own at this d (a special case for small d, a fast path for large d?)"),
+    ("fixed", {}, "the rng is ignored at this d (a cached or closed-form draw?)"),
+    ("haar", {"deterministic": True}, "the rule draws random numbers: do not declare it deterministic"),
+    ("refuses", {}, "the rule does not handle this d: fix it, or declare its space (rfverify_space)"),
+])
+def test_each_finding_comes_with_its_likely_cause(rule, kw, cause):
+    def stretched(d, rng):
+        P, w = Q.sr33_haar(d, rng)
+        if d >= 5:
+            P = P.copy()
+            P[:, 0] *= 1.1
+        return P, w
+
+    def fixed(d, rng):
+        return _sr33(d, 1)
+
+    def refuses(d, rng):
+        if d == 2:
+            raise ValueError("no rule at d = 2")
+        return Q.sr33_haar(d, rng)
+
+    impl = {"stretched": stretched, "fixed": fixed, "haar": Q.sr33_haar, "refuses": refuses}[rule]
+    r = _explore(impl, **kw)
+    assert r.status == "fail" and f"; likely cause: {cause}" in r.message, r.message
+
+
+def test_a_draw_is_the_same_only_if_its_points_and_its_weights_are():
+    """Fixed points with weights that follow the rng: a random rule (judged on exactness), not one that ignores
+    its rng."""
+    P0, w0 = _sr33(3, 1)
+
+    def reweighted(d, rng):
+        return P0, w0 * (1 + 1e-3 * rng.random())
+
+    got = eq._problem(_ctx(reweighted), QuadExample(3, 7))
+    assert got.startswith("not exact at degree 0: the draw integrates the constant 1 to "), got
+
+
+def test_a_pinned_seed_is_the_only_seed_tried():
+    """With --pin seed=S the first examples (the four smallest d) are drawn at S too, never at seed 0."""
+    zero_first = np.random.default_rng(0).integers(2 ** 62)
+
+    def bad_at_seed_0(d, rng):
+        first = rng.integers(2 ** 62)
+        P, w = Q.sr33_haar(d, rng)
+        return (P, w * 2) if first == zero_first else (P, w)
+
+    assert _explore(bad_at_seed_0).details["minimal_example"] == {"d": 1, "seed": 0}
+    assert _explore(bad_at_seed_0, pins={"seed": 11}).status == "pass"
