@@ -462,8 +462,10 @@ def run_module(path: str, pytest_args: list[str], log: Any = print,
 
     ``checkpoint(partial)``: called with the results so far after the fast path and then at most every
     ``CHECKPOINT_EVERY`` s (in both phases), a mutant not yet decided counted as ``survived`` with
-    ``"pending": True`` — so an interrupted run loses nothing: ``run --resume`` continues it (``resume``: its
-    checkpoint; the mutants it decided killed are not re-run), ``run --recheck`` re-tests its survivors afresh.
+    ``"pending": True`` (and ``"in_session": "passed"`` once it survived the session) — so an interrupted run
+    loses nothing: ``run --resume`` continues it (``resume``: its checkpoint; the mutants it decided killed are not
+    re-run, those that survived the session go straight to the fresh phase), ``run --recheck`` re-tests its
+    survivors afresh.
     """
     import pytest
 
@@ -476,7 +478,11 @@ def run_module(path: str, pytest_args: list[str], log: Any = print,
             m = before.get(k)
             if m is not None and m["status"] == "killed" and not m.get("pending"):
                 decided[i] = ("failed", float(m.get("seconds", 0.0)))
-        log(f"{path}: resuming: {len(decided)} of {len(found)} mutants already killed")
+            elif m is not None and m.get("in_session") == "passed":  # survived the session: the fresh phase
+                decided[i] = ("passed", float(m.get("seconds", 0.0)))
+        kills = sum(o == "failed" for o, _ in decided.values())
+        log(f"{path}: resuming: {kills} of {len(found)} mutants already killed, {len(decided) - kills} to confirm "
+            "afresh (they survived the session)")
     rows: list[dict[str, Any]] = []
     last = -CHECKPOINT_EVERY
     t0 = time.perf_counter()
@@ -492,7 +498,8 @@ def run_module(path: str, pytest_args: list[str], log: Any = print,
             outcome, secs = plugin.outcomes.get(j, (None, 0.0))
             done = outcome not in (None, "passed", "timeout")
             rest.append({**row, "status": "killed" if done else "survived", "seconds": round(secs, 2),
-                         **({} if done else {"pending": True})})
+                         **({} if done else {"pending": True}),
+                         **({"in_session": "passed"} if outcome == "passed" else {})})
         checkpoint({"module": path, "tests": pytest_args, "baseline_seconds": round(plugin.baseline, 2),
                     "seconds": round(time.perf_counter() - t0, 1), "mutants": rows + rest, "partial": True})
 

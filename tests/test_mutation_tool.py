@@ -236,7 +236,8 @@ def test_an_interrupted_run_keeps_what_it_decided(tool, monkeypatch):
 
 def test_a_resumed_run_does_not_rerun_its_kills_and_checkpoints_in_session(tool, monkeypatch):
     """``run --resume``: the interrupted run's killed mutants (matched by line text) are preset, so the in-session
-    phase skips them; its pending survivors are tested again.  The in-session phase checkpoints too."""
+    phase skips them; a mutant that survived the session goes straight to the fresh phase; the other pending ones
+    are tested again.  The in-session phase checkpoints too."""
     found = [{"line_number": i + 1, "line": f"x = {i}", "index": 0, "mutant": f"x = {i + 1}", "source": f"s{i}"}
              for i in range(3)]
     monkeypatch.setattr(tool, "mutants", lambda path: [dict(m) for m in found])
@@ -244,7 +245,9 @@ def test_a_resumed_run_does_not_rerun_its_kills_and_checkpoints_in_session(tool,
     resume = {"mutants": [{**{k: v for k, v in found[0].items() if k != "source"}, "line_number": 7,
                            "status": "killed", "seconds": 0.5},
                           {**{k: v for k, v in found[1].items() if k != "source"}, "status": "survived",
-                           "pending": True, "seconds": 0.0}]}
+                           "pending": True, "seconds": 0.0},
+                          {**{k: v for k, v in found[2].items() if k != "source"}, "status": "survived",
+                           "pending": True, "in_session": "passed", "seconds": 1.5}]}
     preset = {}
 
     def session(args, plugins):
@@ -253,20 +256,22 @@ def test_a_resumed_run_does_not_rerun_its_kills_and_checkpoints_in_session(tool,
         plugin.baseline = 1.0
         plugin.progress()  # a checkpoint mid-way through the in-session phase
         plugin.outcomes[1] = ("failed", 0.3)
-        plugin.outcomes[2] = ("passed", 1.0)
         return 0
 
     import pytest as _pytest
 
     monkeypatch.setattr(_pytest, "main", session)
     monkeypatch.setattr(tool, "_run_one", lambda *a: ("passed", 1.0))
-    monkeypatch.setattr(tool, "_run_fresh", lambda name, path, source, args, base: ("passed", 2.0))
+    fresh = []
+    monkeypatch.setattr(tool, "_run_fresh", lambda name, path, source, args, base: (fresh.append(source), ("passed", 2.0))[1])
     parts = []
     done = tool.run_module("rfverify/stats.py", ["t"], log=lambda *a: None, resume=resume, checkpoint=lambda p: parts.append(
-        [(m["status"], bool(m.get("pending"))) for m in p["mutants"]]))
-    assert preset == {0: ("failed", 0.5)}  # the earlier kill, found by its line's text (its number moved)
-    assert parts[0] == [("killed", False), ("survived", True), ("survived", True)]  # the in-session checkpoint
-    assert [m["status"] for m in done["mutants"]] == ["killed", "killed", "survived"]
+        [(m["status"], bool(m.get("pending")), m.get("in_session")) for m in p["mutants"]]))
+    # the earlier kill, found by its line's text (its number moved); the session's survivor goes to the fresh phase
+    assert preset == {0: ("failed", 0.5), 2: ("passed", 1.5)}
+    assert parts[0] == [("killed", False, None), ("survived", True, None), ("survived", True, "passed")]
+    assert fresh == ["s2"] and [m["status"] for m in done["mutants"]] == ["killed", "killed", "survived"]
+    assert not any("in_session" in m for m in done["mutants"])  # a decided row carries no marker
 
 
 _TOY = '''
