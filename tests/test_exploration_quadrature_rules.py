@@ -208,3 +208,88 @@ def test_a_pinned_seed_is_the_only_seed_tried():
 
     assert _explore(bad_at_seed_0).details["minimal_example"] == {"d": 1, "seed": 0}
     assert _explore(bad_at_seed_0, pins={"seed": 11}).status == "pass"
+
+
+def test_the_tensor_is_used_up_to_its_caps_inclusive(monkeypatch):
+    """The moment tensor is formed while d^q <= TENSOR_CAP and n d^(q-1) <= POINTS_CAP (both inclusive); beyond,
+    random polynomials judge the degree — visible in which message a broken draw gets."""
+    P, w = _sr33(3)  # 9 points at d = 3
+    Pb = P.copy()
+    Pb[:, 1] *= 1.1  # off at degree 2
+    heavy = w * 1.5  # off at degree 0
+
+    def path(Pd, wd, **caps):
+        for k, v in caps.items():
+            monkeypatch.setattr(eq, k, v)
+        msg = exactness_problem(Pd, wd, 3, 0)
+        monkeypatch.undo()
+        return "polynomials" if "random polynomial" in msg else "tensor"
+
+    assert path(Pb, w, TENSOR_CAP=9) == "tensor" and path(Pb, w, TENSOR_CAP=8) == "polynomials"  # d^2 = 9
+    assert path(Pb, w, POINTS_CAP=27) == "tensor" and path(Pb, w, POINTS_CAP=26) == "polynomials"  # n d = 27
+    assert path(P, heavy, POINTS_CAP=9) == "tensor" and path(P, heavy, POINTS_CAP=8) == "polynomials"  # n d^0 = 9
+    assert path(Pb, w, TENSOR_CAP=10, POINTS_CAP=2 ** 22) == "tensor"
+    big = _sr33(20)
+    Pbig = big[0].copy()
+    Pbig[:, 1] *= 1.1
+    # at d = 20, degree 5 has 20^5 > 2^18 entries: judged by polynomials; degree 2 by the tensor
+    assert exactness_problem(Pbig, big[1], 3, 0).startswith("not exact at degree 2: the draw integrates w_2^2")
+
+
+def test_a_zero_tolerance_is_not_exceeded_by_a_zero_error(monkeypatch):
+    """All points at the origin: every moment of degree >= 1 is 0 there with a tolerance of 0; the odd ones are
+    exact (error 0 is not > 0), the first wrong one is E w_1^2 = 1 — through the tensor and the polynomials."""
+    P, w = np.zeros((4, 2)), np.full(4, 0.25)
+    assert exactness_problem(P, w, 3, 0).startswith("not exact at degree 2: the draw integrates w_1^2 to 0, exact 1 ")
+    monkeypatch.setattr(eq, "TENSOR_CAP", 0)
+    assert exactness_problem(P, w, 3, 0).startswith("not exact at degree 2: random polynomial ")
+
+
+def test_the_first_wrong_monomial_is_the_smallest_index_in_lexicographic_order():
+    """w_2 stretched and w_3 sheared towards w_1: E w_2^2, E w_1 w_3 and E w_3^2 are off; the first is w_1 w_3
+    (index (1, 3) before (2, 2))."""
+    P, w = _sr33(3)
+    Pb = P.copy()
+    Pb[:, 1] *= 1.1
+    Pb[:, 2] += 0.3 * Pb[:, 0]
+    assert exactness_problem(Pb, w, 3, 0).startswith("not exact at degree 2: the draw integrates w_1 w_3 to 0.3, "
+                                                      "exact 0 (|error| 0.3 > round-off tolerance ")
+
+
+def test_the_fallback_message_carries_the_error_it_found(monkeypatch):
+    P, w = _sr33(3)
+    Pb = P.copy()
+    Pb[:, 1] *= 1.1
+    monkeypatch.setattr(eq, "TENSOR_CAP", 3)
+    msg = exactness_problem(Pb, w, 3, 5)
+    got, exact, err = re.search(rf"integrates to ({NUM}), exact (-?\d+) \(\|error\| ({NUM}) >", msg).groups()
+    assert float(err) == pytest.approx(abs(float(got) - int(exact)), rel=1e-2) and int(exact) != 0, msg
+
+
+def test_the_seed_pair_is_s_and_s_plus_1_and_hidden_randomness_in_the_weights_is_found():
+    def by_half_seed(d, rng):  # the same draw for seeds 2k and 2k + 1
+        return _sr33(d, int(rng.bit_generator.seed_seq.entropy) // 2)
+
+    assert eq._problem(_ctx(by_half_seed), QuadExample(3, 6)) == (
+        "Generators seeded 6 and 7 gave the same draw (the rng is ignored)")
+    assert eq._problem(_ctx(by_half_seed), QuadExample(3, 7)) is None
+    calls = {"n": 0}
+
+    def noisy_weights(d, rng):
+        P, w = Q.sr33_haar(d, rng)
+        calls["n"] += 1
+        return P, w * (1 + 1e-3 * calls["n"])
+
+    assert eq._problem(_ctx(noisy_weights), QuadExample(3, 7)) == (
+        "two draws from Generators seeded alike differ (randomness not drawn from the rng given)")
+
+
+def test_a_seed_held_in_the_space_is_the_only_seed_tried():
+    zero_first = np.random.default_rng(0).integers(2 ** 62)
+
+    def bad_at_seed_0(d, rng):
+        first = rng.integers(2 ** 62)
+        P, w = Q.sr33_haar(d, rng)
+        return (P, w * 2) if first == zero_first else (P, w)
+
+    assert _explore(bad_at_seed_0, space={"seed": 11}).status == "pass"
