@@ -230,3 +230,21 @@ def test_an_unadapted_basis_judged_on_alignment_reports_the_alignment_not_identi
     assert r.status == "pass" and r.details["objective"] == "target-alignment"
     assert np.all(np.asarray(r.details["statistic_per_fit"]) == 0.0)
     assert r.message.startswith("not worse than its reference on held-out points: target alignment "), r.message
+
+
+def test_budgets_and_the_savings_interval():
+    from rfverify.metrics import t_interval
+    from rfverify.properties.adapted import BUDGETS, AdaptedBudget
+
+    assert BUDGETS == {"quick": AdaptedBudget((8, 16, 32), 4, 256, 64),
+                       "default": AdaptedBudget((8, 16, 32, 64, 128), 5, 256, 64),
+                       "thorough": AdaptedBudget((8, 16, 32, 64, 128, 256), 10, 512, 128)}
+    r = _run(fast_uab)
+    d = r.details
+    mean, lo, hi = t_interval(np.log(d["savings_per_seed"]), 0.95)
+    assert (d["savings"], *d["savings_interval"]) == pytest.approx((math.exp(mean), math.exp(lo), math.exp(hi)))
+    m, err = np.array([8.0, 16.0]), np.array([0.5, 0.25])
+    need, flag = features_needed(m, err, 0.125)  # beyond the grid: along m^(-1/2), so 4 x 16 features
+    assert (need, flag) == (pytest.approx(64.0), True)
+    need, flag = features_needed(m, err, 1.0)  # reached before the grid: back along the same slope, flagged
+    assert (need, flag) == (pytest.approx(2.0), True)
