@@ -7,8 +7,8 @@ w_1^q, w_1^{q-1} w_2, …) that the draw integrates wrongly, so the message name
 
 Exactness is judged on *every* monomial of degree q <= the claimed degree at once when the moment tensor
 ``T_q = sum_i w_i x_i^{(x)q}`` has at most :data:`TENSOR_CAP` entries (always for degree <= 3 at d <= 64), else
-on random polynomials as the ``exactness`` check does (a generic polynomial fails with probability 1 where
-the rule is inexact).
+on :data:`FALLBACK_POLYS` random integer polynomials as the ``exactness`` check does (their power against an
+error in a single monomial is below 1: see :func:`rfverify.properties.quadrature_exactness.check_exactness`).
 """
 
 from __future__ import annotations

@@ -293,3 +293,27 @@ def test_a_seed_held_in_the_space_is_the_only_seed_tried():
         return (P, w * 2) if first == zero_first else (P, w)
 
     assert _explore(bad_at_seed_0, space={"seed": 11}).status == "pass"
+
+
+def test_the_fallback_tries_three_polynomials_per_degree(monkeypatch):
+    calls = []
+    real = eq._random_polynomial
+    monkeypatch.setattr(eq, "_random_polynomial", lambda q, d, gen: (calls.append(q), real(q, d, gen))[1])
+    monkeypatch.setattr(eq, "TENSOR_CAP", 3)  # degrees 0 and 1 by the tensor at d = 3, 2 and 3 by polynomials
+    P, w = _sr33(3)
+    assert exactness_problem(P, w, 3, 0) is None and calls == [2, 2, 2, 3, 3, 3]
+
+
+def test_the_integer_polynomials_miss_an_error_in_one_monomial_with_a_measured_probability():
+    """Measured power of one random integer polynomial (forms with entries in -2..2, coefficients +-1..3, two
+    terms) against an error confined to E w_i^q: it misses when the polynomial's coefficient of w_i^q is 0 — about
+    0.16 at degree 2 and 0.35 at degree 4 (20,000 polynomials each; 99.9% binomial intervals within the bounds
+    below).  So k polynomials per degree miss such a systematic error with probability about 0.16^k (degree 2) or
+    0.35^k (degree 4): the exactness check's power against it is not 1 (documented in its docstring)."""
+    from rfverify.properties.quadrature_exactness import _random_polynomial
+
+    for q, lo, hi in ((2, 0.145, 0.175), (4, 0.33, 0.37)):
+        gen = np.random.default_rng(1)
+        coefs = [sum(c * int(np.prod(A[:, 1])) for c, A in _random_polynomial(q, 3, gen)) for _ in range(20_000)]
+        miss = sum(c == 0 for c in coefs) / 20_000
+        assert lo < miss < hi, (q, miss)
