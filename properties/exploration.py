@@ -199,7 +199,8 @@ def evaluate(ctx: CheckContext, ex: FMExample) -> str | None:
 
 
 _SEED0 = "seed 0 is treated as 'no seed' (random_state or None?) — test `random_state is None` instead"
-_CAUSES = (
+_CAUSES = (  # the plug-in's own exception text is quoted after "the plug-in failed": that key is matched first
+    ("the plug-in failed", "the plug-in does not handle this configuration (a corner of d, m or the batch)"),
     ("second map built", "randomness not drawn from random_state alone at this configuration"),
     ("a second time", "fit draws new randomness on every call (an RNG created in __init__ and consumed by fit?) — "
                       "create the generator from random_state inside fit"),
@@ -208,7 +209,6 @@ _CAUSES = (
     ("batch split", "features depend on the batch (a different code path above some batch size?)"),
     ("modified its input", "the input array is changed in place — work on a copy"),
     ("gave the same features", "random_state is ignored at this configuration"),
-    ("the plug-in failed", "the plug-in does not handle this configuration (a corner of d, m or the batch)"),
 )
 
 

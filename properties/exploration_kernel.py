@@ -223,7 +223,9 @@ def _refine_param(found: Exploration, name: str, rng: tuple[Any, ...], simplest:
     return replace(found, counterexample=best[0], problem=best[1], calls=calls, tried=tuple(tried))
 
 
-_CAUSES = (
+_CAUSES = (  # the kernel's own exception text is quoted after "the kernel failed": that key is matched first
+    ("the kernel failed", "the kernel does not handle this configuration: fix it, or declare its space "
+                          "(rfverify_space)"),
     ("not symmetric", "x and y play different roles at this configuration (a fast path above some d, a one-sided "
                       "scaling?)"),
     ("depends on the other points", "the value is computed from the whole batch (a parameter clipped or rescaled "
@@ -231,8 +233,6 @@ _CAUSES = (
     ("not normalised", "k(x, x) != 1 at these parameters (a parameter clipped 'for stability' in one term only?)"),
     ("not positive semi-definite", "not a kernel at these parameters (a clipped or truncated expression?)"),
     ("non-finite", "the kernel overflows at typical inputs for these parameters"),
-    ("the kernel failed", "the kernel does not handle this configuration: fix it, or declare its space "
-                          "(rfverify_space)"),
 )
 
 

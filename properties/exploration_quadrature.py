@@ -161,13 +161,13 @@ def _problem(ctx: QuadratureContext, ex: QuadExample) -> str | None:
     return exactness_problem(P, w, ctx.degree, ex.seed)
 
 
-_CAUSES = (
+_CAUSES = (  # the rule's own exception text is quoted after "the rule failed": that key is matched first
+    ("the rule failed", "the rule does not handle this d: fix it, or declare its space (rfverify_space)"),
     ("degree 0", "the weights do not sum to 1 at this d (a special case with a missing or mis-scaled weight?)"),
     ("not exact", "a code path of its own at this d (a special case for small d, a fast path for large d?)"),
     ("seeded alike", "a hidden source of randomness at this d"),
     ("the same draw", "the rng is ignored at this d (a cached or closed-form draw?)"),
     ("different draws", "the rule draws random numbers: do not declare it deterministic"),
-    ("the rule failed", "the rule does not handle this d: fix it, or declare its space (rfverify_space)"),
 )
 
 

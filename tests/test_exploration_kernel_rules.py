@@ -176,3 +176,15 @@ def test_the_verdict_texts():
 def test_each_finding_comes_with_its_likely_cause(kernel, kw, cause):
     r = _explore(kernel, **kw)
     assert r.status == "fail" and f"; likely cause: {cause}" in r.message, r.message
+
+
+def raises_with_keywords(X, Y):
+    if X.shape[1] == 2:
+        raise ValueError("not symmetric inputs, non-finite and not normalised here")
+    return M.rbf(X, Y)
+
+
+def test_a_kernel_s_own_words_do_not_choose_the_cause():
+    r = _explore(raises_with_keywords)
+    assert r.message.endswith("; likely cause: the kernel does not handle this configuration: fix it, or declare "
+                              "its space (rfverify_space)"), r.message

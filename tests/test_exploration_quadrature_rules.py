@@ -317,3 +317,59 @@ def test_the_integer_polynomials_miss_an_error_in_one_monomial_with_a_measured_p
         coefs = [sum(c * int(np.prod(A[:, 1])) for c, A in _random_polynomial(q, 3, gen)) for _ in range(20_000)]
         miss = sum(c == 0 for c in coefs) / 20_000
         assert lo < miss < hi, (q, miss)
+
+
+def _off_at_degree_3(d):
+    """An SR33 draw plus four points on the w_1 axis at 0, 1, 2, 3 with weights eps (-1, 3, -3, 1) (a third
+    difference): degrees 0, 1 and 2 stay exact, E w_1^3 becomes 6 eps."""
+    P, w = _sr33(d)
+    extra = np.zeros((4, d))
+    extra[:, 0] = [0.0, 1.0, 2.0, 3.0]
+    return np.vstack([P, extra]), np.concatenate([w, 1e-3 * np.array([-1.0, 3.0, -3.0, 1.0])])
+
+
+def test_degree_3_is_judged_by_the_tensor_up_to_d_64_and_by_polynomials_above():
+    assert exactness_problem(*_off_at_degree_3(64), 3, 0).startswith(
+        "not exact at degree 3: the draw integrates w_1^3 to 0.006, exact 0")  # 64^3 = 2^18 entries: the tensor
+    assert exactness_problem(*_off_at_degree_3(65), 3, 0).startswith("not exact at degree 3: random polynomial ")
+    P, w = _off_at_degree_3(64)  # 1000 more points of weight 0: the moments stay, n d^2 = 1135 x 4096 > 2^22
+    P = np.vstack([P, np.random.default_rng(3).standard_normal((1000, 64))])
+    w = np.concatenate([w, np.zeros(1000)])
+    assert exactness_problem(P, w, 3, 0).startswith("not exact at degree 3: random polynomial ")
+
+
+def test_the_verdict_names_a_hidden_source_of_randomness_and_an_unreplayed_failure():
+    calls = {"n": 0}
+
+    def noisy_weights(d, rng):
+        P, w = Q.sr33_haar(d, rng)
+        calls["n"] += 1
+        return P, w * (1 + 1e-3 * calls["n"])
+
+    r = _explore(noisy_weights)
+    assert r.status == "fail" and r.message.endswith("; likely cause: a hidden source of randomness at this d"), \
+        r.message
+    flaky = {"n": 0}
+
+    def fails_once(d, rng):
+        flaky["n"] += 1
+        P, w = Q.sr33_haar(d, rng)
+        return (P, w * 2) if flaky["n"] == 30 else (P, w)  # one draw, once: never again when replayed
+
+    f = _explore(fails_once)
+    assert f.status == "fail" and f.details["replayed"] is False
+    assert f.message.endswith("; likely cause: a hidden source of randomness at this d; not deterministic there "
+                              "(shown unshrunk)"), f.message
+    with pytest.raises(AttributeError):
+        QuadExample(3, 7).d = 4  # frozen: an example is a value
+
+
+def test_a_rule_s_own_words_do_not_choose_the_cause():
+    def refuses(d, rng):
+        if d == 2:
+            raise ValueError("degree 0 weights are not supported here; the same draw would be wrong")
+        return Q.sr33_haar(d, rng)
+
+    r = _explore(refuses)
+    assert r.message.endswith("; likely cause: the rule does not handle this d: fix it, or declare its space "
+                              "(rfverify_space)"), r.message

@@ -175,3 +175,16 @@ def test_seed_zero_read_as_no_seed_is_named():
     assert r.details["holds_with_random_state_1"] is True
     assert ("likely cause: seed 0 is treated as 'no seed' (random_state or None?) — test `random_state is None` "
             "instead") in r.message, r.message
+
+
+class RefusesWithKeywords(RandomFourierFeatures):
+    def fit(self, X, y=None):
+        if np.asarray(X).shape[1] == 1:
+            raise ValueError("a float32 batch split or a second map built here is not supported")
+        return super().fit(X, y)
+
+
+def test_a_plugin_s_own_words_do_not_choose_the_cause():
+    r = _explore(RefusesWithKeywords)
+    assert r.status == "fail" and ("; likely cause: the plug-in does not handle this configuration (a corner of d, m "
+                                   "or the batch)") in r.message, r.message
