@@ -67,9 +67,19 @@ class KernelExample:
 def _param(lo: Any, hi: Any, *scale: str) -> st.SearchStrategy[Any]:
     if not scale:
         return st.integers(int(lo), int(hi))
-    if scale[0] == "log":  # 3 significant digits, so that a reported value replays exactly
-        return st.floats(math.log10(lo), math.log10(hi)).map(lambda t: min(hi, max(lo, float(f"{10.0 ** t:.3g}"))))
-    return st.floats(float(lo), float(hi)).map(lambda v: min(hi, max(lo, float(f"{v:.3g}"))))
+    if scale[0] == "log":
+        return st.floats(math.log10(lo), math.log10(hi)).map(lambda t: _log_value(t, lo, hi))
+    return st.floats(float(lo), float(hi)).map(lambda v: _value(v, lo, hi))
+
+
+def _log_value(t: float, lo: Any, hi: Any) -> float:
+    """The value 10^t of a log range (``t`` is what Hypothesis searches), as :func:`_value` keeps it."""
+    return _value(10.0 ** t, lo, hi)
+
+
+def _value(v: float, lo: Any, hi: Any) -> float:
+    """``v`` to 3 significant digits (so that a reported value replays exactly), kept in [lo, hi]."""
+    return min(hi, max(lo, float(f"{v:.3g}")))
 
 
 @st.composite

@@ -188,3 +188,161 @@ def test_a_kernel_s_own_words_do_not_choose_the_cause():
     r = _explore(raises_with_keywords)
     assert r.message.endswith("; likely cause: the kernel does not handle this configuration: fix it, or declare "
                               "its space (rfverify_space)"), r.message
+
+
+def test_parameter_values_follow_their_scale():
+    """A log range is searched on log10 (the value 10^t), a linear one as it is; both to 3 significant digits."""
+    from hypothesis import find
+
+    assert ek._value(3.14159, 0.1, 10.0) == 3.14 and ek._value(0.01, 0.1, 10.0) == 0.1 and ek._value(99.0, 0, 10) == 10
+    assert ek._log_value(2.0, 1e-3, 1e3) == 100.0 and ek._log_value(-1.5, 1e-3, 1e3) == 0.0316
+    assert ek._log_value(3.5, 1e-3, 1e3) == 1e3
+    # a log range reaches small values as easily as large ones: half its mass lies below the geometric middle
+    below = find(_param(1e-3, 1e3, "log"), lambda v: 1e-2 < v < 2e-2)
+    assert 1e-2 < below < 2e-2
+    with pytest.raises(Exception):  # a linear range over the same bounds cannot produce a value near 0.015
+        find(_param(1e-3, 1e3, "linear"), lambda v: 1e-2 < v < 2e-2, settings=settings(max_examples=200,
+                                                                                       database=None))
+    assert KernelExample(4, 6, "typical", (("a", 1), ("b", 2.5)), 3).describe() == (
+        "d = 4, 6 points, typical norms, a=1, b=2.5 (data_seed=3)")
+
+
+def test_the_length_scale_of_the_batch():
+    from rfverify.kernels import get_kernel
+
+    from types import SimpleNamespace
+
+    r = _runner("laplacian")
+    k = r.cfg.kernel
+    assert r.length_scale(k, 4) == k.length_scale(4) == pytest.approx(0.4431, rel=1e-3)  # its own, even below 1
+    fallback = r.cfg.scale * 2.0  # calibrated at the declared d = 16, times sqrt(16 / 4)
+    assert fallback != pytest.approx(0.4431, rel=1e-2)
+    for bad in (None, 0.0, -1.0, float("inf"), float("nan")):  # no usable length scale of its own
+        assert r.length_scale(SimpleNamespace(length_scale=lambda d, v=bad: v), 4) == pytest.approx(fallback)
+    assert _runner(M.rbf, domain="sphere").length_scale(get_kernel("rbf"), 4) == 1.0
+    assert _runner(M.rbf, domain=lambda n, d, rng: rng.standard_normal((n, d))).length_scale(get_kernel("rbf"), 4) == 1.0
+    cal = _runner(M.rbf)  # a callable: no length scale of its own; the calibrated scale at the declared d, ~ 1/sqrt(d)
+    assert cal.length_scale(cal.cfg.kernel, 4) == pytest.approx(cal.cfg.scale * 2.0)
+
+
+def needs_positive(X, Y):
+    if (X < 0).any() or (Y < 0).any():
+        raise ValueError("inputs must be non-negative")
+    return M.rbf(X, Y)
+
+
+def needs_unit_rows(X, Y):
+    if not np.allclose(np.linalg.norm(X, axis=1), 1.0):
+        raise ValueError("inputs must be unit vectors")
+    return np.exp(X @ Y.T - 1.0)
+
+
+def test_the_batch_comes_from_the_kernel_s_domain():
+    assert _runner(needs_positive, domain="positive")(_ex()) is None
+    assert _runner(needs_unit_rows, domain="sphere")(_ex()) is None
+
+    def positive_domain(n, d, rng):
+        return np.abs(rng.standard_normal((n, d)))
+
+    assert _runner(needs_positive, domain=positive_domain)(_ex()) is None
+    assert _runner(needs_positive)(_ex()).startswith("the kernel failed: ")  # gaussian inputs are negative too
+
+
+def _batch(r, ex):
+    kern = r.kernel(ex)
+    ls = r.length_scale(kern, ex.d)
+    Z = ek.make_batch(ex.n, ex.d, seed=ex.data_seed, norm=ex.norm, length_scale=ls, domain="gaussian")
+    return kern, ls, Z
+
+
+def big_tanh(X, Y):
+    """tanh <x, y> times 1000: an indefinite kernel whose Gram matrix is scaled before its eigenvalues are taken."""
+    return 1e3 * np.tanh(X @ Y.T)
+
+
+@pytest.mark.parametrize("ex", [_ex(n=12, norm="large"), _ex(d=2, n=12, data_seed=1)])
+def test_the_psd_finding_is_recomputed_from_the_batch(ex):
+    """The eigenvalue, the tolerance and the witness, recomputed; at d = 2 (data_seed 1) the witness needs its
+    eigenvalue clear of a tenth of the full set's (a smaller set is indefinite only to round-off)."""
+    r = _runner(big_tanh)
+    kern, ls, Z = _batch(r, ex)
+    K = r.cfg.evaluate(Z, Z, kern)
+    s = float(np.max(np.abs(K)))
+    w, V = np.linalg.eigh(0.5 * (K + K.T) / s)  # scaled by max|K| as the check does (and scaled back)
+    w = w * s
+    assert s > 100  # the scaling matters here
+    msg = r(ex)
+    m = re.fullmatch(rf"not positive semi-definite: the Gram matrix of {ex.n} points has smallest eigenvalue ({NUM}) < "
+                     rf"-({NUM}) \(round-off tolerance\); witness: points \[([0-9, ]+)\] of the batch, whose own Gram "
+                     rf"matrix has eigenvalue ({NUM})", msg)
+    assert m, msg
+    assert float(m.group(1)) == pytest.approx(w[0], rel=1e-3)
+    S = [int(i) for i in m.group(3).split(", ")]
+    assert float(m.group(4)) == pytest.approx(np.linalg.eigvalsh(0.5 * (K[np.ix_(S, S)] + K[np.ix_(S, S)].T))[0],
+                                              rel=1e-3)
+    r2 = float(np.max(np.sum(Z * Z, axis=1))) / (ex.d * ls * ls)
+    acc = ek.kernel_accuracy(kern)
+    tol = ek.psd_tolerance(ex.n, ex.d, r.cfg.dtype, r2, float(np.max(np.abs(K))), float(np.max(np.abs(w))), acc)
+    assert float(m.group(2)) == pytest.approx(tol, rel=1e-2)
+
+    def tol_of(sub):
+        ev = np.linalg.eigvalsh(sub)
+        return ek.psd_tolerance(sub.shape[0], ex.d, r.cfg.dtype, r2, float(np.max(np.abs(sub))),
+                                float(np.max(np.abs(ev))), acc)
+
+    assert S == ek.shrink_witness(K, V[:, 0], ek.WITNESS_FRACTION * abs(float(w[0])), tol_of)
+    if ex.d == 2:
+        assert S == [1, 6, 11]
+
+
+def test_the_symmetry_tolerance_is_recomputed_from_the_batch():
+    """eta (1 + r^2)-style evaluation round-off times max|K|, with r^2 = max |z|^2 / (d ls^2) of the batch."""
+    r = _runner(asymmetric_at_all)
+    ex = _ex(norm="large")
+    kern, ls, Z = _batch(r, ex)
+    X, Y = Z[:3], Z[3:]
+    scale = max(float(np.max(np.abs(r.cfg.evaluate(Z, Z, kern)))), float(np.max(np.abs(r.cfg.evaluate(X, Y, kern)))))
+    r2 = float(np.max(np.sum(Z * Z, axis=1))) / (ex.d * ls * ls)
+    tol = ek.evaluation_tolerance(r.cfg.dtype, ex.d, r2, ek.kernel_accuracy(kern)) * scale
+    msg = r(ex)
+    assert msg.endswith(f" > round-off tolerance {tol:.3g})"), msg
+
+
+def test_a_float32_kernel_is_held_to_float32_round_off():
+    # 64 points on a line: float32 rounding leaves eigenvalues near -4e-7, within float32's tolerance only
+    assert _runner(M.rbf_float32)(_ex(d=1, n=64)) is None
+    assert _runner(lambda X, Y: np.zeros((len(X), len(Y))))(_ex()) is None  # the zero kernel is PSD
+
+
+def test_each_comparison_is_strict_at_its_tolerance(monkeypatch):
+    """With the evaluation tolerance set to 2^-10 and values exact in binary, a difference of exactly the
+    tolerance is round-off: not asymmetric, not batch-dependent, not unnormalised."""
+    monkeypatch.setattr(ek, "evaluation_tolerance", lambda *a: 2.0 ** -10)
+
+    def same_rows(X, Y):
+        return (np.abs(X[:, None, :] - Y[None, :, :]).sum(-1) == 0).astype(float)
+
+    def skew(X, Y):  # 1 on equal rows, else 1/2 + 2^-10 [x_1 > y_1]: K(X, Y) - K(Y, X)^T = +-2^-10 exactly
+        return np.where(same_rows(X, Y) == 1, 1.0, 0.5 + 2.0 ** -10 * (X[:, None, 0] > Y[None, :, 0]))
+
+    def by_shape(X, Y):  # 1/2 + 2^-10 when the block is square: K(Z, Z)'s off-diagonal block vs a 3 x 4 K(X, Y)
+        return np.where(same_rows(X, Y) == 1, 1.0, 0.5 + 2.0 ** -10 * (X.shape[0] == Y.shape[0]))
+
+    def diag_off(X, Y):
+        return np.where(same_rows(X, Y) == 1, 1.0 + 2.0 ** -10, 0.25)
+
+    for kernel, kw in ((skew, {}), (by_shape, {}), (diag_off, {"normalized": True})):
+        got = _runner(kernel, psd=False, **kw)(_ex(n=7))
+        assert got is None, (kernel.__name__, got)
+
+
+def test_a_smallest_eigenvalue_of_exactly_minus_the_tolerance_is_round_off(monkeypatch):
+    r = _runner(M.tanh_kernel)
+    ex = _ex(n=12, norm="large")
+    kern, ls, Z = _batch(r, ex)
+    K = r.cfg.evaluate(Z, Z, kern)
+    s = float(np.max(np.abs(K)))
+    w0 = float(np.linalg.eigh(0.5 * (K + K.T) / s)[0][0] * s)
+    assert w0 < 0
+    monkeypatch.setattr(ek, "psd_tolerance", lambda *a: -w0)
+    assert r(ex) is None
