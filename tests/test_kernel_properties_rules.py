@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from rfverify.kinds.kernel import verify_kernel
-from rfverify.properties.kernel_properties import _fmt_vec, _overflow_note
+from rfverify.properties.kernel_properties import _fmt_vec, _overflow_note, shrink_witness
 from tests.mutants import kernel_mutants as M
 
 OVERFLOW = "the kernel's values overflow float64 at that input scale"
@@ -158,3 +158,35 @@ def test_a_one_point_witness_and_an_overflow_within_the_length_scale():
     for check in ("kernel-symmetry", "kernel-psd"):
         e = _one(hot_at_the_length_scale, check)
         assert e.status == "error" and "returned non-finite values" in e.message, (check, e.message)
+
+
+def _witness(K, clear_fraction=0.1):
+    K = np.asarray(K, dtype=float)
+    w, V = np.linalg.eigh(K)
+    return shrink_witness(K, V[:, 0], clear_fraction * abs(w[0]), lambda sub: 1e-9)
+
+
+def test_the_witness_search_on_small_matrices():
+    """Pass 1 takes the shortest clearly indefinite prefix of the points by |v| (from one point); pass 2 drops
+    single points while the set stays clearly indefinite (down to one).  Matrices found by a search over small
+    integer matrices where each step matters."""
+    # a one-point prefix qualifies: the first point by |v| has k(x, x) = -1
+    assert _witness([[-1.0, 1.5, 2.5], [1.5, -1.0, 0.5], [2.5, 0.5, 1.0]]) == [0]
+    # pass 2 shrinks a two-point prefix to its one point with a negative diagonal
+    assert _witness([[2.0, 1.5, -2.5, 0.0], [1.5, 1.0, -3.0, -2.5], [-2.5, -3.0, 1.0, 0.5],
+                     [0.0, -2.5, 0.5, -1.0]]) == [3]
+    # the shortest indefinite prefix is 3 of 4 points: shrinking it (not the full set) gives {1, 3, 4}
+    assert _witness([[4.0, -1.5, -1.0, -2.0], [-1.5, 4.0, 1.0, 2.0], [-1.0, 1.0, 3.0, -1.5],
+                     [-2.0, 2.0, -1.5, 1.0]]) == [0, 2, 3]
+
+
+def test_a_witness_must_be_clearly_indefinite_not_just_at_the_threshold():
+    """A set whose eigenvalue is exactly -clear does not qualify; the whole set (more negative) does."""
+    K = np.array([[1.0, 2.0, 0.0], [2.0, 1.0, 1.5], [0.0, 1.5, 1.0]])
+    pair = float(np.linalg.eigvalsh(0.5 * (K[:2, :2] + K[:2, :2].T))[0])  # as the search computes it
+    full = float(np.linalg.eigvalsh(K)[0])
+    assert full < pair < 0
+    w, V = np.linalg.eigh(K)
+    got = shrink_witness(K, V[:, 0], -pair, lambda sub: 0.0)
+    assert got != [0, 1] and len(got) == 3, got
+    assert shrink_witness(K, V[:, 0], -pair * 0.999, lambda sub: 0.0) in ([0, 1], [1, 2])  # just inside: a pair
