@@ -346,3 +346,56 @@ def test_a_smallest_eigenvalue_of_exactly_minus_the_tolerance_is_round_off(monke
     assert w0 < 0
     monkeypatch.setattr(ek, "psd_tolerance", lambda *a: -w0)
     assert r(ex) is None
+
+
+def test_the_bisection_towards_the_threshold_step_by_step():
+    """Over a log range the midpoints are geometric (10^mean of the logs), over a linear one arithmetic; 12 steps
+    of 3 significant digits; an integer parameter is walked one by one from its simplest value."""
+    def threshold(ex):
+        return "bad" if dict(ex.params)["w"] > 0.5 else None
+
+    start = _ex(params=(("w", 800.0),))
+    log = _refine_param(Exploration(start, "bad", 4, 4, True, ()), "w", (1e-3, 1e3, "log"), 1e-3, threshold)
+    assert [dict(t[0].params)["w"] for t in log.tried] == [0.001, 0.894, 0.0299, 0.164, 0.382, 0.585, 0.473, 0.526,
+                                                           0.499, 0.512, 0.505, 0.502, 0.5]
+    assert dict(log.counterexample.params)["w"] == 0.502 and log.calls == 4 + 13  # the simplest value, 12 steps
+    lin = _refine_param(Exploration(_ex(params=(("w", 0.8),)), "bad", 4, 4, True, ()), "w", (0.1, 0.9, "linear"),
+                        0.1, threshold)
+    assert [dict(t[0].params)["w"] for t in lin.tried][:3] == [0.1, 0.45, 0.625]
+    down = _refine_param(Exploration(_ex(params=(("k", 5),)), "bad", 4, 4, True, ()), "k", (1, 9), 9,
+                         lambda ex: "bad" if dict(ex.params)["k"] <= 8 else None)
+    assert dict(down.counterexample.params)["k"] == 8  # 9, then 8: one step at a time
+
+
+def at_its_own_gamma(X, Y, gamma=0.5):
+    """Asymmetric at exactly one value of gamma: its own (found only if the search starts there)."""
+    K = np.exp(-gamma * ((X[:, None, :] - Y[None, :, :]) ** 2).sum(-1))
+    return K * (1.0 + 0.1 * (X[:, None, 0] > Y[None, :, 0])) if gamma in (0.5, 1000.0) else K
+
+
+at_its_own_gamma.rfverify_space = {"gamma": (1e-3, 1e3, "log")}
+
+
+@pytest.mark.parametrize("gamma", [0.5, 1000.0])
+def test_the_search_starts_at_the_kernel_s_own_parameter_value(gamma):
+    r = _explore(at_its_own_gamma, kernel_params={"gamma": gamma})
+    assert r.status == "fail" and r.details["minimal_example"]["params"] == {"gamma": gamma}, r.message
+
+
+def test_a_log_range_below_1_is_still_bisected_on_the_log_scale():
+    lg = _refine_param(Exploration(_ex(params=(("w", 0.8),)), "bad", 4, 4, True, ()), "w", (1e-3, 1e3, "log"), 1e-3,
+                       lambda ex: "bad" if dict(ex.params)["w"] > 0.5 else None)
+    assert [dict(t[0].params)["w"] for t in lg.tried][:2] == [0.001, 0.0283]  # 10^((-3 + log10 0.8) / 2)
+
+
+def test_the_search_keeps_n_squared_d_within_the_cost_cap():
+    from hypothesis import find
+    from hypothesis.errors import NoSuchExample
+
+    space = _runner("rbf").cfg.explore_space
+    at_cap = find(ek._examples(space), lambda e: e.d == 256 and e.n == 64, settings=settings(max_examples=2000,
+                                                                                           database=None))
+    assert at_cap.n == 64  # 64^2 x 256 = 2^20
+    with pytest.raises(NoSuchExample):
+        find(ek._examples(space), lambda e: e.n ** 2 * e.d > 2 ** 20, settings=settings(max_examples=300,
+                                                                                        database=None))
