@@ -198,11 +198,11 @@ def test_parameter_values_follow_their_scale():
     assert ek._log_value(2.0, 1e-3, 1e3) == 100.0 and ek._log_value(-1.5, 1e-3, 1e3) == 0.0316
     assert ek._log_value(3.5, 1e-3, 1e3) == 1e3
     # a log range reaches small values as easily as large ones: half its mass lies below the geometric middle
-    below = find(_param(1e-3, 1e3, "log"), lambda v: 1e-2 < v < 2e-2)
+    fixed = settings(max_examples=200, derandomize=True, database=None)
+    below = find(_param(1e-3, 1e3, "log"), lambda v: 1e-2 < v < 2e-2, settings=fixed)
     assert 1e-2 < below < 2e-2
-    with pytest.raises(Exception):  # a linear range over the same bounds cannot produce a value near 0.015
-        find(_param(1e-3, 1e3, "linear"), lambda v: 1e-2 < v < 2e-2, settings=settings(max_examples=200,
-                                                                                       database=None))
+    with pytest.raises(Exception):  # a linear range over the same bounds does not produce a value near 0.015
+        find(_param(1e-3, 1e3, "linear"), lambda v: 1e-2 < v < 2e-2, settings=fixed)
     assert KernelExample(4, 6, "typical", (("a", 1), ("b", 2.5)), 3).describe() == (
         "d = 4, 6 points, typical norms, a=1, b=2.5 (data_seed=3)")
 
@@ -393,9 +393,8 @@ def test_the_search_keeps_n_squared_d_within_the_cost_cap():
     from hypothesis.errors import NoSuchExample
 
     space = _runner("rbf").cfg.explore_space
-    at_cap = find(ek._examples(space), lambda e: e.d == 256 and e.n == 64, settings=settings(max_examples=2000,
-                                                                                           database=None))
+    fixed = settings(max_examples=2000, derandomize=True, database=None)
+    at_cap = find(ek._examples(space), lambda e: e.d == 256 and e.n == 64, settings=fixed)
     assert at_cap.n == 64  # 64^2 x 256 = 2^20
     with pytest.raises(NoSuchExample):
-        find(ek._examples(space), lambda e: e.n ** 2 * e.d > 2 ** 20, settings=settings(max_examples=300,
-                                                                                        database=None))
+        find(ek._examples(space), lambda e: e.n ** 2 * e.d > 2 ** 20, settings=fixed)
