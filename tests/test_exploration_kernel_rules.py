@@ -398,3 +398,43 @@ def test_the_search_keeps_n_squared_d_within_the_cost_cap():
     assert at_cap.n == 64  # 64^2 x 256 = 2^20
     with pytest.raises(NoSuchExample):
         find(ek._examples(space), lambda e: e.n ** 2 * e.d > 2 ** 20, settings=fixed)
+
+
+def below_a_hundredth(X, Y, gamma=0.5):
+    """Asymmetric for gamma <= 0.01 (a threshold inside the searched range)."""
+    K = np.exp(-gamma * ((X[:, None, :] - Y[None, :, :]) ** 2).sum(-1))
+    return K * (1.0 + 0.1 * (X[:, None, 0] > Y[None, :, 0])) if gamma <= 0.01 else K
+
+
+below_a_hundredth.rfverify_space = {"gamma": (1e-3, 1e3, "log")}
+
+
+def test_a_parameter_given_outside_its_range_is_refined_towards_the_range_s_lower_end():
+    r = _explore(below_a_hundredth, kernel_params={"gamma": 5000.0})
+    assert r.status == "fail" and r.details["minimal_example"]["params"] == {"gamma": 0.001}, r.message
+
+
+def test_the_first_examples_use_data_seed_0_and_a_replayed_failure_has_no_note():
+    r = _runner(M.rbf)
+    ls = r.length_scale(r.cfg.kernel, 1)
+    z0 = float(ek.make_batch(8, 1, seed=0, norm="typical", length_scale=ls, domain="gaussian")[0, 0])
+
+    def wrong_on_one_batch(X, Y):  # asymmetric only on the 8-point batch drawn with data_seed 0 at d = 1
+        K = M.rbf(X, Y)
+        return K * (1.0 + 0.1 * (X[:, None, 0] > Y[None, :, 0])) if X.shape == (8, 1) and X[0, 0] == z0 else K
+
+    res = _explore(wrong_on_one_batch)
+    assert res.status == "fail" and res.details["minimal_example"]["data_seed"] == 0, res.message
+    assert res.details["replayed"] is True and res.message.endswith(
+        "; likely cause: x and y play different roles at this configuration (a fast path above some d, a one-sided "
+        "scaling?)"), res.message
+    seen = {"n": 0}
+
+    def once(X, Y):  # asymmetric for a while during the search (calls away from the screen's d = 16), then never
+        seen["n"] += X.shape[1] != 16
+        K = M.rbf(X, Y)
+        return K * (1.0 + 0.1 * (X[:, None, 0] > Y[None, :, 0])) if 10 <= seen["n"] < 40 else K
+
+    flaky = _explore(once)
+    assert flaky.status == "fail" and flaky.details["replayed"] is False
+    assert flaky.message.endswith("; not deterministic there (shown unshrunk)"), flaky.message
