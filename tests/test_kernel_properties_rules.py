@@ -190,3 +190,64 @@ def test_a_witness_must_be_clearly_indefinite_not_just_at_the_threshold():
     got = shrink_witness(K, V[:, 0], -pair, lambda sub: 0.0)
     assert got != [0, 1] and len(got) == 3, got
     assert shrink_witness(K, V[:, 0], -pair * 0.999, lambda sub: 0.0) in ([0, 1], [1, 2])  # just inside: a pair
+
+
+import rfverify.properties.kernel_properties as kp  # noqa: E402
+
+
+def _binary_kernel(off):
+    """1 on equal rows, else 1/2 + off(x, y) (values exact in binary)."""
+    def k(X, Y):
+        same = (np.abs(X[:, None, :] - Y[None, :, :]).sum(-1) == 0)
+        return np.where(same, 1.0, 0.5 + off(X, Y))
+    return k
+
+
+@pytest.mark.parametrize("eta,status", [(2.0 ** -10, "pass"), (2.0 ** -10 / 1.5, "fail")])
+def test_symmetry_fails_strictly_above_one_tolerance(monkeypatch, eta, status):
+    """|k(x, y) - k(y, x)| = 2^-10 exactly and max|K| = 1: at a tolerance of 2^-10 (ratio 1) symmetric, at 1.5 times
+    less (ratio 1.5) not."""
+    monkeypatch.setattr(kp, "evaluation_tolerance", lambda *a: eta)
+    k = _binary_kernel(lambda X, Y: 2.0 ** -10 * (X[:, None, 0] > Y[None, :, 0]))
+    r = _one(k, "kernel-symmetry")
+    assert r.status == status and r.details["worst_ratio"] == pytest.approx(2.0 ** -10 / eta), r.message
+
+
+@pytest.mark.parametrize("eta,status", [(2.0 ** -10, "pass"), (2.0 ** -10 / 1.5, "fail")])
+def test_normalisation_fails_strictly_above_one_tolerance(monkeypatch, eta, status):
+    monkeypatch.setattr(kp, "evaluation_tolerance", lambda *a: eta)
+
+    def k(X, Y):
+        same = (np.abs(X[:, None, :] - Y[None, :, :]).sum(-1) == 0)
+        return np.where(same, 1.0 + 2.0 ** -10, 0.25)
+
+    r = _one(k, "kernel-normalisation", normalized=True)
+    assert r.status == status, r.message
+
+
+def asymmetric_overflow(X, Y):
+    """Finite except beyond 5 length scales, where K(X, Y) overflows when X's first point leads Y's in its first
+    coordinate: K(X, Y) or K(Y, X), one of the two blocks, never K(X, X)."""
+    big = np.abs(X).max() > 5 or np.abs(Y).max() > 5
+    return np.full((len(X), len(Y)), np.inf) if big and X[0, 0] > Y[0, 0] else M.rbf(X, Y)
+
+
+def hot_asymmetric(X, Y):
+    """Asymmetric everywhere, and overflowing (both ways) beyond 5 length scales."""
+    big = np.abs(X).max() > 5 or np.abs(Y).max() > 5
+    return np.full((len(X), len(Y)), np.inf) if big else M.asymmetric_rbf(X, Y)
+
+
+def test_overflow_of_one_block_skips_the_set_and_asymmetric_sets_are_counted_without_it():
+    r = _one(asymmetric_overflow, "kernel-symmetry")
+    assert r.status == "pass" and r.message.endswith(f"; skipped set 2: {OVERFLOW}"), r.message
+    bad = _one(hot_asymmetric, "kernel-symmetry")
+    assert bad.status == "fail" and bad.message.endswith("; 2 of 3 point sets asymmetric"), bad.message
+
+
+def test_the_xfail_threshold_and_the_normalisation_skip():
+    x = _one(M.tanh_kernel, "kernel-psd", psd=False)
+    assert x.status == "xfail" and x.threshold < 0 and x.statistic < x.threshold
+    skip = _one(M.rbf, "kernel-normalisation")
+    assert (skip.status, skip.message) == ("skip", "k(x, x) = 1 is not claimed (registry: not normalised; claim it "
+                                                   "with normalized=True / --normalized)")
