@@ -197,12 +197,9 @@ def test_parameter_values_follow_their_scale():
     assert ek._value(3.14159, 0.1, 10.0) == 3.14 and ek._value(0.01, 0.1, 10.0) == 0.1 and ek._value(99.0, 0, 10) == 10
     assert ek._log_value(2.0, 1e-3, 1e3) == 100.0 and ek._log_value(-1.5, 1e-3, 1e3) == 0.0316
     assert ek._log_value(3.5, 1e-3, 1e3) == 1e3
-    # a log range reaches small values as easily as large ones: half its mass lies below the geometric middle
+    # the strategies map through them: a log range is searched on log10 of the value
     fixed = settings(max_examples=200, derandomize=True, database=None)
-    below = find(_param(1e-3, 1e3, "log"), lambda v: 1e-2 < v < 2e-2, settings=fixed)
-    assert 1e-2 < below < 2e-2
-    with pytest.raises(Exception):  # a linear range over the same bounds does not produce a value near 0.015
-        find(_param(1e-3, 1e3, "linear"), lambda v: 1e-2 < v < 2e-2, settings=fixed)
+    assert 1e-2 < find(_param(1e-3, 1e3, "log"), lambda v: 1e-2 < v < 2e-2, settings=fixed) < 2e-2
     assert KernelExample(4, 6, "typical", (("a", 1), ("b", 2.5)), 3).describe() == (
         "d = 4, 6 points, typical norms, a=1, b=2.5 (data_seed=3)")
 
