@@ -175,6 +175,13 @@ def test_the_witness_search_on_small_matrices():
     # pass 2 shrinks a two-point prefix to its one point with a negative diagonal
     assert _witness([[2.0, 1.5, -2.5, 0.0], [1.5, 1.0, -3.0, -2.5], [-2.5, -3.0, 1.0, 0.5],
                      [0.0, -2.5, 0.5, -1.0]]) == [3]
+    # pass 2 goes on after a removal (two removals here), and restarts its scan on the smaller set
+    assert _witness([[2.0, -1.0, 1.0, 1.5, 1.5, -1.5], [-1.0, 3.0, 0.0, 0.0, 2.0, -2.5], [1.0, 0.0, 3.0, -0.5, 0.0, -3.0],
+                     [1.5, 0.0, -0.5, 0.0, 1.5, -0.5], [1.5, 2.0, 0.0, 1.5, 3.0, 0.5],
+                     [-1.5, -2.5, -3.0, -0.5, 0.5, 4.0]]) == [3, 4]
+    assert _witness([[3.0, -1.0, -1.0, 0.5, -2.0, 2.0], [-1.0, 2.0, 2.0, -1.5, 1.0, -2.5], [-1.0, 2.0, 1.0, 0.0, -1.5, -1.5],
+                     [0.5, -1.5, 0.0, 0.0, 0.5, 0.5], [-2.0, 1.0, -1.5, 0.5, 3.0, -1.5],
+                     [2.0, -2.5, -1.5, 0.5, -1.5, 0.0]]) == [1, 3]
     # the shortest indefinite prefix is 3 of 4 points: shrinking it (not the full set) gives {1, 3, 4}
     assert _witness([[4.0, -1.5, -1.0, -2.0], [-1.5, 4.0, 1.0, 2.0], [-1.0, 1.0, 3.0, -1.5],
                      [-2.0, 2.0, -1.5, 1.0]]) == [0, 2, 3]
