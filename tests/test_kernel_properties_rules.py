@@ -258,3 +258,18 @@ def test_the_xfail_threshold_and_the_normalisation_skip():
     skip = _one(M.rbf, "kernel-normalisation")
     assert (skip.status, skip.message) == ("skip", "k(x, x) = 1 is not claimed (registry: not normalised; claim it "
                                                    "with normalized=True / --normalized)")
+
+
+def zero_kernel(X, Y):
+    return np.zeros((len(X), len(Y)))
+
+
+def test_the_zero_kernel_is_psd_and_the_asymmetric_count_is_strict(monkeypatch):
+    z = _one(zero_kernel, "kernel-psd")
+    assert z.status == "pass" and z.message.startswith("6 Gram matrices (n = 8..48) positive semi-definite"), z.message
+    monkeypatch.setattr(kp, "evaluation_tolerance", lambda *a: 2.0 ** -10)
+    # |k(x, y) - k(y, x)| = 2^-9 on the 8-point set (2 tolerances), exactly 2^-10 (one tolerance: round-off) elsewhere
+    k = _binary_kernel(lambda X, Y: (2.0 ** -9 if len(X) + len(Y) <= 8 else 2.0 ** -10)
+                       * (X[:, None, 0] > Y[None, :, 0]))
+    r = _one(k, "kernel-symmetry")
+    assert r.status == "fail" and r.message.endswith("; 1 of 3 point sets asymmetric"), r.message
