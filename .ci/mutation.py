@@ -352,7 +352,7 @@ class _InSession:
             self._child(session, codes, only, record)
         return _wait(pid, t0, timeout)
 
-    def _coverage(self, session: Any) -> dict[str, set[int]] | None:
+    def _coverage(self, session: Any) -> tuple[dict[str, set[int]], dict[int, float]] | None:
         """Per top-level function of the module (``f``, ``Cls.meth``; nested code counts for its outermost
         function), the indices of the collected items that called it in the unmutated run; None if that run
         failed under the profiler."""
@@ -372,9 +372,7 @@ class _InSession:
                 else:
                     calls.setdefault(value, set()).add(int(item))
         self.log(f"  which tests call which function: recorded in {secs:.1f} s ({len(calls)} functions called)")
-        if FASTEST_FIRST:
-            self._order(session, durations)
-        return calls
+        return calls, durations
 
     def _order(self, session: Any, durations: dict[int, float]) -> None:
         """Run the tests fastest first from now on if the unmutated tests pass in that order (a test that needs
@@ -395,7 +393,10 @@ class _InSession:
         timeout = TIMEOUT_FACTOR * self.baseline + TIMEOUT_EXTRA
         self.log(f"{self.path}: {len(self.found)} mutants; unmutated tests {self.baseline:.1f} s in one session "
                  f"(time limit {timeout:.0f} s per mutant)")
-        calls = self._coverage(session) if SELECT_BY_CALLS else None
+        recorded = self._coverage(session) if SELECT_BY_CALLS else None
+        calls = recorded[0] if recorded is not None else None
+        if FASTEST_FIRST and recorded is not None:
+            self._order(session, recorded[1])
         original = (ROOT / self.path).read_text(encoding="utf-8")
         t0 = time.perf_counter()
         gc.freeze()  # the children would otherwise copy every page the collector touches
@@ -778,7 +779,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="re-test only the last run's survivors and timeouts afresh (after adding tests; an edited "
                         "module's mutants are matched by their line's text)")
     r.add_argument("--resume", action="store_true",
-                   help="continue an interrupted run of --module M from its checkpoint (its kills are not re-run)")
+                   help="continue an interrupted run of --module M from its checkpoint (its kills are not re-run; "
+                        "its session survivors go straight to their fresh confirmation)")
     r.add_argument("--unexplained", action="store_true",
                    help="with --recheck: skip the survivors already listed as equivalent")
     sub.add_parser("check", help="exit 1 on a survivor not listed as equivalent, or a stale equivalent")

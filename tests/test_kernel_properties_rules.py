@@ -13,6 +13,7 @@ import re
 import numpy as np
 import pytest
 
+import rfverify.properties.kernel_properties as kp
 from rfverify.kinds.kernel import verify_kernel
 from rfverify.properties.kernel_properties import _fmt_vec, _overflow_note, shrink_witness
 from tests.mutants import kernel_mutants as M
@@ -198,8 +199,6 @@ def test_a_witness_must_be_clearly_indefinite_not_just_at_the_threshold():
     assert got != [0, 1] and len(got) == 3, got
     assert shrink_witness(K, V[:, 0], -pair * 0.999, lambda sub: 0.0) in ([0, 1], [1, 2])  # just inside: a pair
 
-
-import rfverify.properties.kernel_properties as kp  # noqa: E402
 
 
 def _binary_kernel(off):
