@@ -154,6 +154,8 @@ def test_a_one_point_witness_and_an_overflow_within_the_length_scale():
     3, past the screen's 1.3) is a plug-in error, not a skip."""
     r = _one(negated_rbf, "kernel-psd")
     assert r.status == "fail" and len(r.details["witness"]["indices"]) == 1
+    # every set's witness is one point with relative eigenvalue -1: a tie, and the first set's is reported
+    assert r.details["witness"]["set"] == r.details["sets"][0]["set"] == 0
     assert "; witness: 1 point whose Gram matrix has eigenvalue -1 with eigenvector c = [1] (c^T K c < 0): x1 = [" in (
         r.message), r.message
     for check in ("kernel-symmetry", "kernel-psd"):
@@ -229,6 +231,11 @@ def test_normalisation_fails_strictly_above_one_tolerance(monkeypatch, eta, stat
 
     r = _one(k, "kernel-normalisation", normalized=True)
     assert r.status == status, r.message
+    # a point exactly at the tolerance is not off; at 1.5 tolerances every point is
+    assert r.details["off"] == (0 if status == "pass" else r.details["points"]), r.details
+    if status == "fail":  # every point ties: the worst is the first point of the first set
+        assert "(point set 0 (" in r.message and r.message.endswith(f"; {r.details['points']} of "
+                                                                    f"{r.details['points']} points off"), r.message
 
 
 def asymmetric_overflow(X, Y):
@@ -272,3 +279,52 @@ def test_the_zero_kernel_is_psd_and_the_asymmetric_count_is_strict(monkeypatch):
                        * (X[:, None, 0] > Y[None, :, 0]))
     r = _one(k, "kernel-symmetry")
     assert r.status == "fail" and r.message.endswith("; 1 of 3 point sets asymmetric"), r.message
+
+
+def identity_kernel(X, Y, c=1.0):
+    """c on equal rows, else 0: every Gram matrix is c I, whose eigenvalues eigh returns exactly."""
+    return c * (np.abs(X[:, None, :] - Y[None, :, :]).sum(-1) == 0).astype(float)
+
+
+@pytest.mark.parametrize("tol,status", [(1.0, "pass"), (0.5, "fail")])
+def test_psd_fails_strictly_below_minus_the_tolerance(monkeypatch, tol, status):
+    """K = -I: lambda_min = -1 exactly.  At a tolerance of 1 that is on the bound (>= -tol: round-off), at 1/2
+    beyond it."""
+    monkeypatch.setattr(kp, "psd_tolerance", lambda *a: tol)
+    r = _one(lambda X, Y: identity_kernel(X, Y, -1.0), "kernel-psd")
+    assert r.status == status, r.message
+    assert all(s["lambda_min"] == -1.0 for s in r.details["sets"])
+
+
+def test_psd_closest_to_the_bound_is_relative_to_each_sets_tolerance(monkeypatch):
+    """K = I on every set (lambda_min = 1) and a tolerance of n: the closest to the bound relative to its
+    tolerance is the largest set's, 1/48 (relative to 1/8 on the smallest)."""
+    monkeypatch.setattr(kp, "psd_tolerance", lambda n, *a: float(n))
+    r = _one(identity_kernel, "kernel-psd")
+    rows = r.details["sets"]
+    big = max(s["n"] for s in rows)
+    first_big = next(s for s in rows if s["n"] == big)
+    assert big == 48 and min(s["n"] for s in rows) == 8
+    assert r.status == "pass" and (r.statistic, r.threshold) == (1.0, -48.0), r.message
+    assert r.message.endswith(f"closest to the bound: smallest eigenvalue 1 >= -48 (set {first_big['set']})"), r.message
+
+
+def test_an_eigensolver_failure_skips_only_its_set(monkeypatch):
+    """A LinAlgError on the first set's eigenproblem skips that set (named like an overflow) and the others are
+    still judged."""
+    eigh = np.linalg.eigh
+    calls = []  # in the process that runs the check (a forked child under isolation)
+
+    def flaky(A, *a, **kw):
+        calls.append(len(A))
+        if len(calls) == 1:
+            raise np.linalg.LinAlgError("Eigenvalues did not converge")
+        return eigh(A, *a, **kw)
+
+    monkeypatch.setattr(kp.np.linalg, "eigh", flaky)
+    r = _one(M.rbf, "kernel-psd")
+    assert r.status == "pass" and r.message.startswith("5 Gram matrices (n = "), r.message
+    assert r.message.endswith(f"; skipped set 0: {OVERFLOW}"), r.message
+    first = r.details["sets"][0]
+    assert first == {"set": 0, "family": "iid", "n": 8, "scale": first["scale"], "overflow": True}
+    assert [s["set"] for s in r.details["sets"]] == list(range(6))
