@@ -49,7 +49,7 @@ BUDGETS = {
 
 
 def _applies(ctx: CheckContext) -> str | None:
-    if not getattr(ctx.declarations, "data_dependent", False):
+    if not ctx.declarations.data_dependent:
         return ("not a data-dependent map (fit does not depend on X): its unbiasedness, concentration and "
                 "error rate are checked instead; declare data_dependent=True (--data-dependent) to measure "
                 "what adapting the basis buys")

@@ -175,19 +175,33 @@ class _BadTransform:
         return F[:-1] if self.how == "short" else F * np.nan
 
 
-@pytest.mark.parametrize("how,problem", [
-    ("raise", "initial_basis() raised RuntimeError: no basis kept"),
-    ("no-transform", "initial_basis() returned object without transform"),
-    ("transform-raises", "transform of the reference basis raised ValueError: cannot transform"),
-    ("short", "the reference basis returned shape (63, 8) or non-finite values"),
-    ("nan", "the reference basis returned shape (64, 8) or non-finite values"),
+FINITE = "initial_basis().transform(X) must return a finite (64, m) array"
+
+
+@pytest.mark.parametrize("how,problem,hint", [
+    ("raise", "initial_basis() raised RuntimeError: no basis kept",
+     "initial_basis() must return the fitted random basis the map started from"),
+    ("no-transform", "initial_basis() returned object without transform",
+     "initial_basis() must return an object with transform(X)"),
+    ("transform-raises", "transform of the reference basis raised ValueError: cannot transform",
+     "initial_basis().transform(X) must work like the map's transform"),
+    ("short", "the reference basis returned shape (63, 8) or non-finite values", FINITE),
+    ("nan", "the reference basis returned shape (64, 8) or non-finite values", FINITE),
 ])
-def test_a_reference_basis_that_misbehaves_is_a_plugin_error(how, problem):
+def test_a_reference_basis_that_misbehaves_is_a_plugin_error(how, problem, hint):
     def make(n_components, random_state):
         return Bases(n_components, random_state, how=how)
 
     r = _run(make, data_dependent=True)
-    assert r.status == "error" and f"make: {problem}" in r.message, r.message
+    assert r.status == "error" and r.message.endswith(f".make: {problem} — {hint}"), r.message
+
+
+def test_a_map_not_declared_data_dependent_is_skipped_with_the_reason():
+    r = _run(RandomFourierFeatures)
+    assert (r.status, r.message) == ("skip", "not a data-dependent map (fit does not depend on X): its unbiasedness, "
+                                             "concentration and error rate are checked instead; declare "
+                                             "data_dependent=True (--data-dependent) to measure what adapting the "
+                                             "basis buys")
 
 
 def test_no_reference_basis_is_a_skip_with_the_reason():
