@@ -209,5 +209,7 @@ def test_d_1_has_only_the_determinant_law_and_orf_kernel_is_a_note():
     r = _one(haar_qr, "haar-entries", dim=1)
     assert (r.status, r.message) == ("skip", "d=1: O(1) = {±1} and SO(1) = {1} are finite; only the determinant law "
                                              "is tested")
+    two = _one(haar_qr, "haar-entries", dim=2)  # d = 2 is the first dimension with a continuous law
+    assert two.status == "pass" and "Beta(1/2, 0.5)" in two.message, two.message
     note = _one(haar_qr, "orf-kernel")
     assert (note.status, note.message) == ("skip", KERNEL_NOTE)
