@@ -27,7 +27,7 @@ from scipy import stats as st
 
 from rfverify.kinds.orthogonal import KERNEL_NOTE, OrthogonalContext
 from rfverify.properties.haar_corners import haar_at_corners
-from rfverify.registry import register_check
+from rfverify.registry import effect, register_check
 from rfverify.results import CheckResult
 from rfverify.stats import mean_test
 
@@ -52,8 +52,8 @@ def two_looks(ctx: OrthogonalContext, test: Callable[[np.ndarray], tuple[float, 
     half = ctx.alpha / 2
     pilot = ctx.pilot()
     p, summary, details = test(pilot)
-    if p < half:
-        return True, min(1.0, 2 * p), summary, {**details, "stopped_after_pilot": True}, len(pilot)
+    if p < half:  # 2 p < alpha <= 1 here: no cap
+        return True, 2 * p, summary, {**details, "stopped_after_pilot": True}, len(pilot)
     full = ctx.sample()
     p, summary, details = test(full)
     return p < half, min(1.0, 2 * p), summary, {**details, "stopped_after_pilot": False}, len(full)
@@ -77,8 +77,8 @@ def check_determinant(ctx: OrthogonalContext) -> CheckResult:
     (left multiplication by diag(-1, 1, ..., 1) swaps them and preserves Haar
     measure); Haar on SO(d) has det = +1.
     Test: O(d): exact two-sided binomial test of #{det > 0} ~ Bin(N, 1/2),
-    two looks (pilot, whole sample) at alpha/2 each.  SO(d): any det < 0 is a
-    failure (no alpha: a deterministic property).
+    two looks (pilot, whole sample) at alpha/2 each.  SO(d): any det != +1 (det = -1, or a
+    singular draw) is a failure (no alpha: a deterministic property).
     Applies to: every sampler; the declared group decides the expectation.
     Catches: SO(d) returned while O(d) is claimed (butterflies, Givens
     products, a det-fixing step left on), O(d) returned while SO(d) is claimed.
@@ -94,15 +94,18 @@ def _determinant_at(ctx: OrthogonalContext) -> CheckResult:
 
     if ctx.group == "SO":
         s = signs(ctx.sample())
-        neg = int(np.sum(s < 0))
-        details = {"draws": len(s), "negative": neg}
-        if neg:
-            return ctx.fail(f"claims SO({ctx.dim}) but det = -1 occurs",
-                            f"det = -1 in {neg} of {len(s)} draws (first at draw {int(np.argmax(s < 0))})",
+        off = s != 1.0  # det = -1, or a singular draw (slogdet's sign 0): neither lies in SO(d)
+        neg, bad = int(np.sum(s < 0)), int(np.sum(off))
+        details = {"draws": len(s), "negative": neg, "singular": bad - neg}
+        if bad:
+            counts = f"det = -1 in {neg}" + (f", det = 0 (singular) in {bad - neg}" if bad > neg else "")
+            return ctx.fail(f"claims SO({ctx.dim}) but det ≠ +1 occurs",
+                            f"{counts} of {len(s)} draws (first at draw {int(np.argmax(off))})",
                             "det = +1 in every draw (Haar measure on SO(d) lives on SO(d))",
                             where=f"d = {ctx.dim}, {len(s)} draws",
-                            cause="an O(d) sampler (no determinant-fixing step) while SO(d) is claimed?",
-                            statistic=float(neg), threshold=0.0, details=details)
+                            cause=("an O(d) sampler (no determinant-fixing step) while SO(d) is claimed?" if neg else
+                                   "the draws are not orthogonal (a singular matrix)"),
+                            statistic=float(bad), threshold=0.0, details=details)
         return ctx.result("pass", f"det = +1 in all {len(s)} draws, as SO({ctx.dim}) requires",
                           statistic=0.0, threshold=0.0, details=details)
 
@@ -115,12 +118,11 @@ def _determinant_at(ctx: OrthogonalContext) -> CheckResult:
     reject, p, summary, details, n = two_looks(ctx, test)
     k = details["positive"]
     lo, hi = st.binomtest(k, n, 0.5).proportion_ci(1 - ctx.alpha / 2, method="exact")
-    from rfverify.registry import effect
-
     eff = effect("P(det = +1)", k / n, lo, hi, 1 - ctx.alpha / 2)
     common = dict(statistic=float(k), pvalue=p, threshold=ctx.alpha, effect=eff, details=details)
     if reject:
-        extra = "the sampler never leaves SO(d): is it SO(d) while O(d) is claimed?" if k == n else ""
+        extra = ("the sampler never leaves SO(d): is it SO(d) while O(d) is claimed?" if k == n else
+                 "no draw has det = +1: a reflection applied to every draw?" if k == 0 else "")
         return ctx.fail(f"claims O({ctx.dim}) but P(det = +1) is not 1/2",
                         f"{summary}: P(det = +1) = {k / n:.4g}",
                         f"P(det = +1) = 1/2, as Haar on O(d) needs (rejected at alpha = {ctx.alpha:.3g})",
@@ -301,7 +303,6 @@ def _trace_moments_at(ctx: OrthogonalContext) -> CheckResult:
     p, _, details = test(sample)
     reject, n = p < ctx.alpha, len(sample)
     k = int(np.argmin(details["p_adjusted"]))
-    from rfverify.registry import effect
 
     m, hw = float(details["mean"][k]), float(details["half_width"][k])
     eff = effect(f"E {names[k]} - Haar", m - exp[k], m - exp[k] - hw, m - exp[k] + hw, 1 - ctx.alpha)

@@ -19,7 +19,7 @@ from scipy import stats as st
 
 from rfverify.implementations.orthogonal import haar_qr, haar_qr_so
 from rfverify.kinds.orthogonal import KERNEL_NOTE, verify_orthogonal
-from rfverify.properties.haar import (_draws_where, _entry_histogram, _entry_positions, _int_sinc_ratio,
+from rfverify.properties.haar import (_determinant_at, _draws_where, _entry_histogram, _entry_positions, _int_sinc_ratio,
                                       coordinate_cdf, eigenangle_cdf, expected_trace_moments, pair_angles, two_looks)
 from tests.mutants import broken_orthogonal as B
 
@@ -124,12 +124,44 @@ def test_determinant_messages():
     neg = so.details["negative"]
     first = so.message.split("(first at draw ")[1].split(")")[0]
     assert so.status == "fail" and so.message == (
-        f"claims SO(6) but det = -1 occurs — observed: det = -1 in {neg} of 400 draws (first at draw {first}); "
+        f"claims SO(6) but det ≠ +1 occurs — observed: det = -1 in {neg} of 400 draws (first at draw {first}); "
         "expected: det = +1 in every draw (Haar measure on SO(d) lives on SO(d)); where: d = 6, 400 draws; likely "
         "cause: an O(d) sampler (no determinant-fixing step) while SO(d) is claimed?")
     assert (so.statistic, so.threshold) == (float(neg), 0.0)
+    assert so.details["singular"] == 0
     good_so = _one(haar_qr_so, "haar-determinant", group="SO")
     assert good_so.message == "det = +1 in all 400 draws, as SO(6) requires" and good_so.details["negative"] == 0
+    flipped = _one(reflected_so, "haar-determinant")
+    assert flipped.status == "fail" and flipped.details["positive"] == 0 and flipped.message.endswith(
+        "likely cause: no draw has det = +1: a reflection applied to every draw?"), flipped.message
+
+
+def reflected_so(d, rng=None):
+    """Haar on SO(d) times a reflection: every draw has det = -1."""
+    return np.diag([-1.0] + [1.0] * (d - 1)) @ haar_qr_so(d, rng)
+
+
+def _so_stub(mats):
+    """A context whose SO sample is ``mats``: fail and result return what they were given."""
+    return SimpleNamespace(group="SO", dim=3, sample=lambda: np.array(mats),
+                           fail=lambda *a, **k: ("fail", a, k), result=lambda *a, **k: ("pass", a, k))
+
+
+def test_so_determinant_counts_singular_draws_and_names_the_first_off_draw():
+    """A singular draw (slogdet's sign 0) is not in SO(d) either; the first draw whose det is not +1 is named."""
+    I3, sing, refl = np.eye(3), np.diag([1.0, 1.0, 0.0]), np.diag([-1.0, 1.0, 1.0])
+    status, args, kw = _determinant_at(_so_stub([I3, I3, sing, refl, I3, refl]))
+    assert status == "fail" and args[0] == "claims SO(3) but det ≠ +1 occurs"
+    assert args[1] == "det = -1 in 2, det = 0 (singular) in 1 of 6 draws (first at draw 2)"
+    assert kw["details"] == {"draws": 6, "negative": 2, "singular": 1} and kw["statistic"] == 3.0
+    assert kw["cause"].startswith("an O(d) sampler")
+    status, args, kw = _determinant_at(_so_stub([I3, sing, I3]))
+    assert (status, args[1], kw["cause"]) == ("fail", "det = -1 in 0, det = 0 (singular) in 1 of 3 draws (first at "
+                                                      "draw 1)", "the draws are not orthogonal (a singular matrix)")
+    status, args, kw = _determinant_at(_so_stub([I3, I3, refl]))
+    assert args[1] == "det = -1 in 1 of 3 draws (first at draw 2)" and kw["details"]["singular"] == 0
+    status, args, kw = _determinant_at(_so_stub([I3, I3]))
+    assert status == "pass" and args[1] == "det = +1 in all 2 draws, as SO(3) requires" and kw["statistic"] == 0.0
 
 
 def test_entries_messages():
