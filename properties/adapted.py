@@ -19,7 +19,7 @@ from scipy import stats
 
 from rfverify.errors import PluginError
 from rfverify.metrics import alignment, held_out_data, labels_of, relative_frobenius_error, target_alignment
-from rfverify.metrics import MetricsBudget, t_interval
+from rfverify.metrics import t_interval
 from rfverify.kinds.feature_map import CheckContext, reference_random_basis
 from rfverify.registry import effect, register_check
 from rfverify.results import CheckResult
@@ -93,9 +93,7 @@ def features_needed(m: np.ndarray, err: np.ndarray, target: float) -> tuple[floa
     if le[0] <= lt:
         return float(m[0] * math.exp((lt - le[0]) / MC_SLOPE)), bool(le[0] < lt)
     for k in range(1, len(m)):
-        if le[k] <= lt:
-            if le[k] == le[k - 1]:
-                return float(m[k]), False
+        if le[k] <= lt:  # the first point that reaches it: le[k - 1] > lt >= le[k], a segment of nonzero height
             f = (lt - le[k - 1]) / (le[k] - le[k - 1])
             return float(math.exp(lm[k - 1] + f * (lm[k] - lm[k - 1]))), False
     return float(m[-1] * math.exp((lt - le[-1]) / MC_SLOPE)), True
@@ -103,7 +101,7 @@ def features_needed(m: np.ndarray, err: np.ndarray, target: float) -> tuple[floa
 
 def _one_sided_t(x: np.ndarray) -> tuple[float, float]:
     """(t, p) for H0: E x <= 0 against E x > 0; zero spread decides exactly (p = 0 or 1)."""
-    mean, sd = float(np.mean(x)), float(np.std(x, ddof=1)) if len(x) > 1 else 0.0
+    mean, sd = float(np.mean(x)), float(np.std(x, ddof=1)) if len(x) >= 2 else 0.0
     if sd == 0.0 or not math.isfinite(sd):
         return (math.copysign(math.inf, mean) if mean != 0 else 0.0), (0.0 if mean > 0 else 1.0)
     t = mean / (sd / math.sqrt(len(x)))
@@ -143,7 +141,7 @@ def check_adapted_approximation(ctx: CheckContext) -> CheckResult:
     Reference: alber2017 §3.2 (eqs. 8, 9), §4.2 and Fig. 1.
     """
     budget = BUDGETS.get(ctx.profile.name, BUDGETS["default"])
-    X_fit, X_test = held_out_data(ctx, MetricsBudget(0, 0, budget.n_fit, budget.n_test), "adapted", "points")
+    X_fit, X_test = held_out_data(ctx, budget.n_fit, budget.n_test, "adapted", "points")
     K = ctx.kernel(X_test, X_test)
     grid = budget.grid
     S = budget.seeds

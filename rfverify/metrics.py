@@ -168,13 +168,14 @@ METRICS_BUDGETS: dict[str, MetricsBudget] = {
 }
 
 
-def held_out_data(ctx: Any, budget: MetricsBudget, *key: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(X_fit, X_test): independent samples of the context's domain (the test points are held out)."""
+def held_out_data(ctx: Any, n_fit: int, n_test: int, *key: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(X_fit, X_test): n_fit and n_test independent points of the context's domain (the test points are held
+    out), from the stream named by ``key``."""
     dom = ctx.domain if isinstance(ctx.domain, str) else getattr(ctx.domain, "__qualname__", "domain")
     rng = ctx.seeds.rng(*key, ctx.kernel.describe(), ctx.dim, dom)
     scale = ctx.pairs.scale
-    X_fit = sample_domain(ctx.domain, ctx.dim, budget.n_fit, scale, rng)
-    X_test = sample_domain(ctx.domain, ctx.dim, budget.n_test, scale, rng)
+    X_fit = sample_domain(ctx.domain, ctx.dim, n_fit, scale, rng)
+    X_test = sample_domain(ctx.domain, ctx.dim, n_test, scale, rng)
     return X_fit, X_test
 
 
@@ -197,7 +198,7 @@ def report_metrics(ctx: Any, budget: MetricsBudget | None = None) -> dict[str, A
     Raises :class:`~rfverify.errors.PluginError` if the map misbehaves (the runner records it).
     """
     budget = budget or METRICS_BUDGETS.get(ctx.profile.name, METRICS_BUDGETS["default"])
-    X_fit, X_test = held_out_data(ctx, budget, "metrics", "points")
+    X_fit, X_test = held_out_data(ctx, budget.n_fit, budget.n_test, "metrics", "points")
     dom = ctx.domain if isinstance(ctx.domain, str) else getattr(ctx.domain, "__qualname__", "domain")
     K = ctx.kernel(X_test, X_test)
     K_hats, labels = [], []

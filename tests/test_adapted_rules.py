@@ -38,6 +38,8 @@ def test_one_sided_t_and_its_exact_decisions_without_spread():
     assert _one_sided_t(np.array([-0.25, -0.25])) == (-math.inf, 1.0)
     assert _one_sided_t(np.array([0.0, 0.0, 0.0])) == (0.0, 1.0)  # identical to the reference: not worse
     assert _one_sided_t(np.array([0.5])) == (math.inf, 0.0)  # one value: no spread
+    t, p = _one_sided_t(np.array([1.0, 2.0]))  # two values are a t-test with one degree of freedom
+    assert t == pytest.approx(1.5 / (math.sqrt(0.5) / math.sqrt(2.0))) and p == pytest.approx(stats.t.sf(3.0, 1))
     with np.errstate(invalid="ignore"):
         assert _one_sided_t(np.array([math.inf, 1.0])) == (math.inf, 0.0)  # non-finite spread decides by the sign
 
@@ -55,6 +57,9 @@ def test_features_needed_at_the_edges_of_the_grid():
     need, flag = features_needed(m, np.array([0.5, 0.5, 0.25]), 0.4)  # between two points, log-log
     f = (math.log(0.4) - math.log(0.5)) / (math.log(0.25) - math.log(0.5))
     assert need == pytest.approx(math.exp(math.log(16) + f * (math.log(32) - math.log(16)))) and flag is False
+    # reached at the first point, but below the target there: extrapolated back along the Monte Carlo slope
+    need, flag = features_needed(m, np.array([0.1, 0.5, 0.5]), 0.2)
+    assert (need, flag) == (pytest.approx(8.0 / 4.0), True)
     need, flag = features_needed(m, np.array([0.0, 0.0, 0.0]), 0.0)  # an exact map: floored, not log(0)
     assert (need, flag) == (8.0, False)
 
