@@ -149,8 +149,7 @@ def check_adapted_approximation(ctx: CheckContext) -> CheckResult:
     e_a, e_r, a_a, a_r = np.empty(shape), np.empty(shape), np.empty(shape), np.empty(shape)
     ta_a, ta_r = np.full(shape, np.nan), np.full(shape, np.nan)
     m_a, m_r = np.empty(shape), np.empty(shape)
-    ref_name = ""
-    objective = "kernel-approximation"
+    objective = "kernel-approximation"  # unless the map declares adapted_objective
     have_labels = True
     for s in range(S):
         for j, m in enumerate(grid):

@@ -167,6 +167,11 @@ SCENARIOS: list[Scenario] = [
              {**GAMMA, "bound": 2 ** 0.5}, profile="default"),
     Scenario("arccos-default-corners", "error-rate", "rfverify.implementations.arccos:ArcCosineFeatures",
              {"kernel": "arccos", "kernel_params": {"order": 1}}, profile="default"),
+    # ---------------------------------------------------------------- adapted-approximation (data-dependent maps)
+    *(Scenario(name, "adapted-approximation", f"tests.test_adapted:{name}",
+               {**GAMMA, "kernel": "rbf", "dim": 16,
+                "domain": _load_later("rfverify.implementations.adapted:mixture_domain")})
+      for name in ("fast_uab", "fast_sab", "ascent_uab")),
 ]
 
 
