@@ -161,7 +161,20 @@ def test_so_determinant_counts_singular_draws_and_names_the_first_off_draw():
     status, args, kw = _determinant_at(_so_stub([I3, I3, refl]))
     assert args[1] == "det = -1 in 1 of 3 draws (first at draw 2)" and kw["details"]["singular"] == 0
     status, args, kw = _determinant_at(_so_stub([I3, I3]))
-    assert status == "pass" and args[1] == "det = +1 in all 2 draws, as SO(3) requires" and kw["statistic"] == 0.0
+    assert status == "pass" and args[1] == "det = +1 in all 2 draws, as SO(3) requires"
+    assert (kw["statistic"], kw["threshold"]) == (0.0, 0.0)
+
+
+def test_o_determinant_counts_only_det_plus_one_and_a_mixed_failure_has_no_cause():
+    """A singular draw is not det = +1 in the O(d) binomial test either; a rejected P(det = +1) that is neither 0
+    nor 1 names no likely cause."""
+    I3, sing, refl = np.eye(3), np.diag([1.0, 1.0, 0.0]), np.diag([-1.0, 1.0, 1.0])
+    mats = np.array([I3] * 90 + [sing] * 5 + [refl] * 5)
+    ctx = SimpleNamespace(group="O", dim=3, alpha=0.01, pilot=lambda: mats, sample=lambda: mats,
+                          fail=lambda *a, **k: ("fail", a, k), result=lambda *a, **k: ("pass", a, k))
+    status, args, kw = _determinant_at(ctx)
+    assert status == "fail" and kw["details"]["positive"] == 90 and kw["statistic"] == 90.0
+    assert kw["cause"] == "" and args[1].startswith("det = +1 in 90 of 100 draws: P(det = +1) = 0.9")
 
 
 def test_entries_messages():

@@ -41,6 +41,15 @@ def test_the_battery_and_its_exact_values():
                for t in (math.pi / 4, math.pi / 2, 3 * math.pi / 4)]
     assert [three[f"arccos1 theta={t}pi"] for t in ("0.25", "0.5", "0.75")] == pytest.approx(arccos1)
     assert len(three) == 16 and "w_1^2 w_2^2 w_3^2" not in {g.label for g in integrands(2, rng)}
+    two = {g.label: g for g in integrands(2, rng)}  # d = 2 has every integrand but the three-coordinate one
+    assert len(two) == 15 and "w_1^2 w_2^2" in two and "arccos0 theta=0.5pi" in two
+    # Theta(0) = 0 on either factor: with u = e1 and v = e2 (fixed draws), nodes exactly orthogonal to x = u or to
+    # y = cos(pi/2) u + v add nothing to the step-function integrand
+    draws = iter([np.array([1.0, 0.0]), np.array([0.3, 1.0])])
+    fixed = {g.label: g for g in integrands(2, type("Fixed", (), {"standard_normal": lambda self, d: next(draws)})())}
+    step = fixed["arccos0 theta=0.5pi"].f
+    c = math.cos(math.pi / 2)
+    assert step(np.array([[0.0, 1.0], [1.0, -c], [1.0, 1.0]])).tolist() == [0.0, 0.0, 1.0]
     # each integrand evaluates on a batch of points, against a Monte Carlo estimate of its exact value
     W = np.random.default_rng(1).standard_normal((400_000, 3))
     for g in integrands(3, np.random.default_rng(2)):
