@@ -63,7 +63,7 @@ def integrands(d: int, rng: np.random.Generator) -> list[Integrand]:
         for th in ANGLES:
             x, y = u, math.cos(th) * u + math.sin(th) * v
             out.append(Integrand(f"arccos0 theta={th / math.pi:.2g}pi",
-                                 lambda P, x=x, y=y: ((P @ x) > 0) * ((P @ y) > 0) * 1.0,
+                                 lambda P, x=x, y=y: (((P @ x) > 0) & ((P @ y) > 0)).astype(float),
                                  (math.pi - th) / (2 * math.pi)))
             out.append(Integrand(f"arccos1 theta={th / math.pi:.2g}pi",
                                  lambda P, x=x, y=y: np.maximum(P @ x, 0) * np.maximum(P @ y, 0),
