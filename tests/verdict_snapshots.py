@@ -171,7 +171,7 @@ SCENARIOS: list[Scenario] = [
     *(Scenario(name, "adapted-approximation", f"tests.test_adapted:{name}",
                {**GAMMA, "kernel": "rbf", "dim": 16,
                 "domain": _load_later("rfverify.implementations.adapted:mixture_domain")})
-      for name in ("fast_uab", "fast_sab", "ascent_uab")),
+      for name in ("fast_uab", "fast_sab", "ascent_uab", "wrong_target_sab")),
 ]
 
 
