@@ -181,12 +181,9 @@ def check_adapted_approximation(ctx: CheckContext) -> CheckResult:
         stat_name = "log error ratio"
     t, p = _one_sided_t(worse)
     # savings: features to reach the reference's error at the largest m, per seed
-    savings, extrapolated = [], False
-    for s in range(S):
-        target = e_r[s, -1]
-        need, flag = features_needed(m_a[s], e_a[s], target)
-        extrapolated |= flag
-        savings.append(m_r[s, -1] / need)
+    needs = [features_needed(m_a[s], e_a[s], e_r[s, -1]) for s in range(S)]
+    savings = [m_r[s, -1] / need for s, (need, _) in enumerate(needs)]
+    extrapolated = any(flag for _, flag in needs)
     lsav = np.log(savings)
     sav_mean, sav_lo, sav_hi = (math.exp(v) for v in t_interval(lsav, SAVINGS_CONFIDENCE))
     mean_worse, lo_w, hi_w = t_interval(worse, 1 - ctx.alpha)

@@ -146,6 +146,7 @@ def test_a_random_basis_declared_data_dependent_is_identical_to_its_reference():
         f"({WHERE}random Fourier features (rfverify.implementations.rff, same m and random_state))")
     assert r.details["savings_per_seed"] == [1.0] * 4 and r.details["savings_interval"] == [1.0, 1.0]
     assert r.details["objective"] == "kernel-approximation"  # no adapted_objective declared: the default
+    assert r.details["savings_extrapolated"] is False  # the reference's error is reached at the grid's end
 
 
 class Bases:
