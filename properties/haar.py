@@ -148,7 +148,7 @@ def coordinate_cdf(x: np.ndarray, d: int) -> np.ndarray:
 def _entry_histogram(x: np.ndarray, d: int, label: str) -> dict:
     """Histogram of one entry against the exact density of a coordinate of a uniform point on S^{d-1}:
     f(x) = Gamma(d/2) / (sqrt(pi) Gamma((d-1)/2)) (1 - x^2)^((d-3)/2) on [-1, 1] (for the report's plot)."""
-    half = min(1.0, 4.0 / math.sqrt(d)) if d > 2 else 1.0
+    half = min(1.0, 4.0 / math.sqrt(d))  # the whole of [-1, 1] up to d = 16
     edges = np.linspace(-half, half, 25)
     counts, _ = np.histogram(np.clip(x, -half, half), bins=edges)
     grid = np.linspace(-half * 0.999, half * 0.999, 121)

@@ -68,6 +68,10 @@ def test_the_exact_laws_in_closed_form():
     assert h16["edges"][-1] == 1.0 and h16["pdf"][60] == pytest.approx(
         math.gamma(8) / (math.sqrt(math.pi) * math.gamma(7.5)))
     assert _entry_histogram(np.zeros(4), 64, "x")["edges"][-1] == pytest.approx(0.5)  # 4 / sqrt(d) below 1
+    h2 = _entry_histogram(np.zeros(4), 2, "x")  # the arcsine density 1 / (pi sqrt(1 - x^2)) on [-1, 1]
+    assert h2["edges"][-1] == 1.0 and h2["pdf"][60] == pytest.approx(1 / math.pi)
+    h1 = _entry_histogram(np.ones(4), 1, "x")  # O(1) = {±1}: no density
+    assert h1["edges"][-1] == 1.0 and h1["pdf"] == [0.0] * 121
     assert expected_trace_moments(1, "SO").tolist() == [1.0, 1.0, 1.0]
     assert expected_trace_moments(2, "SO").tolist() == [0.0, 2.0, 0.0]
     assert expected_trace_moments(2, "O").tolist() == expected_trace_moments(7, "SO").tolist() == [0.0, 1.0, 1.0]
