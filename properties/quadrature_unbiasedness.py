@@ -169,7 +169,7 @@ def _rule_unbiasedness(ctx: QuadratureContext) -> CheckResult:
     detect = np.array([detectable_effect(s, R, alpha_each, ctx.profile.power) for s in test.sd])
     worst = int(np.argmax(np.abs(test.t)))
     if np.any(np.isinf(test.t)):  # exact comparisons (no spread): the headline is the largest error
-        worst = int(np.argmax(np.where(np.isinf(test.t), np.abs(bias), -1.0)))
+        worst = int(np.argmax(np.where(np.isinf(test.t), np.abs(bias), -np.inf)))
     details = {
         "draws": R, "points_per_draw": n, "integrands": [g.label for g in battery], "exact": exact,
         "mean": test.mean, "bias": bias, "half_width": test.half_width, "sd": test.sd,

@@ -8,6 +8,7 @@ Its power and false alarms (gradient ascent caught under 21 seeds, correct UAB a
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -17,7 +18,7 @@ from scipy import stats
 import rfverify
 from rfverify.implementations.adapted import UnsupervisedAdaptedBasis, mixture_domain
 from rfverify.implementations.rff import RandomFourierFeatures
-from rfverify.properties.adapted import _one_sided_t, features_needed
+from rfverify.properties.adapted import BUDGETS, _one_sided_t, features_needed
 from tests.test_adapted import ascent_uab, fast_sab, fast_uab
 
 RBF = {"kernel": "rbf", "kernel_params": {"gamma": 0.5}, "dim": 16, "domain": mixture_domain}
@@ -60,6 +61,9 @@ def test_features_needed_at_the_edges_of_the_grid():
     # reached at the first point, but below the target there: extrapolated back along the Monte Carlo slope
     need, flag = features_needed(m, np.array([0.1, 0.5, 0.5]), 0.2)
     assert (need, flag) == (pytest.approx(8.0 / 4.0), True)
+    # an exact map's error 0 is floored at 1e-300: it reaches 1e-150 at 8 (1e-150 / 1e-300)^-2 = 8e-300 features
+    need, flag = features_needed(m, np.zeros(3), 1e-150)
+    assert (need / 8e-300, flag) == (pytest.approx(1.0), True)
     need, flag = features_needed(m, np.array([0.0, 0.0, 0.0]), 0.0)  # an exact map: floored, not log(0)
     assert (need, flag) == (8.0, False)
 
@@ -253,6 +257,11 @@ def test_an_unadapted_basis_judged_on_alignment_reports_the_alignment_not_identi
     assert r.message.startswith("not worse than its reference on held-out points: target alignment "), r.message
 
 
+def test_the_budgets_are_frozen():
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        BUDGETS["quick"].seeds = 1
+
+
 def test_budgets_and_the_savings_interval():
     from rfverify.metrics import t_interval
     from rfverify.properties.adapted import BUDGETS, AdaptedBudget
@@ -269,3 +278,14 @@ def test_budgets_and_the_savings_interval():
     assert (need, flag) == (pytest.approx(64.0), True)
     need, flag = features_needed(m, err, 1.0)  # reached before the grid: back along the same slope, flagged
     assert (need, flag) == (pytest.approx(2.0), True)
+
+
+def test_the_t_test_rejects_strictly_below_alpha(monkeypatch):
+    """p = alpha exactly is not a rejection (the one-sided t-test's p stubbed to the check's alpha, then just below)."""
+    import rfverify.properties.adapted as adapted
+
+    alpha = _run(fast_uab).threshold
+    for p, status in ((alpha, "pass"), (alpha * (1 - 1e-12), "fail")):
+        monkeypatch.setattr(adapted, "_one_sided_t", lambda x, p=p: (1.0, p))
+        r = _run(fast_uab)
+        assert (r.status, r.pvalue) == (status, p), r.message

@@ -16,7 +16,7 @@ import pytest
 
 from rfverify.implementations import quadrature as Q
 from rfverify.kinds.quadrature import verify_quadrature
-from rfverify.properties.quadrature_unbiasedness import COS_SCALES, integrands
+from rfverify.properties.quadrature_unbiasedness import COS_SCALES, HEAVY_TAIL_D_MAX, integrands, left_out
 from tests.mutants import quadrature_mutants as qm
 
 CHECK = "rule-unbiasedness"
@@ -117,3 +117,17 @@ def test_a_deterministic_rule_is_judged_on_its_exact_error_with_the_largest_as_h
     assert d["draws"] == 2 and r.status == "fail"
     assert f"where: integrand {d['integrands'][int(np.argmax(err))]}, d = 2, 9 points per draw" in r.message, r.message
     assert int(np.argmax(err)) != 0  # (the first integrand's t is infinite too)
+
+
+def test_the_heavy_tailed_integrands_left_out_and_why():
+    """A random rule exact to degree >= 2 leaves out the three order-0 arc-cosine integrands at d <= 4: infinite
+    variance at d <= 2, infinite third moment at d = 3, 4; degree 1, a deterministic rule and d = 5 keep them."""
+    battery = integrands(4, np.random.default_rng(0))
+    arccos0 = {g.label for g in battery if g.label.startswith("arccos0")}
+    assert len(arccos0) == 3 and HEAVY_TAIL_D_MAX == 4
+    tail = ("for a rule exact to degree 2: the estimate of Theta(w.x) Theta(w.y) (homogeneous of degree 0) is "
+            "(d/rho^2) B with rho ~ chi(d+2), and E rho^-4 = inf for d <= 2, E rho^-6 = inf for d <= 4; judged at d >= 5")
+    for d, moment in ((2, "variance"), (3, "third moment"), (4, "third moment")):
+        out = left_out(d, 2, False, battery)
+        assert set(out) == arccos0 and set(out.values()) == {f"infinite {moment} at d = {d} {tail}"}, (d, out)
+    assert left_out(3, 1, False, battery) == left_out(3, 2, True, battery) == left_out(5, 2, False, battery) == {}
