@@ -131,3 +131,31 @@ def test_the_heavy_tailed_integrands_left_out_and_why():
         out = left_out(d, 2, False, battery)
         assert set(out) == arccos0 and set(out.values()) == {f"infinite {moment} at d = {d} {tail}"}, (d, out)
     assert left_out(3, 1, False, battery) == left_out(3, 2, True, battery) == left_out(5, 2, False, battery) == {}
+
+
+@pytest.mark.parametrize("unbiased", [True, False])
+def test_an_adjusted_p_exactly_at_alpha_does_not_reject(monkeypatch, unbiased):
+    """The t-tests' Bonferroni p-values stubbed: every integrand at exactly alpha is no rejection (a pass); one
+    just below alpha is one rejection, counted alone in the failure (or, declared biased, in the measurement)."""
+    import dataclasses
+
+    import rfverify.properties.quadrature_unbiasedness as qu
+
+    real = qu.mean_test
+
+    def at_alpha(vals, exact, alpha, below=0):
+        t = real(vals, exact, alpha)
+        p = np.full_like(t.p_adjusted, alpha)
+        p[:below] = alpha * (1 - 1e-12)
+        return dataclasses.replace(t, p_adjusted=p)
+
+    monkeypatch.setattr(qu, "mean_test", at_alpha)
+    r = _run(Q.sr33_haar, unbiased=unbiased)
+    assert r.status == ("pass" if unbiased else "skip"), r.message
+    assert not unbiased or r.pvalue == r.alpha
+    assert unbiased or r.message.endswith("; 0 of 16 integrands significantly biased"), r.message
+    monkeypatch.setattr(qu, "mean_test", lambda *a: at_alpha(*a, below=1))
+    r = _run(Q.sr33_haar, unbiased=unbiased)
+    assert r.status == ("fail" if unbiased else "skip"), r.message
+    assert ("; 1 of 16 integrands reject); expected: " in r.message if unbiased else
+            r.message.endswith("; 1 of 16 integrands significantly biased")), r.message
