@@ -183,6 +183,8 @@ class _BadTransform:
         if self.how == "transform-raises":
             raise ValueError("cannot transform")
         F = self.inner.transform(X)
+        if self.how == "inflated":
+            return 1.1 * F
         return F[:-1] if self.how == "short" else F * np.nan
 
 
@@ -289,3 +291,17 @@ def test_the_t_test_rejects_strictly_below_alpha(monkeypatch):
         monkeypatch.setattr(adapted, "_one_sided_t", lambda x, p=p: (1.0, p))
         r = _run(fast_uab)
         assert (r.status, r.pvalue) == (status, p), r.message
+
+
+def test_savings_reached_within_the_grid_carry_no_extrapolation_note():
+    """The map is plain random features, its reference the same features times 1.1 (a larger error): the
+    reference's error at m = 32 is reached between grid points, so the savings are interpolated, not extrapolated."""
+    def make(n_components, random_state):
+        return Bases(n_components, random_state, how="inflated")
+
+    r = _run(make, data_dependent=True)
+    d = r.details
+    lo, hi = d["savings_interval"]
+    assert r.status == "pass" and d["savings_extrapolated"] is False and d["savings"] > 1
+    assert r.message.endswith(f"savings x{d['savings']:.3g} [{lo:.3g}, {hi:.3g}] ({WHERE}the random basis it "
+                              "started from (initial_basis()))"), r.message
