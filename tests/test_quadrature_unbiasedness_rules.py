@@ -9,6 +9,7 @@ seeds) and ``tests/test_quadrature_corners.py`` (the corners).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -41,6 +42,8 @@ def test_the_battery_and_its_exact_values():
                for t in (math.pi / 4, math.pi / 2, 3 * math.pi / 4)]
     assert [three[f"arccos1 theta={t}pi"] for t in ("0.25", "0.5", "0.75")] == pytest.approx(arccos1)
     assert len(three) == 16 and "w_1^2 w_2^2 w_3^2" not in {g.label for g in integrands(2, rng)}
+    with pytest.raises(dataclasses.FrozenInstanceError):  # an integrand and its exact value are fixed
+        integrands(1, rng)[0].exact = 0.0
     two = {g.label: g for g in integrands(2, rng)}  # d = 2 has every integrand but the three-coordinate one
     assert len(two) == 15 and "w_1^2 w_2^2" in two and "arccos0 theta=0.5pi" in two
     # Theta(0) = 0 on either factor: with u = e1 and v = e2 (fixed draws), nodes exactly orthogonal to x = u or to
