@@ -55,7 +55,7 @@ def _working_dtype(F: np.ndarray) -> Any:
     """The precision a map's features were computed in, as their dtype tells: float32 (or narrower) features
     are judged by float32 arithmetic, everything else by float64."""
     dtype = F.real.dtype if np.iscomplexobj(F) else F.dtype
-    return np.float32 if dtype.kind == "f" and dtype.itemsize <= 4 else np.float64
+    return np.float32 if dtype in (np.dtype(np.float16), np.dtype(np.float32)) else np.float64
 
 
 class _Runner:
@@ -64,7 +64,7 @@ class _Runner:
     def __init__(self, ctx: CheckContext, data_dependent: bool, m_hi: int) -> None:
         self.ctx, self.data_dependent, self.m_hi = ctx, data_dependent, m_hi
         #: declared deterministic: draws nothing, so random_state rightly does not matter (no seed property)
-        self.deterministic = bool(getattr(ctx.declarations, "deterministic", False))
+        self.deterministic = bool(ctx.declarations.deterministic)
         self.fixed_dim = ctx.dim if (not isinstance(ctx.domain, str) or ctx.kernel._spec is None) else None
 
     def batch(self, ex: FMExample, n: int, seed: int, *, dtype: str = "float64", layout: str = "C",

@@ -18,7 +18,7 @@ import rfverify
 from rfverify.implementations.rff import RandomFourierFeatures
 from rfverify.kinds import checks_for
 from rfverify.kinds.feature_map import FeatureMapConfig
-from rfverify.properties.exploration import evaluate
+from rfverify.properties.exploration import _max_diff, _Runner, _working_dtype, evaluate
 from rfverify.spaces import FMExample
 from tests.mutants import explore_mutants as em
 
@@ -188,3 +188,33 @@ def test_a_plugin_s_own_words_do_not_choose_the_cause():
     r = _explore(RefusesWithKeywords)
     assert r.status == "fail" and ("; likely cause: the plug-in does not handle this configuration (a corner of d, m "
                                    "or the batch)") in r.message, r.message
+
+
+def test_differences_dtypes_and_the_fixed_dimension():
+    """A shape mismatch is an infinite difference, an empty one none; float16/float32 features (complex64's real
+    part too) are judged in float32, every other dtype (integers included) in float64; the search keeps d at the
+    declared dimension when the kernel is a user callable or the domain a user function (neither has other d)."""
+    assert _max_diff(np.zeros((2, 3)), np.zeros((2, 4))) == float("inf")
+    assert _max_diff(np.zeros((0, 3)), np.zeros((0, 3))) == 0.0 and _max_diff(np.ones(2), np.zeros(2)) == 1.0
+    for dtype, working in ((np.float16, np.float32), (np.float32, np.float32), (np.complex64, np.float32),
+                           (np.float64, np.float64), (np.complex128, np.float64), (np.int32, np.float64),
+                           (np.int8, np.float64), (np.longdouble, np.float64)):
+        assert _working_dtype(np.zeros(2, dtype=dtype)) is working, dtype
+    from rfverify.implementations.adapted import mixture_domain
+
+    def rbf(X, Y):
+        return np.exp(-0.25 * ((X[:, None, :] - Y[None, :, :]) ** 2).sum(-1))
+
+    assert _Runner(_ctx(RandomFourierFeatures), False, 64).fixed_dim is None
+    assert _Runner(_ctx(RandomFourierFeatures, kernel=rbf, kernel_params={}), False, 64).fixed_dim == 16
+    assert _Runner(_ctx(RandomFourierFeatures, domain=mixture_domain), False, 64).fixed_dim == 16
+
+
+def needs_gamma(n_components, random_state, *, gamma):
+    return RandomFourierFeatures(n_components, random_state, gamma=gamma)
+
+
+def test_the_kernel_parameters_a_factory_takes_are_passed_through():
+    ctx = _ctx(needs_gamma)
+    assert ctx.plugin.passthrough == {"gamma": 0.5}
+    assert evaluate(ctx, _ex(params=(("gamma", 2.0),))) is None
