@@ -15,11 +15,13 @@ import numpy as np
 import pytest
 
 import rfverify
+import rfverify.properties.exploration as exploration
 from rfverify.implementations.rff import RandomFourierFeatures
 from rfverify.kinds import checks_for
 from rfverify.kinds.feature_map import FeatureMapConfig
-from rfverify.properties.exploration import _max_diff, _Runner, _working_dtype, evaluate
+from rfverify.properties.exploration import ROUNDOFF_MARGIN, _max_diff, _Runner, _working_dtype, evaluate
 from rfverify.spaces import FMExample
+from rfverify.tolerances import roundoff_inner_product, unit_roundoff
 from tests.mutants import explore_mutants as em
 
 RBF = dict(kernel="rbf", kernel_params={"gamma": 0.5}, dim=16)
@@ -100,9 +102,7 @@ def test_each_property_broken_at_one_configuration_is_named_in_full():
              rf"to {NUM}, more than float32 arithmetic allows \({NUM}; {NUM}x the round-off propagated through the "
              rf"map's sensitivity\)", evaluate(_ctx(em.Float16Compute), _ex(dtype="float32")))
     _matches(rf"the batch split at row 101 gave features differing from the whole batch by up to {NUM} \(round-off "
-             rf"tolerance {NUM}; a different shape or a non-finite value\)|the batch split at row 101 gave features "
-             rf"differing from the whole batch by up to {NUM} \(round-off tolerance {NUM}; {NUM}x the round-off "
-             rf"propagated through the map's sensitivity\)",
+             rf"tolerance {NUM}; {NUM}x the round-off propagated through the map's sensitivity\)",
              evaluate(_ctx(em.ChunkedAboveBatch), _ex(n=2000, split=100)))
     _matches(rf"fitting the same object a second time on the same data changed its features by up to {NUM} "
              rf"\(round-off tolerance {NUM}\)", evaluate(_ctx(em.RefitRedraws), _ex()))
@@ -218,3 +218,80 @@ def test_the_kernel_parameters_a_factory_takes_are_passed_through():
     ctx = _ctx(needs_gamma)
     assert ctx.plugin.passthrough == {"gamma": 0.5}
     assert evaluate(ctx, _ex(params=(("gamma", 2.0),))) is None
+
+
+class OneRowDiffers(RandomFourierFeatures):
+    """A batch of one row goes another (wrong) way: 1.5 times the features."""
+
+    def transform(self, X):
+        F = super().transform(X)
+        return 1.5 * F if np.asarray(X).shape[0] == 1 else F
+
+
+def noisy_function(X, n_components, random_state):
+    """A function-form map (no object to refit) whose features carry fresh noise on every call."""
+    F = RandomFourierFeatures(n_components, random_state, gamma=0.5).fit(X).transform(X)
+    return F + 1e-6 * np.random.default_rng().standard_normal(F.shape)
+
+
+def test_the_batch_split_and_the_refit_of_a_function():
+    """The split is at row 1 + split mod (n - 1), from n = 2 rows; a function-form map has no object to refit (its
+    fresh noise shows as a second map differing)."""
+    _matches(rf"the batch split at row 1 gave features differing from the whole batch by up to {NUM} .*",
+             evaluate(_ctx(OneRowDiffers), _ex(n=2, split=0)))
+    _matches(rf"the batch split at row 1 gave features differing from the whole batch by up to {NUM} .*",
+             evaluate(_ctx(OneRowDiffers), _ex(n=6, split=5)))
+    _matches(rf"a second map built with random_state=3 and fitted on another batch \(a data-independent map\) gave "
+             rf"features differing by up to {NUM} \(round-off tolerance {NUM}\)", evaluate(_ctx(noisy_function), _ex()))
+
+
+def test_identical_features_pass_at_a_zero_tolerance(monkeypatch):
+    """A refit and a second map reproduce RFF bit for bit: at a zero round-off tolerance they still hold."""
+    monkeypatch.setattr(exploration, "contract_tolerance", lambda *a: 0.0)
+    assert evaluate(_ctx(RandomFourierFeatures), _ex()) is None
+
+
+class DyadicOnFortran(RandomFourierFeatures):
+    """Features 1/2 everywhere (exact in binary), 1/2 + 2^-10 for a Fortran-ordered input."""
+
+    def transform(self, X):
+        X = np.asarray(X)
+        return np.full((X.shape[0], 4), 0.5 + (2.0 ** -10 if X.flags.f_contiguous and not X.flags.c_contiguous else 0))
+
+
+@pytest.mark.parametrize("propagated,found", [(2.0 ** -11, None), (0.0, "2x")])
+def test_the_propagated_bound_holds_on_equality_and_its_ratio_is_reported(monkeypatch, propagated, found):
+    """A difference of exactly 2^-10 against tolerance 2^-11 plus a propagated round-off of 2^-11 (bound 2^-10) is
+    round-off; with nothing propagated it is twice the bound."""
+    monkeypatch.setattr(_Runner, "_roundoff_tolerance", lambda self, *a: 2.0 ** -11)
+    monkeypatch.setattr(exploration, "propagated_roundoff", lambda *a: propagated)
+    got = evaluate(_ctx(DyadicOnFortran, deterministic=True), _ex(layout="F"))
+    assert got == found or got == (f"a F-layout input gave features differing from the same values C-ordered by up to "
+                                   f"0.000977 (round-off tolerance 0.000488; {found} the round-off propagated through "
+                                   f"the map's sensitivity)"), got
+
+
+class HighGain(RandomFourierFeatures):
+    """Random features of 1000 x: their change under a one-ulp perturbation of the input dominates the tolerance."""
+
+    def transform(self, X):
+        return super().transform(1000.0 * np.asarray(X))
+
+
+def test_the_roundoff_tolerance_recomputed():
+    """8 (d + 2) times the features' change under a relative perturbation of each input entry by one unit
+    round-off with a random sign (drawn from the example's data seed), or 256 gamma_{d+2} max|F| if larger."""
+    ex = _ex(d=3, n=5)
+    runner = _Runner(_ctx(HighGain), False, 64)
+    X = runner.batch(ex, ex.n, ex.data_seed)
+    fitted = runner.ctx.plugin.fit(ex.m, ex.random_state, X)
+    F = fitted.transform(X)
+    for dtype in (np.float64, np.float32):
+        u = unit_roundoff(dtype)
+        signs = np.where(np.random.default_rng(ex.data_seed).random(X.shape) < 0.5, -1.0, 1.0)
+        assert 0 < (signs < 0).sum() < signs.size
+        change = float(np.max(np.abs(fitted.transform(X * (1.0 + u * signs)) - F)))
+        expected = max(ROUNDOFF_MARGIN * (ex.d + 2) * change, 256.0 * roundoff_inner_product(ex.d + 2, dtype)
+                       * float(np.max(np.abs(F))))
+        assert runner._roundoff_tolerance(ex, fitted, X, F, dtype) == expected, dtype
+    assert ROUNDOFF_MARGIN * (ex.d + 2) * change > 256.0 * roundoff_inner_product(ex.d + 2, np.float32)  # change decides
