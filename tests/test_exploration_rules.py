@@ -295,3 +295,50 @@ def test_the_roundoff_tolerance_recomputed():
                        * float(np.max(np.abs(F))))
         assert runner._roundoff_tolerance(ex, fitted, X, F, dtype) == expected, dtype
     assert ROUNDOFF_MARGIN * (ex.d + 2) * change > 256.0 * roundoff_inner_product(ex.d + 2, np.float32)  # change decides
+
+
+class _Degree1:
+    def __init__(self, gamma, coef0):
+        self.gamma, self.coef0 = gamma, coef0
+
+    def fit(self, X, y=None):
+        return self
+
+    def transform(self, X):
+        X = np.asarray(X, dtype=float)
+        return np.hstack([np.sqrt(self.gamma) * X, np.full((len(X), 1), np.sqrt(self.coef0))])
+
+
+def exact_degree1(n_components, random_state, *, gamma=0.5, coef0=1.0, degree=1):
+    """The exact finite map of the polynomial kernel of degree 1, (sqrt(gamma) x, sqrt(coef0)): it draws nothing,
+    so random_state rightly does not matter (its defaults are POLY1's parameters)."""
+    assert degree == 1
+    return _Degree1(gamma, coef0)
+
+
+POLY1 = dict(kernel="polynomial", kernel_params={"gamma": 0.5, "coef0": 1.0, "degree": 1})
+
+
+def test_an_exact_map_may_ignore_the_seed_at_the_examples_kernel_parameters(monkeypatch):
+    """An exact map reproduces the kernel at the configuration's own parameters (gamma = 2 here, the check's kernel
+    has 0.5), or at the check's when the configuration has none; a map that ignores the seed and is not exact is
+    named, also when the two seeds' features differ by exactly the tolerance (0 here)."""
+    ctx = _ctx(exact_degree1, **POLY1)
+    assert evaluate(ctx, _ex(params=(("coef0", 1.0), ("degree", 1), ("gamma", 2.0)))) is None
+    assert evaluate(ctx, _ex()) is None
+    monkeypatch.setattr(exploration, "contract_tolerance", lambda *a: 0.0)
+    _matches(rf"random_state=3 and 4 gave the same features at n_components=64 \(max difference 0, round-off "
+             rf"tolerance 0\)", evaluate(_ctx(IgnoresSeed), _ex()))
+
+
+def nearly_exact_degree1(n_components, random_state, *, gamma=1e-4, coef0=1e-3, degree=1):
+    """Degree 1 again, at a small scale (max|K| ~ 1e-3), with coef0 off by 1e-11: not exact, and it ignores the seed."""
+    return _Degree1(gamma, coef0 + 1e-11)
+
+
+def test_the_exactness_slack_scales_with_the_kernel():
+    """The slack for the kernel's own evaluation is 1e-12 max|K|: an error of 1e-11 at max|K| ~ 1e-3 is beyond it
+    (a seed-ignoring map, named)."""
+    ctx = _ctx(nearly_exact_degree1, kernel="polynomial", kernel_params={"gamma": 1e-4, "coef0": 1e-3, "degree": 1})
+    _matches(rf"random_state=3 and 4 gave the same features at n_components=64 \(max difference 0, round-off "
+             rf"tolerance {NUM}\)", evaluate(ctx, _ex()))
