@@ -215,7 +215,7 @@ def _log_var_se(x: np.ndarray) -> tuple[float, float]:
 
 
 def _random_rule(ctx: QuadratureContext) -> str | None:
-    if getattr(ctx, "deterministic", False):
+    if ctx.deterministic:
         return ("declared deterministic: a cubature has no variance to compare with Monte Carlo's; its error is "
                 "measured by rule-unbiasedness and exactness")
     return None

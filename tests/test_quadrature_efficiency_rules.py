@@ -98,3 +98,18 @@ def test_an_integrand_the_rule_integrates_without_variance_has_infinite_efficien
     assert first["var_rule"] == 0.0 and first["var_per_evaluation"] == 0.0
     assert res.statistic == pytest.approx(float(np.median([r["efficiency"] for r in rest])))
     assert first["var_monte_carlo"] > 0 and "best inf (round(|w|^2))" in res.message
+
+
+def test_a_deterministic_rule_has_no_efficiency_table():
+    from rfverify.kinds.quadrature import verify_quadrature
+
+    def grid(d, rng):  # a fixed 3-point Gauss-Hermite product rule in d = 2
+        x, w = np.polynomial.hermite_e.hermegauss(3)
+        return (np.array([[a, b] for a in x for b in x]),
+                np.array([wa * wb for wa in w for wb in w]) / (2 * math.pi))
+
+    r = verify_quadrature(grid, dim=2, degree=3, deterministic=True, profile="quick", checks=["efficiency"])
+    (res,) = r.results
+    assert (res.status, res.message) == ("skip", "declared deterministic: a cubature has no variance to compare with "
+                                                 "Monte Carlo's; its error is measured by rule-unbiasedness and "
+                                                 "exactness")
