@@ -262,3 +262,20 @@ def test_d_1_has_only_the_determinant_law_and_orf_kernel_is_a_note():
     assert two.status == "pass" and "Beta(1/2, 0.5)" in two.message, two.message
     note = _one(haar_qr, "orf-kernel")
     assert (note.status, note.message) == ("skip", KERNEL_NOTE)
+
+
+def test_trace_moments_reject_strictly_below_alpha(monkeypatch):
+    """The moments' Bonferroni p-values stubbed at exactly alpha: no rejection; just below: a rejection."""
+    import dataclasses
+
+    import rfverify.properties.haar as haar
+
+    real = haar.mean_test
+    for scale, status in ((1.0, "pass"), (1 - 1e-12, "fail")):
+        def at(vals, exp, alpha, scale=scale, **kw):
+            t = real(vals, exp, alpha, **kw)
+            return dataclasses.replace(t, p_adjusted=np.full_like(t.p_adjusted, alpha * scale))
+
+        monkeypatch.setattr(haar, "mean_test", at)
+        r = _one(haar_qr, "haar-trace-moments")
+        assert (r.status, r.pvalue) == (status, r.alpha * scale), r.message
