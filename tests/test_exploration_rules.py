@@ -19,7 +19,7 @@ import rfverify.properties.exploration as exploration
 from rfverify.implementations.rff import RandomFourierFeatures
 from rfverify.kinds import checks_for
 from rfverify.kinds.feature_map import FeatureMapConfig
-from rfverify.properties.exploration import ROUNDOFF_MARGIN, _max_diff, _Runner, _working_dtype, evaluate
+from rfverify.properties.exploration import PROPAGATED_ROWS, ROUNDOFF_MARGIN, _max_diff, _Runner, _working_dtype, evaluate
 from rfverify.spaces import FMExample
 from rfverify.tolerances import roundoff_inner_product, unit_roundoff
 from tests.mutants import explore_mutants as em
@@ -94,7 +94,8 @@ class RefusesD1(RandomFourierFeatures):
 
 def test_each_property_broken_at_one_configuration_is_named_in_full():
     _matches(rf"fit/transform modified its input array in place \(max change {NUM}\)", evaluate(_ctx(InPlace), _ex()))
-    assert evaluate(_ctx(NoFeatures), _ex()) == "returned 0 features"
+    assert evaluate(_ctx(NoFeatures), _ex()) == ("the plug-in failed: NoFeatures: transform returned no features "
+                                                 "(shape (6, 0)) — return an array of shape (6, m) with m >= 1")
     _matches(rf"a F-layout input gave features differing from the same values C-ordered by up to {NUM} \(round-off "
              rf"tolerance {NUM}; {NUM}x the round-off propagated through the map's sensitivity\)",
              evaluate(_ctx(em.FortranReadAsC), _ex(layout="F")))
@@ -342,3 +343,65 @@ def test_the_exactness_slack_scales_with_the_kernel():
     ctx = _ctx(nearly_exact_degree1, kernel="polynomial", kernel_params={"gamma": 1e-4, "coef0": 1e-3, "degree": 1})
     _matches(rf"random_state=3 and 4 gave the same features at n_components=64 \(max difference 0, round-off "
              rf"tolerance {NUM}\)", evaluate(ctx, _ex()))
+
+
+def test_the_documented_margins(monkeypatch):
+    """8 (d + 2) times the measured sensitivity; at most the 64 largest rows over the tolerance are measured again
+    with the propagated round-off (here 200 float32 rows computed in float16: every row is over)."""
+    assert (ROUNDOFF_MARGIN, PROPAGATED_ROWS) == (8.0, 64)
+    seen = []
+    real = exploration.feature_sensitivity
+
+    def recording(fitted, X, dtype):
+        seen.append(len(X))
+        return real(fitted, X, dtype)
+
+    monkeypatch.setattr(exploration, "feature_sensitivity", recording)
+    assert evaluate(_ctx(em.Float16Compute), _ex(dtype="float32", n=200)) is not None
+    assert seen and max(seen) == 64
+
+
+def _declaring(n_components, random_state):
+    est = RandomFourierFeatures(n_components, random_state, gamma=0.5)
+    est.rfverify_space = {"d": (2, 8)}  # declared on the object the factory builds
+    return est
+
+
+def test_a_factory_s_product_declares_the_space_and_a_user_kernel_fixes_d():
+    r = _explore(_declaring)
+    assert r.status == "pass" and r.details["space"]["d"] == [2, 8], r.details["space"]
+
+    def rbf(X, Y):
+        return np.exp(-0.25 * ((X[:, None, :] - Y[None, :, :]) ** 2).sum(-1))
+
+    fixed = _explore(RandomFourierFeatures, kernel=rbf, kernel_params={})
+    assert fixed.status == "pass" and fixed.details["space"]["d"] == [16, 16], fixed.details["space"]
+
+
+class SeedZeroPerInstance(RandomFourierFeatures):
+    """Seed 0 read as 'no seed' when the instance is first fitted: its own entropy, kept for refits (so a refit
+    reproduces, a second instance does not)."""
+
+    def fit(self, X, y=None):
+        if not hasattr(self, "seed_"):
+            self.seed_ = self.random_state if self.random_state else int(np.random.default_rng().integers(2 ** 31))
+        rs, self.random_state = self.random_state, self.seed_
+        try:
+            return super().fit(X, y)
+        finally:
+            self.random_state = rs
+
+
+def test_seed_zero_per_instance():
+    r = _explore(SeedZeroPerInstance)
+    assert r.status == "fail" and "observed: a second map built with random_state=0" in r.message, r.message
+    assert r.details["holds_with_random_state_1"] is True and "likely cause: seed 0 is treated as 'no seed'" in r.message
+
+
+def test_a_map_with_no_features_is_a_plugin_error_in_every_check():
+    """Zero columns: the adapter names the plug-in (it was an internal error of the preflight's max over no
+    features)."""
+    report = rfverify.verify(NoFeatures, profile="quick", metrics=False, **RBF)
+    for r in report.results:
+        assert r.status == "error" and "NoFeatures: transform returned no features (shape (" in r.message, r.message
+        assert "internal error" not in r.message
