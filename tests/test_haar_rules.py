@@ -279,3 +279,31 @@ def test_trace_moments_reject_strictly_below_alpha(monkeypatch):
         monkeypatch.setattr(haar, "mean_test", at)
         r = _one(haar_qr, "haar-trace-moments")
         assert (r.status, r.pvalue) == (status, r.alpha * scale), r.message
+
+
+def _rot(t):
+    return np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+
+
+def _eig_stub(mats, draws=None):
+    mats = np.array(mats)
+    return SimpleNamespace(dim=mats.shape[1], alpha=0.01, budget=SimpleNamespace(draws=draws or len(mats)),
+                           rng=lambda name: np.random.default_rng(0), pilot=lambda: mats, sample=lambda: mats,
+                           fail=lambda *a, **k: ("fail", a, k), result=lambda *a, **k: ("pass", a, k))
+
+
+def test_eigenangles_skip_draws_without_a_pair_and_need_two_angles():
+    """O(2): a reflection has eigenvalues +1 and -1 and no conjugate pair, so it is skipped (the draws after it
+    still count); rotations by angles in [0, pi/4] only are far from Weyl's uniform law.  Two angles are enough
+    for the KS test; one is not."""
+    from rfverify.properties.haar import _eigenangles_at
+
+    refl = np.diag([1.0, -1.0])
+    mats = [refl] + [_rot(t) for t in np.linspace(0.05, math.pi / 4, 40)]
+    status, args, kw = _eigenangles_at(_eig_stub(mats))
+    assert status == "fail" and kw["details"]["angles"] == 40, (status, args)
+    status, args, kw = _eigenangles_at(_eig_stub([_rot(0.3), _rot(2.0)]))
+    assert kw["details"]["angles"] == 2 and "ks_statistic" in kw["details"]
+    status, args, kw = _eigenangles_at(_eig_stub([_rot(0.3), refl]))
+    assert (status, kw["details"]) == ("pass", {"angles": 1, "stopped_after_pilot": False})
+    assert args[1] == "eigenangles consistent with the Weyl density: too few draws with a conjugate pair"
