@@ -405,3 +405,25 @@ def test_a_map_with_no_features_is_a_plugin_error_in_every_check():
     for r in report.results:
         assert r.status == "error" and "NoFeatures: transform returned no features (shape (" in r.message, r.message
         assert "internal error" not in r.message
+
+
+class FailsOnce(RandomFourierFeatures):
+    """Doubles its features on the 60th transform of the process, never again: a failure the replay cannot find."""
+
+    calls = 0
+
+    def transform(self, X):
+        F = super().transform(X)
+        type(self).calls += 1
+        return 2 * F if type(self).calls == 60 else F
+
+
+@pytest.mark.parametrize("deterministic", [False, True])
+def test_a_failure_not_replayed_is_shown_as_first_found(deterministic):
+    FailsOnce.calls = 0
+    r = _explore(FailsOnce, deterministic=deterministic)
+    assert r.status == "fail" and r.details["replayed"] is False
+    assert (" (as first found, not shrunk: the failure did not happen again when replayed, so the plug-in is not "
+            "deterministic there); likely cause: ") in r.message and "shrunk by Hypothesis" not in r.message, r.message
+    exempt = "; declared deterministic: 'a different random_state gives different features' not required"
+    assert r.message.endswith(exempt) == deterministic, r.message
