@@ -272,11 +272,8 @@ def check_explore(ctx: CheckContext) -> CheckResult:
     if seeded and ex.random_state == 0 and runner(replace(ex, random_state=1)) is None:
         cause = _SEED0  # measured: the same configuration with random_state=1 holds
         details["holds_with_random_state_1"] = True
-    shrunk = (" (minimal configuration, shrunk by Hypothesis)" if found.replayed else
-              " (as first found, not shrunk: the failure did not happen again when replayed, so the plug-in is not "
-              "deterministic there)")
     result = ctx.fail("a deterministic property breaks in a corner of the configuration space", problem,
                       "every deterministic property holds at every configuration of the space",
-                      where=ex.describe() + shrunk, cause=cause, note=exempt.strip(" ()"),
+                      where=ex.describe() + found.shown_as(), cause=cause, note=exempt.strip(" ()"),
                       statistic=float(found.calls), details=details)
     return replace(result, reproduce=ctx.reproduce + " " + " ".join(shlex.quote(p) for p in ex.pins()))

@@ -299,7 +299,6 @@ def check_explore_kernel(ctx: KernelContext) -> CheckResult:
     cause = next((c for key, c in _CAUSES if key in problem), "")
     result = ctx.fail("the kernel breaks in a corner of its configuration space", problem,
                       "symmetric, batch-independent, normalised where claimed and PSD where declared, at every "
-                      "configuration of the space", where=ex.describe() + " (minimal configuration, shrunk by "
-                      "Hypothesis)", cause=cause, note="" if found.replayed else "not deterministic there (shown "
-                      "unshrunk)", statistic=float(found.calls), details=details)
+                      "configuration of the space", where=ex.describe() + found.shown_as(), cause=cause,
+                      statistic=float(found.calls), details=details)
     return replace(result, reproduce=ctx.reproduce + " " + " ".join(shlex.quote(p) for p in ex.pins()))

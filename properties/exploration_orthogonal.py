@@ -114,7 +114,7 @@ def check_explore_orthogonal(ctx: OrthogonalContext) -> CheckResult:
     details["minimal_example"] = {"d": ex.d, "seed": ex.seed}
     result = ctx.fail("a deterministic property breaks at some dimension", found.problem,
                       f"orthogonal (and on {ctx.group}(d)), deterministic in the rng, at every d in {space}",
-                      where=ex.describe() + " (minimal, shrunk by Hypothesis)",
+                      where=ex.describe() + found.shown_as("minimal"),
                       cause="a code path of its own at this d (a special case for small d, a fast path for large d?)",
                       statistic=float(found.calls), details=details)
     return replace(result, reproduce=ctx.reproduce + " " + " ".join(shlex.quote(p) for p in ("--pin", f"d={ex.d}")))

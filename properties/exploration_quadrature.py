@@ -223,7 +223,6 @@ def check_explore_quadrature(ctx: QuadratureContext) -> CheckResult:
     cause = next((c for key, c in _CAUSES if key in problem), "")
     result = ctx.fail("the rule breaks at some dimension", problem,
                       f"a finite draw determined by the rng, exact to degree {ctx.degree}, at every d of {desc}",
-                      where=ex.describe() + " (minimal, shrunk by Hypothesis)", cause=cause,
-                      note="" if found.replayed else "not deterministic there (shown unshrunk)",
+                      where=ex.describe() + found.shown_as("minimal"), cause=cause,
                       statistic=float(found.calls), details=details)
     return replace(result, reproduce=ctx.reproduce + " " + " ".join(shlex.quote(p) for p in ex.pins()))

@@ -133,7 +133,7 @@ def check_explore_transform(ctx: TransformContext) -> CheckResult:
     details["minimal_example"] = {"d": ex.d, "n": ex.n, "dtype": ex.dtype, "layout": ex.layout, "seed": ex.seed}
     result = ctx.fail("apply(X) != X @ M.T in a corner of the space", found.problem,
                       f"exact to round-off at every width, batch, dtype and layout ({space})",
-                      where=ex.describe() + " (minimal, shrunk by Hypothesis)",
+                      where=ex.describe() + found.shown_as("minimal"),
                       cause="a code path of its own at this width, dtype or layout", statistic=float(found.calls),
                       details=details)
     return replace(result, reproduce=ctx.reproduce + " " + " ".join(shlex.quote(p) for p in ("--pin", f"d={ex.d}")))

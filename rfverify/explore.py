@@ -70,6 +70,14 @@ class Exploration:
     def passed(self) -> bool:
         return self.counterexample is None
 
+    def shown_as(self, minimal: str = "minimal configuration") -> str:
+        """How the counterexample is presented after its description: shrunk, or as first found when the replay did
+        not find the failure again (then it was not shrunk, and the plug-in is not deterministic there)."""
+        if self.replayed:
+            return f" ({minimal}, shrunk by Hypothesis)"
+        return (" (as first found, not shrunk: the failure did not happen again when replayed, so the plug-in is not "
+                "deterministic there)")
+
 
 class _Falsified(AssertionError):
     """The property failed on an example (Hypothesis shrinks on it)."""

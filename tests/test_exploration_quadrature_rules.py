@@ -354,8 +354,10 @@ def test_the_verdict_names_a_hidden_source_of_randomness_and_an_unreplayed_failu
 
     f = _explore(fails_once)
     assert f.status == "fail" and f.details["replayed"] is False
-    assert f.message.endswith("; likely cause: a hidden source of randomness at this d; not deterministic there "
-                              "(shown unshrunk)"), f.message
+    assert f.message.endswith(" (as first found, not shrunk: the failure did not happen again when replayed, so the "
+                              "plug-in is not deterministic there); likely cause: a hidden source of randomness at "
+                              "this d"), f.message
+    assert "shrunk by Hypothesis" not in f.message
     with pytest.raises(AttributeError):
         QuadExample(3, 7).d = 4  # frozen: an example is a value
 

@@ -427,3 +427,15 @@ def test_a_failure_not_replayed_is_shown_as_first_found(deterministic):
             "deterministic there); likely cause: ") in r.message and "shrunk by Hypothesis" not in r.message, r.message
     exempt = "; declared deterministic: 'a different random_state gives different features' not required"
     assert r.message.endswith(exempt) == deterministic, r.message
+
+
+def test_how_a_counterexample_is_shown():
+    from rfverify.explore import Exploration
+
+    shrunk = Exploration(counterexample=1, problem="p", calls=3, budget=5)
+    assert shrunk.shown_as() == " (minimal configuration, shrunk by Hypothesis)"
+    assert shrunk.shown_as("minimal") == " (minimal, shrunk by Hypothesis)"
+    first = Exploration(counterexample=1, problem="p", calls=3, budget=5, replayed=False)
+    assert first.shown_as() == first.shown_as("minimal") == (
+        " (as first found, not shrunk: the failure did not happen again when replayed, so the plug-in is not "
+        "deterministic there)")
