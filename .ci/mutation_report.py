@@ -30,9 +30,10 @@ def render(cfg: dict[str, Any], results: dict[str, Any], cls: dict[str, dict[str
              "times out twice.  Score = killed / (mutants - equivalent).  Equivalent mutants are listed with the "
              "reason in `tests/mutation_equivalents.json`.", "",
              f"Total: **{tot} mutants, {kil} killed, {eq} equivalent, {sur} survived — score "
-             f"{100 * kil / max(1, tot - eq):.1f}%** (target >= 95%) over the {len(cls)} of {len(cfg['modules'])} "
-             "configured modules run so far" + ("." if len(cls) == len(cfg["modules"]) else
-                                               " (the others are listed at the end).") , "",
+             f"{100 * kil / max(1, tot - eq):.1f}%** (target >= 95%) over "
+             + (f"all {len(cls)} configured modules." if len(cls) == len(cfg["modules"]) else
+                f"the {len(cls)} of {len(cfg['modules'])} configured modules run so far (the others are listed at "
+                "the end)."), "",
              f"Runs: {_span(cls)}, mutmut {', '.join(sorted({str(r.get('mutmut', '?')) for r in results['modules'].values()}))}, "
              f"one run per module (its time and load average in the table) on {results.get('cpus', '?')} CPUs; the "
              f"per-mutant results are committed in `{cfg['results']}`.", "",
