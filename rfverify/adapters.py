@@ -166,9 +166,6 @@ class FittedMap:
         if A.ndim != 2 or A.shape[0] != X.shape[0]:
             raise PluginError(name, f"{action} returned shape {A.shape} for {X.shape[0]} input rows",
                               f"return an array of shape ({X.shape[0]}, m)")
-        if A.shape[1] == 0:
-            raise PluginError(name, f"{action} returned no features (shape {A.shape})",
-                              f"return an array of shape ({X.shape[0]}, m) with m >= 1")
         if A.shape[1] > guard.FEATURE_EXPANSION_LIMIT * max(1, self.n_components):
             raise PluginError(name, f"{action} returned {A.shape[1]:,} features for n_components="
                               f"{self.n_components}, more than {guard.FEATURE_EXPANSION_LIMIT} per component",

@@ -230,6 +230,9 @@ class CheckContext(BaseContext):
             raise CornerNotApplicable(f"the map returned {F.shape[1]} features for n_components={m}: a corner's "
                                       "check needs at least one feature (the width is judged at the main configuration "
                                       "and by contract/explore)")
+        if F.ndim == 2 and F.shape[1] == 0:  # at the main configuration: nothing to estimate k with
+            raise PluginError(self.plugin.name, f"transform returned no features (shape {F.shape}) for "
+                              f"n_components={m}", f"return an array of shape ({len(Z)}, m) with m >= 1")
         P = self.pairs.n
         k_hat = np.real(np.sum(F[:P] * np.conj(F[P:]), axis=1))
         sup = float(np.max(np.abs(F))) * np.sqrt(F.shape[1])
