@@ -145,26 +145,29 @@ def reflected_so(d, rng=None):
     return np.diag([-1.0] + [1.0] * (d - 1)) @ haar_qr_so(d, rng)
 
 
-def _so_stub(mats):
-    """A context whose SO sample is ``mats``: fail and result return what they were given."""
-    return SimpleNamespace(group="SO", dim=3, sample=lambda: np.array(mats),
+def _sample_stub(mats, group="SO"):
+    """A context whose pilot and whole sample are ``mats`` (d from their shape, alpha 0.01, the "pick" stream seeded
+    0): fail and result return what they were given."""
+    mats = np.array(mats)
+    return SimpleNamespace(group=group, dim=mats.shape[1], alpha=0.01, budget=SimpleNamespace(draws=len(mats)),
+                           rng=lambda name: np.random.default_rng(0), pilot=lambda: mats, sample=lambda: mats,
                            fail=lambda *a, **k: ("fail", a, k), result=lambda *a, **k: ("pass", a, k))
 
 
 def test_so_determinant_counts_singular_draws_and_names_the_first_off_draw():
     """A singular draw (slogdet's sign 0) is not in SO(d) either; the first draw whose det is not +1 is named."""
     I3, sing, refl = np.eye(3), np.diag([1.0, 1.0, 0.0]), np.diag([-1.0, 1.0, 1.0])
-    status, args, kw = _determinant_at(_so_stub([I3, I3, sing, refl, I3, refl]))
+    status, args, kw = _determinant_at(_sample_stub([I3, I3, sing, refl, I3, refl]))
     assert status == "fail" and args[0] == "claims SO(3) but det ≠ +1 occurs"
     assert args[1] == "det = -1 in 2, det = 0 (singular) in 1 of 6 draws (first at draw 2)"
     assert kw["details"] == {"draws": 6, "negative": 2, "singular": 1} and kw["statistic"] == 3.0
     assert kw["cause"].startswith("an O(d) sampler")
-    status, args, kw = _determinant_at(_so_stub([I3, sing, I3]))
+    status, args, kw = _determinant_at(_sample_stub([I3, sing, I3]))
     assert (status, args[1], kw["cause"]) == ("fail", "det = -1 in 0, det = 0 (singular) in 1 of 3 draws (first at "
                                                       "draw 1)", "the draws are not orthogonal (a singular matrix)")
-    status, args, kw = _determinant_at(_so_stub([I3, I3, refl]))
+    status, args, kw = _determinant_at(_sample_stub([I3, I3, refl]))
     assert args[1] == "det = -1 in 1 of 3 draws (first at draw 2)" and kw["details"]["singular"] == 0
-    status, args, kw = _determinant_at(_so_stub([I3, I3]))
+    status, args, kw = _determinant_at(_sample_stub([I3, I3]))
     assert status == "pass" and args[1] == "det = +1 in all 2 draws, as SO(3) requires"
     assert (kw["statistic"], kw["threshold"]) == (0.0, 0.0)
 
@@ -174,9 +177,7 @@ def test_o_determinant_counts_only_det_plus_one_and_a_mixed_failure_has_no_cause
     nor 1 names no likely cause."""
     I3, sing, refl = np.eye(3), np.diag([1.0, 1.0, 0.0]), np.diag([-1.0, 1.0, 1.0])
     mats = np.array([I3] * 90 + [sing] * 5 + [refl] * 5)
-    ctx = SimpleNamespace(group="O", dim=3, alpha=0.01, pilot=lambda: mats, sample=lambda: mats,
-                          fail=lambda *a, **k: ("fail", a, k), result=lambda *a, **k: ("pass", a, k))
-    status, args, kw = _determinant_at(ctx)
+    status, args, kw = _determinant_at(_sample_stub(mats, group="O"))
     assert status == "fail" and kw["details"]["positive"] == 90 and kw["statistic"] == 90.0
     assert kw["cause"] == "" and args[1].startswith("det = +1 in 90 of 100 draws: P(det = +1) = 0.9")
 
@@ -285,13 +286,6 @@ def _rot(t):
     return np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
 
 
-def _eig_stub(mats, draws=None):
-    mats = np.array(mats)
-    return SimpleNamespace(dim=mats.shape[1], alpha=0.01, budget=SimpleNamespace(draws=draws or len(mats)),
-                           rng=lambda name: np.random.default_rng(0), pilot=lambda: mats, sample=lambda: mats,
-                           fail=lambda *a, **k: ("fail", a, k), result=lambda *a, **k: ("pass", a, k))
-
-
 def test_eigenangles_skip_draws_without_a_pair_and_need_two_angles():
     """O(2): a reflection has eigenvalues +1 and -1 and no conjugate pair, so it is skipped (the draws after it
     still count); rotations by angles in [0, pi/4] only are far from Weyl's uniform law.  Two angles are enough
@@ -300,10 +294,10 @@ def test_eigenangles_skip_draws_without_a_pair_and_need_two_angles():
 
     refl = np.diag([1.0, -1.0])
     mats = [refl] + [_rot(t) for t in np.linspace(0.05, math.pi / 4, 40)]
-    status, args, kw = _eigenangles_at(_eig_stub(mats))
+    status, args, kw = _eigenangles_at(_sample_stub(mats))
     assert status == "fail" and kw["details"]["angles"] == 40, (status, args)
-    status, args, kw = _eigenangles_at(_eig_stub([_rot(0.3), _rot(2.0)]))
+    status, args, kw = _eigenangles_at(_sample_stub([_rot(0.3), _rot(2.0)]))
     assert kw["details"]["angles"] == 2 and "ks_statistic" in kw["details"]
-    status, args, kw = _eigenangles_at(_eig_stub([_rot(0.3), refl]))
+    status, args, kw = _eigenangles_at(_sample_stub([_rot(0.3), refl]))
     assert (status, kw["details"]) == ("pass", {"angles": 1, "stopped_after_pilot": False})
     assert args[1] == "eigenangles consistent with the Weyl density: too few draws with a conjugate pair"

@@ -224,15 +224,15 @@ class CheckContext(BaseContext):
         Z = self.stacked_inputs()
         fitted = self.fit(m, random_state)
         F = fitted.transform(Z)
-        if self.corner is not None and F.ndim == 2 and F.shape[1] == 0:
+        if F.ndim == 2 and F.shape[1] == 0:  # nothing to estimate k with
+            if self.corner is None:  # at the main configuration: the plug-in's error
+                raise PluginError(self.plugin.name, f"transform returned no features (shape {F.shape}) for "
+                                  f"n_components={m}", f"return an array of shape ({len(Z)}, m) with m >= 1")
             from rfverify.corners import CornerNotApplicable
 
             raise CornerNotApplicable(f"the map returned {F.shape[1]} features for n_components={m}: a corner's "
                                       "check needs at least one feature (the width is judged at the main configuration "
                                       "and by contract/explore)")
-        if F.ndim == 2 and F.shape[1] == 0:  # at the main configuration: nothing to estimate k with
-            raise PluginError(self.plugin.name, f"transform returned no features (shape {F.shape}) for "
-                              f"n_components={m}", f"return an array of shape ({len(Z)}, m) with m >= 1")
         P = self.pairs.n
         k_hat = np.real(np.sum(F[:P] * np.conj(F[P:]), axis=1))
         sup = float(np.max(np.abs(F))) * np.sqrt(F.shape[1])
