@@ -33,8 +33,14 @@ class CheckSpec:
         return inspect.cleandoc(self.func.__doc__ or "")
 
     @property
+    def decision(self) -> str:
+        """How the verdict is decided, as the check catalogue states it."""
+        return "statistical" if self.statistical else "deterministic"
+
+    @property
     def summary(self) -> str:
-        return self.doc.splitlines()[0] if self.doc else ""
+        """The docstring's first paragraph on one line (the check catalogue's "what it verifies")."""
+        return " ".join(self.doc.split("\n\n")[0].split())
 
 
 _REGISTRY: dict[str, dict[str, CheckSpec]] = {}

@@ -199,7 +199,7 @@ def test_torch_feature_maps_pass_with_input_and_global_seed_torch(name):
 def test_fastfood_one_column_crash_is_caught_and_two_columns_pass():
     """scikit-learn-extra's Fastfood fits d = 1 but its transform raises: explore finds it (shrunk to d = 1); the
     direct calls agree, and d >= 2 transform."""
-    pytest.importorskip("sklearn_extra", reason="scikit-learn-extra needs a source build (not in CI): see README")
+    pytest.importorskip("sklearn_extra", reason="scikit-learn-extra needs a source build (not in CI): see docs/ecosystem.md")
     entry = eco.entries(["sklearn-extra-fastfood"])[0]
     from rfverify.kinds import get_kind
 

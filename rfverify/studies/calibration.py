@@ -441,7 +441,7 @@ def calibrate(*, references: Iterable[str] = CALIBRATION_REFERENCES, library: st
     ``mutants`` the names to use from it (None: all); ``equivalent_seeds`` None means ``fa_seeds``;
     ``order`` permutes the execution order (for testing that it does not matter); ``executor`` (an
     :class:`rfverify.executors.Executor`, e.g. a Dask cluster) replaces ``jobs``.  The defaults are
-    the documented full run (README, "Calibration").
+    the documented full run (docs/statistics.md, "Calibration").
     """
     import os
 

@@ -45,7 +45,7 @@ QRF_ODD_M_REASON = ("rfflearn QRF cannot be fitted at any odd n_components: get_
                     "(IndexError; every d)")
 #: The statistical checks' corners include d = 1 (Fastfood) and odd n_components (QRF): there the library raises, so
 #: the check's expected failure is the same defect as explore's (a declared expected failure covers a plug-in that
-#: raises where the check needs it; README, "Statistical checks at the corners").
+#: raises where the check needs it; docs/exploration.md, "Statistical checks at the corners").
 FASTFOOD_AT_CORNER = f"{FASTFOOD_REASON}; the statistical checks meet it at their d = 1 corner"
 QRF_AT_CORNER = f"{QRF_ODD_M_REASON}; the statistical checks meet it at their odd-m corners"
 QRF_BIAS_OR_ODD_M = (f"{QRF_REASON}; where the bias is too small to show at the main configuration, the odd-m "
