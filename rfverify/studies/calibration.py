@@ -301,7 +301,9 @@ def _interval(k: int, n: int) -> list[float]:
 
 
 def _design_alphas(kind: str, profile: str) -> tuple[float, dict[str, float]]:
-    """Family-wise alpha of ``profile`` and each check's share (0 for a deterministic check)."""
+    """Family-wise alpha of ``profile`` and the alpha each check tests at (0 for a check not decided by a test:
+    deterministic, a measurement or a note).  A statistical check without a share of its own tests at the share of
+    the checks it replaces, the same value."""
     from rfverify.profiles import get_profile
     from rfverify.kinds import checks_for, statistical_count
 
