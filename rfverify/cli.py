@@ -11,7 +11,7 @@ import argparse
 import shlex
 import sys
 import traceback
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from rfverify.version import __version__
 from rfverify.cli_text import EXIT_SIGPIPE, HelpFormatter, add_quiet, epilog, stdout_closed
@@ -163,8 +163,10 @@ def _add_calibrate(sub: Any) -> None:
                      help=f"zoo entry to measure false alarms on (repeatable; default {', '.join(CALIBRATION_REFERENCES)})")
     cal.add_argument("--no-references", action="store_true", help="measure only the mutants")
     cal.add_argument("--kind", action="append", metavar="KIND", help="only references and mutants of this kind (repeatable)")
-    cal.add_argument("--mutants", metavar="LIBRARY", help="mutant library: MODULE[:ATTR], a path lib.py[:ATTR] or a "
-                     "package directory (a list of rfverify.studies.calibration.Mutant; e.g. tests.mutants)")
+    cal.add_argument("--mutants", metavar="LIBRARY", help="the mutant library to measure power on, as you name it: a "
+                     "path lib.py[:ATTR], a package directory or an importable MODULE[:ATTR] (ATTR defaults to LIBRARY, "
+                     "a list of rfverify.studies.calibration.Mutant). Default: none, only the references' false "
+                     "alarms are measured. rfverify's own library is tests.mutants in a source checkout (developers)")
     cal.add_argument("--mutant", action="append", metavar="NAME", help="only this mutant of the library (repeatable)")
     cal.add_argument("--profile", action="append", metavar="NAME", help="profile (repeatable; default quick and default)")
     cal.add_argument("--fa-seeds", default="100", help="seeds per reference, whole suite (default 100)")
@@ -205,6 +207,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from rfverify.kinds.base import parse_int
     from rfverify.runner import run
 
+    if args.kind is None:
+        raise UsageError("say what to check: rfverify check KIND MODULE:ATTR ... (KIND: "
+                         "feature-map, orthogonal, transform, quadrature, kernel)")
     cls = get_kind(args.kind).config_class()
     if cls.CLI.many:
         targets = list(args.target)
@@ -364,9 +369,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
             report = run(config, checks=args.check, **_limits(args))
         progress.done(report)
         reports.append((args.target, report))
-        # the check's reproduce command, made into this report's: same target, options, seed and profile
-        repro = config.reproduce("").rsplit(" --check", 1)[0]
-        command = repro.replace("rfverify check feature-map", "rfverify report", 1) + " --out " + shlex.quote(args.given_paths["out"])
+        command = _report_command(config, args.given_paths["out"])
     else:
         reports, docs, progress = _zoo_reports(zoo_entries(args.only), seed, args)
         command = (f"rfverify report {'--all' if args.all else ' '.join('--only ' + n for n in args.only)} "
@@ -392,6 +395,14 @@ def _cmd_report(args: argparse.Namespace) -> int:
         print(f"wrote {len(paths)} files to {args.given_paths['out']} (open "
               f"{Path(args.given_paths['out']) / 'index.html'})", file=sys.stderr)
     return worst_exit_code(r.exit_code for _, r in reports)
+
+
+def _report_command(config: Any, out: str) -> str:
+    """The command that repeats ``rfverify report MODULE:ATTR``: the target, the options its reproduce commands
+    carry, the seed and profile, and the output directory as typed."""
+    parts = ["rfverify", "report", config.target_spec, *config.reproduce_options(),
+             "--seed", str(config.seeds.root), "--profile", config.profile.name, "--out", out]
+    return " ".join(shlex.quote(p) for p in parts)
 
 
 def _zoo_reports(entries: list[Any], seed: int, args: argparse.Namespace) -> tuple[list[Any], dict[str, str], Any]:
@@ -508,10 +519,11 @@ def _cmd_list(args: argparse.Namespace) -> int:
         print(table(("name", "kind", "implementation", "what it is"),
                     [(e.name, e.kind, e.implementation, plain(e.doc)) for e in ZOO]))
     elif args.what == "kernels":
-        from rfverify.kernels import _REGISTRY
+        from rfverify.kernels import kernel_names, kernel_spec
 
-        rows = [(name, "kernel", ", ".join(f"{k}={p.default!r}" for k, p in _REGISTRY[name].params.items()) or "—",
-                 _REGISTRY[name].doc) for name in sorted(_REGISTRY)]
+        specs = [kernel_spec(name) for name in kernel_names()]
+        rows = [(s.name, "kernel", ", ".join(f"{k}={p.default!r}" for k, p in s.params.items()) or "—", s.doc)
+                for s in specs]
         print(table(("name", "kind", "parameters (defaults)", "what it is"), rows))
     else:
         from rfverify.kinds import CATALOGUE_HEADERS, catalogue
@@ -616,31 +628,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         _resolve_outputs(args)
-        if args.command == "bench":
-            return _cmd_bench(args)
-        if args.command == "check":
-            if args.kind is None:
-                raise UsageError("say what to check: rfverify check KIND MODULE:ATTR ... (KIND: "
-                                 "feature-map, orthogonal, transform, quadrature, kernel)")
-            return _cmd_check(args)
-        if args.command == "report":
-            return _cmd_report(args)
-        if args.command == "claims":
-            return _cmd_claims(args)
-        if args.command == "tables":
-            from rfverify.highprec.maxout import write_tables
-
-            for path in write_tables(args.out):
-                print(path)
-            return 0
-        if args.command == "calibrate":
-            return _cmd_calibrate(args)
-        if args.command == "list":
-            return _cmd_list(args)
-        if args.command == "ecosystem":
-            from rfverify.studies.ecosystem import main as ecosystem_main
-
-            return ecosystem_main(args)
+        command = COMMANDS.get(args.command)
+        if command is not None:
+            return command(args)
         parser.print_help()
         print("rfverify: error: say what to do: rfverify check KIND MODULE:ATTR, report, list, ... (see above)",
               file=sys.stderr)
@@ -666,6 +656,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("rfverify: interrupted", file=sys.stderr)
         return 130
+
+
+def _cmd_tables(args: argparse.Namespace) -> int:
+    from rfverify.highprec.maxout import write_tables
+
+    for path in write_tables(args.out):
+        print(path)
+    return 0
+
+
+def _cmd_ecosystem(args: argparse.Namespace) -> int:
+    from rfverify.studies.ecosystem import main as ecosystem_main
+
+    return ecosystem_main(args)
+
+
+#: Each sub-command and the function that runs it (its parser is built by :func:`build_parser`).
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "check": _cmd_check, "report": _cmd_report, "claims": _cmd_claims, "tables": _cmd_tables,
+    "calibrate": _cmd_calibrate, "list": _cmd_list, "bench": _cmd_bench, "ecosystem": _cmd_ecosystem,
+}
 
 
 if __name__ == "__main__":  # pragma: no cover

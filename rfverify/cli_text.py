@@ -42,7 +42,9 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "tables": ("rfverify tables maxout --out reports/tables",),
     "list": ("rfverify list zoo | head",),
     "bench": ("rfverify bench --quick",),
-    "calibrate": ("rfverify calibrate --kind orthogonal --mutants tests.mutants --fa-seeds 20 --power-seeds 20",),
+    "calibrate": ("rfverify calibrate --kind orthogonal --fa-seeds 20     # false alarms of the reference samplers",
+                  "rfverify calibrate --mutants my_bugs.py --no-references   # power against your library of Mutants",
+                  "rfverify calibrate --mutants tests.mutants --jobs 2       # rfverify's developers: its own library"),
 }
 
 

@@ -226,7 +226,7 @@ def report_metrics(ctx: Any, budget: MetricsBudget | None = None) -> dict[str, A
 
 def metrics_rows(metrics: Mapping[str, Any]) -> list[dict[str, str]]:
     """Rows (metric, mean, interval) for renderers; empty for a missing or failed block."""
-    from rfverify.results import _fmt
+    from rfverify.results import format_number
 
     rows = []
     for name, label in (("rel_frobenius", "relative Frobenius error ‖K − K̂‖_F/‖K‖_F"),
@@ -236,5 +236,5 @@ def metrics_rows(metrics: Mapping[str, Any]) -> list[dict[str, str]]:
         v = metrics.get(name)
         if isinstance(v, Mapping):
             lo, hi = v.get("interval", [None, None])
-            rows.append({"metric": label, "mean": _fmt(v.get("mean")), "interval": f"[{_fmt(lo)}, {_fmt(hi)}]"})
+            rows.append({"metric": label, "mean": format_number(v.get("mean")), "interval": f"[{format_number(lo)}, {format_number(hi)}]"})
     return rows

@@ -135,7 +135,7 @@ class Case:
     def run(self, seed: int, profile: str, limits: Any = None) -> CheckResult:
         """The check's result (never an exception for a misbehaving plug-in: status ``error``)."""
         from rfverify.kinds import checks_for
-        from rfverify.runner import _apply_xfail, run_check
+        from rfverify.runner import apply_xfail, run_check
 
         config, sup, problem = self.shared.get(self, seed, profile, limits)
         spec = next(s for s in checks_for(self.kind) if s.name == self.check)
@@ -147,7 +147,7 @@ class Case:
         reason = self.xfail_reason
         if isinstance(reason, Mapping):
             reason = reason.get(profile)
-        return _apply_xfail(result, reason)
+        return apply_xfail(result, reason)
 
 
 def _per_profile_xfail(xfail: Any) -> tuple[dict[str, str] | None, dict[str, Any] | None]:

@@ -18,7 +18,7 @@ from rfverify.exit_status import is_ok, report_exit_code
 from rfverify.messages import format_interval
 from rfverify.text import plural
 
-__all__ = ["Effect", "CheckResult", "Report", "STATUSES", "SCHEMA_VERSION"]
+__all__ = ["Effect", "CheckResult", "Report", "STATUSES", "SCHEMA_VERSION", "format_number", "kernel_label"]
 
 STATUSES = ("pass", "fail", "error", "skip", "xfail")
 #: Version of the JSON layout written by :meth:`Report.to_json` (``docs/reports.md``, "Schema changes":
@@ -53,7 +53,7 @@ class Effect:
         }
 
     def __str__(self) -> str:
-        return f"{self.name} {_fmt(self.estimate)} [{_fmt(self.low)}, {_fmt(self.high)}]"
+        return f"{self.name} {format_number(self.estimate)} [{format_number(self.low)}, {format_number(self.high)}]"
 
 
 @dataclass(frozen=True)
@@ -107,9 +107,9 @@ class CheckResult:
         lines = [f"{self.implementation} [{self.check}]: {self.status.upper()} — {self.message}"]
         if self.effect is not None:
             e = self.effect
-            lines.append(f"  effect: {e.name} {_fmt(e.estimate)} {format_interval((e.low, e.high), e.confidence)}")
+            lines.append(f"  effect: {e.name} {format_number(e.estimate)} {format_interval((e.low, e.high), e.confidence)}")
         if self.pvalue is not None and self.threshold is not None:
-            lines.append(f"  p = {_fmt(self.pvalue)} against alpha = {_fmt(self.threshold)}")
+            lines.append(f"  p = {format_number(self.pvalue)} against alpha = {format_number(self.threshold)}")
         if self.reproduce:
             lines.append(f"  reproduce: {self.reproduce}")
         return "\n".join(lines)
@@ -172,12 +172,12 @@ class Report:
     def table(self) -> str:
         """A readable fixed-width table of the results."""
         head = (f"rfverify {self.version} — {self.kind} {self.implementation} | kernel "
-                f"{_kernel_str(self.kernel)} | seed {self.seed} | profile {self.profile}")
+                f"{kernel_label(self.kernel)} | seed {self.seed} | profile {self.profile}")
         rows = [("check", "status", "statistic", "adj. p", "alpha", "tolerance", "effect [interval] / why skipped")]
         for r in self.results:
             alpha, tolerance = split_threshold(r)
             note = str(r.effect) if r.effect else (_one_line(r.message) if r.status == "skip" else "")
-            rows.append((r.check, r.status.upper(), _fmt(r.statistic), _fmt(r.pvalue), _fmt(alpha), _fmt(tolerance),
+            rows.append((r.check, r.status.upper(), format_number(r.statistic), format_number(r.pvalue), format_number(alpha), format_number(tolerance),
                          note))
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
         out = [head, ""]
@@ -241,12 +241,13 @@ def _metrics_line(metrics: Mapping[str, Any]) -> str:
         v = metrics.get(key)
         if isinstance(v, Mapping):
             lo, hi = (v.get("interval") or [None, None])[:2]
-            parts.append(f"{label} {_fmt(v.get('mean'))} [{_fmt(lo)}, {_fmt(hi)}]")
+            parts.append(f"{label} {format_number(v.get('mean'))} [{format_number(lo)}, {format_number(hi)}]")
     return (f"metrics (held-out, m = {metrics.get('n_components')}, {metrics.get('seeds')} seeds, 95% t): "
             + "; ".join(parts) + "\n")
 
 
-def _kernel_str(k: Mapping[str, Any]) -> str:
+def kernel_label(k: Mapping[str, Any]) -> str:
+    """A report's kernel as one label: ``rbf(gamma=0.5)``, or the bare name without parameters."""
     params = k.get("params") or {}
     if not params:
         return str(k.get("name"))
@@ -264,7 +265,8 @@ def _num(v: Any) -> Any:
     return v
 
 
-def _fmt(v: Any) -> str:
+def format_number(v: Any) -> str:
+    """A number as every table and page shows it: 4 significant digits in [1e-3, 1e4), 3 outside, "" for None."""
     if v is None:
         return ""
     if isinstance(v, str):

@@ -18,7 +18,7 @@ from rfverify.registry import CheckSpec
 from rfverify.results import CheckResult, Report
 from rfverify.validation import as_check_names, as_xfail, show
 
-__all__ = ["run_check", "run", "select", "preflight", "supervisor", "CHECK_HOOK"]
+__all__ = ["run_check", "run", "select", "preflight", "supervisor", "CHECK_HOOK", "apply_xfail"]
 
 #: Progress hook, ``hook(check, index, total, result)``, called before (result None) and after each
 #: check by :func:`run`; set by ``rfverify report`` for its progress display (never affects results).
@@ -26,7 +26,7 @@ CHECK_HOOK: contextvars.ContextVar[Callable[[str, int, int, CheckResult | None],
     contextvars.ContextVar("rfverify_check_hook", default=None)
 
 
-def _apply_xfail(result: CheckResult, reason: str | None) -> CheckResult:
+def apply_xfail(result: CheckResult, reason: str | None) -> CheckResult:
     from dataclasses import replace
 
     if reason is None:
@@ -160,7 +160,7 @@ def _run_all(specs: list[CheckSpec], xfail: Mapping[str, str] | None,
     for i, s in enumerate(specs):
         if hook is not None:
             hook(s.name, i, len(specs), None)
-        result = _apply_xfail(one(s), (xfail or {}).get(s.name))
+        result = apply_xfail(one(s), (xfail or {}).get(s.name))
         if hook is not None:
             hook(s.name, i, len(specs), result)
         collected.append(result)

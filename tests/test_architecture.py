@@ -188,3 +188,29 @@ def test_one_dimension_rule_for_every_kind(kind):
     for bad in (lo - 1, hi + 1, True, 2.0, "8", None):
         with pytest.raises(UsageError, match=rf"dim must be an integer in \[{lo}, {hi}\]"):
             cls.validate_dim(bad)
+
+
+def private_imports(module: str, path: Path) -> list[str]:
+    """``from X import _name`` in ``module`` where X is another rfverify module (a private name crossing modules)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("rfverify") and node.level == 0:
+            if node.module == module or node.module.startswith(module + "."):
+                continue
+            found += [f"{module}: from {node.module} import {a.name}" for a in node.names
+                      if a.name.startswith("_") and not a.name.startswith("__")]
+    return found
+
+
+def test_the_report_layer_and_the_facade_import_public_names_only():
+    """Renderers and entry points use what the modules they read export, not their private helpers (the layers
+    below keep some private imports between sibling modules of one family; these two layers have none)."""
+    bad = [hit for name, path in sorted(modules().items()) if layer(name) in ("report", "facade")
+           for hit in private_imports(name, path)]
+    assert not bad, "private names imported across modules:\n" + "\n".join(bad)
+
+
+def test_private_import_probe_finds_one(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("from rfverify.results import Report, _hidden\nfrom rfverify.report import html\n")
+    assert private_imports("rfverify.report.probe", probe) == ["rfverify.report.probe: from rfverify.results import _hidden"]

@@ -108,3 +108,12 @@ def test_list_commands(capsys):
     assert rows[0] == ["check", "kind", "decided", "by", "what", "it", "verifies"] and set(rows[1][0]) == {"-"}
     for name in ("contract", "reproducibility", "unbiasedness", "concentration", "error-rate"):
         assert any(r[:2] == [name, "feature-map"] for r in rows), name
+
+
+def test_every_sub_command_dispatches_from_the_table():
+    import argparse
+
+    from rfverify.cli import COMMANDS, build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(sub.choices) == set(COMMANDS)

@@ -28,7 +28,7 @@ from rfverify.kinds import checks_for
 from rfverify.kinds.feature_map import FeatureMapConfig
 from rfverify.properties.corner_runs import corners_of
 from rfverify.results import CheckResult
-from rfverify.runner import _apply_xfail
+from rfverify.runner import apply_xfail
 
 RBF = dict(kernel="rbf", kernel_params={"gamma": 0.5}, dim=16, bound=2 ** 0.5)
 
@@ -73,10 +73,10 @@ def test_a_declared_expected_failure_covers_a_plugin_that_raises_and_is_stale_on
 ])
 def test_an_expected_failure_never_covers_an_error_of_ours(message, details):
     r = CheckResult(check="unbiasedness", implementation="m", status="error", message=message, details=details)
-    assert _apply_xfail(r, "declared").status == "error"
+    assert apply_xfail(r, "declared").status == "error"
     plugin = CheckResult(check="unbiasedness", implementation="m", status="error", message="m: fit raised",
                          details={"error_source": PLUGIN_RAISED})
-    assert _apply_xfail(plugin, "declared").status == "xfail"
+    assert apply_xfail(plugin, "declared").status == "xfail"
 
 
 def test_the_sphere_domain_needs_two_dimensions():

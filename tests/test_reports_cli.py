@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
+import shlex
 from pathlib import Path
 
 import pytest
 
-from rfverify.cli import main
+from rfverify.cli import build_parser, main
 
 RFF = "rfverify.implementations.rff:RandomFourierFeatures"
 
@@ -25,6 +28,13 @@ def test_report_one_implementation(tmp_path: Path, capsys: pytest.CaptureFixture
     assert doc["config"]["dim"] == 4 and doc["profile"] == "quick"
     index = (out / "index.html").read_text()
     assert f"rfverify report {RFF} --kernel rbf --param gamma=0.5 --dim 4" in index
+    # the recorded command is built from the configuration's options, not by editing a check's reproduce command
+    command = re.search(r"rfverify report [^<]*", html.unescape(index)).group(0).strip()
+    argv = shlex.split(command)
+    assert argv[:3] == ["rfverify", "report", RFF] and "--check" not in argv
+    assert argv[-4:] == ["--profile", "quick", "--out", str(out)] and argv[argv.index("--seed") + 1] == "20261122"
+    again = build_parser().parse_args(argv[1:])
+    assert (again.target, again.dim, again.param, again.profile) == (RFF, "4", ["gamma=0.5"], "quick")
     assert json.loads((out / "index.json").read_text())["claims"] is None  # claims only with --all
     err = capsys.readouterr().err
     assert f"[1/1] {RFF} / contract: pass" in err  # per-check progress lines off a terminal
@@ -54,7 +64,7 @@ def test_report_usage_errors(argv: list[str], words: str, capsys: pytest.Capture
 
 
 def test_check_of_any_kind_writes_a_report(tmp_path, capsys):
-    from rfverify.cli import main
+    from rfverify.cli import build_parser, main
 
     out = tmp_path / "rep"
     code = main(["check", "transform", "rfverify.implementations.structured:fwht", "--dim", "8",
@@ -63,3 +73,11 @@ def test_check_of_any_kind_writes_a_report(tmp_path, capsys):
     pages = sorted(p.name for p in out.iterdir())
     assert "index.html" in pages and any(p.endswith(".html") and p != "index.html" for p in pages)
     assert any(p.endswith(".json") and p != "index.json" for p in pages)
+
+
+def test_report_only_keeps_every_entry_description_in_the_index(tmp_path: Path) -> None:
+    """Two ``--only`` runs into one directory: the index lists both entries, each with its zoo description."""
+    for name in ("rff-cossin", "rff-phase"):
+        assert main(["report", "--only", name, "--profile", "quick", "--quiet", "--out", str(tmp_path)]) == 0
+    entries = {e["name"]: e["description"] for e in json.loads((tmp_path / "index.json").read_text())["reports"]}
+    assert set(entries) == {"rff-cossin", "rff-phase"} and all(entries.values()), entries

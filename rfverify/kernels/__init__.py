@@ -14,9 +14,10 @@ from __future__ import annotations
 from rfverify.kernels import builtins as _builtins
 from rfverify.kernels import composition as _composition
 from rfverify.kernels.base import (_REGISTRY, Kernel, KernelSpec, ParamSpec, as_kernel, get_kernel, kernel_names,
-                                   register_kernel)
+                                   kernel_spec, register_kernel)
 
-__all__ = ["Kernel", "KernelSpec", "ParamSpec", "register_kernel", "get_kernel", "kernel_names", "as_kernel"]
+__all__ = ["Kernel", "KernelSpec", "ParamSpec", "register_kernel", "get_kernel", "kernel_names", "kernel_spec",
+           "as_kernel"]
 
 for _spec in (*_builtins.BUILTINS, *_composition.COMPOSITES):
     if _spec.name not in _REGISTRY:

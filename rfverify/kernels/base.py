@@ -26,6 +26,7 @@ __all__ = [
     "register_kernel",
     "get_kernel",
     "kernel_names",
+    "kernel_spec",
     "as_kernel",
 ]
 
@@ -88,6 +89,12 @@ def register_kernel(spec: KernelSpec) -> KernelSpec:
 def kernel_names() -> list[str]:
     """Registered kernel names, sorted."""
     return sorted(_REGISTRY)
+
+
+def kernel_spec(name: str) -> KernelSpec:
+    """The registered spec of kernel ``name`` (its parameters with their defaults, and its one-line doc)."""
+    get_kernel(name)  # an unknown name is the one-line UsageError of get_kernel
+    return _REGISTRY[name]
 
 
 @dataclass(frozen=True)

@@ -161,7 +161,7 @@ def write_calibration(doc: Mapping[str, Any], out: Any) -> list[Any]:
     import json
     from pathlib import Path
 
-    from rfverify.report.html import _env
+    from rfverify.report.html import template_environment
     from rfverify.report.provenance import provenance
 
     out = Path(out)
@@ -173,7 +173,7 @@ def write_calibration(doc: Mapping[str, Any], out: Any) -> list[Any]:
     texts = {
         "calibration.json": json.dumps(full, indent=2, allow_nan=False) + "\n",
         "calibration.md": calibration_markdown(doc) + "\n",
-        "calibration.html": _env().get_template("calibration.html.j2").render(
+        "calibration.html": template_environment().get_template("calibration.html.j2").render(
             title="rfverify calibration", doc=doc, rows=_rows(doc), headers=HEADERS, settings=_settings_line(doc),
             timing=_timing_lines(doc), provenance=prov, command=doc.get("command", "")),
     }

@@ -21,20 +21,20 @@ from markupsafe import Markup
 
 from rfverify.report.mathtext import math_html
 from rfverify.report.plots import plots_for
-from rfverify.results import Report, _fmt, _kernel_str, split_threshold
+from rfverify.results import Report, format_number, kernel_label, split_threshold
 
-__all__ = ["render_report_page", "render_index_page", "page_filename", "verdict"]
+__all__ = ["render_report_page", "render_index_page", "page_filename", "verdict", "template_environment"]
 
 STATUS_LABEL = {"pass": "PASS", "fail": "FAIL", "error": "ERROR", "skip": "SKIP", "xfail": "XFAIL"}
 #: Lists longer than this are summarised in the details tables.
 MAX_INLINE_LIST = 8
 
 
-def _env() -> Environment:
+def template_environment() -> Environment:
     env = Environment(loader=PackageLoader("rfverify.report", "templates"), autoescape=True,
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                       keep_trailing_newline=True)
-    env.filters["num"] = _fmt
+    env.filters["num"] = format_number
     env.filters["math"] = math_html  # $...$ spans as inline SVG formulas (rfverify.report.mathtext)
     return env
 
@@ -52,7 +52,7 @@ def verdict(report: Report) -> str:
 
 def _target_str(target: Any) -> str:
     if isinstance(target, Mapping) and "name" in target:
-        return _kernel_str(target)
+        return kernel_label(target)
     return json.dumps(target, sort_keys=True, default=str)
 
 
@@ -65,7 +65,7 @@ def _value(v: Any) -> str:
     if isinstance(v, (int,)) and not isinstance(v, bool):
         return str(v)
     if isinstance(v, float):
-        return _fmt(v)
+        return format_number(v)
     if isinstance(v, str):
         return v
     if isinstance(v, Mapping):
@@ -77,7 +77,7 @@ def _value(v: Any) -> str:
             if len(nums) == len(items):
                 finite = [float(x) for x in nums if math.isfinite(float(x))]
                 if finite:
-                    return f"{len(items)} values, {_fmt(min(finite))} … {_fmt(max(finite))}"
+                    return f"{len(items)} values, {format_number(min(finite))} … {format_number(max(finite))}"
             return f"{len(items)} values"
         return "[" + ", ".join(_value(x) for x in items) + "]"
     return str(v)
@@ -133,11 +133,11 @@ def _check_view(name: str, r: Any) -> dict[str, Any]:
     if eff is not None:
         effect = {
             "name": eff.name,
-            "estimate": _fmt(eff.estimate),
-            "interval": f"[{_fmt(eff.low)}, {_fmt(eff.high)}]",
+            "estimate": format_number(eff.estimate),
+            "interval": f"[{format_number(eff.low)}, {format_number(eff.high)}]",
             "confidence": f"{eff.confidence:.6g}",
-            "detectable": _fmt(eff.detectable) if eff.detectable is not None else "",
-            "power": _fmt(eff.power) if eff.power is not None else "",
+            "detectable": format_number(eff.detectable) if eff.detectable is not None else "",
+            "power": format_number(eff.power) if eff.power is not None else "",
         }
     details = dict(r.details) if isinstance(r.details, Mapping) else {}
     coverage = _coverage_view(details.pop("coverage", None), details.get("space_searched"))
@@ -149,11 +149,11 @@ def _check_view(name: str, r: Any) -> dict[str, Any]:
         "status": r.status,
         "status_label": STATUS_LABEL.get(r.status, r.status.upper()),
         "message": r.message,
-        "statistic": _fmt(r.statistic),
-        "pvalue": _fmt(r.pvalue),
-        "threshold": _fmt(r.threshold),
-        "alpha": _fmt(split_threshold(r)[0]),
-        "tolerance": _fmt(split_threshold(r)[1]),
+        "statistic": format_number(r.statistic),
+        "pvalue": format_number(r.pvalue),
+        "threshold": format_number(r.threshold),
+        "alpha": format_number(split_threshold(r)[0]),
+        "tolerance": format_number(split_threshold(r)[1]),
         "effect": effect,
         "reproduce": r.reproduce,
         "plots": [{"title": p.title, "caption": p.caption, "svg": Markup(p.svg)} for p in plots],
@@ -195,7 +195,7 @@ def render_report_page(name: str, report: Report, *, provenance: Mapping[str, st
     metrics = report.metrics if isinstance(report.metrics, Mapping) else None
     config: list[tuple[str, str]] = []
     _flatten("", report.config, config)
-    return _env().get_template("report.html.j2").render(
+    return template_environment().get_template("report.html.j2").render(
         title=f"{name} — rfverify report",
         name=name,
         doc=doc,
@@ -255,7 +255,7 @@ def render_index_page(entries: Iterable[tuple[str, Report]], *, seed: int, profi
         if c.get("rule"):
             claim_rules[c["rule"]] = c.get("rule_text", "")
     claim_counts = verdict_counts(claim_rows)
-    return _env().get_template("index.html.j2").render(
+    return template_environment().get_template("index.html.j2").render(
         title="rfverify correctness reports",
         seed=seed,
         profile=profile,

@@ -20,7 +20,7 @@ from types import SimpleNamespace
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from rfverify.report.provenance import provenance
-from rfverify.results import Report, _fmt
+from rfverify.results import Report
 
 __all__ = ["write_reports", "markdown_summary", "provenance", "report_document", "index_document",
            "INDEX_SCHEMA_VERSION", "atomic_write"]
@@ -325,8 +325,6 @@ def mutation_summary(out: Path) -> dict[str, str] | None:
             break
     return {"markdown": MUTATION_REPORT, "headline": headline}
 
-
-_fmt  # re-exported for renderers
 
 
 def claims_markdown(claims: Sequence[Any]) -> str:
