@@ -15,7 +15,6 @@ import threading
 from functools import lru_cache
 from typing import Any, Iterator
 
-import numpy as np
 
 from rfverify.implementations._fwht_plan import GROUP_ELEMS, MAX_VECTORS, VECTOR_BYTES, pass_plan  # noqa: F401
 

@@ -36,7 +36,7 @@ import numpy as np
 from rfverify.errors import UsageError
 from rfverify.implementations._base import FeatureMap
 
-from rfverify.implementations.compositional.skeleton import InputNode, InternalNode, Skeleton
+from rfverify.implementations.compositional.skeleton import InputNode, Skeleton
 
 __all__ = [
     "CompositionalFeatures",

@@ -191,7 +191,7 @@ def _rows(section: str, samples: dict[str, list[float]], *, dtype: Any, d: int, 
                      "cpu_vs": {b: _ratio(cpu[name], cpu[b]) for b in baselines if b in cpu and b != name
                                 and (used or {}).get(b, threads) == 1},
                      "cpu_mem_x": _ratio(cpu[name], mem_cpu) if mem_cpu else float("nan")}
-        out.append({**extra, 
+        out.append({**extra,
             "section": section, "name": name, "dtype": np.dtype(dtype).name, "d": d, "n": n,
             "threads": (used or {}).get(name, threads), "seconds": sec, "status": "ok", "rounds": len(ts),
             "gops": ops / sec / 1e9 if ops else float("nan"), "gbs": nbytes / sec / 1e9,
@@ -284,7 +284,7 @@ def run_fwht_comparison(quick: bool = False) -> list[dict]:
                 else:
                     rows.append(_skip("fwht", "FFHT", f"not installed: {INSTALL['FFHT']}", **key))
                 if H is not None:
-                    impls["dense BLAS"] = (lambda k=k: _with(_blas_limit(k), lambda: np.matmul(X0, H, out=Y)), None)
+                    impls["dense BLAS"] = (lambda k=k, h=H: _with(_blas_limit(k), lambda: np.matmul(X0, h, out=Y)), None)
                 elif k == 1:
                     rows.append(_skip("fwht", "dense BLAS", f"d={d} > {dense_max}: 2·n·d² flops, "
                                       f"d/(2·log2 d) = {d / (2 * math.log2(d)):.0f}x the FWHT's adds", **key))

@@ -100,7 +100,6 @@ def source_fingerprint() -> str:
     ``implementations/``, data files included.  The layer rules (tests/test_architecture.py) guarantee that no
     check imports studies/, report/, the CLI or the pytest plugin, so editing those cannot change a verdict."""
     import hashlib
-    from pathlib import Path
 
     h = hashlib.sha256()
     for f, rel in fingerprint_files():

@@ -371,7 +371,7 @@ def _depth_bound() -> tuple[str, Finding]:
     printed_ok = layered_ok and all(c <= b + ROUNDOFF for c, b, _, _ in skip.values())
     cond_ok = layered_ok and all(c <= b + ROUNDOFF for a, (c, b, _, _) in skip.items() if a >= 1)
     mc_ok = all(abs(mm - c) <= hh for c, _, mm, hh in skip.values())
-    return (f"Layered skeletons give C(S) = sigma'(1)^depth exactly; with a skip connection "
+    return ("Layered skeletons give C(S) = sigma'(1)^depth exactly; with a skip connection "
             + "; ".join(rows) + f" ({_LEVEL}): the bound fails when sigma'(1) < 1, as for the paper's own exp((rho-1)/4).",
             Finding(printed_ok and mc_ok, counterexample=f"sigma'(1) = 1/4, skip connection: C = {skip[0.25][0]:.4f} > "
                                                          f"{skip[0.25][1]:.4f}",
@@ -427,7 +427,7 @@ def _cor4() -> tuple[str, Finding]:
         bound = norm2 / q
         ok &= float(m[0] - h[0]) <= bound
         parts.append(f"{float(m[0]):.2e} +/- {float(h[0]):.1e}")
-    return (f"E|f(x) - f_w(x)|^2 = " + ", ".join(parts) + f" at the 3 points ({_LEVEL}), below C^2 ||f||^2/q = "
+    return ("E|f(x) - f_w(x)|^2 = " + ", ".join(parts) + f" at the 3 points ({_LEVEL}), below C^2 ||f||^2/q = "
             f"{norm2 / q:.2e} (||f||^2 = {norm2:.3f}, q = {q}).", Finding(bool(ok), counterexample="an error above the bound"))
 
 
