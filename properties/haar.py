@@ -12,8 +12,8 @@ between the checks.  Each check also runs at the corner dimensions of
 :mod:`rfverify.properties.haar_corners` (the smallest and the largest d of the sampler's space) on a sample of
 its own, with its alpha split between the declared d and the corners (Bonferroni).
 
-"Is Haar" is not "gives an unbiased kernel": see
-:data:`rfverify.kinds.orthogonal.KERNEL_NOTE` and the ``orf-kernel`` note.
+"Is Haar" is not "gives an unbiased kernel": see :data:`rfverify.kinds.orthogonal.KERNEL_NOTE`, which every
+orthogonal report carries in its configuration; an ORF map's kernel is verified as a feature map.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import numpy as np
 from scipy import special
 from scipy import stats as st
 
-from rfverify.kinds.orthogonal import KERNEL_NOTE, OrthogonalContext
+from rfverify.kinds.orthogonal import OrthogonalContext
 from rfverify.properties.haar_corners import haar_at_corners
 from rfverify.registry import effect, register_check
 from rfverify.results import CheckResult
@@ -485,25 +485,3 @@ def _invariance_at(ctx: OrthogonalContext) -> CheckResult:
                         statistic=stat, pvalue=p, threshold=ctx.alpha, details=details)
     return ctx.result("pass", f"left and right invariance not rejected ({summary})", statistic=stat, pvalue=p,
                       threshold=ctx.alpha, details=details)
-
-
-# --------------------------------------------------------------------------
-# kernel note
-# --------------------------------------------------------------------------
-@register_check("orthogonal", "orf-kernel", statistical=False, decision="note", cost="none (a note)")
-def check_orf_kernel(ctx: OrthogonalContext) -> CheckResult:
-    """A note, not a test: whether an ORF built on this sampler is unbiased is a separate claim from Haar.
-
-    Property: an orthogonal random feature map (Yu et al. 2016) built on Q is
-    unbiased for the Gaussian kernel iff each row of its frequency matrix is
-    marginally N(0, I/sigma^2), i.e. each row of Q is uniform on the sphere
-    and its norm independently chi_d; the joint law (Haar or not) only affects
-    the variance.
-    Test: none here — it is verified on the feature map itself with
-    ``rfverify check feature-map`` (unbiasedness), once the ORF maps exist.
-    Applies to: every sampler; always reported as ``skip`` with this note, so
-    a report states both "is Haar" (the battery) and "unbiased kernel" (not
-    decided here).
-    Reference: F. Yu et al. (2016), Orthogonal Random Features, NeurIPS, Lemma 1.
-    """
-    return ctx.result("skip", KERNEL_NOTE)

@@ -20,8 +20,8 @@ from rfverify.seeding import SeedSource
 __all__ = ["BaseContext", "CheckSpec", "DECISIONS", "Finding", "register_check", "registered_checks", "effect"]
 
 #: How a check's verdict is decided (:attr:`CheckSpec.decision`): by a test at the check's alpha, by a derived
-#: round-off tolerance, not at all (a measurement reported as a table), or never run (a note that always skips).
-DECISIONS = ("statistical", "deterministic", "measurement", "note")
+#: round-off tolerance, or not at all (a measurement reported as a table, judged only on its contract).
+DECISIONS = ("statistical", "deterministic", "measurement")
 
 
 @dataclass(frozen=True)
@@ -29,8 +29,8 @@ class CheckSpec:
     """A registered check and what its registration declares.
 
     ``decision`` says how the verdict is decided: ``statistical`` (a test at ``ctx.alpha``), ``deterministic``
-    (against a derived round-off tolerance), ``measurement`` (a table of measured numbers, no verdict beyond
-    the contract) or ``note`` (always skips with a statement).  ``alpha_share``: the check takes its own share
+    (against a derived round-off tolerance) or ``measurement`` (a table of measured numbers, no verdict beyond
+    the contract).  ``alpha_share``: the check takes its own share
     of the kind's family-wise alpha (``statistical_count`` counts these); a statistical check that runs exactly
     where others of the kind are skipped tests at one of *their* shares, so the split stays as it is.
     """
@@ -77,7 +77,7 @@ def register_check(kind: str, name: str, *, statistical: bool, alpha_share: bool
     ``statistical``: the verdict is a hypothesis test at ``ctx.alpha``.  ``alpha_share`` (default: the same as
     ``statistical``): it takes its own share of the kind's family-wise alpha; ``False`` for a statistical check
     that applies exactly where checks with shares are skipped and tests at one of theirs.  ``decision`` names a
-    non-statistical check's kind of verdict when it is not ``deterministic``: ``measurement`` or ``note``.
+    non-statistical check's kind of verdict when it is not ``deterministic``: ``measurement``.
     """
     share = statistical if alpha_share is None else alpha_share
     how = decision or ("statistical" if statistical else "deterministic")

@@ -1,7 +1,7 @@
 """Every registered check: how its verdict is decided, whether it takes a share of alpha, and its documented cost.
 
 ``decision`` is what the check catalogue states (``statistical``: a test at alpha; ``deterministic``: a round-off
-tolerance; ``measurement``; ``note``); ``alpha_share`` decides the alpha split (``statistical_count``) — a
+tolerance; ``measurement``); ``alpha_share`` decides the alpha split (``statistical_count``) — a
 statistical check that runs exactly where the checks it replaces are skipped tests at one of their shares.
 Pinned here, one table for every kind, so a changed flag or note is a deliberate edit of this table (a mutant
 ``statistical=True`` for the contract check once survived).
@@ -42,8 +42,6 @@ REGISTERED = {
         'eigenvalues of every matrix of the shared sample (pilot 150 / 1500 at default), O(d^3) each'),
     ('orthogonal', 'haar-invariance'): ('statistical', True,
         '4 two-sample KS tests on the shared sample split in halves (default 2 x 750 draws)'),
-    ('orthogonal', 'orf-kernel'): ('note', False,
-        'none (a note)'),
     ('orthogonal', 'explore'): ('deterministic', False,
         'quick 15, default 40, thorough 150 dimensions'),
     ('quadrature', 'rule-contract'): ('deterministic', False,
@@ -103,7 +101,7 @@ def test_adapted_approximation_is_statistical_at_the_share_of_the_checks_it_repl
     assert default.family_alpha / statistical_count("feature-map") == pytest.approx(1e-3 / 3)
 
 
-@pytest.mark.parametrize("kw", [dict(statistical=False, alpha_share=True), dict(statistical=True, decision="note"),
+@pytest.mark.parametrize("kw", [dict(statistical=False, alpha_share=True), dict(statistical=True, decision="measurement"),
                                 dict(statistical=False, decision="statistical"),
                                 dict(statistical=False, decision="guess")])
 def test_registration_refuses_flags_that_contradict_each_other(kw):
@@ -116,6 +114,5 @@ def test_catalogue_states_the_decision():
 
     rows = {(r[1], r[0]): r[2] for r in catalogue()}
     assert rows[("quadrature", "efficiency")] == "measurement"
-    assert rows[("orthogonal", "orf-kernel")] == "note"
     assert rows[("feature-map", "unbiasedness")] == "statistical"
     assert rows[("feature-map", "contract")] == "deterministic"

@@ -255,14 +255,14 @@ def test_eigenangle_and_invariance_messages():
         rf"fixed matrix of O\(6\)", not_inv.message), not_inv.message
 
 
-def test_d_1_has_only_the_determinant_law_and_orf_kernel_is_a_note():
+def test_d_1_has_only_the_determinant_law_and_the_report_notes_haar_is_not_an_orf_kernel():
     r = _one(haar_qr, "haar-entries", dim=1)
     assert (r.status, r.message) == ("skip", "d=1: O(1) = {±1} and SO(1) = {1} are finite; only the determinant law "
                                              "is tested")
     two = _one(haar_qr, "haar-entries", dim=2)  # d = 2 is the first dimension with a continuous law
     assert two.status == "pass" and "Beta(1/2, 0.5)" in two.message, two.message
-    note = _one(haar_qr, "orf-kernel")
-    assert (note.status, note.message) == ("skip", KERNEL_NOTE)
+    report = verify_orthogonal(haar_qr, dim=2, profile="quick", checks=["orthogonality"])
+    assert report.config["note"] == KERNEL_NOTE and "rfverify check feature-map" in KERNEL_NOTE
 
 
 def test_trace_moments_reject_strictly_below_alpha(monkeypatch):

@@ -20,7 +20,7 @@ CHECKS = {
     "feature-map": ["contract", "reproducibility", "explore", "unbiasedness", "concentration", "error-rate",
                     "adapted-approximation"],
     "orthogonal": ["orthogonality", "haar-determinant", "haar-entries", "haar-trace-moments", "haar-eigenangles",
-                   "haar-invariance", "orf-kernel", "explore"],
+                   "haar-invariance", "explore"],
     "transform": ["transform-exactness", "transform-linearity", "transform-input", "transform-dimension", "explore"],
     "quadrature": ["rule-contract", "exactness", "rule-unbiasedness", "efficiency", "explore"],
     "kernel": ["kernel-symmetry", "kernel-psd", "kernel-normalisation", "kernel-composition", "explore"],

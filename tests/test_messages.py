@@ -269,7 +269,6 @@ CASES: list[tuple[str, str, str, Callable[[], Any]]] = [
 
 #: Checks with no failing path, and why (a planted bug cannot make them fail).
 NEVER_FAILS = {
-    "orf-kernel": "a note: always skip (whether an ORF is unbiased is checked on the feature map)",
     "efficiency": "a measurement against Monte Carlo: always passes, the table is in details",
 }
 

@@ -180,7 +180,7 @@ SCENARIOS: list[Scenario] = [
 #: unbiasedness bugs would add 20 s for branches those already reach.
 LIBRARY_CHECKS = ("contract", "reproducibility", "error-rate", "concentration", "explore", "orthogonality",
                   "haar-determinant", "haar-entries", "haar-trace-moments", "haar-eigenangles", "haar-invariance",
-                  "orf-kernel", "rule-contract", "exactness", "rule-unbiasedness", "efficiency", "transform-exactness",
+                  "rule-contract", "exactness", "rule-unbiasedness", "efficiency", "transform-exactness",
                   "transform-linearity", "transform-input", "transform-dimension", "kernel-symmetry", "kernel-psd",
                   "kernel-normalisation", "kernel-composition")
 

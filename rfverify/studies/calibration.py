@@ -423,7 +423,7 @@ def _pool_by_kind(false_alarms: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for key in sorted(pooled, key=lambda k: (k[0], k[1], k[2] == "(family-wise)", k[2])):
         p = pooled[key]
         if not p["trials"]:
-            continue  # the check applies to none of the references (e.g. orf-kernel, a note)
+            continue  # the check applies to none of the references (e.g. adapted-approximation: no reference is data-dependent)
         p["rate"] = p["failures"] / p["trials"]
         p["interval95"] = _interval(p["failures"], p["trials"])
         p["flagged"] = p["interval95"][0] > p["design_alpha"]
