@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Mutation testing of the modules that decide verdicts (issue 22): mutmut 2.x's mutants, a forked runner.
+"""Mutation testing of the modules that decide verdicts: mutmut 2.x's mutants, a forked runner.
 
     python .ci/mutation.py run --fast        # the CI subset ([tool.rfverify.mutation] fast): exit_status, seeding
     python .ci/mutation.py run               # every configured module (minutes to an hour; outside CI)

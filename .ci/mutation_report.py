@@ -1,4 +1,4 @@
-"""The mutation report's page, reports/mutation.md (``python .ci/mutation.py report``; issue 22)."""
+"""The mutation report's page, reports/mutation.md (``python .ci/mutation.py report``)."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ every executor:
 :func:`run_task` is the one function that runs a unit (on the caller, in a pool worker, or in a Dask
 worker's child process): it imports the unit's function, runs it with numerical libraries
 single-threaded and turns an exception into an :class:`Outcome` with ``error`` set, so a broken unit
-never takes the batch down.  A supervised child process (the plug-in isolation of issue 16, which
+never takes the batch down.  A supervised child process (the plug-in isolation of rfverify.supervise, which
 does not exist yet) would wrap exactly this function; on Dask, :func:`run_in_child` already runs it
 in a single-threaded child of the worker.  Deaths: a unit whose process dies is run once more, and
 if it dies again its outcome is an ``error`` naming the worker — never a silent gap (on Dask:

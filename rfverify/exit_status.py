@@ -1,7 +1,7 @@
 """How check statuses become exit codes (CLI) and test outcomes (pytest plugin): the decision in one place.
 
 Kept apart from rendering (``results.py``) and argument handling (``cli.py``) so that mutation testing
-(issue 22, ``.ci/mutation.py``) mutates exactly the code that decides an exit status, and its tests
+(``.ci/mutation.py``) mutates exactly the code that decides an exit status, and its tests
 (``tests/test_exit_status.py``) pin it directly.
 
 * A check is *ok* when its status is ``pass``, ``skip`` or ``xfail`` (an expected failure that failed).

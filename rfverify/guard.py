@@ -17,7 +17,7 @@ Two layers, both used by every plug-in kind:
     ``time_limit=`` / ``--time-limit SECONDS``; 0 disables it).  The limit is
     the **CPU time of the thread running the check** (``time.thread_time``),
     so a check on a machine whose other jobs leave it a fraction of a core is
-    not ended early (issue 18: at load 14 a 600 s wall-clock limit ended a
+    not ended early (at load 14 a 600 s wall-clock limit ended a
     check after 129 s of CPU), and BLAS or plug-in helper threads (which may
     spin) do not use it up.  ``signal.setitimer(ITIMER_REAL)`` fires at the
     limit in wall time (CPU time cannot run ahead of it) and then every second,

@@ -6,7 +6,7 @@ cannot: a segfault or an abort in a C extension, ``os._exit``, a hang the in-pro
 plug-in lifted ``RLIMIT_AS``, a fork that returns twice, and anything that changes process-wide state
 (``os.chdir``, ``os.environ``, ``sys.path``, a monkey-patched numpy, a non-daemon thread).
 
-Design (issue 16)
+Design
 -----------------
 * **One child per implementation, a fresh one after a death.**  A :class:`Supervisor` forks one worker
   process for one configuration and sends it requests one at a time (the preflight, each check, the
@@ -31,7 +31,7 @@ Design (issue 16)
   ``SIGKILL`` after :data:`TERM_WAIT` seconds.  Unlike pytest-timeout's ``thread`` method, which ends the
   whole session, only the child dies and the run goes on — the way pytest-xdist reports a crashed worker
   (``worker 'gw0' crashed while running 'test_x'``: the item running at the time fails, a replacement
-  worker takes the rest).  The supervisor applies the guard's rules (:mod:`rfverify.guard`, issue 18): the
+  worker takes the rest).  The supervisor applies the guard's rules (:mod:`rfverify.guard`): the
   limit is the CPU time of the child's main thread (``/proc/PID/task/PID/stat``), a child past the limit in
   wall time whose threads together used less than :data:`~rfverify.guard.STALL_SHARE` of a core
   (``/proc/PID/stat``) is a hang, and :data:`~rfverify.guard.WALL_FACTOR` times the limit of wall time is the

@@ -49,7 +49,7 @@ BUILTINS.append(
 
 
 # --------------------------------------------------------------------------
-# The scheme zoo's kernels (issue 4): arc-cosine (shallow and deep),
+# The scheme zoo's kernels: arc-cosine (shallow and deep),
 # polynomial, skewed chi-squared, Laplacian.
 # --------------------------------------------------------------------------
 
@@ -259,7 +259,7 @@ BUILTINS.append(
 
 
 # --------------------------------------------------------------------------
-# The cs4787 lecture's "grand list" (issue 10): linear and the tanh "sigmoid" kernel, which is
+# The cs4787 lecture's "grand list": linear and the tanh "sigmoid" kernel, which is
 # listed there but is NOT positive semi-definite in general; composites in rfverify.kernels.composition.
 # --------------------------------------------------------------------------
 

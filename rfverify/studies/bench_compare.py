@@ -431,7 +431,7 @@ def format_comparisons(rows: list[dict], env: dict[str, Any] | None = None) -> s
                          f"{_fmt_time(r['seconds']):>11} {rate_v:>10} {gbs:>6} {_f(r['mem_x'], '.2f'):>5}"
                          + "".join(f" {_f(r['vs'].get(b), '.2f'):>12}" for b in bases))
     if any(r.get("section") == "fwht" for r in rows):
-        lines += ["", "== targets (issue 18) ==", *summarize(rows)]
+        lines += ["", "== targets ==", *summarize(rows)]
     return "\n".join(lines)
 
 

@@ -1,4 +1,4 @@
-"""The ecosystem table: the field's own random-feature libraries verified as they are published (issue 17).
+"""The ecosystem table: the field's own random-feature libraries verified as they are published.
 
 ``rfverify ecosystem`` runs every entry of :data:`ENTRIES` that is installed -- each a published class or
 function named ``MODULE:ATTR`` with the declarations it needs (kernel, bound, a parameter map, constructor

@@ -1,4 +1,4 @@
-"""Benchmark group ``transform-checks`` (issue 18, item 1): what one exactness comparison of the transform kind costs.
+"""Benchmark group ``transform-checks``: what one exactness comparison of the transform kind costs.
 
 One comparison is :func:`rfverify.properties.transform_exactness.exactness_violation` on an (n, d) batch: the
 reference ``X M^T`` and the elementwise tolerance.  Three ways, timed back to back on the same input in one

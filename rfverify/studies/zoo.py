@@ -48,7 +48,7 @@ ZOO: list[ZooEntry] = [
              doc=r"maxout LSH as one-hot features: estimates $\kappa_4$ (mroueh Remark 1)"),
 ]
 
-# Random orthogonal matrices and fast transforms (issue 3).
+# Random orthogonal matrices and fast transforms.
 _ORTH = "rfverify.implementations.orthogonal:"
 ZOO += [
     ZooEntry("haar-qr", _ORTH + "haar_qr", {"dim": 16, "group": "O"}, kind="orthogonal",
@@ -68,7 +68,7 @@ ZOO += [
              doc=r"fast Walsh–Hadamard transform divided by $\sqrt{d}$, $= X H_d / \sqrt{d}$"),
 ]
 
-# The scheme zoo (issue 4): orthogonal, structured, QMC, arc-cosine, Laplacian; scikit-learn samplers.
+# The scheme zoo: orthogonal, structured, QMC, arc-cosine, Laplacian; scikit-learn samplers.
 # SORF-2/3 and Fastfood declare |bias| <= 0.05 (a stated tolerance; at p = 16 the ideal fixed-radius
 # bias is 0.0368, see structured_features.fixed_radius_bias); SORF-1, deep arc-cosine and Nystroem are
 # declared biased without a bound: the harness measures and classifies their bias.
@@ -130,7 +130,7 @@ ZOO += [
 ]
 
 
-# Compositional kernels (issue 7): Algorithm 1 (RFSS) of daniely2017 against the exact skeleton kernel
+# Compositional kernels: Algorithm 1 (RFSS) of daniely2017 against the exact skeleton kernel
 # (§5 recurrence), as callables; circle inputs (angles) from a domain callable. The features are
 # products of unit-modulus circle features through the corrected Comment 1 conversion, one coordinate
 # per sampled feature (no de-duplication): |feature| * sqrt(m) <= sqrt(2) by construction.
@@ -207,7 +207,7 @@ def verify_entry(entry: ZooEntry, *, seed: int, profile: str) -> Any:
     return verify(entry.implementation, seed=seed, profile=profile, xfail=dict(entry.xfail) or None,
                   **entry.options)
 
-# Kernel-level checks (issue 10): every registry kernel (symmetry, PSD with a witness set, normalisation
+# Kernel-level checks: every registry kernel (symmetry, PSD with a witness set, normalisation
 # where claimed, and the composition rules for composites; the sigmoid kernel is declared not PSD, so
 # its witness is an expected finding), and scikit-learn's pairwise kernels that users hand us as
 # reference callables.  Composite feature maps through the feature-map harness.
@@ -260,7 +260,7 @@ ZOO += [
 # declared bound is now judged by the nested comparison (exact for any tails): the whole suite passes under seeds
 # 1-10 (2026-11-26), so it can join the zoo once a calibration run has covered it.
 
-# Adapted bases (issue 10, alber2017 §3.2): UAB and SAB adapt an RFF basis to data from a 4-component
+# Adapted bases (alber2017 §3.2): UAB and SAB adapt an RFF basis to data from a 4-component
 # mixture on 2-D pieces in d = 16; declared data-dependent, so unbiasedness, concentration and error rate
 # are skipped with the reason, and adapted-approximation compares them with the basis they started from.
 _AD = _IMPL + "adapted:"
