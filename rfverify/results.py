@@ -224,6 +224,9 @@ class Report:
             for c in corners if isinstance(corners, list) else ():
                 if isinstance(c, Mapping) and c.get("status") == "refused":
                     lines.append(f"{r.check}: the corner {c.get('where', '?')} was set aside: {c.get('why', '')}")
+                elif isinstance(c, Mapping) and c.get("status") == "moved":
+                    lines.append(f"{r.check}: the corner {c.get('where', '?')} was judged at {c.get('to', '?')}: "
+                                 f"the plug-in refuses it ({c.get('why', '')})")
         return lines
 
 
