@@ -301,6 +301,19 @@ def check_explore(ctx: CheckContext) -> CheckResult:
     Applies to: every feature map.  Catches: bugs in the corners — odd m, m = 1, seed 0, d = 1, a fast path
     above some d, a chunked transform above some batch size, float32 computed in float16, a Fortran input
     read as C, a refit that redraws.
+    Refusals (:mod:`rfverify.refusals`): a configuration the plug-in cleanly refuses (ValueError, TypeError,
+    NotImplementedError from its constructor, fit or transform) is set aside like Hypothesis' ``assume(False)``,
+    after replaying it and trying another random_state (an inconsistent refusal is an error); the refused region
+    is explained axis by axis against the main configuration and stated in ``details["space"]["refused"]`` and
+    the message; ``strict_space`` fails any refusal.  A refusal at the caller's pinned configuration is an error.
+    Can each property fail where it is judged (none is charged where it is vacuous)?  Shape, finiteness, the
+    input left unchanged, layout, dtype and batch-split agreement, refit and same-seed reproducibility: yes at
+    every configuration (each compares two computations that a defect can make differ).  "A different
+    random_state gives different features": not at every configuration — one sign feature at d = 1 repeats
+    itself with probability 1/2 — so it is judged at max(m, 64) features on 16 typical rows, where a correct
+    map's two draws coincide with probability below 2^-64, and not at all where it cannot fail: a data-dependent
+    map, a map declared deterministic, or an exact estimator (features reproducing the kernel to round-off: a
+    zero-variance scheme has nothing random to differ in).
     Reference: Hypothesis' search-and-shrink (MacIver et al., JOSS 2019); the plug-in contract (README).
     """
     space = ctx.space

@@ -233,3 +233,15 @@ def test_pytest_plugin_space_and_strict_space(pytester, how, wide):
     result.assert_outcomes(passed=2 if wide == "passed" else 1, failed=0 if wide == "passed" else 1)
     if wide == "failed":
         result.stdout.fnmatch_lines(["*strict space*", "*rerun: pytest *--rfverify-strict-space*"])
+
+
+def test_the_html_page_and_the_markdown_summary_state_where_the_verdict_holds(tmp_path):
+    from rfverify.report.writing import write_reports
+
+    rep = _verify(rm.CosSinRefusesM1, profile="default", checks=("explore", "unbiasedness"))
+    write_reports(tmp_path, [("refusing", rep)], seed=rep.seed, profile="default", command="")
+    md = (tmp_path / "SUMMARY.md").read_text(encoding="utf-8")
+    assert "Where the verdicts hold" in md and "refuses n_components &lt; 2 (ValueError: " in md, md
+    page = (tmp_path / "refusing.html").read_text(encoding="utf-8")
+    assert "Where the verdict holds" in page and "n_components &lt; 2" in page
+    assert "was judged at" in page and "d = 1, n_components=2" in page
