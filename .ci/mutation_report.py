@@ -23,8 +23,8 @@ def render(cfg: dict[str, Any], results: dict[str, Any], cls: dict[str, dict[str
     sur = sum(len(c["survived"]) for c in cls.values())
     lines = ["# Mutation testing of the verdict-deciding modules", "",
              "Regenerate: `python .ci/mutation.py run && python .ci/mutation.py report` (needs the `mutation` extra; "
-             "`run --fast` is the CI subset (exit_status.py and seeding.py, run by tests/test_mutation_ci.py); see the README, "
-             "\"Mutation testing\").  Mutants are mutmut 2.x's; a mutant is killed when the module's tests "
+             "`run --fast` is the CI subset (exit_status.py and seeding.py, run by tests/test_mutation_ci.py); see "
+             "docs/mutation-testing.md).  Mutants are mutmut 2.x's; a mutant is killed when the module's tests "
              "(the `tests` column; `[tool.rfverify.mutation]` in pyproject.toml) fail with it; a mutant over the time "
              "limit is run again in a fresh process with 3x the limit, and counts as a timeout kill only if it "
              "times out twice.  Score = killed / (mutants - equivalent).  Equivalent mutants are listed with the "

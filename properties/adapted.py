@@ -108,7 +108,7 @@ def _one_sided_t(x: np.ndarray) -> tuple[float, float]:
     return t, float(stats.t.sf(t, len(x) - 1))
 
 
-@register_check("feature-map", "adapted-approximation", statistical=False, applies=_applies,
+@register_check("feature-map", "adapted-approximation", statistical=True, alpha_share=False, applies=_applies,
                 cost="seeds x grid fits of the map and its reference basis (default 5 x 5, m = 8..128)")
 def check_adapted_approximation(ctx: CheckContext) -> CheckResult:
     """A data-dependent basis is not worse than its random starting basis on held-out points.

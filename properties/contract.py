@@ -36,7 +36,7 @@ def check_contract(ctx: CheckContext) -> CheckResult:
     Applies to: every feature map.  Catches: a fresh random draw on every
     ``transform`` call (which also makes Re(Phi(X) Phi(Y)*) biased), state
     mutated by ``transform``, batch-dependent features.
-    Reference: the plug-in contract (README, "Plug-in contract").
+    Reference: the plug-in contract (README, "The plug-in contract").
     """
     Z = ctx.stacked_inputs()
     rs = ctx.random_state("contract", trial=0)

@@ -490,7 +490,7 @@ def _invariance_at(ctx: OrthogonalContext) -> CheckResult:
 # --------------------------------------------------------------------------
 # kernel note
 # --------------------------------------------------------------------------
-@register_check("orthogonal", "orf-kernel", statistical=False, cost="none (a note)")
+@register_check("orthogonal", "orf-kernel", statistical=False, decision="note", cost="none (a note)")
 def check_orf_kernel(ctx: OrthogonalContext) -> CheckResult:
     """A note, not a test: whether an ORF built on this sampler is unbiased is a separate claim from Haar.
 

@@ -221,7 +221,7 @@ def _random_rule(ctx: QuadratureContext) -> str | None:
     return None
 
 
-@register_check("quadrature", "efficiency", statistical=False, applies=_random_rule,
+@register_check("quadrature", "efficiency", statistical=False, decision="measurement", applies=_random_rule,
                 cost="unbiased_draws draws + mc_evaluations Gaussian evaluations per integrand")
 def check_efficiency(ctx: QuadratureContext) -> CheckResult:
     """Variance per function evaluation of the rule against plain Monte Carlo, as a measured table.

@@ -138,6 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
                          description="A table with a header: the registry kernels, every check of every kind, or the "
                          "reference implementations of the zoo (name, kind, implementation, what it is).")
     lst.add_argument("what", choices=["kernels", "checks", "zoo"])
+    lst.add_argument("--format", choices=["table", "markdown"], default="table",
+                     help="table (default) or markdown: the check catalogue of the README, generated from the "
+                     "registry (checks only)")
     bench = sub.add_parser("bench", help="benchmark the structured transforms against their baselines",
                            description="Time FWHT, butterflies (and registered extras) against naive numpy and "
                            "dense BLAS baselines measured in the same run; print the table with a legend of its "
@@ -500,9 +503,12 @@ def _claim_progress(bar: Any) -> Any:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    """A headed table; every listing has a kind column (``kernel`` for the kernels)."""
-    from rfverify.cli_text import table
+    """A headed table; every listing has a kind column (``kernel`` for the kernels).  ``list checks --format
+    markdown`` prints the README's check catalogue (``tests/test_docs.py`` keeps the README equal to it)."""
+    from rfverify.cli_text import markdown_table, table
 
+    if args.format != "table" and args.what != "checks":
+        raise UsageError(f"--format markdown is for `rfverify list checks`, not `list {args.what}`")
     if args.what == "zoo":
         from rfverify.studies.zoo import ZOO
 
@@ -517,11 +523,12 @@ def _cmd_list(args: argparse.Namespace) -> int:
                  _REGISTRY[name].doc) for name in sorted(_REGISTRY)]
         print(table(("name", "kind", "parameters (defaults)", "what it is"), rows))
     else:
-        from rfverify.kinds import KINDS, checks_for
+        from rfverify.kinds import CATALOGUE_HEADERS, catalogue
 
-        print(table(("check", "kind", "test", "what it verifies"),
-                    [(s.name, kind, "statistical" if s.statistical else "deterministic", s.summary)
-                     for kind in KINDS for s in checks_for(kind)]))
+        if args.format == "markdown":
+            print(markdown_table(CATALOGUE_HEADERS, [(f"`{r[0]}`",) + tuple(r[1:]) for r in catalogue()]))
+        else:
+            print(table(CATALOGUE_HEADERS, catalogue()))
     return 0
 
 

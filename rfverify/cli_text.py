@@ -75,6 +75,14 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
+def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A Markdown (GitHub) table; ``|`` inside a cell is escaped."""
+    def row(cells: Sequence[str]) -> str:
+        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+    return "\n".join([row(headers), "|" + "---|" * len(headers)] + [row(r) for r in rows])
+
+
 def stdout_closed(exc: BaseException) -> bool:
     """Was ``exc`` raised because stdout's reader went away (``rfverify list zoo | head``)?
 

@@ -39,6 +39,7 @@ from hypothesis.errors import Flaky, Unsatisfiable
 from hypothesis.reporting import with_reporter
 from hypothesis.strategies import SearchStrategy
 
+from rfverify.hypothesis_compat import search_constants_hidden
 from rfverify.refusals import Refused
 
 __all__ = ["BUDGETS", "Exploration", "search", "refine", "budget_for", "coverage", "d_band", "one_blas_thread"]
@@ -136,7 +137,7 @@ def search(strategy: SearchStrategy[Any], prop: Callable[[Any], str | None], *, 
                        print_blob=False)(wrapped)
     replayed = True
     try:
-        with with_reporter(lambda *a, **k: None), _without_local_constants():
+        with with_reporter(lambda *a, **k: None), search_constants_hidden():
             wrapped()
     except _Escape as esc:
         raise esc.exc from None
@@ -155,35 +156,6 @@ def search(strategy: SearchStrategy[Any], prop: Callable[[Any], str | None], *, 
     if found is None:
         return Exploration(None, None, state["calls"], budget, tried=tuple(tried), refused=tuple(refused))
     return Exploration(found[0], found[1], state["calls"], budget, replayed, tuple(tried), tuple(refused))
-
-
-@contextmanager
-def _without_local_constants() -> Iterator[None]:
-    """Hypothesis (>= 6.131) draws, with probability 0.05 per choice, constants it collects from the source of every
-    "local" module in ``sys.modules`` — so which examples a seeded search generates depended on what the process
-    had imported (measured: the same ``explore`` of rff-cossin tried 23 configurations of one coverage cell under
-    ``rfverify.verify`` and 29 under ``rfverify report``).  During a search the local pool is empty and the cache of
-    constants is the search's own, so the examples depend on the seed and the Hypothesis version only.  On a
-    Hypothesis without this machinery nothing is patched (and nothing depends on imports)."""
-    try:
-        from hypothesis.internal.conjecture import providers as _p
-
-        empty = _p.Constants(integers=_p.SortedSet(), floats=_p.SortedSet(key=_p.float_to_int),
-                             bytes=_p.SortedSet(), strings=_p.SortedSet())
-        saved = (_p._get_local_constants, _p.CONSTANTS_CACHE)
-    except (ImportError, AttributeError, TypeError):  # another Hypothesis: no local constants to hide
-        yield
-        return
-    _p._get_local_constants, _p.CONSTANTS_CACHE = (lambda: empty), _SEARCH_CONSTANTS_CACHE
-    try:
-        yield
-    finally:
-        _p._get_local_constants, _p.CONSTANTS_CACHE = saved
-
-
-#: The constants cache of our searches (global constants only; kept apart from Hypothesis' own, which a user's
-#: property tests in the same process fill with their local constants).
-_SEARCH_CONSTANTS_CACHE: dict[Any, Any] = {}
 
 
 #: The input-dimension bands of a coverage table (lower ends): 1, 2 … 4, 5 … 16, 17 … 64, 65 … 256, 257 and up.

@@ -17,39 +17,80 @@ from rfverify.profiles import Profile
 from rfverify.results import CheckResult, Effect
 from rfverify.seeding import SeedSource
 
-__all__ = ["BaseContext", "CheckSpec", "Finding", "register_check", "registered_checks", "effect"]
+__all__ = ["BaseContext", "CheckSpec", "DECISIONS", "Finding", "register_check", "registered_checks", "effect"]
+
+#: How a check's verdict is decided (:attr:`CheckSpec.decision`): by a test at the check's alpha, by a derived
+#: round-off tolerance, not at all (a measurement reported as a table), or never run (a note that always skips).
+DECISIONS = ("statistical", "deterministic", "measurement", "note")
+
 
 @dataclass(frozen=True)
 class CheckSpec:
+    """A registered check and what its registration declares.
+
+    ``decision`` says how the verdict is decided: ``statistical`` (a test at ``ctx.alpha``), ``deterministic``
+    (against a derived round-off tolerance), ``measurement`` (a table of measured numbers, no verdict beyond
+    the contract) or ``note`` (always skips with a statement).  ``alpha_share``: the check takes its own share
+    of the kind's family-wise alpha (``statistical_count`` counts these); a statistical check that runs exactly
+    where others of the kind are skipped tests at one of *their* shares, so the split stays as it is.
+    """
+
     kind: str
     name: str
     func: Callable[["BaseContext"], CheckResult]
-    statistical: bool
+    decision: str
+    alpha_share: bool
     applies: Callable[["BaseContext"], str | None] | None
     cost: str
+
+    @property
+    def statistical(self) -> bool:
+        """Decided by a hypothesis test at ``ctx.alpha`` (whether or not it has an alpha share of its own)."""
+        return self.decision == "statistical"
 
     @property
     def doc(self) -> str:
         return inspect.cleandoc(self.func.__doc__ or "")
 
     @property
+    def catalogue_decision(self) -> str:
+        """The decision as the check catalogue states it (a shared alpha said so)."""
+        if self.statistical and not self.alpha_share:
+            return "statistical (shared α)"
+        return self.decision
+
+    @property
     def summary(self) -> str:
-        return self.doc.splitlines()[0] if self.doc else ""
+        """The docstring's first paragraph on one line (the check catalogue's "what it verifies")."""
+        return " ".join(self.doc.split("\n\n")[0].split())
 
 
 _REGISTRY: dict[str, dict[str, CheckSpec]] = {}
 
 
-def register_check(kind: str, name: str, *, statistical: bool,
+def register_check(kind: str, name: str, *, statistical: bool, alpha_share: bool | None = None,
+                   decision: str | None = None,
                    applies: Callable[["BaseContext"], str | None] | None = None,
                    cost: str = "") -> Callable[[Callable[..., CheckResult]], Callable[..., CheckResult]]:
-    """Decorator registering ``func`` as check ``name`` for plug-in ``kind``."""
+    """Decorator registering ``func`` as check ``name`` for plug-in ``kind``.
+
+    ``statistical``: the verdict is a hypothesis test at ``ctx.alpha``.  ``alpha_share`` (default: the same as
+    ``statistical``): it takes its own share of the kind's family-wise alpha; ``False`` for a statistical check
+    that applies exactly where checks with shares are skipped and tests at one of theirs.  ``decision`` names a
+    non-statistical check's kind of verdict when it is not ``deterministic``: ``measurement`` or ``note``.
+    """
+    share = statistical if alpha_share is None else alpha_share
+    how = decision or ("statistical" if statistical else "deterministic")
+    if (how == "statistical") != statistical or how not in DECISIONS:
+        raise ValueError(f"check {kind}/{name}: decision {decision!r} contradicts statistical={statistical}")
+    if share and not statistical:
+        raise ValueError(f"check {kind}/{name}: only a statistical check takes a share of alpha")
 
     def deco(func: Callable[..., CheckResult]) -> Callable[..., CheckResult]:
         table = _REGISTRY.setdefault(kind, {})
         if name in table and table[name].func is not func:
             raise ValueError(f"check {kind}/{name} registered twice")
-        table[name] = CheckSpec(kind, name, func, statistical, applies, cost)
+        table[name] = CheckSpec(kind, name, func, how, share, applies, cost)
         return func
 
     return deco

@@ -1,7 +1,7 @@
 """``rfverify calibrate``: a reduced run end to end, independence of jobs and order, flags, errors, the report link.
 
 The full calibration (every reference and mutant, 100-200 seeds, two profiles) is a documented command
-(README, "Calibration") run by the ``slow`` test below; its committed output is reports/calibration/.
+(docs/statistics.md, "Calibration") run by the ``slow`` test below; its committed output is reports/calibration/.
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ def test_report_index_links_the_calibration(tmp_path):
 
 @pytest.mark.slow
 def test_full_calibration(tmp_path):
-    """The documented full run (README, "Calibration"): ~40 min on 2 cores; no false alarm may be flagged."""
+    """The documented full run (docs/statistics.md, "Calibration"): ~40 min on 2 cores; no false alarm may be flagged."""
     out = tmp_path / "calibration"
     cli.main(["calibrate", "--mutants", LIBRARY, "--jobs", "2", "--out", str(out)])
     doc = json.loads((out / "calibration.json").read_text())

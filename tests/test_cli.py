@@ -105,6 +105,6 @@ def test_list_commands(capsys):
     assert main(["list", "checks"]) == 0
     out = capsys.readouterr().out
     rows = [line.split() for line in out.splitlines()]
-    assert rows[0] == ["check", "kind", "test", "what", "it", "verifies"] and set(rows[1][0]) == {"-"}
+    assert rows[0] == ["check", "kind", "decided", "by", "what", "it", "verifies"] and set(rows[1][0]) == {"-"}
     for name in ("contract", "reproducibility", "unbiasedness", "concentration", "error-rate"):
         assert any(r[:2] == [name, "feature-map"] for r in rows), name

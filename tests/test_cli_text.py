@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from rfverify.cli import build_parser, main
-from rfverify.cli_text import EXAMPLES, EXIT_SIGPIPE, table
+from rfverify.cli_text import EXAMPLES, EXIT_SIGPIPE, markdown_table, table
 from rfverify.kinds import KINDS
 from rfverify.results import CheckResult, Report
 
@@ -44,7 +44,7 @@ def test_calibrate_help_says_95_percent(capsys: pytest.CaptureFixture[str]) -> N
 
 @pytest.mark.parametrize("what,header", [("zoo", ["name", "kind", "implementation"]),
                                          ("kernels", ["name", "kind", "parameters"]),
-                                         ("checks", ["check", "kind", "test"])])
+                                         ("checks", ["check", "kind", "decided"])])
 def test_every_list_has_a_header_and_a_kind_column(what: str, header: list[str],
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["list", what]) == 0
@@ -52,6 +52,20 @@ def test_every_list_has_a_header_and_a_kind_column(what: str, header: list[str],
     assert lines[0].split()[:3] == header and set(lines[1].replace(" ", "")) == {"-"}
     kinds = {line.split()[1] for line in lines[2:]}
     assert kinds <= set(KINDS) | {"kernel"} and kinds, kinds
+
+
+def test_list_checks_markdown_is_a_table_with_escaped_bars(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list", "checks", "--format", "markdown"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "| check | kind | decided by | what it verifies |" and lines[1] == "|---|---|---|---|"
+    assert all(line.count("|") - line.count("\\|") == 5 for line in lines), "an unescaped | splits a row"
+    assert any("\\|" in line for line in lines)  # orthogonality's max|Q^T Q - I|
+    assert markdown_table(("a",), [("x|y",)]).splitlines()[-1] == "| x\\|y |"
+
+
+def test_list_format_markdown_is_for_checks_only(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list", "zoo", "--format", "markdown"]) == 2
+    assert "--format markdown is for `rfverify list checks`" in capsys.readouterr().err
 
 
 def test_table_aligns_columns() -> None:

@@ -2,7 +2,7 @@
 verdict which the rest of the suite let survive.
 
 Each test names the mutation it kills (``Kills:``); every one was checked to FAIL with that mutation applied
-by hand and to pass without it.  ``.ci/mutation.py`` (see the README, "Mutation testing") finds such
+by hand and to pass without it.  ``.ci/mutation.py`` (see docs/mutation-testing.md) finds such
 survivors mechanically; ``tests/mutation_equivalents.json`` lists the mutants that cannot be killed because
 they do not change behaviour.
 

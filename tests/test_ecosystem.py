@@ -200,7 +200,7 @@ def test_fastfood_refuses_one_column_data_and_the_verdict_says_so():
     """scikit-learn-extra's Fastfood fits d = 1 but its transform cleanly refuses it (ValueError): explore sets d = 1
     aside and states it, the entry passes without a declared expected failure; the direct calls agree, and d >= 2
     transform."""
-    pytest.importorskip("sklearn_extra", reason="scikit-learn-extra needs a source build (not in CI): see README")
+    pytest.importorskip("sklearn_extra", reason="scikit-learn-extra needs a source build (not in CI): see docs/ecosystem.md")
     entry = eco.entries(["sklearn-extra-fastfood"])[0]
     assert not entry.xfail and entry.expected == "correct"
     from rfverify.kinds import get_kind

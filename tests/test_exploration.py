@@ -3,7 +3,7 @@ the search is derandomised, the reproduce command replays the minimal configurat
 respected.
 
 False-alarm rate and power: ``explore`` is deterministic (no alpha): a correct map can fail only through a
-tolerance too tight for its round-off, which the zoo measurement bounds (README, "Exploration"); the planted
+tolerance too tight for its round-off, which the zoo measurement bounds (docs/exploration.md); the planted
 bugs are caught with certainty once the search reaches their corner — measured at the default seed here and 20
 other seeds in the slow test (power 21/21 each).
 """

@@ -1,4 +1,4 @@
-"""The mutation-testing CI subset (issue 22, item 1): ``python .ci/mutation.py run --fast`` inside the README's
+"""The mutation-testing CI subset: ``python .ci/mutation.py run --fast`` inside the README's
 test command.
 
 The fast modules (``[tool.rfverify.mutation] fast`` in pyproject.toml: the exit-code decision and the seeding
@@ -6,7 +6,7 @@ keys, 46 mutants, about 20 s of CPU) are mutated token by token; every mutant mu
 tests or be listed in ``tests/mutation_equivalents.json`` with its reason.  The run exits 1 on an unexplained
 survivor (``tests/test_mutation_tool.py`` shows the tool fails on one), so a test deleted or weakened in
 ``tests/test_exit_status.py`` or ``tests/test_seeding.py`` fails CI here.  The other modules (hours of CPU) run
-outside CI: README, "Mutation testing".
+outside CI: docs/mutation-testing.md.
 """
 
 from __future__ import annotations

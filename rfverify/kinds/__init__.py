@@ -22,7 +22,8 @@ from typing import Any
 from rfverify.errors import UsageError
 from rfverify.registry import CheckSpec, registered_checks
 
-__all__ = ["Kind", "KINDS", "get_kind", "checks_for", "check_names", "statistical_count"]
+__all__ = ["Kind", "KINDS", "get_kind", "checks_for", "check_names", "statistical_count", "catalogue",
+           "CATALOGUE_HEADERS"]
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,18 @@ def check_names(kind: str = "feature-map") -> list[str]:
     return [s.name for s in checks_for(kind)]
 
 
+#: The columns of the check catalogue (``rfverify list checks`` and the README).
+CATALOGUE_HEADERS = ("check", "kind", "decided by", "what it verifies")
+
+
+def catalogue() -> list[tuple[str, str, str, str]]:
+    """One row per registered check of every kind, in the kinds' table order: name, kind, how its verdict is
+    decided (:attr:`CheckSpec.decision`) and the first line of its docstring.  ``rfverify list checks`` prints it
+    and the README's check catalogue is its Markdown form."""
+    return [(s.name, kind, s.catalogue_decision, s.summary) for kind in KINDS for s in checks_for(kind)]
+
+
 def statistical_count(kind: str) -> int:
-    """How many checks of ``kind`` are statistical (the family-wise alpha is split evenly between them)."""
-    return sum(1 for s in checks_for(kind) if s.statistical)
+    """How many checks of ``kind`` take a share of the family-wise alpha (it is split evenly between them): the
+    statistical checks, less one that tests at the share of the checks it replaces (``alpha_share=False``)."""
+    return sum(1 for s in checks_for(kind) if s.alpha_share)

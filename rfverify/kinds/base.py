@@ -61,7 +61,7 @@ class KindConfig:
     kind: ClassVar[str]
     #: Inclusive range of the input/matrix dimension d this kind accepts.
     DIM_RANGE: ClassVar[tuple[int, int]] = (1, 4096)
-    #: Why the upper end is where it is (shown in ``ARCHITECTURE.md`` and the README).
+    #: Why the upper end is where it is (shown in ``ARCHITECTURE.md``).
     DIM_WHY: ClassVar[str] = ""
     CLI: ClassVar[CliSpec]
 

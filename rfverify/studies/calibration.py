@@ -301,7 +301,9 @@ def _interval(k: int, n: int) -> list[float]:
 
 
 def _design_alphas(kind: str, profile: str) -> tuple[float, dict[str, float]]:
-    """Family-wise alpha of ``profile`` and each check's share (0 for a deterministic check)."""
+    """Family-wise alpha of ``profile`` and the alpha each check tests at (0 for a check not decided by a test:
+    deterministic, a measurement or a note).  A statistical check without a share of its own tests at the share of
+    the checks it replaces, the same value."""
     from rfverify.profiles import get_profile
     from rfverify.kinds import checks_for, statistical_count
 
@@ -441,7 +443,7 @@ def calibrate(*, references: Iterable[str] = CALIBRATION_REFERENCES, library: st
     ``mutants`` the names to use from it (None: all); ``equivalent_seeds`` None means ``fa_seeds``;
     ``order`` permutes the execution order (for testing that it does not matter); ``executor`` (an
     :class:`rfverify.executors.Executor`, e.g. a Dask cluster) replaces ``jobs``.  The defaults are
-    the documented full run (README, "Calibration").
+    the documented full run (docs/statistics.md, "Calibration").
     """
     import os
 
