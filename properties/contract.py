@@ -6,9 +6,13 @@ statistical test and have no alpha.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from rfverify.errors import PluginError
 from rfverify.kinds.feature_map import CheckContext
+from rfverify.refusals import refusal_of
 from rfverify.registry import Finding, register_check
 from rfverify.results import CheckResult
 from rfverify.tolerances import contract_tolerance, propagated_roundoff
@@ -74,15 +78,16 @@ def check_contract(ctx: CheckContext) -> CheckResult:
     rows = np.unique(np.linspace(0, n - 1, SINGLE_ROWS).astype(int))
     worst = 0.0
     diffs: list[np.ndarray] = []
+    width = 1  # rows per small batch: 1, or the smallest batch the plug-in accepts when it refuses one row
     for i in rows:
-        Fi = fitted.transform(Z[i : i + 1], judge_width=True)  # a width that depends on the batch is judged here
+        Fi, start, width = _small_batch(fitted, Z, int(i), width, details)
         if Fi.shape[1] != m_out:
-            problems.append(Finding(f"transform of 1 row (row {i}) returned {Fi.shape[1]} columns",
-                                    f"{m_out} columns, as for {n} rows",
+            problems.append(Finding(f"transform of {width} row{'s' if width > 1 else ''} (row {i}) returned "
+                                    f"{Fi.shape[1]} columns", f"{m_out} columns, as for {n} rows",
                                     cause="the number of features depends on the batch"))
             diffs = []
             break
-        diffs.append(np.abs(Fi[0] - F1[i]))
+        diffs.append(np.max(np.abs(Fi - F1[start:start + width]), axis=0))
         worst = max(worst, float(np.max(diffs[-1])))
     details["single_row_max_abs_diff"] = worst
     row_tol = tol
@@ -121,7 +126,32 @@ def check_contract(ctx: CheckContext) -> CheckResult:
                 f"({row_tol:.2g})") if row_tol > tol else ""
     return ctx.result("pass", f"shape ({n}, {m_out}) fixed after fit, {F1.dtype} finite, deterministic "
                       f"to {diff_repeat if row_tol > tol else max(diff_repeat, worst):.2g} (tolerance {tol:.2g})"
-                      f"{row_note}", statistic=max(diff_repeat, worst), threshold=max(tol, row_tol), details=details)
+                      f"{row_note}" + (f"; {details['small_batch_refused']}" if "small_batch_refused" in details else ""),
+                      statistic=max(diff_repeat, worst), threshold=max(tol, row_tol), details=details)
+
+
+#: The largest small batch tried when the plug-in refuses smaller ones (:mod:`rfverify.refusals`).
+SMALL_BATCH_MAX = 8
+
+
+def _small_batch(fitted: Any, Z: np.ndarray, i: int, width: int,
+                 details: dict[str, object]) -> tuple[np.ndarray, int, int]:
+    """transform of the ``width`` rows of Z from row i (moved back to fit in Z); a plug-in that cleanly refuses
+    a batch that small (``ValueError("X must have at least 2 rows")``) is asked for twice as many rows, up to
+    SMALL_BATCH_MAX — the property "a row's features do not depend on the rest of the batch" is then judged on
+    the smallest batch it accepts, and details["small_batch_refused"] says so.  Returns (features, first row,
+    width)."""
+    while True:
+        start = max(0, min(i, len(Z) - width))
+        try:  # a width that depends on the batch is judged by the caller
+            return fitted.transform(Z[start:start + width], judge_width=True), start, width
+        except PluginError as exc:
+            ref = refusal_of(exc)
+            if ref is None or width >= min(SMALL_BATCH_MAX, len(Z)):
+                raise
+            details["small_batch_refused"] = (f"the plug-in refuses batches of {width} row{'s' if width > 1 else ''} "
+                                              f"({ref.text()}); rows judged in batches of {2 * width}")
+            width *= 2
 
 
 def _reprs(params: dict[str, object] | None) -> dict[str, str] | None:

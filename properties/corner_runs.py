@@ -16,11 +16,12 @@ from rfverify.corners import (CornerNotApplicable, Corner, alpha_split, corner_b
                               design, with_details)
 from rfverify.domains import min_dim
 from rfverify.errors import PLUGIN_RAISED, PluginError
+from rfverify.refusals import InconsistentRefusal, Refusal, refusal_of
 from rfverify.kinds.feature_map import CheckContext
 from rfverify.results import CheckResult
 from rfverify.spaces import FeatureMapSpace, declared_space
 
-__all__ = ["at_corners", "corners_of"]
+__all__ = ["at_corners", "corners_of", "refused_corner"]
 
 
 def _space(ctx: CheckContext) -> FeatureMapSpace:
@@ -53,6 +54,46 @@ def corners_of(ctx: CheckContext) -> tuple[list[Corner], bool]:
     if ctx.kernel._spec is None:
         corners = [replace(c, params=()) for c in corners]
     return corners, True
+
+
+def refused_corner(ctx: CheckContext, c: Corner) -> Refusal | None:
+    """Whether the plug-in refuses corner ``c`` (:mod:`rfverify.refusals`): one estimate at each feature count the
+    check uses there, with two seeds.  Both seeds refused: the corner is outside the plug-in's space (its
+    :class:`~rfverify.refusals.Refusal`); both accepted: None (the check judges it); one of each: an
+    :class:`~rfverify.refusals.InconsistentRefusal`.  A non-refusal error is left to the check, which reports it."""
+    for m in c.grid or (c.m,):
+        said = []
+        for trial in (0, 1):
+            try:
+                ctx.estimate_once(m, ctx.random_state("refusal-probe", m, trial=trial))
+                said.append(None)
+            except CornerNotApplicable:
+                return None
+            except PluginError as exc:
+                if refusal_of(exc) is None:
+                    return None
+                said.append(refusal_of(exc))
+        if said[0] is not None and said[1] is not None:
+            return said[0]
+        if said[0] is not None or said[1] is not None:
+            ref = said[0] or said[1]
+            raise InconsistentRefusal(ctx.name, f"refused the corner configuration {c.describe()} with one seed "
+                                      f"({ref.text()}, at {ref.action}) and accepted it with another: a refusal must "
+                                      "not depend on the seed",
+                                      "refuse a configuration always or never (validate the arguments, not the draw)")
+    return None
+
+
+def _moved(ctx: CheckContext, c: Corner, alpha: float) -> Corner | None:
+    """The nearest corner the plug-in accepts when it refuses ``c``: n_components one higher (an odd count a
+    cos/sin map refuses), then the input in float64 (a map refusing float32), then both — so the corner's other
+    axes (the largest d, the extreme kernel parameters) are still judged; None when it refuses all three."""
+    up = replace(c, m=c.m + 1, grid=tuple(m + 1 if m % 2 else m for m in c.grid))
+    tries = [up] + ([replace(c, dtype="float64"), replace(up, dtype="float64")] if c.dtype != "float64" else [])
+    for alt in tries:
+        if refused_corner(ctx.at_corner(alt, alpha, corner_profile(ctx.profile, alt)), alt) is None:
+            return alt
+    return None
 
 
 def _summary(c: Corner, r: CheckResult) -> dict[str, Any]:
@@ -99,11 +140,32 @@ def at_corners(ctx: CheckContext, body: Callable[[CheckContext], CheckResult], *
     for c in corners:
         cctx = ctx.at_corner(c, corner_alpha, corner_profile(ctx.profile, c))
         try:
+            refusal = None if c.covers == "pinned" else refused_corner(cctx, c)
+            moved = None if refusal is None else _moved(ctx, c, corner_alpha)
+        except PluginError as exc:  # an inconsistent refusal: a defect, after the other corners are judged
+            done.append({**c.as_dict(), "covers": c.covers, "status": "error", "message": str(exc)[:300]})
+            raised = raised or (c, cctx, exc)
+            continue
+        if refusal is not None and moved is None:  # outside the plug-in's space: set aside, never judged
+            done.append({**c.as_dict(), "covers": c.covers, "status": "refused", "where": c.describe(),
+                         "why": f"{refusal.text()} (at {refusal.action})"})
+            continue
+        if refusal is not None and moved is not None:  # judged at the nearest configuration the plug-in accepts
+            done.append({**c.as_dict(), "covers": c.covers, "status": "moved", "where": c.describe(),
+                         "to": moved.describe(), "why": f"{refusal.text()} (at {refusal.action})"})
+            c = replace(moved, covers=c.covers)
+            cctx = ctx.at_corner(c, corner_alpha, corner_profile(ctx.profile, c))
+        try:
             r = body(cctx)
         except CornerNotApplicable as exc:
             done.append({**c.as_dict(), "covers": c.covers, "status": "skip", "why": str(exc)})
             continue
         except PluginError as exc:  # the plug-in failed here: an error, after the other corners are judged
+            if refusal_of(exc) is not None and c.covers != "pinned":
+                exc = PluginError(ctx.name, f"refused the corner configuration {c.describe()} during the check "
+                                  f"({refusal_of(exc).text()}) after accepting it with two seeds before: a refusal "
+                                  "must not depend on the seed or on the call's history",
+                                  "refuse a configuration always or never (validate the arguments, not the draw)")
             done.append({**c.as_dict(), "covers": c.covers, "status": "error", "message": str(exc)[:300]})
             raised = raised or (c, cctx, exc)
             continue
@@ -126,6 +188,11 @@ def at_corners(ctx: CheckContext, body: Callable[[CheckContext], CheckResult], *
     ran = [d for d in done if d["status"] == "pass"]
     note = (f"; at {len(ran)} corner configuration{'s' if len(ran) != 1 else ''} too "
             f"({'; '.join(_short(d) for d in ran)})") if ran else ""
+    for d in done:
+        if d["status"] == "refused":
+            note += f"; set aside: the corner {d['where']} (the plug-in refuses it: {d['why']})"
+        elif d["status"] == "moved":
+            note += f"; the corner {d['where']} judged at {d['to']} (the plug-in refuses it: {d['why']})"
     return replace(with_details(main, {"alpha_split": split, "corners": done}), message=main.message + note)
 
 

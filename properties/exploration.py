@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import replace
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
 from rfverify.errors import PluginError
 from rfverify.explore import budget_for, coverage, d_band, search
 from rfverify.kernels import as_kernel
-from rfverify.kinds.feature_map import CheckContext
+from rfverify.kinds.feature_map import PREFLIGHT_M, CheckContext
+from rfverify.refusals import (Axis, Refusal, Refused, SpaceLog, held_where, refusal_of, refused_note,
+                               strict_failure)
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
 from rfverify.spaces import FMExample, declared_space, length_scale_of
@@ -66,6 +68,12 @@ class _Runner:
         #: declared deterministic: draws nothing, so random_state rightly does not matter (no seed property)
         self.deterministic = bool(ctx.declarations.deterministic)
         self.fixed_dim = ctx.dim if (not isinstance(ctx.domain, str) or ctx.kernel._spec is None) else None
+        #: the refusals met (None: a refusal is a problem like any other, as :func:`evaluate` alone judges)
+        self.log: SpaceLog | None = None
+        #: the configuration of the plug-in calls being made (a sub-call may use another batch, dtype or width)
+        self.now: dict[str, Any] = {}
+        #: the pinned configuration (the caller's own): a refusal there is an error, as at the main configuration
+        self.explicit: tuple[FMExample, ...] = ()
 
     def batch(self, ex: FMExample, n: int, seed: int, *, dtype: str = "float64", layout: str = "C",
               norm: str | None = None) -> np.ndarray:
@@ -74,10 +82,35 @@ class _Runner:
                           domain=self.ctx.domain)
 
     def __call__(self, ex: FMExample) -> str | None:
+        self.now = _form(ex)
         try:
-            return self._evaluate(ex)
+            problem = self._evaluate(ex)
         except PluginError as exc:
-            return f"the plug-in failed: {exc}"
+            ref = refusal_of(exc)
+            if ref is None or self.log is None:
+                return f"the plug-in failed: {exc}"
+            if ex in self.explicit:  # the caller's own configuration: a refusal there is an error
+                raise
+            self.log.refuse(self.now, ref, seed=ex.random_state, other_seed=(ex.random_state + 1) % 2 ** 32)
+            raise Refused(ref, self.now) from None
+        if self.log is not None:
+            self.log.accept(_form(ex))
+        return problem
+
+    def probe(self, form: Mapping[str, Any], seed: int) -> Refusal | None:
+        """Build, fit and transform once at ``form`` with random_state ``seed`` (no property judged): what the
+        plug-in said if it refused, else None (a non-refusal error is judged by the properties where it happens)."""
+        params = tuple(sorted((k[len("param:"):], v) for k, v in form.items() if k.startswith("param:")))
+        ex = FMExample(form["d"], form["n_components"], params, seed, form["batch"], form["dtype"], form["layout"],
+                       form["norm"], 0, 0)
+        plug = replace(self.ctx.plugin, passthrough={k: v for k, v in ex.params if k in self.ctx.plugin.passthrough},
+                       widths={})
+        X = self.batch(ex, ex.n, 0, dtype=ex.dtype, layout=ex.layout)
+        try:
+            plug.fit_built(plug.build(ex.m, seed), ex.m, seed, X).transform(X)
+        except PluginError as exc:
+            return refusal_of(exc)
+        return None
 
     def _evaluate(self, ex: FMExample) -> str | None:
         ctx = self.ctx
@@ -94,6 +127,7 @@ class _Runner:
             return f"fit/transform modified its input array in place (max change {_max_diff(Xin, saved):.3g})"
         if F.shape[1] < 1:
             return f"returned {F.shape[1]} features"
+        self.now = {**_form(ex), "dtype": "float64", "layout": "C"}
         F_ref = F if (ex.dtype == "float64" and ex.layout == "C") else fitted.transform(X64)
         tol = contract_tolerance(d, F_ref)  # for recomputations that must agree to the inner-product bound
         # another code path (BLAS blocking), in the precision the map computes in: features that come back in
@@ -112,7 +146,9 @@ class _Runner:
                         f"the same values by up to {diff:.3g}, more than float32 arithmetic allows ({tol32:.3g}{over})")
         if ex.n > 1:
             k = 1 + ex.split % (ex.n - 1)
+            self.now["batch"] = min(k, ex.n - k)  # the smaller part: a refused batch size is its own region
             parts = np.vstack([fitted.transform(X64[:k]), fitted.transform(X64[k:])])
+            self.now["batch"] = ex.n
             diff, over = self._beyond(ex, fitted, X64, parts, F_ref, tol_path, _working_dtype(F_ref))
             if over:
                 return (f"the batch split at row {k} gave features differing from the whole batch by up to {diff:.3g} "
@@ -125,6 +161,7 @@ class _Runner:
                         f"{diff:.3g} (round-off tolerance {tol:.3g})")
         # another batch of the same dtype and layout: a map may keep the dtype it was fitted in (scikit-learn does)
         X_fit = Xin if self.data_dependent else self.batch(ex, 3, ex.data_seed + 1, dtype=ex.dtype, layout=ex.layout)
+        self.now = {**_form(ex), "batch": X_fit.shape[0]}
         again = plug.fit(m, rs, X_fit).transform(X64)
         diff = _max_diff(again, F_ref)
         if diff > tol:
@@ -169,6 +206,8 @@ class _Runner:
     def _seed_matters(self, ex: FMExample, plug: Any) -> str | None:
         m = max(ex.m, min(SEED_DIFF_M, self.m_hi))
         Z = self.batch(ex, SEED_DIFF_ROWS, ex.data_seed + 2, norm="typical")
+        self.now = {**_form(ex), "n_components": m, "batch": SEED_DIFF_ROWS, "dtype": "float64", "layout": "C",
+                    "norm": "typical"}
         rs2 = (ex.random_state + 1) % 2 ** 32
         Fa = plug.fit(m, ex.random_state, Z).transform(Z)
         Fb = plug.fit(m, rs2, Z).transform(Z)
@@ -189,6 +228,35 @@ class _Runner:
         K = np.asarray(kernel(Z, Z), dtype=np.float64)
         K_hat = np.real(F @ np.conj(F).T)
         return _max_diff(K_hat, K) <= contract_tolerance(F.shape[1], K_hat) + 1e-12 * float(np.max(np.abs(K)))
+
+
+#: The axes a feature map's refusal is explained along (each kernel parameter searched is one more).
+_AXES = (Axis("d"), Axis("n_components"), Axis("batch"), Axis("dtype", "choice"), Axis("layout", "choice"),
+         Axis("norm", "choice"))
+
+
+def _form(ex: FMExample) -> dict[str, Any]:
+    """The configuration of ``ex`` a refusal is stated in (random_state and the data recipe are not axes: a
+    refusal must not depend on them)."""
+    return {"d": ex.d, "n_components": ex.m, "batch": ex.n, "dtype": ex.dtype, "layout": ex.layout,
+            "norm": ex.norm, **{f"param:{k}": v for k, v in ex.params}}
+
+
+def _baseline(ctx: CheckContext, space: Any, kparams: Mapping[str, Any]) -> dict[str, Any]:
+    """The main configuration (the declared d, the kernel's parameters, float64 C-ordered typical rows, the
+    preflight's n_components), clipped to the space: where the plug-in accepts."""
+    def clip(v: int, r: Any) -> int:
+        return min(max(v, r.lo), r.hi)
+
+    params = tuple(sorted({**kparams, **space.held}.items()))
+    pick = (lambda axis, want: want if want in axis else axis[0])
+    return {"d": clip(ctx.dim, space.d), "n_components": clip(PREFLIGHT_M, space.n_components),
+            "batch": clip(16, space.batch), "dtype": pick(space.dtype, "float64"), "layout": pick(space.layout, "C"),
+            "norm": pick(space.norm, "typical"), **{f"param:{k}": v for k, v in params}}
+
+
+def _axes(space: Any) -> tuple[Axis, ...]:
+    return _AXES + tuple(Axis(f"param:{k}", "float") for k in sorted(space.params))
 
 
 def evaluate(ctx: CheckContext, ex: FMExample) -> str | None:
@@ -233,6 +301,19 @@ def check_explore(ctx: CheckContext) -> CheckResult:
     Applies to: every feature map.  Catches: bugs in the corners — odd m, m = 1, seed 0, d = 1, a fast path
     above some d, a chunked transform above some batch size, float32 computed in float16, a Fortran input
     read as C, a refit that redraws.
+    Refusals (:mod:`rfverify.refusals`): a configuration the plug-in cleanly refuses (ValueError, TypeError,
+    NotImplementedError from its constructor, fit or transform) is set aside like Hypothesis' ``assume(False)``,
+    after replaying it and trying another random_state (an inconsistent refusal is an error); the refused region
+    is explained axis by axis against the main configuration and stated in ``details["space"]["refused"]`` and
+    the message; ``strict_space`` fails any refusal.  A refusal at the caller's pinned configuration is an error.
+    Can each property fail where it is judged (none is charged where it is vacuous)?  Shape, finiteness, the
+    input left unchanged, layout, dtype and batch-split agreement, refit and same-seed reproducibility: yes at
+    every configuration (each compares two computations that a defect can make differ).  "A different
+    random_state gives different features": not at every configuration — one sign feature at d = 1 repeats
+    itself with probability 1/2 — so it is judged at max(m, 64) features on 16 typical rows, where a correct
+    map's two draws coincide with probability below 2^-64, and not at all where it cannot fail: a data-dependent
+    map, a map declared deterministic, or an exact estimator (features reproducing the kernel to round-off: a
+    zero-variance scheme has nothing random to differ in).
     Reference: Hypothesis' search-and-shrink (MacIver et al., JOSS 2019); the plug-in contract (README).
     """
     space = ctx.space
@@ -251,10 +332,12 @@ def check_explore(ctx: CheckContext) -> CheckResult:
     if runner.fixed_dim is not None:
         space = replace(space, d=type(space.d)(runner.fixed_dim, runner.fixed_dim))
     explicit = [ex for ex in (space.explicit(kparams),) if ex is not None]
+    runner.explicit = tuple(explicit)
+    runner.log = SpaceLog(_axes(space), _baseline(ctx, space, kparams), runner.probe, name=ctx.name)
     with np.errstate(all="ignore"):
         found = search(space.examples(kparams), runner, seed=seed, budget=budget, explicit=explicit)
-    details: dict[str, Any] = {"space": space.to_dict(), "space_searched": space.describe(), "budget": budget,
-                               "calls": found.calls,
+    details: dict[str, Any] = {"space": {**space.to_dict(), **runner.log.summary(space.describe(), len(found.tried))},
+                               "space_searched": space.describe(), "budget": budget, "calls": found.calls,
                                "coverage": coverage(found, {"d": lambda e: d_band(e.d), "dtype": lambda e: e.dtype,
                                                             "m": lambda e: "odd" if e.m % 2 else "even"},
                                                     size=lambda e: (e.d, e.m, e.n), describe=FMExample.describe)}
@@ -262,20 +345,27 @@ def check_explore(ctx: CheckContext) -> CheckResult:
               if runner.deterministic else "")
     if runner.deterministic:  # recorded only when it applies: a random map's details stay as they were
         details["seed_properties"] = "exempt: declared deterministic"
+    strict = strict_failure(ctx, details["space"], [e.describe() for e in found.refused], statistic=found.calls,
+                            details=details)
+    if strict is not None:
+        return strict
     if found.passed:
         return ctx.result("pass", f"{found.calls} configurations, every deterministic property held{exempt} "
-                          f"(space: {space.describe()})", statistic=float(found.calls), details=details)
+                          f"({held_where(details['space'], space.describe())})", statistic=float(found.calls),
+                          details=details)
     ex: FMExample = found.counterexample
     details["minimal_example"] = ex.as_dict()
     details["replayed"] = found.replayed
     problem = str(found.problem)  # a failed search always names its finding
     cause = next((c for key, c in _CAUSES if key in problem), "")
     seeded = "second map built" in problem or "a second time" in problem
+    runner.log = None  # the replay below judges; a refusal there is a problem like any other
     if seeded and ex.random_state == 0 and runner(replace(ex, random_state=1)) is None:
         cause = _SEED0  # measured: the same configuration with random_state=1 holds
         details["holds_with_random_state_1"] = True
     result = ctx.fail("a deterministic property breaks in a corner of the configuration space", problem,
                       "every deterministic property holds at every configuration of the space",
-                      where=ex.describe() + found.shown_as(), cause=cause, note=exempt.strip(" ()"),
+                      where=ex.describe() + found.shown_as(), cause=cause,
+                      note="; ".join(n for n in (exempt.strip(" ()"), refused_note(details["space"])) if n),
                       statistic=float(found.calls), details=details)
     return replace(result, reproduce=ctx.reproduce + " " + " ".join(shlex.quote(p) for p in ex.pins()))

@@ -39,6 +39,13 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--check", action="append", metavar="NAME", help="run only this check (repeatable)")
     p.add_argument("--xfail", action="append", metavar="CHECK=REASON",
                    help="CHECK is expected to fail, for REASON (repeatable): a failure is xfail (exit 0), a pass fails")
+    p.add_argument("--space", action="append", metavar="KEY=LO:HI|KEY=V1,V2",
+                   help="narrow the space explore searches (repeatable; the axes of rfverify_space: d, n_components, "
+                   "batch, dtype, layout, norm, a kernel parameter ...; an end of LO:HI left out is the default's)")
+    p.add_argument("--strict-space", action="store_true",
+                   help="a plug-in refusing any configuration of the searched space fails explore (default: a clean "
+                   "refusal - ValueError, TypeError, NotImplementedError - away from the main configuration sets it "
+                   "aside and the verdict states the refused region)")
     _add_limits(p)
     add_quiet(p)
     p.add_argument("--debug", action="store_true", help="show tracebacks")
@@ -227,7 +234,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
     with Progress(1, quiet=args.quiet, delay=1.0) as progress:  # silent for a run under a second
         with progress.entry(1, str(args.target)):
-            report = run(config, checks=args.check, xfail=parse_xfail(args.xfail), **_limits(args))
+            report = run(config, checks=args.check, xfail=parse_xfail(args.xfail), strict_space=args.strict_space,
+                         **_limits(args))
         progress.done(report)
     return _emit(report, args)
 
@@ -238,13 +246,14 @@ def _check_many(targets: list[str], args: argparse.Namespace) -> int:
 
     from rfverify.kinds.base import parse_int
     from rfverify.kinds.feature_map import FeatureMapConfig
-    from rfverify.options import parse_param, parse_xfail
+    from rfverify.options import parse_param, parse_space, parse_xfail
     from rfverify.studies.batch import verify_many
 
     options = dict(kernel=args.kernel, kernel_params=dict(parse_param(p) for p in args.param),
                    dim=parse_int(args.dim, "--dim"), domain=args.domain, bound=args.bound, unbiased=not args.biased,
                    bias_bound=args.bias_bound, data_dependent=True if args.data_dependent else None, **_limits(args),
-                   xfail=parse_xfail(args.xfail), **FeatureMapConfig.cli_plugin_options(args))
+                   xfail=parse_xfail(args.xfail), space=parse_space(args.space) or None,
+                   strict_space=args.strict_space, **FeatureMapConfig.cli_plugin_options(args))
     seed = parse_seed(args.seed)
     with _executor(args) as executor, _bar(len(targets), args, "implementation") as bar:
         reports = verify_many(targets, kind="feature-map", seed=seed, profile=args.profile, checks=args.check,

@@ -29,6 +29,10 @@ class PluginError(RfverifyError):
     ``implementation`` names the plug-in; ``hint`` says how to fix it.
     """
 
+    #: A :class:`rfverify.refusals.Refusal` when the plug-in declined the call with a clean refusal (ValueError,
+    #: TypeError, NotImplementedError), set by :func:`rfverify.guard.call`; None otherwise.
+    refusal: object = None
+
     def __init__(self, implementation: str, problem: str, hint: str = "") -> None:
         from rfverify.text import NAME_LIMIT, clean  # untrusted: the plug-in's name and words
 

@@ -14,8 +14,10 @@ input that still break it — the configuration a failure message names and the 
 * Hypothesis' phases ``explicit, generate, shrink`` only (no ``explain``: its output is not needed and it costs
   calls); deadlines and health checks are off (the plug-in's speed is not the property).
 
-The property returns ``None`` (holds) or a one-line problem; an exception escaping it is not a counterexample
-but an error of the harness (or the check's time limit), and propagates unchanged.
+The property returns ``None`` (holds) or a one-line problem, or raises :class:`rfverify.refusals.Refused` when the
+plug-in refused the configuration (it is then set aside, as Hypothesis' ``assume(False)``, and listed in
+:attr:`Exploration.refused`); any other exception escaping it is not a counterexample but an error of the harness
+(or the check's time limit), and propagates unchanged.
 
 >>> from hypothesis import strategies as st
 >>> r = search(st.integers(0, 1000), lambda n: "too big" if n * n > 2000 else None, seed=1, budget=50)
@@ -31,13 +33,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-from hypothesis import HealthCheck, Phase, Verbosity, example, given, settings
+from hypothesis import HealthCheck, Phase, Verbosity, example, given, reject, settings
 from hypothesis import seed as hypothesis_seed
-from hypothesis.errors import Flaky
+from hypothesis.errors import Flaky, Unsatisfiable
 from hypothesis.reporting import with_reporter
 from hypothesis.strategies import SearchStrategy
 
 from rfverify.hypothesis_compat import search_constants_hidden
+from rfverify.refusals import Refused
 
 __all__ = ["BUDGETS", "Exploration", "search", "refine", "budget_for", "coverage", "d_band", "one_blas_thread"]
 
@@ -58,7 +61,9 @@ class Exploration:
     ``problem``: what was wrong with it; ``calls``: property evaluations, generation and shrinking together;
     ``replayed``: False when the failure did not happen again when Hypothesis replayed it (the plug-in is
     not deterministic at that configuration; the first failing example is then reported, unshrunk);
-    ``tried``: every evaluated example with whether it failed, in order (what :func:`coverage` tabulates).
+    ``tried``: every evaluated example with whether it failed, in order (what :func:`coverage` tabulates);
+    ``refused``: the examples the plug-in refused (a :class:`rfverify.refusals.Refused` raised by the property:
+    rejected like ``assume(False)``, never judged).
     """
 
     counterexample: Any
@@ -67,6 +72,8 @@ class Exploration:
     budget: int
     replayed: bool = True
     tried: tuple[tuple[Any, bool], ...] = ()
+    #: The examples set aside because the plug-in refused them (:mod:`rfverify.refusals`), in order.
+    refused: tuple[Any, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -102,11 +109,15 @@ def search(strategy: SearchStrategy[Any], prop: Callable[[Any], str | None], *, 
     """
     state: dict[str, Any] = {"calls": 0, "last": None, "first": None}
     tried: list[tuple[Any, bool]] = []
+    refused: list[Any] = []
 
     def test(ex: Any) -> None:
         state["calls"] += 1
         try:
             problem = prop(ex)
+        except Refused:  # outside the plug-in's space: set aside, as assume(False)
+            refused.append(ex)
+            reject()
         except BaseException as exc:  # noqa: BLE001 - not a counterexample: leave Hypothesis at once
             raise _Escape(exc) from exc
         tried.append((ex, bool(problem)))
@@ -134,6 +145,8 @@ def search(strategy: SearchStrategy[Any], prop: Callable[[Any], str | None], *, 
         pass
     except Flaky:
         replayed = False
+    except Unsatisfiable:  # every configuration generated was refused: nothing was judged
+        pass
     except BaseException as exc:  # an exception group holding our escape
         inner = _find_escape(exc)
         if inner is None:
@@ -141,8 +154,8 @@ def search(strategy: SearchStrategy[Any], prop: Callable[[Any], str | None], *, 
         raise inner.exc from None
     found = state["last"] if replayed else state["first"]
     if found is None:
-        return Exploration(None, None, state["calls"], budget, tried=tuple(tried))
-    return Exploration(found[0], found[1], state["calls"], budget, replayed, tuple(tried))
+        return Exploration(None, None, state["calls"], budget, tried=tuple(tried), refused=tuple(refused))
+    return Exploration(found[0], found[1], state["calls"], budget, replayed, tuple(tried), tuple(refused))
 
 
 #: The input-dimension bands of a coverage table (lower ends): 1, 2 … 4, 5 … 16, 17 … 64, 65 … 256, 257 and up.
@@ -236,7 +249,10 @@ def refine(found: Exploration, smaller: Iterable[Any], prop: Callable[[Any], str
     tried = list(found.tried)
     for ex in smaller:
         calls += 1
-        problem = prop(ex)
+        try:
+            problem = prop(ex)
+        except Refused:  # outside the plug-in's space: not a smaller failing example
+            continue
         tried.append((ex, bool(problem)))
         if problem:
             return replace(found, counterexample=ex, problem=problem, calls=calls, tried=tuple(tried))

@@ -75,6 +75,7 @@ from typing import Any, Callable
 import numpy as np
 
 from rfverify.errors import PluginError, UsageError
+from rfverify.refusals import Refusal, is_refusal
 
 __all__ = ["Limits", "DEFAULT_TIME_LIMITS", "DEFAULT_MEMORY_LIMIT", "FEATURE_EXPANSION_LIMIT",
            "MAX_OUTPUT_ELEMENTS", "TimeLimitExceeded", "call", "as_array", "guarded", "parse_time_limit",
@@ -248,7 +249,10 @@ def call(fn: Callable[..., Any], *args: Any, plugin: str, action: str, hint: str
     except Exception as exc:
         if SHOW_TRACEBACKS:
             _show_traceback(exc, plugin, action)
-        raise PluginError(plugin, f"{action} raised {type(exc).__name__}: {_one_line(exc)}", hint) from exc
+        err = PluginError(plugin, f"{action} raised {type(exc).__name__}: {_one_line(exc)}", hint)
+        if is_refusal(exc):  # a clean refusal: outside the plug-in's space away from the main configuration
+            err.refusal = Refusal(type(exc).__name__, _one_line(exc), re.split(r" with | ?\(", action)[0])
+        raise err from exc
     except BaseException as exc:  # GeneratorExit or a custom BaseException
         if SHOW_TRACEBACKS:
             _show_traceback(exc, plugin, action)

@@ -9,7 +9,8 @@ from rfverify.errors import UsageError
 from rfverify.profiles import PROFILES
 from rfverify.seeding import DEFAULT_SEED
 
-__all__ = ["SHARED_OPTIONS", "parse_param", "parse_seed", "parse_xfail", "LAYOUTS", "DTYPES"]
+__all__ = ["SHARED_OPTIONS", "parse_param", "parse_seed", "parse_xfail", "parse_space", "space_options", "LAYOUTS",
+           "DTYPES"]
 
 #: Memory layouts of an input batch: C-ordered, Fortran-ordered, and a strided view (every other row and
 #: column of a larger C array).  The explored axes of :mod:`rfverify.strategies` and the --layout choices.
@@ -51,6 +52,72 @@ def parse_param(text: str, option: str = "--param") -> tuple[str, Any]:
     except (ValueError, SyntaxError):
         value = raw
     return key, value
+
+
+def _literal(raw: str) -> Any:
+    try:
+        return ast.literal_eval(raw.strip())
+    except (ValueError, SyntaxError):
+        return raw.strip()
+
+
+def parse_space(items: list[str] | None, option: str = "--space") -> dict[str, Any]:
+    """``--space KEY=LO:HI`` (an inclusive range; an end left out is the default space's), ``--space KEY=V1,V2``
+    (the values allowed) or ``--space KEY=V`` (one value), repeatable, as a ``space=`` mapping
+    (:mod:`rfverify.spaces`; the keys are the axes of ``rfverify_space`` and are validated by the kind).
+
+    >>> parse_space(["n_components=2:4096", "dtype=float64,float32", "gamma=0.1:10", "d=8:"])
+    {'n_components': (2, 4096), 'dtype': ('float64', 'float32'), 'gamma': (0.1, 10), 'd': (8, None)}
+    >>> parse_space(["n_components=9:2"])
+    Traceback (most recent call last):
+    ...
+    rfverify.errors.UsageError: --space n_components=9:2 is an empty range (9 > 2); give LO:HI with LO <= HI
+    """
+    out: dict[str, Any] = {}
+    for text in items or []:
+        key, sep, raw = str(text).partition("=")
+        key = key.strip()
+        if not sep or not key.isidentifier() or not raw.strip():
+            raise UsageError(f"{option} takes KEY=LO:HI, KEY=V1,V2 or KEY=V (e.g. {option} n_components=2:4096, "
+                             f"{option} dtype=float64), got {text!r}")
+        if key in out:
+            raise UsageError(f"{option} {key} given twice")
+        if ":" in raw:
+            lo_text, _, hi_text = raw.partition(":")
+            lo, hi = (_literal(lo_text) if lo_text.strip() else None), (_literal(hi_text) if hi_text.strip() else None)
+            for end in (lo, hi):
+                if end is not None and (isinstance(end, bool) or not isinstance(end, (int, float))):
+                    raise UsageError(f"{option} {text}: the ends of a range must be numbers, got {end!r}")
+            if lo is not None and hi is not None and lo > hi:
+                raise UsageError(f"{option} {text} is an empty range ({lo} > {hi}); give LO:HI with LO <= HI")
+            out[key] = (lo, hi)
+        elif "," in raw:
+            values = tuple(_literal(v) for v in raw.split(",") if v.strip())
+            if not values:
+                raise UsageError(f"{option} {text} lists no value")
+            out[key] = values
+        else:
+            out[key] = _literal(raw)
+    return out
+
+
+def space_options(space: Any) -> list[str]:
+    """A ``space=`` mapping as ``--space`` options (for a reproduce command); the inverse of :func:`parse_space`.
+
+    >>> space_options({"n_components": (2, 4096), "dtype": ("float64",), "d": (8, None), "norm": "typical"})
+    ['--space', 'n_components=2:4096', '--space', 'dtype=float64,', '--space', 'd=8:', '--space', 'norm=typical']
+    """
+    out: list[str] = []
+    for key, value in (space or {}).items():
+        if isinstance(value, (tuple, list)) and len(value) == 2 and all(
+                v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in value):
+            text = ":".join("" if v is None else repr(v) for v in value)
+        elif isinstance(value, (tuple, list)):
+            text = ",".join(str(v) for v in value) + ("," if len(value) == 1 else "")
+        else:
+            text = str(value)
+        out += ["--space", f"{key}={text}"]
+    return out
 
 
 def parse_xfail(items: list[str] | None) -> dict[str, str] | None:

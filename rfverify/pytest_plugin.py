@@ -62,6 +62,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("rfverify", "rfverify conformance checks")
     for name, (default, text) in SHARED_OPTIONS.items():
         group.addoption(f"--rfverify-{name}", dest=f"rfverify_{name.replace('-', '_')}", default=None, help=text)
+    strict = ("a plug-in refusing any configuration of the searched space fails explore (default: a clean refusal "
+              "away from the main configuration sets it aside and the verdict states the refused region)")
+    group.addoption("--rfverify-strict-space", dest="rfverify_strict_space", action="store_true", default=None,
+                    help=strict)
+    parser.addini("rfverify_strict_space", strict + "; the command-line option wins", type="bool", default=False)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -75,6 +80,8 @@ def pytest_configure(config: pytest.Config) -> None:
     }
     settings["limits"] = Limits.resolve(settings["profile"], config.getoption("rfverify_time_limit", default=None),
                                         config.getoption("rfverify_memory_limit", default=None))
+    option = config.getoption("rfverify_strict_space", default=None)
+    settings["strict_space"] = bool(option) if option is not None else bool(config.getini("rfverify_strict_space"))
     config.stash[_SETTINGS] = settings
     config.addinivalue_line("markers", "xdist_group(name): pytest-xdist --dist loadgroup runs a group in one worker")
 
@@ -101,8 +108,9 @@ class _Shared:
     def __init__(self) -> None:
         self._built: dict[tuple[int, str], tuple[Any, Any, str | None]] = {}
 
-    def get(self, case: "Case", seed: int, profile: str, limits: Any) -> tuple[Any, Any, str | None]:
-        key = (seed, profile)
+    def get(self, case: "Case", seed: int, profile: str, limits: Any,
+            strict_space: bool = False) -> tuple[Any, Any, str | None]:
+        key = (seed, profile, strict_space)
         if key not in self._built:
             from rfverify.guard import Limits
             from rfverify.runner import preflight, supervisor
@@ -110,6 +118,7 @@ class _Shared:
 
             config = _config_class(case.kind)(case.implementation, seed=seed, profile=profile,
                                               name=case.label or None, **case.options)
+            config.strict_space = strict_space
             limits = limits if limits is not None else Limits.resolve(config.profile.name)
             if isolation_wanted():
                 sup = supervisor(config, limits)
@@ -132,12 +141,13 @@ class Case:
     kind: str = "feature-map"
     shared: _Shared = field(default_factory=_Shared, compare=False, repr=False)
 
-    def run(self, seed: int, profile: str, limits: Any = None) -> CheckResult:
-        """The check's result (never an exception for a misbehaving plug-in: status ``error``)."""
+    def run(self, seed: int, profile: str, limits: Any = None, strict_space: bool = False) -> CheckResult:
+        """The check's result (never an exception for a misbehaving plug-in: status ``error``); ``strict_space``:
+        a refusal anywhere in the explored space fails ``explore`` (:mod:`rfverify.refusals`)."""
         from rfverify.kinds import checks_for
         from rfverify.runner import apply_xfail, run_check
 
-        config, sup, problem = self.shared.get(self, seed, profile, limits)
+        config, sup, problem = self.shared.get(self, seed, profile, limits, strict_space)
         spec = next(s for s in checks_for(self.kind) if s.name == self.check)
         if sup is None:
             result = run_check(config, spec, problem, limits)
@@ -205,10 +215,12 @@ class BoundCase:
     profile: str
     nodeid: str
     limits: Any = None
+    strict_space: bool = False
 
     def __call__(self) -> CheckResult:
-        result = self.case.run(self.seed, self.profile, self.limits)
-        rerun = f"pytest '{self.nodeid}' --rfverify-seed {self.seed} --rfverify-profile {self.profile}"
+        result = self.case.run(self.seed, self.profile, self.limits, self.strict_space)
+        rerun = (f"pytest '{self.nodeid}' --rfverify-seed {self.seed} --rfverify-profile {self.profile}"
+                 + (" --rfverify-strict-space" if self.strict_space else ""))
         outcome = plugin_outcome(result.status)  # rfverify.exit_status decides; pytest only acts on it
         if outcome == "pass":
             return result
@@ -226,7 +238,8 @@ def rfverify_case(request: pytest.FixtureRequest) -> BoundCase:
     if not hasattr(request, "param"):
         raise pytest.UsageError("rfverify_case is only available in tests decorated with parametrize_with_checks")
     settings = request.config.stash[_SETTINGS]
-    return BoundCase(request.param, settings["seed"], settings["profile"], request.node.nodeid, settings["limits"])
+    return BoundCase(request.param, settings["seed"], settings["profile"], request.node.nodeid, settings["limits"],
+                     settings.get("strict_space", False))
 
 
 def _label(impl: Any) -> str:

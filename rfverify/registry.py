@@ -115,6 +115,9 @@ class BaseContext:
     seeds: SeedSource
     alpha: float
     reproduce: str
+    #: Strict space (``--strict-space``): a refusal anywhere in the searched space fails ``explore``
+    #: (:mod:`rfverify.refusals`); by default a clean refusal away from the main configuration narrows the space.
+    strict_space: bool = False
 
     @property
     def name(self) -> str:  # pragma: no cover - overridden

@@ -205,7 +205,29 @@ class Report:
         n_fail = sum(r.status == "fail" for r in self.results)
         n_err = sum(r.status == "error" for r in self.results)
         out.append(f"{verdict}: {plural(len(self.results), 'check')}, {n_fail} failed, {plural(n_err, 'error')}")
+        out.extend(f"  {line}" for line in self.coverage_lines())
         return "\n".join(out)
+
+    def coverage_lines(self) -> list[str]:
+        """Where the verdicts hold, for each check whose space was narrowed by the plug-in's refusals
+        (:mod:`rfverify.refusals`): ``explore PASSED over <space>; refuses n_components < 2 (ValueError: …)``,
+        and the statistical checks' corners set aside."""
+        from rfverify.refusals import coverage_statement
+
+        lines = []
+        for r in self.results:
+            space = r.details.get("space") if isinstance(r.details, Mapping) else None
+            if isinstance(space, Mapping) and space.get("refused"):
+                word = {"pass": "PASSED", "fail": "FAILED", "xfail": "XFAILED"}.get(r.status, r.status.upper())
+                lines.append(f"{r.check} {word} {coverage_statement(space)}")
+            corners = r.details.get("corners") if isinstance(r.details, Mapping) else None
+            for c in corners if isinstance(corners, list) else ():
+                if isinstance(c, Mapping) and c.get("status") == "refused":
+                    lines.append(f"{r.check}: the corner {c.get('where', '?')} was set aside: {c.get('why', '')}")
+                elif isinstance(c, Mapping) and c.get("status") == "moved":
+                    lines.append(f"{r.check}: the corner {c.get('where', '?')} was judged at {c.get('to', '?')}: "
+                                 f"the plug-in refuses it ({c.get('why', '')})")
+        return lines
 
 
 #: Under the table: what its two less obvious columns hold.

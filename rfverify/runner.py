@@ -112,7 +112,7 @@ def select(specs: list[CheckSpec], kind: str, checks: Iterable[str] | None,
 
 def run(config: Any, *, checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
         time_limit: float | None = None, memory_limit: int | str | None = None,
-        metrics: bool | None = None, isolate: bool | None = None) -> Report:
+        metrics: bool | None = None, isolate: bool | None = None, strict_space: bool | None = None) -> Report:
     """Run the selected checks of ``config.kind`` (any kind's :class:`~rfverify.kinds.base.KindConfig`).
 
     ``metrics``: also compute ``config.metrics()`` (kinds that have it) into the report's
@@ -123,8 +123,14 @@ def run(config: Any, *, checks: Iterable[str] | None = None, xfail: Mapping[str,
     ``isolate``: run the plug-in in a supervised child process (:mod:`rfverify.supervise`; a crash, hard
     exit, hang or runaway allocation is that check's ``error``).  None: on, unless the environment variable
     ``RFVERIFY_INPROCESS=1`` asks for one process (to debug a plug-in).
+
+    ``strict_space``: a refusal anywhere in the explored space fails ``explore`` (:mod:`rfverify.refusals`;
+    None: the configuration's own setting, off by default).
     """
     from rfverify.supervise import isolation_wanted
+
+    if strict_space is not None:
+        config.strict_space = bool(strict_space)
 
     specs = select(config.checks(), config.kind, checks, xfail)
     limits = Limits.resolve(config.profile.name, time_limit, memory_limit)

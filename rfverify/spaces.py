@@ -75,6 +75,7 @@ _PINS_ONLY = ("data_seed", "split")
 def _as_range(key: str, value: Any, default: Range) -> Range:
     if isinstance(value, (tuple, list)) and len(value) == 2:
         lo, hi = value
+        lo, hi = default.lo if lo is None else lo, default.hi if hi is None else hi  # an open end: the default's
     else:
         lo = hi = value
     try:
@@ -320,11 +321,11 @@ def quadrature_dims(config: Any) -> tuple[int, ...]:
             if key not in ("d", "dim", "d_exp", "seed"):
                 raise UsageError(f"unknown configuration key {key!r} for a quadrature rule; use d, d_exp or seed")
         if "d_exp" in layer:
-            a, b = _pair(layer["d_exp"], "d_exp")
+            a, b = _pair(layer["d_exp"], "d_exp", (0, QUADRATURE_SPACE.hi.bit_length() - 1))
             lo, hi, powers = 2 ** a, 2 ** b, True
         for key in ("d", "dim"):
             if key in layer:
-                lo, hi = _pair(layer[key], key)
+                lo, hi = _pair(layer[key], key, (QUADRATURE_SPACE.lo, QUADRATURE_SPACE.hi))
     if not (config.DIM_RANGE[0] <= lo <= hi <= config.DIM_RANGE[1]):
         raise UsageError(f"quadrature d {lo} … {hi} is outside the range rfverify accepts {config.DIM_RANGE}")
     if powers:
@@ -333,8 +334,9 @@ def quadrature_dims(config: Any) -> tuple[int, ...]:
     return tuple(range(lo, hi + 1))
 
 
-def _pair(value: Any, key: str) -> tuple[int, int]:
+def _pair(value: Any, key: str, default: tuple[int, int] = (0, 2 ** 31)) -> tuple[int, int]:
     lo, hi = value if isinstance(value, (tuple, list)) and len(value) == 2 else (value, value)
+    lo, hi = default[0] if lo is None else lo, default[1] if hi is None else hi  # an open end: the default's
     if isinstance(lo, bool) or isinstance(hi, bool) or int(lo) != lo or int(hi) != hi or not 0 <= lo <= hi:
         raise UsageError(f"{key} must be an integer or a (lo, hi) pair of integers, got {value!r}")
     return int(lo), int(hi)
@@ -367,6 +369,7 @@ class KernelSpace:
 
 def _range(key: str, value: Any, default: Range) -> Range:
     lo, hi = value if isinstance(value, (tuple, list)) and len(value) == 2 else (value, value)
+    lo, hi = default.lo if lo is None else lo, default.hi if hi is None else hi  # an open end: the default's
     if isinstance(lo, bool) or isinstance(hi, bool) or not isinstance(lo, (int, np.integer)) \
             or not isinstance(hi, (int, np.integer)) or not default.lo <= lo <= hi <= default.hi:
         raise UsageError(f"{key} must be an integer or a (lo, hi) pair within {default}, got {value!r}")

@@ -1,10 +1,12 @@
 """A plug-in that fails at a corner configuration, and the domains whose pair design has a smallest d.
 
-* A map that raises at one corner (here d = 1) is an ``error`` of each statistical check that needed that corner,
-  naming it — never a pass — and the other corners are still judged (their outcomes in ``details["corners"]``).
-* A declared expected failure covers a plug-in that raises where the check needed it (as pytest's ``xfail``
-  covers a test that raises): the ecosystem's scikit-learn-extra Fastfood, whose transform refuses d = 1, is an
-  expected failure of explore and of the statistical checks at their d = 1 corner.  It never covers an rfverify
+* A map that crashes at one corner (here d = 1, with an exception that is not a clean refusal) is an ``error`` of
+  each statistical check that needed that corner, naming it — never a pass — and the other corners are still
+  judged (their outcomes in ``details["corners"]``).  A clean refusal (ValueError, TypeError,
+  NotImplementedError) sets the corner aside instead (``tests/test_refusals.py``).
+* A declared expected failure covers a plug-in that crashes where the check needed it (as pytest's ``xfail``
+  covers a test that raises): the ecosystem's rfflearn QRF, whose fit raises IndexError at odd n_components, is an
+  expected failure of explore and of the statistical checks at their odd-m corners.  It never covers an rfverify
   internal error or a usage error.
 * The sphere S^0 = {-1, +1} has no pair with a correlation strictly between -1 and 1: the sphere domain needs
   d >= 2 (a clear usage error at d = 1), and the statistical corners of a sphere-domain map start at d = 2 (they
@@ -34,11 +36,12 @@ RBF = dict(kernel="rbf", kernel_params={"gamma": 0.5}, dim=16, bound=2 ** 0.5)
 
 
 class RaisesAtD1(RandomFourierFeatures):
-    """Correct random Fourier features, except that fit refuses one-column data (as Fastfood's transform does)."""
+    """Correct random Fourier features, except that fit crashes on one-column data (an IndexError: not a clean
+    refusal, so a defect at that corner)."""
 
     def fit(self, X, y=None):
         if np.asarray(X).shape[1] == 1:
-            raise ValueError("rows of length 1 are not supported")
+            raise IndexError("rows of length 1 are not supported")
         return super().fit(X, y)
 
 
@@ -59,7 +62,7 @@ def test_a_plugin_raising_at_a_corner_is_an_error_naming_it_and_the_other_corner
 
 
 def test_a_declared_expected_failure_covers_a_plugin_that_raises_and_is_stale_on_the_correct_twin():
-    reason = "fit refuses one-column data"
+    reason = "fit crashes on one-column data"
     r = _unbiasedness(RaisesAtD1, xfail={"unbiasedness": reason})
     assert r.status == "xfail" and r.message.startswith(f"expected failure ({reason}): the plug-in failed")
     twin = _unbiasedness(RandomFourierFeatures, xfail={"unbiasedness": reason})

@@ -196,20 +196,24 @@ def test_torch_feature_maps_pass_with_input_and_global_seed_torch(name):
     assert eco._verdict(entry, report) == "pass", report.table()
 
 
-def test_fastfood_one_column_crash_is_caught_and_two_columns_pass():
-    """scikit-learn-extra's Fastfood fits d = 1 but its transform raises: explore finds it (shrunk to d = 1); the
-    direct calls agree, and d >= 2 transform."""
+def test_fastfood_refuses_one_column_data_and_the_verdict_says_so():
+    """scikit-learn-extra's Fastfood fits d = 1 but its transform cleanly refuses it (ValueError): explore sets d = 1
+    aside and states it, the entry passes without a declared expected failure; the direct calls agree, and d >= 2
+    transform."""
     pytest.importorskip("sklearn_extra", reason="scikit-learn-extra needs a source build (not in CI): see docs/ecosystem.md")
     entry = eco.entries(["sklearn-extra-fastfood"])[0]
+    assert not entry.xfail and entry.expected == "correct"
     from rfverify.kinds import get_kind
 
     verify = get_kind("feature-map").verify_function()
     opts = dict(entry.options)
     r = verify(entry.target, profile="quick", checks=["explore"], **opts)
-    assert r["explore"].status == "fail" and "d = 1" in r["explore"].message
+    assert r["explore"].status == "pass" and "refuses d = 1 (ValueError: " in r["explore"].message, r["explore"].message
     ok = verify(entry.target, profile="quick", checks=["explore"], space={"d": (2, 64)}, **opts)
-    assert ok["explore"].status == "pass", ok["explore"].message
-    evidence = eco.ENTRIES[[e.name for e in eco.ENTRIES].index("sklearn-extra-fastfood")].evidence()
+    assert ok["explore"].status == "pass" and not ok["explore"].details["space"]["refused"], ok["explore"].message
+    from rfverify.studies.ecosystem_entries import fastfood_evidence
+
+    evidence = fastfood_evidence()
     assert "d = 1: fit passes, transform raises ValueError" in evidence and "d = 2: 16 features" in evidence
 
 

@@ -92,6 +92,15 @@ class RefusesD1(RandomFourierFeatures):
         return super().fit(X, y)
 
 
+class CrashesAtD1(RandomFourierFeatures):
+    """RefusesD1's twin: the same region, but an exception that is not a clean refusal (a defect, judged)."""
+
+    def fit(self, X, y=None):
+        if np.asarray(X).shape[1] == 1:
+            raise ZeroDivisionError("one column is not enough")
+        return super().fit(X, y)
+
+
 def test_each_property_broken_at_one_configuration_is_named_in_full():
     _matches(rf"fit/transform modified its input array in place \(max change {NUM}\)", evaluate(_ctx(InPlace), _ex()))
     assert evaluate(_ctx(NoFeatures), _ex()) == "returned 0 features"
@@ -162,7 +171,7 @@ def test_the_verdict_messages():
     (InPlace, "the input array is changed in place — work on a copy"),
     (PerInstance, "randomness not drawn from random_state alone at this configuration"),
     (IgnoresSeed, "random_state is ignored at this configuration"),
-    (RefusesD1, "the plug-in does not handle this configuration (a corner of d, m or the batch)"),
+    (CrashesAtD1, "the plug-in does not handle this configuration (a corner of d, m or the batch)"),
 ])
 def test_each_finding_comes_with_its_likely_cause(impl, cause):
     r = _explore(impl)
@@ -178,9 +187,11 @@ def test_seed_zero_read_as_no_seed_is_named():
 
 
 class RefusesWithKeywords(RandomFourierFeatures):
+    """Crashes at d = 1 (an IndexError: judged, not a clean refusal) with words that name other causes."""
+
     def fit(self, X, y=None):
         if np.asarray(X).shape[1] == 1:
-            raise ValueError("a float32 batch split or a second map built here is not supported")
+            raise IndexError("a float32 batch split or a second map built here is not supported")
         return super().fit(X, y)
 
 

@@ -67,6 +67,10 @@ class KindConfig:
 
     seeds: SeedSource
     profile: Profile
+    #: A refusal anywhere in the explored space fails ``explore`` (``--strict-space``; :mod:`rfverify.refusals`).
+    strict_space: bool = False
+    #: The space the caller narrowed (``space=``, ``--space KEY=LO:HI``), echoed in every reproduce command.
+    caller_space: dict[str, Any] = {}
 
     def _init_common(self, seed: Any, profile: str | Profile) -> None:
         """Seed source and profile (every kind's ``__init__`` calls this)."""
@@ -93,7 +97,9 @@ class KindConfig:
 
     def context(self, spec: CheckSpec) -> BaseContext:
         """The context check ``spec`` runs in."""
-        return self._context(spec, self.alpha(), self.reproduce(spec.name))
+        ctx = self._context(spec, self.alpha(), self.reproduce(spec.name))
+        ctx.strict_space = bool(self.strict_space)
+        return ctx
 
     @property
     def target_spec(self) -> str | None:
@@ -102,7 +108,10 @@ class KindConfig:
 
     def reproduce(self, check: str) -> str:
         """The one command that reproduces ``check`` under this configuration."""
+        from rfverify.options import space_options
+
         parts = ["rfverify", "check", self.kind, self.target_spec or "<MODULE:ATTR>", *self.reproduce_options(),
+                 *space_options(self.caller_space), *(["--strict-space"] if self.strict_space else []),
                  "--seed", str(self.seeds.root), "--profile", self.profile.name, "--check", check]
         return " ".join(shlex.quote(p) if not p.startswith("<") else p for p in parts)
 

@@ -23,7 +23,7 @@ from rfverify.errors import PluginError, UsageError
 from rfverify.kernels import Kernel, as_kernel
 from rfverify.kinds.base import CliSpec, KindConfig, parse_int
 from rfverify.kinds.pins import add_pin_options, pin_options, pins_from_cli
-from rfverify.options import parse_param, parse_seed
+from rfverify.options import parse_param, parse_seed, parse_space
 from rfverify.profiles import Profile
 from rfverify.registry import BaseContext, CheckSpec
 from rfverify.results import Report
@@ -357,6 +357,7 @@ class FeatureMapConfig(KindConfig):
         except Exception:  # noqa: BLE001 - a __getattr__ raising for unknown names: no declaration (like other
             declared = None  # optional attributes)
         self._space_arg = space
+        self.caller_space = dict(space or {})
         self.space_declared = declared is not None
         return self.respace(declared)
 
@@ -515,7 +516,8 @@ class FeatureMapConfig(KindConfig):
                      domain=domain, bound=args.bound, unbiased=not args.biased, bias_bound=args.bias_bound,
                      seed=parse_seed(args.seed), profile=args.profile, kernel_spec=args.kernel,
                      domain_spec=args.domain, data_dependent=True if args.data_dependent else None,
-                     pins=pins_from_cli(args), **cls.cli_plugin_options(args))
+                     pins=pins_from_cli(args), space=parse_space(getattr(args, "space", None)),
+                     **cls.cli_plugin_options(args))
         config.plugin.spec = args.target
         return config
 
@@ -557,7 +559,7 @@ def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "
            data_dependent: bool | None = None, metrics: bool | None = None, deterministic: bool | None = None,
            param_map: Mapping[str, Any] | None = None, init: Mapping[str, Any] | None = None,
            global_seed: str | None = None, input: str | None = None, space: Mapping[str, Any] | None = None,
-           pins: Mapping[str, Any] | None = None) -> Report:
+           pins: Mapping[str, Any] | None = None, strict_space: bool = False) -> Report:
     """Verify a feature map against a kernel; returns a :class:`~rfverify.results.Report`.
 
     ``implementation`` is a factory, a function, an sklearn-style class or
@@ -578,7 +580,9 @@ def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "
     through that global generator (seeded from each draw's random_state, restored after, recorded);
     ``input``: ``"torch"`` hands the plug-in torch tensors (see :mod:`rfverify.adapters`).
     ``space`` narrows the configuration space ``explore`` searches and ``pins`` fixes axes of it
-    (:mod:`rfverify.spaces`).
+    (:mod:`rfverify.spaces`).  A clean refusal (ValueError, TypeError, NotImplementedError) away from the main
+    configuration sets that configuration aside and the verdict states the refused region;
+    ``strict_space=True`` makes any refusal in the space a failure of ``explore`` (:mod:`rfverify.refusals`).
     """
     config = FeatureMapConfig(implementation, kernel=kernel, kernel_params=kernel_params, dim=dim,
                               domain=domain, bound=bound, unbiased=unbiased, bias_bound=bias_bound,
@@ -588,4 +592,4 @@ def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "
     from rfverify.runner import run
 
     return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit,
-               metrics=metrics)
+               metrics=metrics, strict_space=strict_space)

@@ -41,7 +41,7 @@ from rfverify.kernels import Kernel, as_kernel
 from rfverify.kinds import checks_for
 from rfverify.kinds.base import CliSpec, KindConfig, parse_int
 from rfverify.kinds.pins import pins_from_cli
-from rfverify.options import parse_param, parse_seed
+from rfverify.options import parse_param, parse_seed, parse_space
 from rfverify.profiles import Profile
 from rfverify.registry import BaseContext, CheckSpec
 from rfverify.results import Report
@@ -173,7 +173,7 @@ class KernelConfig(KindConfig):
                  pins: Mapping[str, Any] | None = None) -> None:
         #: The caller's narrowing of the space ``explore`` searches and its pins (d, n, norm, data_seed or a
         #: kernel parameter; :mod:`rfverify.properties.exploration_kernel`).
-        self.space = dict(space or {})
+        self.space = self.caller_space = dict(space or {})
         self.pins = dict(pins or {})
         spec = kernel_spec
         if isinstance(kernel, str) and ":" in kernel:
@@ -301,7 +301,7 @@ class KernelConfig(KindConfig):
         return cls(args.target, kernel_params=params, dim=parse_int(args.dim, "--dim"), domain=domain,
                    normalized=args.normalized, psd=False if args.not_psd else None, seed=parse_seed(args.seed),
                    profile=args.profile, domain_spec=args.domain, feature_map=args.feature_map,
-                   pins=pins_from_cli(args))
+                   pins=pins_from_cli(args), space=parse_space(getattr(args, "space", None)))
 
     def preflight(self) -> str | None:
         """Calibrate the scale and evaluate the kernel once on the first point set; the problem, or None."""
@@ -480,7 +480,7 @@ def verify_kernel(kernel: Any, *, kernel_params: Mapping[str, Any] | None = None
                   checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
                   name: str | None = None, feature_map: Any = None, time_limit: float | None = None,
                   memory_limit: int | str | None = None, space: Mapping[str, Any] | None = None,
-                  pins: Mapping[str, Any] | None = None) -> Report:
+                  pins: Mapping[str, Any] | None = None, strict_space: bool = False) -> Report:
     """Verify a kernel: symmetry, positive semi-definiteness, normalisation where claimed and, for a
     composite, that its feature map estimates it.
 
@@ -501,7 +501,8 @@ def verify_kernel(kernel: Any, *, kernel_params: Mapping[str, Any] | None = None
     config = KernelConfig(kernel, kernel_params=kernel_params, dim=dim, domain=domain, normalized=normalized,
                           psd=psd, seed=seed, profile=profile, name=name, feature_map=feature_map, space=space,
                           pins=pins)
-    return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit)
+    return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit,
+               strict_space=strict_space)
 
 
 #: The checks run on a user-supplied reference kernel before the feature-map harness uses it.

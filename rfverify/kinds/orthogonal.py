@@ -32,7 +32,7 @@ from rfverify.adapters import load_object
 from rfverify.errors import PluginError, UsageError
 from rfverify.kinds.base import CliSpec, KindConfig, parse_int
 from rfverify.kinds.pins import pins_from_cli
-from rfverify.options import parse_seed
+from rfverify.options import parse_seed, parse_space
 from rfverify.profiles import Profile
 from rfverify.registry import BaseContext, CheckSpec
 from rfverify.seeding import DEFAULT_SEED
@@ -148,11 +148,16 @@ class OrthogonalConfig(KindConfig):
 
     def __init__(self, implementation: Any, *, dim: int = 8, group: str = "O", seed: int = DEFAULT_SEED,
                  profile: str | Profile = "default", name: str | None = None,
-                 pins: Mapping[str, Any] | None = None) -> None:
+                 pins: Mapping[str, Any] | None = None, space: Mapping[str, Any] | None = None) -> None:
         self.dim = self.validate_dim(dim)
         self.group = _validate_group(group)
         #: Axes of the space ``explore`` searches fixed by the caller (``d``; :mod:`rfverify.kinds.pins`).
         self.pins = dict(pins or {})
+        #: The caller's narrowing of that space (``{"d": (lo, hi)}``; ``space=``, ``--space d=LO:HI``).
+        self.space = self.caller_space = dict(space or {})
+        for key in self.space:
+            if key not in ("d", "dim"):
+                raise UsageError(f"unknown configuration key {key!r} for an orthogonal sampler; use d")
         self._init_common(seed, profile)
         self.budget = ORTHOGONAL_BUDGETS[self.profile.name] if self.profile.name in ORTHOGONAL_BUDGETS \
             else ORTHOGONAL_BUDGETS["default"]
@@ -191,7 +196,7 @@ class OrthogonalConfig(KindConfig):
     @classmethod
     def from_cli(cls, args: argparse.Namespace) -> "OrthogonalConfig":
         return cls(args.target, dim=parse_int(args.dim, "--dim"), group=args.group, seed=parse_seed(args.seed),
-                   profile=args.profile, pins=pins_from_cli(args))
+                   profile=args.profile, pins=pins_from_cli(args), space=parse_space(getattr(args, "space", None)))
 
     def preflight(self) -> str | None:
         """Draw once (a health check); the problem, or None."""
@@ -291,16 +296,21 @@ def verify_orthogonal(implementation: Any, *, dim: int = 8, group: str = "O", se
                       profile: str | Profile = "default", checks: Iterable[str] | None = None,
                       xfail: Mapping[str, str] | None = None, name: str | None = None,
                       time_limit: float | None = None, memory_limit: int | str | None = None,
-                      pins: Mapping[str, Any] | None = None) -> Any:
+                      pins: Mapping[str, Any] | None = None, space: Mapping[str, Any] | None = None,
+                      strict_space: bool = False) -> Any:
     """Verify a random orthogonal-matrix sampler claimed Haar on ``group`` (O or SO) at dimension ``dim``.
 
     ``implementation``: ``sample(d, rng)``, an object with ``sample`` or
     ``rvs(dim=, random_state=)``, or ``"MODULE:ATTR"``.  Returns a
     :class:`~rfverify.results.Report` (kind ``orthogonal``).  ``time_limit`` /
     ``memory_limit``: per check (:class:`rfverify.guard.Limits`).  ``pins``: ``{"d": D}`` fixes the dimension
-    ``explore`` searches and runs the Haar battery at that corner dimension alone (``--pin d=D``).
+    ``explore`` searches and runs the Haar battery at that corner dimension alone (``--pin d=D``); ``space``:
+    ``{"d": (lo, hi)}`` narrows it; ``strict_space``: a refusal anywhere in it fails ``explore``
+    (:mod:`rfverify.refusals`).
     """
     from rfverify.runner import run
 
-    config = OrthogonalConfig(implementation, dim=dim, group=group, seed=seed, profile=profile, name=name, pins=pins)
-    return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit)
+    config = OrthogonalConfig(implementation, dim=dim, group=group, seed=seed, profile=profile, name=name, pins=pins,
+                              space=space)
+    return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit,
+               strict_space=strict_space)

@@ -32,7 +32,7 @@ from rfverify.adapters import load_object
 from rfverify.errors import PluginError, UsageError
 from rfverify.kinds.base import CliSpec, KindConfig, parse_int
 from rfverify.kinds.pins import pins_from_cli
-from rfverify.options import parse_seed
+from rfverify.options import parse_seed, parse_space
 from rfverify.profiles import Profile
 from rfverify.registry import BaseContext, CheckSpec
 from rfverify.results import Report
@@ -255,7 +255,7 @@ class QuadratureConfig(KindConfig):
         self.dim = self.validate_dim(dim)
         #: The caller's narrowing of the space ``explore`` searches (``d``: an integer or (lo, hi); ``d_exp``:
         #: (lo, hi), d = 2^k) and its pins (``d``, ``seed``; :mod:`rfverify.kinds.pins`).
-        self.space = dict(space or {})
+        self.space = self.caller_space = dict(space or {})
         self.pins = dict(pins or {})
         self.degree = _validate_degree(degree)
         from rfverify.validation import as_flag, as_name
@@ -299,7 +299,7 @@ class QuadratureConfig(KindConfig):
         config = cls(load_object(args.target), dim=parse_int(args.dim, "--dim"),
                      degree=parse_int(args.degree, "--degree"), unbiased=not args.biased,
                      seed=parse_seed(args.seed), profile=args.profile, deterministic=args.deterministic,
-                     pins=pins_from_cli(args))
+                     pins=pins_from_cli(args), space=parse_space(getattr(args, "space", None)))
         config.plugin.spec = args.target
         return config
 
@@ -328,7 +328,8 @@ def verify_quadrature(rule: Any, *, dim: int = 8, degree: int = 0, unbiased: boo
                       checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
                       name: str | None = None, time_limit: float | None = None,
                       memory_limit: int | str | None = None, deterministic: bool = False,
-                      space: Mapping[str, Any] | None = None, pins: Mapping[str, Any] | None = None) -> Report:
+                      space: Mapping[str, Any] | None = None, pins: Mapping[str, Any] | None = None,
+                      strict_space: bool = False) -> Report:
     """Verify a quadrature rule ``rule(d, rng) -> (points, weights)`` against its declarations.
 
     ``degree``: claimed degree of exactness for every draw; ``unbiased``:
@@ -338,10 +339,12 @@ def verify_quadrature(rule: Any, *, dim: int = 8, degree: int = 0, unbiased: boo
     ``deterministic``: the rule draws nothing (a cubature; or the rule's attribute ``deterministic = True``):
     rule-contract requires the same draw for every rng state, and its bias is measured exactly.
     ``space`` narrows the dimensions ``explore`` searches (``{"d": (lo, hi)}``, or ``{"d_exp": (lo, hi)}`` for
-    d = 2^k only; the rule's ``rfverify_space`` attribute does the same), ``pins`` fixes ``d`` and the ``seed``.
+    d = 2^k only; the rule's ``rfverify_space`` attribute does the same), ``pins`` fixes ``d`` and the ``seed``;
+    ``strict_space``: a refusal anywhere in the space fails ``explore`` (:mod:`rfverify.refusals`).
     """
     from rfverify.runner import run
 
     config = QuadratureConfig(rule, dim=dim, degree=degree, unbiased=unbiased, seed=seed, profile=profile,
                               name=name, deterministic=deterministic, space=space, pins=pins)
-    return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit)
+    return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit,
+               strict_space=strict_space)

@@ -33,7 +33,7 @@ from rfverify.errors import PluginError, UsageError
 from rfverify.kinds.base import CliSpec, KindConfig, parse_int
 from rfverify.kinds.pins import pins_from_cli
 from rfverify.kinds.matrices import DenseOperator, HadamardOperator, MatrixOperator
-from rfverify.options import parse_seed
+from rfverify.options import parse_seed, parse_space
 from rfverify.profiles import Profile
 from rfverify.registry import BaseContext, CheckSpec
 from rfverify.seeding import DEFAULT_SEED
@@ -203,10 +203,16 @@ class TransformConfig(KindConfig):
 
     def __init__(self, implementation: Any, *, dim: int = 64, matrix: Any = "hadamard", inplace: bool = False,
                  seed: int = DEFAULT_SEED, profile: str | Profile = "default", name: str | None = None,
-                 pins: Mapping[str, Any] | None = None) -> None:
+                 pins: Mapping[str, Any] | None = None, space: Mapping[str, Any] | None = None) -> None:
         self.dim = self.validate_dim(dim)
         #: Axes of the space ``explore`` searches fixed by the caller (``d``; :mod:`rfverify.kinds.pins`).
         self.pins = dict(pins or {})
+        #: The caller's narrowing of the widths ``explore`` searches (``{"d_exp": (lo, hi)}`` or ``{"d": (lo, hi)}``;
+        #: ``space=``, ``--space d_exp=LO:HI``).
+        self.space = self.caller_space = dict(space or {})
+        for key in self.space:
+            if key not in ("d", "dim", "d_exp"):
+                raise UsageError(f"unknown configuration key {key!r} for a transform; use d_exp or d")
         self.matrix = DeclaredMatrix(matrix)
         self.operator = self.matrix.operator(self.dim)
         if self.operator is None:
@@ -251,7 +257,8 @@ class TransformConfig(KindConfig):
     @classmethod
     def from_cli(cls, args: argparse.Namespace) -> "TransformConfig":
         return cls(args.target, dim=parse_int(args.dim, "--dim"), matrix=args.matrix, inplace=args.inplace,
-                   seed=parse_seed(args.seed), profile=args.profile, pins=pins_from_cli(args))
+                   seed=parse_seed(args.seed), profile=args.profile, pins=pins_from_cli(args),
+                   space=parse_space(getattr(args, "space", None)))
 
     def preflight(self) -> str | None:
         """Apply once to a 2-row float64 batch (a health check); the problem, or None."""
@@ -299,14 +306,18 @@ def verify_transform(implementation: Any, *, dim: int = 64, matrix: Any = "hadam
                      seed: int = DEFAULT_SEED, profile: str | Profile = "default",
                      checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
                      name: str | None = None, time_limit: float | None = None,
-                     memory_limit: int | str | None = None) -> Any:
+                     memory_limit: int | str | None = None, space: Mapping[str, Any] | None = None,
+                     strict_space: bool = False) -> Any:
     """Verify that ``apply(X)`` equals ``X @ M.T`` for the declared ``matrix`` at dimension ``dim``.
 
     Returns a :class:`~rfverify.results.Report` (kind ``transform``).  ``time_limit`` /
-    ``memory_limit``: per check (:class:`rfverify.guard.Limits`).
+    ``memory_limit``: per check (:class:`rfverify.guard.Limits`).  ``space``: ``{"d_exp": (lo, hi)}`` narrows
+    the widths ``explore`` searches; ``strict_space``: a refusal anywhere in them fails ``explore``
+    (:mod:`rfverify.refusals`).
     """
     from rfverify.runner import run
 
     config = TransformConfig(implementation, dim=dim, matrix=matrix, inplace=inplace, seed=seed,
-                             profile=profile, name=name)
-    return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit)
+                             profile=profile, name=name, space=space)
+    return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit,
+               strict_space=strict_space)

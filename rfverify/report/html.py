@@ -141,6 +141,7 @@ def _check_view(name: str, r: Any) -> dict[str, Any]:
         }
     details = dict(r.details) if isinstance(r.details, Mapping) else {}
     coverage = _coverage_view(details.pop("coverage", None), details.get("space_searched"))
+    held = _held_view(details)
     scalars, tables = _detail_tables(details)
     plots = plots_for(details, salt=f"{page_filename(name)}-{r.check}")
     return {
@@ -160,7 +161,33 @@ def _check_view(name: str, r: Any) -> dict[str, Any]:
         "scalars": scalars,
         "tables": tables,
         "coverage": coverage,
+        "held": held,
     }
+
+
+def _held_view(details: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Where the verdict holds when the plug-in refused part of the space (:mod:`rfverify.refusals`): the space
+    searched, each refused rule with the plug-in's own words, the warning when most of it was refused, and the
+    statistical corners moved or set aside."""
+    space = details.get("space")
+    rules = space.get("refused") if isinstance(space, Mapping) else None
+    corners = [c for c in details.get("corners") or [] if isinstance(c, Mapping)
+               and c.get("status") in ("refused", "moved")] if isinstance(details.get("corners"), list) else []
+    if not rules and not corners:
+        return None
+    out: dict[str, Any] = {"rules": [], "corners": [], "warning": "", "searched": ""}
+    if isinstance(space, Mapping) and rules:
+        out["searched"] = str(space.get("searched", ""))
+        out["rules"] = [{"rule": str(r.get("rule")), "said": f"{r.get('exception')}: {r.get('message')}",
+                         "action": str(r.get("action")), "count": r.get("configurations")} for r in rules
+                        if isinstance(r, Mapping)]
+        share = float(space.get("refused_share") or 0.0)
+        if share > 0.5:
+            out["warning"] = (f"{space.get('configurations_refused')} of {space.get('configurations_tried')} explored "
+                              "configurations were refused: the verdict covers little of the space")
+    out["corners"] = [{"where": str(c.get("where")), "to": str(c.get("to", "")), "why": str(c.get("why", ""))}
+                      for c in corners]
+    return out
 
 
 def _coverage_view(rows: Any, space: Any) -> dict[str, Any] | None:

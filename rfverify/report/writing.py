@@ -149,6 +149,10 @@ def markdown_summary(reports: Iterable[tuple[str, Report]]) -> str:
             if res.status in ("fail", "error"):
                 lines.append(f"- **{_md(name)} / {res.check}** (`{_md(res.implementation)}`): {res.status.upper()} — "
                              f"{_md(res.message)}  \n  reproduce: `{res.reproduce}`")
+    coverage = [(name, line) for name, r in reports for line in r.coverage_lines()]
+    if coverage:  # where the verdicts hold: the regions the plug-ins refused (rfverify.refusals)
+        lines += ["", "Where the verdicts hold (configurations the plug-ins refused were set aside):"]
+        lines += [f"- **{_md(name)}**: {_md(line)}" for name, line in coverage]
     return "\n".join(lines) + "\n"
 
 

@@ -91,7 +91,17 @@ def run_unit(name: str, seed: int, profile: str) -> dict[str, Any]:
     return {"cpu_seconds": round(cpu() - start, 1), "verdict": _verdict(e, rep), "statuses": {r.check: r.status for r in rep.results},
             "messages": {r.check: r.message for r in rep.results if r.status in ("fail", "xfail", "error")},
             "reproduce": next((r.reproduce.rsplit(" --check", 1)[0] for r in rep.results if r.reproduce), ""),
-            "headline": next((r.message for r in rep.results if r.status in ("xfail", "fail", "error")), "")}
+            "headline": next((r.message for r in rep.results if r.status in ("xfail", "fail", "error")), ""),
+            "refused": sorted({f"{rule['rule']} ({rule['exception']})" for r in rep.results
+                               for rule in _refused_rules(r)})}
+
+
+def _refused_rules(result: Any) -> list[Mapping[str, Any]]:
+    """The regions a check's exploration found the plug-in refusing (:mod:`rfverify.refusals`)."""
+    details = getattr(result, "details", None)
+    space = details.get("space") if isinstance(details, Mapping) else None
+    rules = space.get("refused") if isinstance(space, Mapping) else None
+    return [r for r in rules or [] if isinstance(r, Mapping)]
 
 
 def source_fingerprint() -> str:
@@ -250,7 +260,7 @@ def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: s
                                           "reproduce": "", "headline": out.error}
         row["seeds"][str(s)] = {"verdict": value["verdict"], "statuses": value["statuses"],
                                 "messages": value["messages"], "seconds": round(out.seconds, 1),
-                                "cpu_seconds": value.get("cpu_seconds")}
+                                "cpu_seconds": value.get("cpu_seconds"), "refused": value.get("refused", [])}
         row["seconds"] = round(row["seconds"] + out.seconds, 1)
         run_info["units_run"] += 1
         if s == seeds[0]:
@@ -332,6 +342,9 @@ def markdown(table: Mapping[str, Any]) -> str:
         also = _other_failures(r)
         if also:
             verdict += f"; also failing: {also}"
+        refused = sorted({x for v in r.get("seeds", {}).values() for x in v.get("refused", [])})
+        if refused:
+            verdict += "; refuses " + ", ".join(refused)
         lines.append(f"| `{r['name']}` | {r['library']} (`{r['target']}`) | {r['package']}: {r['install']} | {decl} | "
                      f"{verdict} | {_per_seed(r)} | {r['wrapper'] or 'none'} |")
     notes = [f"* `{r['name']}`: {r['note']}" for r in table["entries"] if r.get("note")]

@@ -28,8 +28,6 @@ NYSTROEM_REASON = ("transform(X[i:i+1]) and row i of transform(X) differ by ~1e-
 #: seed (so no expected failure: the space excludes those corners instead; searched at quick, default and
 #: thorough with several seeds, every run passed).
 NYSTROEM_SPACE = {"norm": "typical", "d": (8, 512)}
-FASTFOOD_REASON = ("scikit-learn-extra's Fastfood cannot transform one-column data (d = 1): fit keeps d = 1 as a "
-                   "power of two, transform's fht2 refuses rows of length 1 (ValueError)")
 FHT2017_REASON = ("fht (2017) refuses rows of length 1 (ValueError 'array shape must be a power of two'): its "
                   "is_power_of_two(1) returns False on purpose, though 1 = 2^0")
 FHT_BUILD = ("source only (numpy.distutils): in a side venv, pip install 'setuptools<60' wheel, then "
@@ -43,10 +41,9 @@ QRF_REASON = ("rfflearn QRF applies Box-Muller to consecutive Sobol points (colu
 QRF_ODD_M_REASON = ("rfflearn QRF cannot be fitted at any odd n_components: get_qrf_matrix's Box-Muller pairs "
                     "column index with index + 1, which does not exist for the last column of an odd width "
                     "(IndexError; every d)")
-#: The statistical checks' corners include d = 1 (Fastfood) and odd n_components (QRF): there the library raises, so
-#: the check's expected failure is the same defect as explore's (a declared expected failure covers a plug-in that
-#: raises where the check needs it; docs/exploration.md, "Statistical checks at the corners").
-FASTFOOD_AT_CORNER = f"{FASTFOOD_REASON}; the statistical checks meet it at their d = 1 corner"
+#: The statistical checks' corners include odd n_components: there rfflearn's QRF crashes with an IndexError (not a
+#: clean refusal), so the check's expected failure is the same defect as explore's (a declared expected failure
+#: covers a plug-in that crashes where the check needs it).
 QRF_AT_CORNER = f"{QRF_ODD_M_REASON}; the statistical checks meet it at their odd-m corners"
 QRF_BIAS_OR_ODD_M = (f"{QRF_REASON}; where the bias is too small to show at the main configuration, the odd-m "
                      "corners meet the second defect (fit raises IndexError at odd n_components)")
@@ -174,7 +171,7 @@ def brute_force_ffht(widths: Sequence[int] = (1, 2, 4, 8, 16, 1024), draws: int 
     return out
 
 
-def _fastfood_evidence() -> str:
+def fastfood_evidence() -> str:
     """Fastfood fitted and applied on 5 rows of d = 1, 2, 3 columns (independent of the harness)."""
     from sklearn_extra.kernel_approximation import Fastfood
 
@@ -235,17 +232,18 @@ ENTRIES: tuple[Entry, ...] = (
           "sklearn_extra.kernel_approximation:Fastfood", "scikit-learn-extra 0.3.0",
           "its wheel is built for numpy 1.x; rebuilt from source (--no-binary --no-build-isolation, needs cython "
           "and wheel)", dict(RFF, param_map={"gamma": "sigma:1/sqrt(2*gamma)"}, init={"tradeoff_mem_accuracy": "mem"}),
-          needs=("sklearn_extra",), expected="defect", evidence=_fastfood_evidence,
-          xfail={"explore": FASTFOOD_REASON, "unbiasedness": FASTFOOD_AT_CORNER,
-                 "concentration": FASTFOOD_AT_CORNER, "error-rate": FASTFOOD_AT_CORNER},
+          needs=("sklearn_extra",),
           upstream="Fastfood.fit accepts one-column data but transform raises 'ValueError: Length of rows for fht2 "
                    "must be a power of two'. _enforce_dimensionality_constraints keeps d = 1 (1 = 2^0 is a power of "
                    "two), and the Cython fht2 (sklearn_extra/utils/_cyfht) refuses rows of length 1. Reproduce: "
                    "X = np.random.randn(5, 1); Fastfood(n_components=8, random_state=0).fit(X).transform(X). Fix: "
                    "pad to d = max(d, 2) in _enforce_dimensionality_constraints (or let fht2 return a row of length "
                    "1 unchanged: the 1 x 1 Hadamard matrix is [1]).",
-          note="sigma (bandwidth) reached by a parameter map; rounds n_components up to a power of 2 times d; found "
-               "by explore (its first run in this table): one-column data crash transform"),
+          note="sigma (bandwidth) reached by a parameter map; rounds n_components up to a power of 2 times d; "
+               "transform cleanly refuses one-column data (ValueError), so d = 1 is outside its space: explore and "
+               "the statistical corners set it aside and the verdict states 'refuses d = 1' (first found by "
+               "explore as a crash; the library still fits one-column data that transform then refuses: see "
+               "fastfood_evidence)"),
     Entry("rfflearn-rff", "rfflearn RFF", "feature-map", "rfverify.studies.ecosystem_wrappers:RfflearnRFF",
           "rfflearn", "plain install; seeds only through numpy's global generator; raw features unscaled", RFFLEARN,
           needs=("rfflearn",), wrapper="rfflearn has no feature-map class (its matrix lives in its regressors; "
