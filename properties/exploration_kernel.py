@@ -28,6 +28,8 @@ from rfverify.explore import Exploration, budget_for, coverage, d_band, one_blas
 from rfverify.kernels import Kernel, as_kernel
 from rfverify.kinds.kernel import KernelContext, KernelOverflow, kernel_accuracy
 from rfverify.properties.kernel_properties import WITNESS_FRACTION, shrink_witness
+from rfverify.properties.space_guard import SpaceGuard
+from rfverify.refusals import Axis, Refusal, Refused, SpaceLog, held_where, refusal_of, refused_note, strict_failure
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
 from rfverify.spaces import NORMS, KernelSpace
@@ -96,11 +98,26 @@ def _examples(draw: Any, space: KernelSpace) -> KernelExample:
     return KernelExample(d, n, norm, tuple(sorted(params.items())), seed)
 
 
+def _form(ex: KernelExample) -> dict[str, Any]:
+    """The configuration of ``ex`` a refusal is stated in (the points' seed is not an axis: a refusal must not
+    depend on the values)."""
+    return {"d": ex.d, "n": ex.n, "norm": ex.norm, **{f"param:{k}": v for k, v in ex.params}}
+
+
+def _example(form: Any, seed: int) -> KernelExample:
+    params = tuple(sorted((k[len("param:"):], v) for k, v in form.items() if k.startswith("param:")))
+    return KernelExample(int(form["d"]), int(form["n"]), form["norm"], params, seed)
+
+
 class _Runner:
     """Evaluates the properties at one configuration."""
 
     def __init__(self, ctx: KernelContext) -> None:
         self.ctx, self.cfg = ctx, ctx.config
+        #: the refusal rule (None: a refusal is a problem like any other, as a property evaluated alone judges)
+        self.guard: SpaceGuard | None = None
+        #: the configuration of the kernel call being made (a sub-call evaluates fewer points)
+        self.now: dict[str, Any] = {}
 
     def kernel(self, ex: KernelExample) -> Kernel:
         k = self.cfg.kernel
@@ -116,26 +133,52 @@ class _Runner:
             return float(ls)
         return self.cfg.scale * math.sqrt(self.cfg.dim / d)  # calibrated at the declared d, ~ 1/sqrt(d) beyond
 
-    def __call__(self, ex: KernelExample) -> str | None:
-        try:
-            return self._evaluate(ex)
-        except KernelOverflow as exc:
-            return None if ex.norm == "large" else f"the kernel returned non-finite values: {exc}"
-        except PluginError as exc:
-            return f"the kernel failed: {exc}"
-
-    def _evaluate(self, ex: KernelExample) -> str | None:
-        cfg, kern = self.cfg, self.kernel(ex)
+    def points(self, ex: KernelExample, kern: Kernel) -> tuple[np.ndarray, float]:
+        """The explored points of ``ex`` and their length scale."""
+        cfg = self.cfg
         ls = self.length_scale(kern, ex.d)
         Z = make_batch(ex.n, ex.d, seed=ex.data_seed, norm=ex.norm, length_scale=ls,
                        domain=cfg.domain if not isinstance(cfg.domain, str) else
                        ("gaussian" if cfg.domain not in ("positive", "sphere") else cfg.domain))
+        return Z, ls
+
+    def __call__(self, ex: KernelExample) -> str | None:
+        self.now = _form(ex)
+        try:
+            problem = self._evaluate(ex)
+        except KernelOverflow as exc:
+            return None if ex.norm == "large" else f"the kernel returned non-finite values: {exc}"
+        except PluginError as exc:
+            if self.guard is not None:  # a clean refusal away from the main configuration: set aside (Refused)
+                self.guard.reject(exc, self.now, seed=ex.data_seed, action="k(X, Y)")
+            return f"the kernel failed: {exc}"
+        if self.guard is not None:
+            self.guard.accept(_form(ex))
+        return problem
+
+    def probe(self, form: Any, seed: int) -> Refusal | None:
+        """One Gram evaluation at ``form`` on the points seeded ``seed`` (no property judged): what the kernel said
+        if it refused, else None."""
+        ex = _example(form, seed)
+        kern = self.kernel(ex)
+        try:
+            Z, _ = self.points(ex, kern)
+            self.cfg.evaluate(Z, Z, kern)
+        except PluginError as exc:
+            return refusal_of(exc)
+        return None
+
+    def _evaluate(self, ex: KernelExample) -> str | None:
+        cfg, kern = self.cfg, self.kernel(ex)
+        Z, ls = self.points(ex, kern)
         r2 = float(np.max(np.einsum("ij,ij->i", Z, Z))) / (ex.d * ls * ls)
         h = max(1, ex.n // 2)
         X, Y = Z[:h], (Z[h:] if ex.n > 1 else Z)
         K = cfg.evaluate(Z, Z, kern)
+        self.now = {**_form(ex), "n": min(X.shape[0], Y.shape[0])}  # the smaller part: a refused size is its own
         KXY = cfg.evaluate(X, Y, kern)
         KYX = cfg.evaluate(Y, X, kern)
+        self.now = _form(ex)
         acc = kernel_accuracy(kern)
         eta = evaluation_tolerance(cfg.dtype, ex.d, r2, acc)
         scale = max(float(np.max(np.abs(K))), float(np.max(np.abs(KXY))), np.finfo(float).tiny)
@@ -223,7 +266,10 @@ def _refine_param(found: Exploration, name: str, rng: tuple[Any, ...], simplest:
         if v in (float(simplest), float(dict(best[0].params)[name])):
             break
         cand = at(v)
-        problem = prop(cand)
+        try:
+            problem = prop(cand)
+        except Refused:  # outside the kernel's space: no threshold beyond it
+            break
         calls += 1
         tried.append((cand, bool(problem)))
         if problem:
@@ -256,10 +302,20 @@ def check_explore_kernel(ctx: KernelContext) -> CheckResult:
     the evaluation round-off eta max|K|; a pair's value does not depend on the other points of the batch
     (K(Z, Z)'s off-diagonal block equals K(X, Y)); k(x, x) = 1 where claimed; lambda_min(K) >= -tol where
     the kernel is declared PSD (tol of ``kernel-psd``), with a witness set of points otherwise.
+    Can each property fail at a configuration (only a property a correct kernel always holds there is
+    charged)?  Symmetry, normalisation where claimed and PSD where declared: required at every configuration
+    (the definition of a kernel holds for every point set; nothing is random).  At n = 1 symmetry and PSD hold
+    trivially for a finite value (a 1 x 1 Gram matrix): judged there, never charged wrongly.  Batch independence
+    needs two points (n >= 2; not judged at n = 1).  Values that overflow float64 at large norms are outside
+    the space (a property of float64, not of the kernel).
     Test: Hypothesis searches ``budget`` configurations (quick 25, default 150, thorough 600), seeded from the
     check key, no example database; a failure is shrunk to a minimal configuration (then the smallest failing d
-    at the same values).  Values that overflow float64 at large norms are outside the space.  Deterministic:
-    no alpha; a kernel within round-off of its definition cannot fail.
+    at the same values).  A clean refusal of the kernel callable (ValueError, TypeError, NotImplementedError)
+    anywhere but the main configuration (the declared d, 8 points of typical norm, the kernel's parameters) sets
+    the configuration aside, confirmed by the same evaluation again and other points (an inconsistent refusal is
+    an error); the refused region (``d = 1``, ``n < 2``, ``gamma >= 100``) is stated in
+    ``details["space"]["refused"]`` and the message; ``strict_space`` fails on any refusal.  Deterministic: no
+    alpha; a kernel within round-off of its definition cannot fail.
     Applies to: every kernel.  Catches: asymmetry above some d, a parameter clipped for stability in one term,
     a value computed from the whole batch, a kernel PSD only for some parameters.
     Reference: cs4787 lecture 16 (the definition of a kernel); Hypothesis' search-and-shrink.
@@ -276,6 +332,12 @@ def check_explore_kernel(ctx: KernelContext) -> CheckResult:
                               seed0) for d in (space.d.lo, min(space.d.hi, max(space.d.lo, ctx.dim)))]
     seed = ctx.seeds.random_state("kernel", "explore", ctx.config._dom_name())
     budget = budget_for(ctx.profile.name)
+    main = {"d": min(space.d.hi, max(space.d.lo, ctx.dim)), "n": min(space.n.hi, max(space.n.lo, 8)),
+            "norm": "typical" if "typical" in space.norm else space.norm[0],
+            **{f"param:{k}": v for k, v in sorted(base.items())}}
+    axes = [Axis("d"), Axis("n"), Axis("norm", "choice"),
+            *(Axis(f"param:{k}", "int" if len(space.params[k]) == 2 else "float") for k in sorted(space.params))]
+    runner.guard = SpaceGuard(SpaceLog(axes, main, runner.probe, name=ctx.name), main=[main])
     with np.errstate(all="ignore"), one_blas_thread():
         found = search(strategy, runner, seed=seed, budget=budget, explicit=list(dict.fromkeys(explicit)))
         if not found.passed:
@@ -283,14 +345,22 @@ def check_explore_kernel(ctx: KernelContext) -> CheckResult:
             found = refine(found, (replace(ex0, d=d) for d in range(space.d.lo, ex0.d)), runner)
             for name in sorted(space.params):
                 found = _refine_param(found, name, space.params[name], base.get(name), runner)
+    log = runner.guard.log
+    assert log is not None
     details: dict[str, Any] = {
+        "space": log.summary(space.describe(), len(found.tried)),
         "space_searched": space.describe(), "budget": budget, "calls": found.calls,
         "coverage": coverage(found, {"d": lambda ex: d_band(ex.d), "norm": lambda ex: ex.norm},
                              size=lambda ex: (ex.d, ex.n, NORMS.index(ex.norm)), describe=KernelExample.describe)}
+    strict = strict_failure(ctx, details["space"], [e.describe() for e in found.refused], statistic=found.calls,
+                            details=details)
+    if strict is not None:
+        return strict
     if found.passed:
         return ctx.result("pass", f"{found.calls} configurations, symmetric, batch-independent"
                           f"{', normalised' if ctx.config.normalized else ''}{', PSD' if ctx.config.psd else ''} at "
-                          f"every one (space: {space.describe()})", statistic=float(found.calls), details=details)
+                          f"every one ({held_where(details['space'], space.describe())})", statistic=float(found.calls),
+                          details=details)
     ex: KernelExample = found.counterexample
     problem = found.problem or ""
     details["minimal_example"] = {"d": ex.d, "n": ex.n, "norm": ex.norm, "params": dict(ex.params),
@@ -300,5 +370,5 @@ def check_explore_kernel(ctx: KernelContext) -> CheckResult:
     result = ctx.fail("the kernel breaks in a corner of its configuration space", problem,
                       "symmetric, batch-independent, normalised where claimed and PSD where declared, at every "
                       "configuration of the space", where=ex.describe() + found.shown_as(), cause=cause,
-                      statistic=float(found.calls), details=details)
+                      note=refused_note(details["space"]), statistic=float(found.calls), details=details)
     return replace(result, reproduce=ctx.reproduce + " " + " ".join(shlex.quote(p) for p in ex.pins()))

@@ -25,12 +25,14 @@ from rfverify.errors import PluginError, UsageError
 from rfverify.explore import budget_for, coverage, d_band, one_blas_thread, refine, search
 from rfverify.kinds.quadrature import QuadratureContext
 from rfverify.properties.quadrature_exactness import _exact, _quadrature, _random_polynomial, rounding_steps
+from rfverify.properties.space_guard import SpaceGuard, refusal_in
+from rfverify.refusals import Axis, Refusal, SpaceLog, held_where, refused_note, strict_failure
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
 from rfverify.strategies import Range, dimensions, random_states
 from rfverify.tolerances import roundoff_inner_product
 
-__all__ = ["check_explore_quadrature", "QuadExample", "TENSOR_CAP", "exactness_problem"]
+__all__ = ["check_explore_quadrature", "QuadExample", "TENSOR_CAP", "exactness_problem", "invariant_under_rotations"]
 
 #: Largest moment tensor formed (entries): d^q <= 2^18 covers degree 3 at d = 64 (n x d^(q-1) floats in memory).
 TENSOR_CAP = 2 ** 18
@@ -143,20 +145,51 @@ def exactness_problem(P: np.ndarray, w: np.ndarray, degree: int, rng_seed: int) 
     return None
 
 
-def _problem(ctx: QuadratureContext, ex: QuadExample) -> str | None:
+#: A draw is mirror-symmetric when its sorted points and weights match their mirror image to this many units of
+#: round-off of its largest point (an exact mirror, -x, is exact; a point set computed symmetric rounds once).
+MIRROR_ULPS = 64
+
+
+def invariant_under_rotations(P: np.ndarray, w: np.ndarray) -> bool:
+    """True when every orthogonal map of R^d leaves the draw (the weighted point multiset) unchanged, so that no
+    randomisation by a rotation can act on it: at d = 1, where O(1) = {+1, -1}, a draw symmetric under x -> -x;
+    at any d, a draw whose points are all at the origin (a finite set of points invariant under every rotation
+    of R^d, d >= 2, lies at the origin)."""
+    scale = float(np.max(np.abs(P))) if P.size else 0.0
+    if scale == 0.0:
+        return True
+    if P.shape[1] != 1:
+        return False
+    tol = MIRROR_ULPS * np.finfo(np.float64).eps * scale
+    order = np.lexsort((w, P[:, 0]))
+    x, wx = P[order, 0], w[order]
+    mirror = np.lexsort((w, -P[:, 0]))
+    y, wy = -P[mirror, 0], w[mirror]
+    wtol = MIRROR_ULPS * np.finfo(np.float64).eps * max(float(np.max(np.abs(w))), 1e-300)
+    return bool(np.all(np.abs(x - y) <= tol) and np.all(np.abs(wx - wy) <= wtol))
+
+
+def _problem(ctx: QuadratureContext, ex: QuadExample, guard: SpaceGuard | None = None) -> str | None:
     plugin = ctx.plugin
+    seed = ex.seed
     try:
         P, w = plugin.draw(ex.d, np.random.default_rng(ex.seed))
         P2, w2 = plugin.draw(ex.d, np.random.default_rng(ex.seed))
+        seed = ex.seed + 1
         P3, w3 = plugin.draw(ex.d, np.random.default_rng(ex.seed + 1))
     except (PluginError, UsageError) as exc:
+        if guard is not None:  # a clean refusal away from the main configuration: set aside (Refused)
+            guard.reject(exc, {"d": ex.d}, seed=seed, other_seed=seed + 1 if seed == ex.seed else ex.seed,
+                         action="rule(d, rng)")
         return f"the rule failed: {exc}"
+    if guard is not None:
+        guard.accept({"d": ex.d})
     if P.shape != P2.shape or not (np.array_equal(P, P2) and np.array_equal(w, w2)):
         return "two draws from Generators seeded alike differ (randomness not drawn from the rng given)"
     same = P.shape == P3.shape and np.array_equal(P, P3) and np.array_equal(w, w3)
     if ctx.deterministic and not same:
         return f"Generators seeded {ex.seed} and {ex.seed + 1} gave different draws (declared deterministic)"
-    if not ctx.deterministic and same:
+    if not ctx.deterministic and same and not invariant_under_rotations(P, w):
         return f"Generators seeded {ex.seed} and {ex.seed + 1} gave the same draw (the rng is ignored)"
     return exactness_problem(P, w, ctx.degree, ex.seed)
 
@@ -171,20 +204,48 @@ _CAUSES = (  # the rule's own exception text is quoted after "the rule failed": 
 )
 
 
+def _probe(ctx: QuadratureContext) -> Any:
+    """One draw at ``form``'s d with the Generator seeded ``seed`` (no property judged): what the rule said if it
+    refused, else None."""
+    def probe(form: Any, seed: int) -> Refusal | None:
+        try:
+            ctx.plugin.draw(int(form["d"]), np.random.default_rng(seed))
+        except (PluginError, UsageError) as exc:
+            return refusal_in(exc, "rule(d, rng)")
+        return None
+    return probe
+
+
 @register_check("quadrature", "explore", statistical=False, cost="quick 25, default 150, thorough 600 (d, seed) pairs")
 def check_explore_quadrature(ctx: QuadratureContext) -> CheckResult:
     """The rule's contract and exactness searched over every dimension d 1 … 64 and rng seed with Hypothesis.
 
-    Property: for every d in the rule's space (1 … 64 by default, narrowed by ``rfverify_space``, ``space=`` or
-    ``--pin d=D``) and every Generator seed (0 included): a draw is finite (n, d) points and (n,) weights;
-    Generators seeded alike give the identical draw, seeds s and s + 1 different draws (the same draw, for a
-    rule declared deterministic); the draw integrates every monomial of total degree <= the claimed degree
-    exactly, to the round-off tolerance ``gamma_N sum_i |w_i| |x_i|^q`` (N = :func:`rounding_steps`).
+    Property: for every d in the rule's space (1 … 64 by default, narrowed by ``rfverify_space``, ``space=`` /
+    ``--space d=LO:HI`` or ``--pin d=D``) and every Generator seed (0 included): a draw is finite (n, d) points
+    and (n,) weights; Generators seeded alike give the identical draw, seeds s and s + 1 different draws (the
+    same draw, for a rule declared deterministic); the draw integrates every monomial of total degree <= the
+    claimed degree exactly, to the round-off tolerance ``gamma_N sum_i |w_i| |x_i|^q`` (N =
+    :func:`rounding_steps`).
+    Can each property fail at a configuration (only a property a correct rule always holds there is charged)?
+    Finite shapes, "seeded alike -> identical", exactness to the claimed degree and, for a rule declared
+    deterministic, "every seed -> the same draw": required at every d (a correct rule holds them for every
+    draw).  "Seeds s and s + 1 -> different draws": required except where the draw is invariant under every
+    rotation of R^d (:func:`invariant_under_rotations`), where the randomisation of a rotation-randomised rule
+    cannot act: at d = 1 a Haar rotation is a sign (O(1) = {+1, -1}), so a mirror-symmetric point set (a
+    symmetric rule with a fixed radius: {0, +-sqrt(3)}) gives the same draw for every seed; at d >= 2 only a
+    draw with every point at the origin is rotation-invariant.  Detected from the draw, not declared: a
+    rotation of R^1 can only mirror the draw, so a repeated mirror-symmetric draw is what a correct rule gives
+    there, while a rule that ignores its rng shows at d >= 2 (or at d = 1 when its draw is not symmetric) —
+    no declaration is needed, and none can be wrong.
     Test: Hypothesis searches ``budget`` (d, seed) pairs (quick 25, default 150, thorough 600) after the four
     smallest d at seed 0, seeded from the check key, no example database; every monomial of degree q is judged
     at once through the moment tensor sum_i w_i x_i^(x)q against E w^(x)q (Isserlis), or random polynomials
     where the tensor exceeds 2^18 entries; a failure is shrunk to the smallest d and reported with the
-    smallest failing degree and its first monomial.  Deterministic: no alpha.
+    smallest failing degree and its first monomial.  A clean refusal (ValueError, TypeError,
+    NotImplementedError) at a d other than the declared (or pinned) one sets that d aside, confirmed by the same
+    draw again and another seed (an inconsistent refusal is an error); the refused region (``d = 1``) is stated
+    in ``details["space"]["refused"]`` and the message; ``strict_space`` fails on any refusal.
+    Deterministic: no alpha.
     Applies to: every quadrature rule.  Catches: a special case at d = 1 (or 2), a fast path above some d that
     is exact only below the claimed degree, a rule that ignores its rng at some d.
     Reference: munkhoeva2018 §2 (exact for every draw); Isserlis (1918); Hypothesis' search-and-shrink.
@@ -203,19 +264,28 @@ def check_explore_quadrature(ctx: QuadratureContext) -> CheckResult:
     explicit = [QuadExample(d, seed0) for d in widths[:4]]
     seed = ctx.seeds.random_state("quadrature", "explore", ctx.degree)
     budget = budget_for(ctx.profile.name)
+    main = {"d": widths[0] if len(widths) == 1 else ctx.dim}  # the declared d, or the pinned one
+    guard = SpaceGuard(SpaceLog([Axis("d")], main, _probe(ctx), name=ctx.name), main=[main])
     with np.errstate(all="ignore"), one_blas_thread():
-        found = search(strategy, lambda ex: _problem(ctx, ex), seed=seed, budget=budget, explicit=explicit)
+        found = search(strategy, lambda ex: _problem(ctx, ex, guard), seed=seed, budget=budget, explicit=explicit)
         if not found.passed:  # Hypothesis may stop at a corner value (d = 31): the smallest failing d at that seed
             found = refine(found, (QuadExample(d, found.counterexample.seed) for d in widths
-                                   if d < found.counterexample.d), lambda ex: _problem(ctx, ex))
+                                   if d < found.counterexample.d), lambda ex: _problem(ctx, ex, guard))
     space = f"{desc}, any rng seed (0 included), degree 0 … {ctx.degree}"
-    details: dict[str, Any] = {"space_searched": space, "budget": budget, "calls": found.calls,
+    assert guard.log is not None
+    details: dict[str, Any] = {"space": guard.log.summary(space, len(found.tried)), "space_searched": space,
+                               "budget": budget, "calls": found.calls,
                                "coverage": coverage(found, {"d": lambda ex: d_band(ex.d),
                                                             "seed": lambda ex: "0" if ex.seed == 0 else "other"},
                                                     size=lambda ex: (ex.d, ex.seed), describe=QuadExample.describe)}
+    strict = strict_failure(ctx, details["space"], [e.describe() for e in found.refused], statistic=found.calls,
+                            details=details)
+    if strict is not None:
+        return strict
     if found.passed:
+        held = held_where(details["space"], space) if details["space"]["refused"] else space
         return ctx.result("pass", f"{found.calls} (d, seed) pairs, the contract and exactness to degree {ctx.degree} "
-                          f"held at every one ({space})", statistic=float(found.calls), details=details)
+                          f"held at every one ({held})", statistic=float(found.calls), details=details)
     ex: QuadExample = found.counterexample
     problem = found.problem or ""
     details["minimal_example"] = {"d": ex.d, "seed": ex.seed}
@@ -223,6 +293,6 @@ def check_explore_quadrature(ctx: QuadratureContext) -> CheckResult:
     cause = next((c for key, c in _CAUSES if key in problem), "")
     result = ctx.fail("the rule breaks at some dimension", problem,
                       f"a finite draw determined by the rng, exact to degree {ctx.degree}, at every d of {desc}",
-                      where=ex.describe() + found.shown_as("minimal"), cause=cause,
+                      where=ex.describe() + found.shown_as("minimal"), cause=cause, note=refused_note(details["space"]),
                       statistic=float(found.calls), details=details)
     return replace(result, reproduce=ctx.reproduce + " " + " ".join(shlex.quote(p) for p in ex.pins()))

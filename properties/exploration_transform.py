@@ -14,10 +14,12 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from rfverify.errors import PluginError
+from rfverify.errors import PluginError, UsageError
 from rfverify.explore import budget_for, coverage, d_band, search
 from rfverify.kinds.transform import TransformContext
+from rfverify.properties.space_guard import SpaceGuard
 from rfverify.properties.transform_exactness import exactness_violation
+from rfverify.refusals import Axis, Refusal, SpaceLog, held_where, refusal_of, refused_note, strict_failure
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
 from rfverify.spaces import declared_space
@@ -48,19 +50,48 @@ class TransformExample:
         return f"d = {self.d}, a batch of {self.n} row{'s' if self.n != 1 else ''}, {self.dtype}, {self.layout}-layout"
 
 
+def _exponents(value: Any, key: str, lo: int, hi: int) -> tuple[int, int]:
+    """An integer or a (lo, hi) pair (an open end, None, is the default's); else a one-line UsageError."""
+    a, b = value if isinstance(value, (tuple, list)) and len(value) == 2 else (value, value)
+    a, b = lo if a is None else a, hi if b is None else b
+    if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, (int, np.integer)) \
+            or not isinstance(b, (int, np.integer)) or not 0 <= a <= b:
+        raise UsageError(f"{key} must be an integer or a (lo, hi) pair of integers, got {value!r}")
+    return int(a), int(b)
+
+
 def _widths(ctx: TransformContext) -> tuple[int, ...]:
     """The widths explored: 2^k over WIDTH_EXPONENTS (or the transform's declared ``d_exp``) for a registry
     matrix (Hadamard); only the declared d for a user's matrix (a fixed array, or a callable M(d) given with a
-    transform built for one width, e.g. ``Butterfly(16).apply``) unless the transform declares ``d_exp``;
-    a pinned d alone."""
+    transform built for one width, e.g. ``Butterfly(16).apply``) unless the transform or the caller declares
+    ``d_exp`` or ``d``; then the caller's ``space`` (``{"d_exp": (lo, hi)}``: d = 2^lo … 2^hi; ``{"d": (lo,
+    hi)}``: the widths 2^k in [lo, hi], or d itself when lo = hi); a pinned d alone."""
     pinned = getattr(ctx.config, "pins", {}).get("d")
     if pinned is not None:
         return (int(pinned),)
     declared = declared_space(ctx.config.plugin.fn)
     declared = declared if isinstance(declared, dict) else {}
-    if "d_exp" not in declared and not ctx.config.matrix.structured:
+    caller = dict(getattr(ctx.config, "space", None) or {})
+    if "dim" in caller:
+        caller["d"] = caller.pop("dim")
+    if "d_exp" not in declared and not ({"d_exp", "d"} & set(caller)) and not ctx.config.matrix.structured:
         return (int(ctx.config.dim),)  # a fixed matrix / fixed d: explored there only (batches, dtypes, layouts)
     lo, hi = declared.get("d_exp", WIDTH_EXPONENTS)
+    exact: int | None = None
+    for layer in (declared, caller):
+        if "d_exp" in layer:
+            lo, hi = _exponents(layer["d_exp"], "d_exp", *WIDTH_EXPONENTS)
+            exact = None
+        if "d" in layer and layer is caller:
+            a, b = _exponents(layer["d"], "d", 2 ** WIDTH_EXPONENTS[0], 2 ** WIDTH_EXPONENTS[1])
+            if a == b and a & (a - 1):  # one width that is not a power of two (a user's matrix may exist there)
+                exact = a
+            lo, hi = (a - 1).bit_length(), b.bit_length() - 1  # the powers of two within [a, b]
+            if lo > hi:
+                raise UsageError(f"no width d = 2^k lies in d {a} … {b}: give a range holding a power of two")
+    if exact is not None:
+        return (exact,)
+    hi = min(int(hi), WIDTH_EXPONENTS[1])  # the kind's largest width
     if not ctx.config.matrix.structured:  # a user's matrix is dense: d <= 2^10 keeps it at 8 MB per width
         hi = max(int(lo), min(int(hi), DENSE_MAX_EXPONENT))
     return tuple(2 ** k for k in range(int(lo), int(hi) + 1))
@@ -87,7 +118,13 @@ def _examples(draw: Any, widths: tuple[int, ...]) -> TransformExample:
                             draw(st.integers(0, 2 ** 16)))
 
 
-def _problem(ctx: TransformContext, ex: TransformExample) -> str | None:
+def _form(ex: TransformExample) -> dict[str, Any]:
+    """The configuration of ``ex`` a refusal is stated in (the batch's seed is not an axis: a refusal must not
+    depend on the values)."""
+    return {"d": ex.d, "batch": ex.n, "dtype": ex.dtype, "layout": ex.layout}
+
+
+def _problem(ctx: TransformContext, ex: TransformExample, guard: SpaceGuard | None = None) -> str | None:
     op = ctx.config.matrix.operator(ex.d)
     if op is None:  # the declared matrix does not exist at this width: outside the space
         return None
@@ -96,11 +133,32 @@ def _problem(ctx: TransformContext, ex: TransformExample) -> str | None:
     try:
         Y = ctx.config.plugin(X)
     except PluginError as exc:
+        if guard is not None:  # a clean refusal away from the main configuration: set aside (Refused)
+            guard.reject(exc, _form(ex), seed=ex.seed, action="apply(X)")
         return f"the transform failed: {exc}"
+    if guard is not None:
+        guard.accept(_form(ex))
     if not ctx.config.inplace and not np.array_equal(X, saved):
         return "apply modified its input in place (not declared inplace)"
     _, message = exactness_violation(Y, np.ascontiguousarray(saved), op)
     return message
+
+
+def _probe(ctx: TransformContext) -> Any:
+    """One call at ``form`` on the batch seeded ``seed`` (no property judged): what the transform said if it
+    refused, else None."""
+    def probe(form: Any, seed: int) -> Refusal | None:
+        X = make_batch(int(form["batch"]), int(form["d"]), seed=seed, dtype=form["dtype"], layout=form["layout"])
+        try:
+            ctx.config.plugin(X)
+        except PluginError as exc:
+            return refusal_of(exc)
+        return None
+    return probe
+
+
+#: The axes a transform's refusal is explained along.
+_AXES = (Axis("d"), Axis("batch"), Axis("dtype", "choice"), Axis("layout", "choice"))
 
 
 @register_check("transform", "explore", statistical=False, cost="quick 25, default 150, thorough 600 calls")
@@ -108,11 +166,21 @@ def check_explore_transform(ctx: TransformContext) -> CheckResult:
     """Exactness searched over widths 2^0 … 2^14, batches, dtypes and memory layouts with Hypothesis.
 
     Property: for every width d = 2^k where the declared matrix exists (a user's matrix: the declared d only,
-    unless the transform declares ``d_exp``), every batch (1 … 4096 rows, n d <=
+    unless the transform declares ``d_exp`` or the caller gives ``space=``), every batch (1 … 4096 rows, n d <=
     2^18), float32 and float64, C-ordered, Fortran-ordered and strided: apply(X) equals X @ M.T to the round-off
     bound of ``transform-exactness``, and X is left unchanged unless ``inplace`` is declared.
+    Can each property fail at a configuration (only a property a correct transform always holds there is
+    charged)?  Both are required at every configuration: exactness to round-off is what a correct transform
+    computes for every input (nothing is random), and a transform not declared ``inplace`` has no reason to
+    write to its input at any width, batch, dtype or layout.  A width where the declared matrix does not exist
+    is not a configuration of the space (nothing is judged there).
     Test: Hypothesis searches ``budget`` calls (quick 25, default 150, thorough 600), seeded from the check key,
-    no example database; a failure is shrunk to the smallest width and batch.  Deterministic: no alpha.
+    no example database; a failure is shrunk to the smallest width and batch.  A clean refusal (ValueError,
+    TypeError, NotImplementedError) anywhere but the main configuration (the declared or pinned width, 2 rows,
+    float64, C-ordered) sets the call aside, confirmed by the same call again and another batch (an inconsistent
+    refusal is an error); the refused region (``float32 input``, ``batches of 1 row``, ``d = 1``) is stated in
+    ``details["space"]["refused"]`` and the message; ``strict_space`` fails on any refusal.
+    Deterministic: no alpha.
     Applies to: every transform.  Catches: special cases at small widths (d = 1, 2), a float32 path that is
     wrong at some width, a strided or Fortran input read as C-ordered.
     Reference: Higham (2002) Lemma 3.1 (the bound); Hypothesis' search-and-shrink.
@@ -120,20 +188,29 @@ def check_explore_transform(ctx: TransformContext) -> CheckResult:
     widths = _widths(ctx)
     explicit = _explicit(widths)
     seed = ctx.seeds.random_state("transform", "explore", ctx.config.matrix.name)
-    found = search(_examples(widths), lambda ex: _problem(ctx, ex), seed=seed, budget=budget_for(ctx.profile.name),
-                   explicit=explicit)
+    main = {"d": widths[0] if len(widths) == 1 else ctx.dim, "batch": 2, "dtype": "float64", "layout": "C"}
+    guard = SpaceGuard(SpaceLog(_AXES, main, _probe(ctx), name=ctx.name), main=[main])
+    found = search(_examples(widths), lambda ex: _problem(ctx, ex, guard), seed=seed,
+                   budget=budget_for(ctx.profile.name), explicit=explicit)
     space = f"{_describe_widths(widths)}, batches n d <= 2^18, float32/float64, layouts C/F/strided"
-    details: dict[str, Any] = {"space_searched": space, "calls": found.calls,
+    assert guard.log is not None
+    details: dict[str, Any] = {"space": guard.log.summary(space, len(found.tried)), "space_searched": space,
+                               "calls": found.calls,
                                "coverage": coverage(found, {"d": lambda e: d_band(e.d), "dtype": lambda e: e.dtype},
                                                     size=lambda e: (e.d, e.n), describe=TransformExample.describe)}
+    strict = strict_failure(ctx, details["space"], [e.describe() for e in found.refused], statistic=found.calls,
+                            details=details)
+    if strict is not None:
+        return strict
     if found.passed:
-        return ctx.result("pass", f"{found.calls} calls, exact at every one ({space})", statistic=float(found.calls),
+        held = held_where(details["space"], space) if details["space"]["refused"] else space
+        return ctx.result("pass", f"{found.calls} calls, exact at every one ({held})", statistic=float(found.calls),
                           details=details)
     ex: TransformExample = found.counterexample
     details["minimal_example"] = {"d": ex.d, "n": ex.n, "dtype": ex.dtype, "layout": ex.layout, "seed": ex.seed}
     result = ctx.fail("apply(X) != X @ M.T in a corner of the space", found.problem,
                       f"exact to round-off at every width, batch, dtype and layout ({space})",
                       where=ex.describe() + found.shown_as("minimal"),
-                      cause="a code path of its own at this width, dtype or layout", statistic=float(found.calls),
-                      details=details)
+                      cause="a code path of its own at this width, dtype or layout", note=refused_note(details["space"]),
+                      statistic=float(found.calls), details=details)
     return replace(result, reproduce=ctx.reproduce + " " + " ".join(shlex.quote(p) for p in ("--pin", f"d={ex.d}")))

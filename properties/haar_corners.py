@@ -6,6 +6,14 @@ design (the smallest and the largest d of the sampler's space, the largest cut a
 checks), Bonferroni: each check's false-alarm rate stays at most its alpha.  A failure names the corner
 dimension and its reproduce command pins it (``--pin d=D``); with d pinned the battery runs at that dimension
 alone, as the corner it is.
+
+A sampler may refuse a corner (a clean refusal: ``ValueError``, ``TypeError``, ``NotImplementedError``; e.g. a
+sampler supporting d <= 64 at the corner d = 128).  Before a corner is judged the sampler is called there with two
+Generators (:func:`rfverify.properties.space_guard.probe_corner`): both refuse -> the corner is set aside, recorded
+as ``{"d", "status": "refused", "where", "why"}`` in ``details["corners"]`` (its alpha share is not
+redistributed, as for a corner that does not apply); one refuses -> an error (an inconsistent refusal); both
+accept -> judged as before, and a refusal met later inside the check there is inconsistent too (an error).  Any
+other exception stays an error, and a refusal at the declared or a pinned d stays an error.
 """
 
 from __future__ import annotations
@@ -13,9 +21,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable
 
+import numpy as np
+
 from rfverify.corners import split_alpha, with_details
+from rfverify.errors import PluginError
 from rfverify.kinds.orthogonal import ORTHOGONAL_CORNER_D_MAX, ORTHOGONAL_CORNERS, OrthogonalContext
-from rfverify.properties.exploration_orthogonal import _space
+from rfverify.properties.exploration_orthogonal import _action, _space
+from rfverify.properties.space_guard import corner_note, probe_corner, refused_inside
 from rfverify.results import CheckResult
 
 __all__ = ["haar_at_corners", "corner_dimensions", "CORNER_SHARE"]
@@ -56,7 +68,17 @@ def haar_at_corners(ctx: OrthogonalContext, body: Callable[[OrthogonalContext], 
         if reason:
             done.append({"d": d, "status": "skip", "reason": reason})
             continue
-        r = body(cctx)
+        if with_main:  # a corner of the design (a pinned d is the caller's own: a refusal there stays an error)
+            refusal = probe_corner(lambda s, d=d: ctx.config.sampler.draw(d, _probe_rng(ctx, d, s)), name=ctx.name,
+                                   where=f"d = {d}", action=_action(ctx))
+            if refusal is not None:
+                done.append({"d": d, "status": "refused", "where": f"d = {d}", "why": refusal.text()})
+                continue
+        try:
+            r = body(cctx)
+        except PluginError as exc:
+            refused_inside(exc, name=ctx.name, where=f"d = {d}")  # accepted when probed, refused now: an error
+            raise
         done.append({"d": d, "status": r.status, "pvalue": r.pvalue, "draws": budget.draws})
         if r.status == "fail":
             return with_details(r, {"corner": {"d": d}, "alpha_split": split, "corners": done})
@@ -67,5 +89,11 @@ def haar_at_corners(ctx: OrthogonalContext, body: Callable[[OrthogonalContext], 
     ran = [c["d"] for c in done if c["status"] == "pass"]
     note = f"; at the corner dimension{'s' if len(ran) > 1 else ''} d = {', '.join(map(str, ran))} too" if (
         ran and with_main) else ""
-    return replace(with_details(main, {"alpha_split": split, "corners": done}), message=main.message + note)
+    return replace(with_details(main, {"alpha_split": split, "corners": done}),
+                   message=main.message + note + corner_note(done))
+
+
+def _probe_rng(ctx: OrthogonalContext, d: int, seed: int) -> np.random.Generator:
+    """The Generator of a corner probe (a stream of its own: the corner's Haar sample is not consumed)."""
+    return ctx.seeds.rng("orthogonal", "corner-probe", d, ctx.group, trial=seed)
 

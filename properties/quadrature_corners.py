@@ -16,6 +16,14 @@ by d), so the reproduce command of a corner failure replays the same numbers.  T
 not pass is the verdict: a failure, or a rule declared biased (measured, not judged: a skip, at the declared d or at
 a pinned d).  Integrands whose estimate has infinite variance at a d are left out there with the reason
 (:func:`rfverify.properties.quadrature_unbiasedness.left_out`); the cosine and polynomial integrands always stay.
+
+A rule may refuse a corner (a clean refusal: ``ValueError``, ``TypeError``, ``NotImplementedError``; e.g. a rule
+defined for d >= 2 at the corner d = 1).  Before a corner is judged the rule is drawn there with two Generators
+(:func:`rfverify.properties.space_guard.probe_corner`): both refuse -> the corner is set aside, recorded as
+``{"d", "status": "refused", "where", "why"}`` in ``details["corners"]`` (its alpha share is not redistributed);
+one refuses -> an error (an inconsistent refusal); both accept -> judged as before, and a refusal met later inside
+the check there is inconsistent too (an error).  Any other exception stays an error, and a refusal at the declared
+or a pinned d stays an error.
 """
 
 from __future__ import annotations
@@ -24,7 +32,9 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from rfverify.corners import split_alpha, with_details
+from rfverify.errors import PluginError
 from rfverify.kinds.quadrature import QUADRATURE_CORNER_D_MAX, QUADRATURE_CORNERS, QuadratureContext
+from rfverify.properties.space_guard import corner_note, probe_corner, refused_inside
 from rfverify.results import CheckResult
 
 __all__ = ["rule_at_corners", "corner_dimensions", "corner_alphas", "CORNER_SHARE"]
@@ -68,7 +78,18 @@ def rule_at_corners(ctx: QuadratureContext, body: Callable[[QuadratureContext], 
         return with_details(main, {"alpha_split": split})
     done: list[dict[str, Any]] = []
     for d in dims:
-        r = body(ctx.at_corner(d, corner_alpha, budget))
+        if with_main:  # a corner of the design (a pinned d is the caller's own: a refusal there stays an error)
+            refusal = probe_corner(lambda s, d=d: ctx.plugin.draw(d, ctx.seeds.rng("quadrature", "corner-probe", d,
+                                                                                    trial=s)),
+                                   name=ctx.name, where=f"d = {d}", action="rule(d, rng)")
+            if refusal is not None:
+                done.append({"d": d, "status": "refused", "where": f"d = {d}", "why": refusal.text()})
+                continue
+        try:
+            r = body(ctx.at_corner(d, corner_alpha, budget))
+        except PluginError as exc:
+            refused_inside(exc, name=ctx.name, where=f"d = {d}")  # accepted when probed, refused now: an error
+            raise
         entry: dict[str, Any] = {"d": d, "status": r.status, "pvalue": r.pvalue,
                                  "draws": r.details["draws"],  # every result of the body carries its draws
                                  "detectable_bias": dict(zip(r.details.get("integrands", ()),
@@ -84,6 +105,8 @@ def rule_at_corners(ctx: QuadratureContext, body: Callable[[QuadratureContext], 
             main = with_details(r, {"corner": {"d": d}})
     assert main is not None  # the declared d ran, or a pinned d (the only corner) did
     note = ""
-    if done and with_main:
-        note = f"; at the corner dimension{'s' if len(done) > 1 else ''} d = {', '.join(str(c['d']) for c in done)} too"
-    return replace(with_details(main, {"alpha_split": split, "corners": done}), message=main.message + note)
+    ran = [c for c in done if c["status"] != "refused"]
+    if ran and with_main:
+        note = f"; at the corner dimension{'s' if len(ran) > 1 else ''} d = {', '.join(str(c['d']) for c in ran)} too"
+    return replace(with_details(main, {"alpha_split": split, "corners": done}),
+                   message=main.message + note + corner_note(done))

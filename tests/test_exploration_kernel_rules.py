@@ -93,8 +93,9 @@ def test_each_property_broken_at_one_configuration_is_named_in_full():
 
 
 def raises_at_d_2(X, Y):
+    """A crash at d = 2 (a clean refusal, a ValueError, would set d = 2 aside: tests/test_refusals_kinds.py)."""
     if X.shape[1] == 2:
-        raise ValueError("no kernel at d = 2")
+        raise ZeroDivisionError("no kernel at d = 2")
     return M.rbf(X, Y)
 
 
@@ -180,7 +181,7 @@ def test_each_finding_comes_with_its_likely_cause(kernel, kw, cause):
 
 def raises_with_keywords(X, Y):
     if X.shape[1] == 2:
-        raise ValueError("not symmetric inputs, non-finite and not normalised here")
+        raise ZeroDivisionError("not symmetric inputs, non-finite and not normalised here")
     return M.rbf(X, Y)
 
 

@@ -57,6 +57,12 @@ def _fails_at_5(d, rng):
     return haar_qr(d, rng)
 
 
+def _crashes_at_5(d, rng):
+    if d == 5:
+        raise ZeroDivisionError("no d = 5")
+    return haar_qr(d, rng)
+
+
 def _fresh_entropy(d, rng):
     return haar_qr(d, np.random.default_rng())
 
@@ -103,15 +109,18 @@ def test_a_failure_names_its_minimal_dimension_and_pins_it():
     from rfverify.kinds import get_kind
 
     verify = get_kind("orthogonal").verify_function()
-    res = verify(_fails_at_5, dim=16, group="O", checks=["explore"]).results[0]
+    res = verify(_crashes_at_5, dim=16, group="O", checks=["explore"]).results[0]
     assert res.status == "fail"
     assert res.message.startswith("a deterministic property breaks at some dimension — observed: the sampler failed: "
-                                  "_fails_at_5: "), res.message
+                                  "_crashes_at_5: "), res.message
     assert ("; expected: orthogonal (and on O(d)), deterministic in the rng, at every d in 1 … 256; where: d = 5, "
             "rng = numpy.random.default_rng(0) (minimal, shrunk by Hypothesis); likely cause: a code path of its own "
             "at this d (a special case for small d, a fast path for large d?)") in res.message, res.message
     assert res.details["minimal_example"] == {"d": 5, "seed": 0}
     assert res.reproduce.endswith(" --check explore --pin d=5"), res.reproduce
+    # its twin refusing d = 5 cleanly (a ValueError) narrows the space instead: the region is stated
+    refusing = verify(_fails_at_5, dim=16, group="O", checks=["explore"]).results[0]
+    assert refusing.status == "pass" and "refuses d = 5 (ValueError: no d = 5)" in refusing.message, refusing.message
     ok = verify(haar_qr, dim=16, group="O", checks=["explore"]).results[0]
     assert ok.status == "pass" and ok.message == f"{ok.details['calls']} dimensions, every property held (d 1 … 256)"
 

@@ -162,7 +162,7 @@ def test_the_verdict_texts():
     ("stretched", {}, "a code path of its own at this d (a special case for small d, a fast path for large d?)"),
     ("fixed", {}, "the rng is ignored at this d (a cached or closed-form draw?)"),
     ("haar", {"deterministic": True}, "the rule draws random numbers: do not declare it deterministic"),
-    ("refuses", {}, "the rule does not handle this d: fix it, or declare its space (rfverify_space)"),
+    ("crashes", {}, "the rule does not handle this d: fix it, or declare its space (rfverify_space)"),
 ])
 def test_each_finding_comes_with_its_likely_cause(rule, kw, cause):
     def stretched(d, rng):
@@ -175,12 +175,12 @@ def test_each_finding_comes_with_its_likely_cause(rule, kw, cause):
     def fixed(d, rng):
         return _sr33(d, 1)
 
-    def refuses(d, rng):
+    def crashes(d, rng):  # a crash, not a clean refusal (a ValueError would set d = 2 aside)
         if d == 2:
-            raise ValueError("no rule at d = 2")
+            raise ZeroDivisionError("no rule at d = 2")
         return Q.sr33_haar(d, rng)
 
-    impl = {"stretched": stretched, "fixed": fixed, "haar": Q.sr33_haar, "refuses": refuses}[rule]
+    impl = {"stretched": stretched, "fixed": fixed, "haar": Q.sr33_haar, "crashes": crashes}[rule]
     r = _explore(impl, **kw)
     assert r.status == "fail" and f"; likely cause: {cause}" in r.message, r.message
 
@@ -363,11 +363,11 @@ def test_the_verdict_names_a_hidden_source_of_randomness_and_an_unreplayed_failu
 
 
 def test_a_rule_s_own_words_do_not_choose_the_cause():
-    def refuses(d, rng):
+    def crashes(d, rng):
         if d == 2:
-            raise ValueError("degree 0 weights are not supported here; the same draw would be wrong")
+            raise ZeroDivisionError("degree 0 weights are not supported here; the same draw would be wrong")
         return Q.sr33_haar(d, rng)
 
-    r = _explore(refuses)
+    r = _explore(crashes)
     assert r.message.endswith("; likely cause: the rule does not handle this d: fix it, or declare its space "
                               "(rfverify_space)"), r.message

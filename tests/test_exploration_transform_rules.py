@@ -66,21 +66,29 @@ def _explore(fn, **kw):
 
 
 def test_a_call_that_fails_somewhere_in_the_space_is_the_problem_found():
-    def refuses_width_2(X):
+    def crashes_at_width_2(X):
         if X.shape[1] == 2:
-            raise ValueError("width 2 is not supported")
+            raise ZeroDivisionError("width 2 is not supported")
         return fwht(X)
 
-    res = _explore(refuses_width_2)
+    res = _explore(crashes_at_width_2)
     assert res.status == "fail"
     assert res.message == (
-        "apply(X) != X @ M.T in a corner of the space — observed: the transform failed: refuses_width_2: apply on a "
-        "valid float64 input of shape (1, 2) raised ValueError: width 2 is not supported — apply must accept any "
+        "apply(X) != X @ M.T in a corner of the space — observed: the transform failed: crashes_at_width_2: apply on a "
+        "valid float64 input of shape (1, 2) raised ZeroDivisionError: width 2 is not supported — apply must accept any "
         "(n, d) batch; expected: exact to round-off at every width, batch, dtype and layout (d = 2^0 … 2^14, batches "
         "n d <= 2^18, float32/float64, layouts C/F/strided); where: d = 2, a batch of 1 row, float64, C-layout "
         "(minimal, shrunk by Hypothesis); likely cause: a code path of its own at this width, dtype or layout")
     assert res.reproduce.endswith(" --profile default --check explore --pin d=2"), res.reproduce
     assert res.details["minimal_example"] == {"d": 2, "n": 1, "dtype": "float64", "layout": "C", "seed": 0}
+
+    def refuses_width_2(X):  # the same region refused cleanly (a ValueError): set aside, and said
+        if X.shape[1] == 2:
+            raise ValueError("width 2 is not supported")
+        return fwht(X)
+
+    ok = _explore(refuses_width_2)
+    assert ok.status == "pass" and "refuses d = 2 (ValueError: width 2 is not supported)" in ok.message, ok.message
 
 
 def test_the_smallest_widths_are_always_tried_with_one_row():

@@ -43,6 +43,7 @@ from rfverify.kinds.base import CliSpec, KindConfig, parse_int
 from rfverify.kinds.pins import pins_from_cli
 from rfverify.options import parse_param, parse_seed, parse_space
 from rfverify.profiles import Profile
+from rfverify.refusals import Refusal, is_refusal
 from rfverify.registry import BaseContext, CheckSpec
 from rfverify.results import Report
 from rfverify.seeding import DEFAULT_SEED
@@ -404,9 +405,12 @@ class KernelConfig(KindConfig):
         except (UsageError, PluginError):
             raise
         except Exception as exc:
-            raise PluginError(self.name, f"k(X, Y) on inputs of shapes {X.shape} and {Y.shape} raised "
+            err = PluginError(self.name, f"k(X, Y) on inputs of shapes {X.shape} and {Y.shape} raised "
                               f"{type(exc).__name__}: {exc}",
-                              "a kernel callable must be k(X, Y) -> (n_X, n_Y) Gram matrix") from exc
+                              "a kernel callable must be k(X, Y) -> (n_X, n_Y) Gram matrix")
+            if is_refusal(exc):  # a clean refusal: outside the kernel's space away from the main configuration
+                err.refusal = Refusal(type(exc).__name__, str(exc).splitlines()[0] if str(exc) else "", "k(X, Y)")
+            raise err from exc
         if G.shape != (X.shape[0], Y.shape[0]):
             raise PluginError(self.name, f"returned shape {G.shape} for inputs of {X.shape[0]} and {Y.shape[0]} rows",
                               f"return the ({X.shape[0]}, {Y.shape[0]}) Gram matrix")
