@@ -85,7 +85,9 @@ def _fmt(v: np.ndarray, digits: int = 4) -> str:
 
 @claim("ex4", "Example 4",
        "psi(omega, x) = e^{i omega x/(2 pi n)}, omega uniform over [n], is a norm-efficient RFS for k(x, x') = 1[x = x']",
-       "exact average over the n values of omega (finite Omega), n = 5, round-off <= 1e-12")
+       "exact average over the n values of omega (finite Omega), n = 5, round-off <= 1e-12",
+       notation=[('e^{i omega x/(2 pi n)}', 'the exponent i omega x / (2 pi n)', 'Example 4 as printed'), ('[n]', '{1, ..., n}, omega uniform on it', 'Example 4')],
+       audit='re-audited against the notation rule (2026-11-29): a reading with the fraction inverted, e^{2 pi i omega x / n}, is the correction (tested, holds); the printed fraction is unambiguous in the extraction and gives 0.9944, not 0; verdict stands')
 def _ex4() -> tuple[str, Finding]:
     n = 5
     printed = PrintedCategoricalRFS(n=n)
@@ -104,7 +106,9 @@ def _ex4() -> tuple[str, Finding]:
        "psi'((omega, b), x) := sqrt(2 R_omega(x) cos(theta_omega(x) + b)), b uniform on {0, pi/2}, is a sqrt(2)C-bounded "
        "RFS for k",
        f"exact average over b for psi = e^(i pi/3); Monte Carlo, 40000 features of a ReLU skeleton over a Gaussian base "
-       f"(d = 3), 8 pairs, CLT intervals at family-wise {_LEVEL} (Bonferroni over 16)")
+       f"(d = 3), 8 pairs, CLT intervals at family-wise {_LEVEL} (Bonferroni over 16)",
+       notation=[('sqrt(2 R_omega(x) cos(theta_omega(x) + b))', 'the radical over the whole product', 'Comment 1 as printed'), ('b', 'uniform on {0, pi/2}', 'Comment 1')],
+       audit="re-audited against the notation rule (2026-11-29): the radical's extent is explicit in the extraction; the reading with the radical over 2 only is the tested correction; verdict stands")
 def _comment1() -> tuple[str, Finding]:
     rng = _rng(SEED, 1)
     psi = np.array([np.exp(1j * math.pi / 3)])
@@ -173,7 +177,9 @@ def _complexity_study() -> dict[str, dict[str, float]]:
        "It is immediate to verify that C(S) is the expected value of the number of recursive calls and the sparsity "
        "of a random feature",
        f"Monte Carlo, 100000 features per skeleton (3 skeletons); exact laws of leaf and call counts from generating "
-       f"functions; truncated means E min(N, 63) with CLT intervals at family-wise {_LEVEL} (Bonferroni over 6)")
+       f"functions; truncated means E min(N, 63) with CLT intervals at family-wise {_LEVEL} (Bonferroni over 6)",
+       notation=[('C(S)', 'the recursion of eq. (11)', 'Sec. 5, eq. (11)'), ('recursive calls', 'calls of RFSS, Algorithm 1', 'Sec. 5, Algorithm 1')],
+       audit='re-audited against the notation rule (2026-11-29): one reading; verdict stands')
 def _eq11() -> tuple[str, Finding]:
     recs = _complexity_study()
     p = recs["deep1d-paper"]
@@ -211,7 +217,9 @@ def _c_one() -> tuple[str, Finding]:
 @claim("sec5-exp-gaussian", "Section 5 (example after eq. 11)",
        "basic spaces S^1, single non-input node with sigma(rho) = e^rho: the resulting kernel is the Gaussian kernel "
        "and C(S) = 1",
-       "exact skeleton Gram vs exp(-||z - z'||^2/(2n)) on 5 random points of the 6-torus; eq. 11; round-off <= 1e-12")
+       "exact skeleton Gram vs exp(-||z - z'||^2/(2n)) on 5 random points of the 6-torus; eq. 11; round-off <= 1e-12",
+       notation=[('sigma(rho) = e^rho', 'the activation as printed', 'Sec. 5'), ('Gaussian kernel', "e^{-||x - x'||^2/2}, k(x, x) = 1", 'Example 3')],
+       audit='re-audited against the notation rule (2026-11-29): one reading; k(x, x) = e under e^rho; verdict stands')
 def _exp_gaussian() -> tuple[str, Finding]:
     rng = _rng(SEED, 4)
     nin = 6
