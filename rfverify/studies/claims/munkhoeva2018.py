@@ -16,7 +16,7 @@ from rfverify.implementations.orthogonal import haar_qr
 from rfverify.implementations.quadrature import RULES, simplex_vertices
 from rfverify.kernels import get_kernel
 from rfverify.studies.claims._common import _Z, _butterflies, _ci, _pairs, claim_list
-from rfverify.studies.claims.verdicts import Finding
+from rfverify.studies.claims.verdicts import Finding, Reading
 
 __all__ = ["CLAIMS", "SOURCE", "evaluate_munkhoeva2018_claims"]
 
@@ -125,20 +125,30 @@ def _sr33_weight_sums(d: int, n: int, rng: np.random.Generator) -> tuple[np.ndar
 @claim("sec2.3-a0", "Section 2.3, explicit mapping",
        "a_0 = sqrt(1 - sum_{j=1}^{d+1} d/rho^2), a_j = (1/rho_j) sqrt(d/(2(d+1)))",
        "exact: the weights of one rule must sum to 1 (f = 1 integrated exactly); Monte Carlo, 10^5 draws of "
-       "rho_j ~ chi(d+2), d = 8: the sign of a_0^2",
-       notation=[('rho^2', 'rho_j^2, the radius of vertex j (per-vertex radii)', 'Sec. 2.3'), ('a_0', "the centre weight of eq. (5)'s rule", 'Sec. 2.3, eq. (5)')],
-       audit="re-audited against the notation rule (2026-11-29): under a shared-radius reading (rho_j = rho) the printed sum is (d + 1) d/rho^2, still not eq. (5)'s d/rho^2; verdict stands")
+       "rho_j ~ chi(d+2), d = 8: the sign of a_0^2, under per-vertex radii (rho^2 read as rho_j^2) and a "
+       "shared radius (rho_j = rho)")
 def _a0() -> tuple[str, Finding]:
     d, n = _D_SR33, 100_000
     printed, corrected = _sr33_weight_sums(d, n, np.random.default_rng(20180203))
+    shared = 1 - (d + 1) * d / np.random.default_rng(20180206).chisquare(d + 2, size=n)  # sum_j d/rho^2, rho shared
     pts, w = RULES["sr33-per-vertex-haar"].draw_many(d, 50, rng=np.random.default_rng(20180204))
     sums = w.reshape(50, -1).sum(1)
     dev = float(np.max(np.abs(sums - 1)))
     return (f"As printed, a_0^2 has mean {printed.mean():.3f} (exactly 1 - (d + 1) = {-d}) and is >= 0 in "
             f"{np.mean(printed >= 0):.4f} of 10^5 draws; with 1/(d + 1) and the index j, "
             f"a_0^2 = 1 - sum_j d/((d+1) rho_j^2) has mean {corrected.mean():.4f} (exactly 0) and the rule's weights "
-            f"(a_0^2 plus 2 (d + 1) a_j^2) sum to 1 within {dev:.1e} over 50 rules.",
+            f"(a_0^2 plus 2 (d + 1) a_j^2) sum to 1 within {dev:.1e} over 50 rules."
+            f" The extracted sum has its limits swapped and rho without its index j, so both readings of rho are "
+            f"checked: with one shared rho ~ chi(d+2), a_0^2 has mean {shared.mean():.3f} and is >= 0 in "
+            f"{np.mean(shared >= 0):.4f} of the draws.",
             Finding(bool(np.mean(printed >= 0) > 0.5), counterexample=f"E a_0^2 = 1 - (d+1) = {-d} at d = {d}",
+                    readings=(Reading("rho^2", "rho_j^2, the radius of vertex j", "Sec. 2.3: a_j = (1/rho_j) ..., "
+                                      "rho = [rho_1 ... rho_D]", holds=bool(np.mean(printed >= 0) > 0.5)),
+                              Reading("rho^2", "one radius shared by the d + 1 vertices", "eq. (5), one rho per rule",
+                                      holds=bool(np.mean(shared >= 0) > 0.5))),
+                    extraction="the sum's limits are swapped and rho has lost its index in the extracted text",
+                    audit="re-audited against the notation rule (2026-11-29): the extraction is garbled, so both readings of rho were checked: each makes "
+                          "a_0^2 negative on average (the 1/(d + 1) is missing under both); verdict stands",
                     correction="a_0 = sqrt(1 - sum_{j=1}^{d+1} d/((d+1) rho_j^2))", correction_holds=dev <= 1e-12))
 
 
