@@ -401,3 +401,7 @@ def evaluate_maxout_claims() -> list[dict[str, Any]]:
 from rfverify.studies.claims import mroueh_learning as _learning  # noqa: E402  (Theorem 2, Lemma 2, §5's figure and tables)
 
 CLAIMS.extend(_learning.CLAIMS)
+
+from rfverify.studies.claims import mroueh_proofs as _proofs  # noqa: E402  (App. A's first term, Lemmas 3-4 on a circle)
+
+CLAIMS.extend(_proofs.CLAIMS)

@@ -278,3 +278,7 @@ def _beta_d() -> tuple[str, Finding]:
 from rfverify.studies.claims import munkhoeva2018_bounds as _bounds  # noqa: E402  (§3's bounds, §2.3's count, eq. (5) exactness)
 
 CLAIMS.extend(_bounds.CLAIMS)
+
+from rfverify.studies.claims import munkhoeva2018_rules as _rules  # noqa: E402  (footnote 3's redraw, QR vs butterfly, §3's constants)
+
+CLAIMS.extend(_rules.CLAIMS)
