@@ -82,6 +82,7 @@ EXPECTED = {
     "daniely2017-table1-gap-rank": HOLDS,
     "daniely2017-sec6-table1-text": HOLDS,
     "daniely2017-fig4-locality": HOLDS,
+    "daniely2017-fig3-rfs-dominates-rr": HOLDS,
     "alber2017-eq6-arccos-scale": CORRECTED,
     "alber2017-deep-arccos-recursion": CORRECTED,
     "alber2017-eq4-gaussian-scale": CORRECTED,

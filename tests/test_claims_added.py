@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from rfverify.studies.claims import evaluate_claims
-from rfverify.studies.claims.verdicts import FALSE, HOLDS, HOLDS_UNDER_CONDITION
+from rfverify.studies.claims.verdicts import FALSE, HOLDS, HOLDS_UNDER_CONDITION, NOT_REPRODUCED
 
 
 def _one(cid: str):
@@ -79,3 +79,15 @@ def test_dimension_column_holds_and_a_wrong_width_fails(monkeypatch):
     assert _one("cs4787-composition-dimensions").verdict == HOLDS
     monkeypatch.setattr(mod, "_phi_poly2", lambda X: np.einsum("ni,nj->nij", X, X).reshape(X.shape[0], -1)[:, :-1])
     assert _one("cs4787-composition-dimensions").verdict == FALSE
+
+
+def test_fig3_rfs_dominates_and_fails_without_deduplication(monkeypatch):
+    """Sec. 6's advantage is the merging of duplicates: RFS held to budget raw features without it loses to
+    Rahimi-Recht somewhere, and the claim is not reproduced."""
+    import rfverify.studies.claims.daniely2017_fig3 as mod
+    from rfverify.implementations.compositional import CompositionalFeatures
+
+    assert _one("daniely2017-fig3-rfs-dominates-rr").verdict == HOLDS
+    monkeypatch.setattr(mod, "_rfs_map", lambda sk, budget, seed: (
+        CompositionalFeatures(sk, budget, seed, conversion="comment1", deduplicate=False).fit(), budget))
+    assert _one("daniely2017-fig3-rfs-dominates-rr").verdict == NOT_REPRODUCED

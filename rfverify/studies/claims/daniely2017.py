@@ -459,3 +459,7 @@ def _cor4() -> tuple[str, Finding]:
 from rfverify.studies.claims import daniely2017_learning as _learning  # noqa: E402  (eqs. (5)/(8), Examples 2-3, Lemma 7, Table 1)
 
 CLAIMS.extend(_learning.CLAIMS)
+
+from rfverify.studies.claims import daniely2017_fig3 as _fig3  # noqa: E402  (Fig. 3 at a reduced scale)
+
+CLAIMS.extend(_fig3.CLAIMS)
