@@ -189,7 +189,10 @@ def _complexity_study() -> dict[str, dict[str, float]]:
        f"Monte Carlo, 100000 features per skeleton (3 skeletons); exact laws of leaf and call counts from generating "
        f"functions; truncated means E min(N, 63) with CLT intervals at family-wise {_LEVEL} (Bonferroni over 6)",
        notation=[('C(S)', 'the recursion of eq. (11)', 'Sec. 5, eq. (11)'), ('recursive calls', 'calls of RFSS, Algorithm 1', 'Sec. 5, Algorithm 1')],
-       audit='re-audited against the notation rule (2026-11-29): one reading; verdict stands')
+       audit="re-audited against the notation rule (2026-11-29): a leaf-count reading of 'recursive calls' (calls "
+             "that reach a base RFS) equals C(S), but that is the sparsity, which the sentence names separately, and "
+             "the paragraph ties the calls to the running time; under the plain reading (every call RFSS makes) the "
+             "statement fails; verdict stands")
 def _eq11() -> tuple[str, Finding]:
     recs = _complexity_study()
     p = recs["deep1d-paper"]
