@@ -110,8 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
     cl.add_argument("--id", action="append", dest="ids", metavar="ID",
                     help="only this claim (repeatable); every row's reproduce command uses it")
     cl.add_argument("--format", choices=["terminal", "markdown", "latex", "json"], default="terminal",
-                    help="terminal (wrapped at 120 columns, default), markdown (id, claim, method, verdict, evidence), "
-                    "latex (a longtable to paste) or json (every field)")
+                    help="terminal (wrapped at 120 columns, default), markdown (id, paper key and claim, method, verdict "
+                    "with its rule, evidence with the notation note, reproduce command; text escaped), latex (a "
+                    "longtable to paste; its preamble in the header) or json (every field)")
     cl.add_argument("--out", metavar="FILE", help="write the table to FILE instead of stdout")
     cl.add_argument("--json", metavar="FILE", help="also write the claims as JSON")
     cl.add_argument("--list", action="store_true", help="list the claim ids and statements without evaluating")
