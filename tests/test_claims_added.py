@@ -91,3 +91,29 @@ def test_fig3_rfs_dominates_and_fails_without_deduplication(monkeypatch):
     monkeypatch.setattr(mod, "_rfs_map", lambda sk, budget, seed: (
         CompositionalFeatures(sk, budget, seed, conversion="comment1", deduplicate=False).fit(), budget))
     assert _one("daniely2017-fig3-rfs-dominates-rr").verdict == NOT_REPRODUCED
+
+
+def test_heavy_claims_only_on_request():
+    """A heavy claim is left out of the default table and of --list, and runs with heavy=True or by its id."""
+    from rfverify.studies.claims import claim_specs, select_specs
+
+    heavy = [s.id for s in claim_specs(heavy=True) if s.heavy]
+    assert heavy == ["alber2017-sec4.2-sab-comparable-dab"]
+    assert not any(s.heavy for s in claim_specs())
+    assert [s.id for s in select_specs(ids=heavy)] == heavy
+
+
+@pytest.mark.slow
+def test_sab_comparable_dab_and_a_planted_gap(monkeypatch):
+    import rfverify.studies.claims.alber2017_dab as mod
+
+    c = _one("alber2017-sec4.2-sab-comparable-dab")
+    assert c.verdict == HOLDS and "RB / SAB / DAB" in c.evidence
+    real = mod.sab_dab_study
+
+    def planted(*a, **k):  # SAB ten points worse than measured
+        r = real(*a, **k)
+        return {m: {**row, "SAB": [v - 0.10 for v in row["SAB"]]} for m, row in r.items()}
+
+    monkeypatch.setattr(mod, "sab_dab_study", planted)
+    assert _one("alber2017-sec4.2-sab-comparable-dab").verdict == NOT_REPRODUCED

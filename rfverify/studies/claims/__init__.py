@@ -63,6 +63,8 @@ class ClaimSpec:
     notation: tuple[tuple[str, str, str], ...] = ()
     #: the outcome of re-checking the row against the notation rule
     audit: str | None = None
+    #: a claim of more than a few seconds: left out of the default table (``rfverify claims --heavy`` adds it)
+    heavy: bool = False
 
 
 @dataclass(frozen=True)
@@ -98,8 +100,9 @@ def reproduce_command(claim_id: str) -> str:
     return f"rfverify claims --id {claim_id}"
 
 
-def claim_specs(sources: Iterable[str] | None = None) -> list[ClaimSpec]:
-    """Every registered claim (of the given papers), in table order; imports the modules, computes nothing."""
+def claim_specs(sources: Iterable[str] | None = None, heavy: bool = False) -> list[ClaimSpec]:
+    """Every registered claim (of the given papers), in table order, the heavy ones only with ``heavy``; imports the
+    modules, computes nothing."""
     wanted = list(SOURCES) if sources is None else list(dict.fromkeys(sources))
     unknown = [s for s in wanted if s not in SOURCES]
     if unknown:
@@ -107,12 +110,14 @@ def claim_specs(sources: Iterable[str] | None = None) -> list[ClaimSpec]:
     specs: list[ClaimSpec] = []
     for source in wanted:
         specs.extend(importlib.import_module(SOURCES[source]).CLAIMS)
-    return specs
+    return [s for s in specs if heavy or not s.heavy]
 
 
-def select_specs(sources: Iterable[str] | None = None, ids: Iterable[str] | None = None) -> list[ClaimSpec]:
-    """The claims selected by paper and/or id, checked before anything is computed."""
-    specs = claim_specs(sources or None)
+def select_specs(sources: Iterable[str] | None = None, ids: Iterable[str] | None = None,
+                 heavy: bool = False) -> list[ClaimSpec]:
+    """The claims selected by paper and/or id, checked before anything is computed; a heavy claim is selected by
+    ``heavy`` or by its id."""
+    specs = claim_specs(sources or None, heavy=heavy or bool(ids))
     if ids:
         ids = list(dict.fromkeys(ids))
         by_id = {s.id: s for s in specs}
@@ -176,14 +181,14 @@ def evaluate_spec(spec: ClaimSpec) -> Claim:
 
 def evaluate_claims(sources: Iterable[str] | None = None, ids: Iterable[str] | None = None,
                     progress: Callable[[int, int, ClaimSpec, float], None] | None = None,
-                    jobs: int = 1) -> list[Claim]:
+                    jobs: int = 1, heavy: bool = False) -> list[Claim]:
     """Evaluate the selected claims (default: all), in table order.  ``progress(i, n, spec, seconds)`` is called
     after each (with ``jobs`` > 1: in the order they finish).
 
     ``jobs`` > 1 evaluates them in that many forked worker processes (at most one per claim).  Every claim draws
     from its own fixed seeds with BLAS on one thread, so the claims are the same for every ``jobs``
     (``tests/test_claims.py``); only ``seconds`` differs."""
-    specs = select_specs(sources, ids)
+    specs = select_specs(sources, ids, heavy=heavy)
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise UsageError(f"jobs must be a positive integer, got {jobs!r}")
     if jobs > 1 and len(specs) > 1:

@@ -31,20 +31,21 @@ def claim_list(source: str):  # type: ignore[no-untyped-def]
     reading of every symbol the verdict depends on, as ``(symbols, meaning, where the paper defines it)`` triples,
     for a statement whose notation the paper settles (one reading each); ``audit``: the outcome of re-checking the
     row against the notation rule of :mod:`.verdicts`.  A claim whose notation admits several readings computes
-    its :class:`~.verdicts.Reading` s itself and returns them in its finding.
+    its :class:`~.verdicts.Reading` s itself and returns them in its finding.  ``heavy``: a claim that takes more
+    than a few seconds (a training run); evaluated only with ``--heavy`` or when selected by its id.
     """
     from rfverify.studies.claims import ClaimSpec
 
     specs: list = []
 
     def claim(local_id: str, location: str, statement: str, method: str,  # type: ignore[no-untyped-def]
-              notation: tuple[tuple[str, str, str], ...] = (), audit: str | None = None):
+              notation: tuple[tuple[str, str, str], ...] = (), audit: str | None = None, heavy: bool = False):
         def wrap(fn):  # type: ignore[no-untyped-def]
             cid = f"{source}-{local_id}"
             if any(s.id == cid for s in specs):
                 raise ValueError(f"duplicate claim id {cid}")
             specs.append(ClaimSpec(cid, source, location, statement, method, fn, notation=tuple(notation),
-                                   audit=audit))
+                                   audit=audit, heavy=heavy))
             return fn
         return wrap
 

@@ -28,8 +28,14 @@ CLAIMS, claim = claim_list(SOURCE)
        "phi(x) = sqrt(1/D) max(0, W^T x), W Gaussian, approximates k(x, x') = (1/pi)||x|| ||x'|| J(theta)",
        "Monte Carlo, 200 draws of D = 4096 Gaussian features at 3 pairs (norms 2/3, 0.5/1.5, 1/0.7), 99.9% normal "
        "intervals of E[estimate]/k",
-       notation=[('sqrt(1/D)', 'the feature scale as printed', 'eq. (6), and h(z) = sqrt(1/D) max(0, z) in the text after eq. (7)'), ("(1/pi) ||x|| ||x'|| J(theta)", "Cho & Saul's order-1 kernel", 'eq. (6)')],
-       audit='re-audited against the notation rule (2026-11-29): the scale is printed twice, in eq. (6) and in the text, so it is not an extraction slip; verdict stands')
+       notation=(('sqrt(1/D)',
+                  'the feature scale as printed',
+                  'eq. (6), and h(z) = sqrt(1/D) max(0, z) in the text after eq. (7)'),
+                 ("(1/pi) ||x|| ||x'|| J(theta)",
+                  "Cho & Saul's order-1 kernel",
+                  'eq. (6)')),
+       audit='re-audited against the notation rule (2026-11-29): the scale is printed twice, in eq. (6) and in the '
+             'text, so it is not an extraction slip; verdict stands')
 def _alber_eq6() -> tuple[str, Finding]:
     rng = np.random.default_rng(20170601)
     X, Y = _pairs(rng)
@@ -235,3 +241,7 @@ def _alber_table1() -> tuple[str, Finding]:
 
 
 CLAIMS.extend(sorted(_adapted.CLAIMS, key=lambda s: s.id))  # eq. (4), then §4.2
+
+from rfverify.studies.claims import alber2017_dab as _dab  # noqa: E402  (§4.2: SAB against DAB, heavy)
+
+CLAIMS.extend(_dab.CLAIMS)

@@ -185,8 +185,15 @@ def _fmt(v: np.ndarray) -> str:
        "approximates k(x, x') = exp(-||x - x'||^2 / (2 sigma^2))",
        "exact at x = x' (phi(x).phi(x) = 1/2 for every draw); Monte Carlo, 200 draws of D = 512 in d = 8, sigma = 1.5, "
        "frequencies N(0, sigma^-2 I), 3 pairs, 99.9% t-intervals of E[estimate]/k",
-       notation=[('sqrt(1/D)', 'the feature scale as printed', 'eq. (4), and h(z) = sqrt(1/D)[sin(z), cos(z)] after eq. (7)'), ('N(0, sigma^-1)', 'second argument a standard deviation', "Sec. 4.1: 'substitute W_B with 1/sigma G_B, sample G_B from N(0, 1)'")],
-       audit="re-audited against the notation rule (2026-11-29): the scale fails at x = x' under either reading of N(0, sigma^-1) (phi(x).phi(x) = 1/2); the correction keeps the paper's Sec. 4.1 convention; verdict stands")
+       notation=(('sqrt(1/D)',
+                  'the feature scale as printed',
+                  'eq. (4), and h(z) = sqrt(1/D)[sin(z), cos(z)] after eq. (7)'),
+                 ('N(0, sigma^-1)',
+                  'second argument a standard deviation',
+                  "Sec. 4.1: 'substitute W_B with 1/sigma G_B, sample G_B from N(0, 1)'")),
+       audit="re-audited against the notation rule (2026-11-29): the scale fails at x = x' under either reading of "
+             "N(0, sigma^-1) (phi(x).phi(x) = 1/2); the correction keeps the paper's Sec. 4.1 convention; verdict "
+             'stands')
 def _alber_eq4() -> tuple[str, Finding]:
     rng = np.random.default_rng(20170604)
     d, D, R, sigma = 8, 512, 200, 1.5

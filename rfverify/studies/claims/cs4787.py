@@ -83,7 +83,9 @@ def _polynomial() -> tuple[str, Finding]:
 
 @claim("sigmoid-kernel", "\"Grand list of Kernels\"", "Sigmoid: tanh(gamma x^T y + r) [is a kernel]",
        "smallest Gram eigenvalue of a 2-point witness vs round-off; search over 200 random (gamma, r, 2 points in R)",
-       notation=[('kernel', 'a positive semi-definite kernel', "the lecture's definition of a kernel (inner product of feature maps)")],
+       notation=(('kernel',
+                  'a positive semi-definite kernel',
+                  "the lecture's definition of a kernel (inner product of feature maps)"),),
        audit='re-audited against the notation rule (2026-11-29): one reading; verdict stands')
 def _sigmoid() -> tuple[str, Finding]:
     X = np.array([[1.0], [2.0]])

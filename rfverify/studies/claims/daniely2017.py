@@ -86,8 +86,15 @@ def _fmt(v: np.ndarray, digits: int = 4) -> str:
 @claim("ex4", "Example 4",
        "psi(omega, x) = e^{i omega x/(2 pi n)}, omega uniform over [n], is a norm-efficient RFS for k(x, x') = 1[x = x']",
        "exact average over the n values of omega (finite Omega), n = 5, round-off <= 1e-12",
-       notation=[('e^{i omega x/(2 pi n)}', 'the exponent i omega x / (2 pi n)', 'Example 4 as printed'), ('[n]', '{1, ..., n}, omega uniform on it', 'Example 4')],
-       audit='re-audited against the notation rule (2026-11-29): a reading with the fraction inverted, e^{2 pi i omega x / n}, is the correction (tested, holds); the printed fraction is unambiguous in the extraction and gives 0.9944, not 0; verdict stands')
+       notation=(('e^{i omega x/(2 pi n)}',
+                  'the exponent i omega x / (2 pi n)',
+                  'Example 4 as printed'),
+                 ('[n]',
+                  '{1, ..., n}, omega uniform on it',
+                  'Example 4')),
+       audit='re-audited against the notation rule (2026-11-29): a reading with the fraction inverted, e^{2 pi i '
+             'omega x / n}, is the correction (tested, holds); the printed fraction is unambiguous in the extraction '
+             'and gives 0.9944, not 0; verdict stands')
 def _ex4() -> tuple[str, Finding]:
     n = 5
     printed = PrintedCategoricalRFS(n=n)
@@ -136,7 +143,8 @@ def _comment1() -> tuple[str, Finding]:
                                       "stated sqrt(2)C bound and the real part of psi e^{ib} need it",
                                       holds=bias_c <= 1 and abs(exact_fixed - 1) <= ROUNDOFF)),
                     extraction="the radical's extent in sqrt(2 R cos(theta + b)) may be lost in extracting the PDF",
-                    audit="re-audited against the notation rule (2026-11-29): was 'false as printed; corrected form holds' on the extracted radical alone; "
+                    audit="re-audited against the notation rule (2026-11-29): was 'false as printed; corrected form "
+                          "holds' on the extracted radical alone; "
                           "the other reading of the same text is the correct real RFS, and the paper does not settle "
                           "which: now 'ambiguous notation'",
                     counterexample=f"E_b |psi'|^2 = {exact_printed:.4f} at psi = e^(i pi/3)",
@@ -188,7 +196,12 @@ def _complexity_study() -> dict[str, dict[str, float]]:
        "of a random feature",
        f"Monte Carlo, 100000 features per skeleton (3 skeletons); exact laws of leaf and call counts from generating "
        f"functions; truncated means E min(N, 63) with CLT intervals at family-wise {_LEVEL} (Bonferroni over 6)",
-       notation=[('C(S)', 'the recursion of eq. (11)', 'Sec. 5, eq. (11)'), ('recursive calls', 'calls of RFSS, Algorithm 1', 'Sec. 5, Algorithm 1')],
+       notation=(('C(S)',
+                  'the recursion of eq. (11)',
+                  'Sec. 5, eq. (11)'),
+                 ('recursive calls',
+                  'calls of RFSS, Algorithm 1',
+                  'Sec. 5, Algorithm 1')),
        audit="re-audited against the notation rule (2026-11-29): a leaf-count reading of 'recursive calls' (calls "
              "that reach a base RFS) equals C(S), but that is the sparsity, which the sentence names separately, and "
              "the paragraph ties the calls to the running time; under the plain reading (every call RFSS makes) the "
@@ -251,7 +264,8 @@ def _exp_gaussian() -> tuple[str, Finding]:
                         holds=normalised_ok, settled=True),
                 Reading("sigma(rho) = e^rho", "literally e^rho, sigma(1) = e", "the formula without the paper's "
                         "normalisation", holds=False)),
-                    audit="re-audited against the notation rule (2026-11-29): was 'false as printed; corrected form holds' under the literal e^rho; the "
+                    audit="re-audited against the notation rule (2026-11-29): was 'false as printed; corrected form "
+                          "holds' under the literal e^rho; the "
                           "paper normalises every kernel and dual activation (Sec. 2) and states sigma'(1) = 1 for the "
                           "exponential in the same paragraph, which only e^(rho - 1) satisfies: now 'holds'"))
 

@@ -187,7 +187,12 @@ def _table1() -> tuple[str, Finding]:
 @claim("table1-gap-rank", "Section 6, Table 1",
        "Gap = Net - RFS; Rank: the network's rank, with its displacement from the RFS order in parentheses",
        "exact decimal arithmetic on the printed columns; the network ranks recomputed from the Net column",
-       notation=[('Gap', 'network accuracy - RFS accuracy', 'Sec. 6, Table 1'), ('Rank', 'rank of the network accuracy', 'Sec. 6, Table 1')],
+       notation=(('Gap',
+                  'network accuracy - RFS accuracy',
+                  'Sec. 6, Table 1'),
+                 ('Rank',
+                  'rank of the network accuracy',
+                  'Sec. 6, Table 1')),
        audit='re-audited against the notation rule (2026-11-29): one reading')
 def _gap_rank() -> tuple[str, Finding]:
     gaps_ok = [Decimal(net) - Decimal(rfs) == Decimal(gap) for _, rfs, net, gap, _, _ in TABLE1]

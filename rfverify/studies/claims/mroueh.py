@@ -207,7 +207,8 @@ def _s2_asym() -> tuple[str, Finding]:
                               Reading("~", "of the order of (ratio bounded away from 0 and infinity)", "App. A calls "
                                       "sigma^2(q) 'a normalization factor', an order-of-growth remark",
                                       holds=same_order)),
-                    audit="re-audited against the notation rule (2026-11-29): was 'false as printed; corrected form holds' reading ~ as equivalence; the "
+                    audit="re-audited against the notation rule (2026-11-29): was 'false as printed; corrected form "
+                          "holds' reading ~ as equivalence; the "
                           "paper does not define ~, and as an order of growth the remark is true: now 'ambiguous "
                           "notation'"))
 
@@ -239,8 +240,17 @@ def _decreasing() -> tuple[str, Finding]:
 # ------------------------------------------------------------------------------------ the kernel
 @claim("thm1-eq6", "Theorem 1 (eq. (6), (8))", "K(x, z) = E(h(x)h(z)) = sigma^2(q) <x, z> kappa_q(x, z)",
        f"mpmath 45 digits (q = 2 closed form, Price series), numpy table, Monte Carlo 4x10^5 draws ({_LEVEL} CLT)",
-       notation=[('h(x)', 'max_j <w_j, x>, w_j i.i.d. N(0, I_d)', 'Sec. 2, definition of the maxout unit'), ('kappa_q(x, z)', 'P(argmax_j <w_j, x> = argmax_j <w_j, z>)', 'Thm 1, eq. (7)'), ('sigma^2(q)', 'E(max_j g_j)^2', 'Thm 1')],
-       audit='re-audited against the notation rule (2026-11-29): every symbol is defined in Thm 1 and Sec. 2; at x = e_1, z = e_2 the claimed value is 0 under any reading of sigma^2, the true one 1/pi; verdict stands')
+       notation=(('h(x)',
+                  'max_j <w_j, x>, w_j i.i.d. N(0, I_d)',
+                  'Sec. 2, definition of the maxout unit'),
+                 ('kappa_q(x, z)',
+                  'P(argmax_j <w_j, x> = argmax_j <w_j, z>)',
+                  'Thm 1, eq. (7)'),
+                 ('sigma^2(q)',
+                  'E(max_j g_j)^2',
+                  'Thm 1')),
+       audit='re-audited against the notation rule (2026-11-29): every symbol is defined in Thm 1 and Sec. 2; at x = '
+             'e_1, z = e_2 the claimed value is 0 under any reading of sigma^2, the true one 1/pi; verdict stands')
 def _theorem1() -> tuple[str, Finding]:
     b_hi, b_lo = V("kernel_coefficients", 2, 1, _REF), V("kernel_coefficients", 2, 1, _CHK)
     k2 = hp.kernel_closed_form_q2(0, _REF)
@@ -274,7 +284,8 @@ def _theorem1() -> tuple[str, Finding]:
        "E{<w_D(x), x><w_D(z), z> | D(x) != D(z)} = 0 ... since the gaussians are independent and zero centered",
        f"exact value at rho = 0 (mpmath 45 digits) and Monte Carlo at q = 2, 4x10^5 pairs ({_LEVEL} CLT)",
        notation=[('D(x)', 'argmax_j <w_j, x>', 'App. A, proof of Thm 1'), ('w_j', 'i.i.d. N(0, I_d)', 'Sec. 2')],
-       audit='re-audited against the notation rule (2026-11-29): one reading; at rho = 0 the conditional expectation is mu_q^2 > 0; verdict stands')
+       audit='re-audited against the notation rule (2026-11-29): one reading; at rho = 0 the conditional expectation '
+             'is mu_q^2 > 0; verdict stands')
 def _second_term() -> tuple[str, Finding]:
     mu2 = V("hermite_moments", 2, 2, _REF)[1] ** 2
     rng = np.random.default_rng([SEED, 3])
@@ -291,7 +302,12 @@ def _second_term() -> tuple[str, Finding]:
 @claim("appB-thm2-Kxx", "Appendix B, proof of Theorem 2",
        "for x in S^(d-1), K(x, x) = sigma^2(q) ||x||^2 kappa_q(x, x) = sigma^2(q)",
        "numpy table K_q(rho = 1) (error <= 1e-10) vs sigma^2(q) at 30 digits, q = 1..16",
-       notation=[('K(x, x)', "Thm 1's formula at z = x", 'App. B, proof of Thm 2'), ('x', 'a unit vector', "App. B: 'for x in S^(d-1)'")],
+       notation=(('K(x, x)',
+                  "Thm 1's formula at z = x",
+                  'App. B, proof of Thm 2'),
+                 ('x',
+                  'a unit vector',
+                  "App. B: 'for x in S^(d-1)'")),
        audit='re-audited against the notation rule (2026-11-29): one reading')
 def _kxx() -> tuple[str, Finding]:
     dev = max(abs(float(T.kernel_of_angle(0.0, q)) - float(V("sigma2", q, _CHK))) for q in _QS)
@@ -302,8 +318,14 @@ def _kxx() -> tuple[str, Finding]:
 
 @claim("sec2.1-far-apart", "Section 2.1", "Qualitatively the derived kernel K(x, z) ~ 0 for far apart points",
        "numpy table of K_q at rho = -1 (its minimum, K_q' = kappa_q >= 0), q = 2..16; rule: |K_q(-1)| <= 5% of K_q(1)",
-       notation=[('far apart points', 'rho -> -1', "Sec. 2.1: 'For far apart points, when rho -> -1'"), ('K(x, z) ~ 0', 'K small against K(x, x) = sigma^2(q) (5%)', "Sec. 2.1, read against K's own scale")],
-       audit="re-audited against the notation rule (2026-11-29): the paper itself defines 'far apart' as rho -> -1; K(x, -x) is 91% of K(x, x) at q = 16; verdict stands")
+       notation=(('far apart points',
+                  'rho -> -1',
+                  "Sec. 2.1: 'For far apart points, when rho -> -1'"),
+                 ('K(x, z) ~ 0',
+                  'K small against K(x, x) = sigma^2(q) (5%)',
+                  "Sec. 2.1, read against K's own scale")),
+       audit="re-audited against the notation rule (2026-11-29): the paper itself defines 'far apart' as rho -> -1; "
+             'K(x, -x) is 91% of K(x, x) at q = 16; verdict stands')
 def _far() -> tuple[str, Finding]:
     vals = {q: float(T.kernel_of_angle(np.pi, q)) for q in (2, 3, 4, 8, 16)}
     s16 = float(V("sigma2", 16, _CHK))
@@ -317,7 +339,9 @@ def _far() -> tuple[str, Finding]:
        "K(x, z) ~ sigma^2(q) <x, z> for points in the same neighborhood",
        "numpy table of K_q (error <= 1e-10): slope (K_q(1) - K_q(rho))/(1 - rho) at 1 - rho = 1e-4, q = 2..16; "
        "rule: within 5% of the claimed slope",
-       audit="re-audited against the notation rule (2026-11-29): a value-only reading (K(x, z) close to sigma^2(q) rho as rho -> 1) holds trivially at rho = 1, but the sentence concludes 'locally linear', which needs the slope; the paper's eq. (4) uses the slope; verdict stands")
+       audit='re-audited against the notation rule (2026-11-29): a value-only reading (K(x, z) close to sigma^2(q) '
+             "rho as rho -> 1) holds trivially at rho = 1, but the sentence concludes 'locally linear', which needs "
+             "the slope; the paper's eq. (4) uses the slope; verdict stands")
 def _nearby() -> tuple[str, Finding]:
     eps = 1e-4
     th = math.acos(1 - eps)

@@ -120,7 +120,12 @@ def _lemma2_lipschitz() -> tuple[str, Finding]:
        "Monte Carlo, 1000 draws of (x_1..x_N uniform on S^4, W, Rademacher sigma) per q = 2, 4, 16, N = 32, m = 4, "
        "C = 1: the supremum over ||alpha||_inf <= C/m is C/(mN) sum_l |sum_i sigma_i phi(x_i, W^l)|; 99.9% CLT "
        "interval vs the bound with sigma^2(q) to 30 digits",
-       notation=[('R_N(F_hat)', 'E sup over ||alpha||_inf <= C/m', 'App. B, proof of Thm 2'), ('C', 'the regularisation constant of F_hat', 'Sec. 3, Thm 2')],
+       notation=(('R_N(F_hat)',
+                  'E sup over ||alpha||_inf <= C/m',
+                  'App. B, proof of Thm 2'),
+                 ('C',
+                  'the regularisation constant of F_hat',
+                  'Sec. 3, Thm 2')),
        audit='re-audited against the notation rule (2026-11-29): one reading')
 def _rademacher() -> tuple[str, Finding]:
     rng = np.random.default_rng([SEED, 2])
@@ -171,7 +176,9 @@ def _table1() -> tuple[str, Finding]:
        "for q = 1, where the feature map does not introduce any non linearity, the performance of the map for any value "
        "of m, matches the error rate of a linear classifier that is 15%",
        "exact comparison with the printed Table 1: an entry matches '15%' when it rounds to 15 (lies in [14.5, 15.5))",
-       notation=[('15%', "the linear classifier's error rate, matched within the printed standard deviations", 'Sec. 5.2.1')],
+       notation=(('15%',
+                  "the linear classifier's error rate, matched within the printed standard deviations",
+                  'Sec. 5.2.1'),),
        audit='re-audited against the notation rule (2026-11-29): one reading')
 def _table1_q1() -> tuple[str, Finding]:
     row = dict(zip(TABLE1_M, TABLE1[1]))

@@ -125,7 +125,8 @@ def circle_sup_quantile(q: int, delta: float) -> float:
                   "w.p. 1 - delta", "App. B, proof of Lemma 3: 'set M = C_1 sqrt(...)', from Lemma 2"),
                  ("F", "f = int alpha(W) phi(x, W) dW with |alpha/p| <= C", "Sec. 3, definition of F"),
                  ("f_hat", "(1/m) sum_l (alpha/p)(W^l) phi(x, W^l)", "App. B, proof of Lemma 3")),
-       audit="added 2026-11-29 and audited against the notation rule: C_1 is unnamed; on the circle the level it stands for is exact, which is the reading "
+       audit='added 2026-11-29 and audited against the notation rule: C_1 is unnamed; on the circle the level it '
+             'stands for is exact, which is the reading '
              "used")
 def _circle_rate() -> tuple[str, Finding]:
     rng = np.random.default_rng([SEED, 2])

@@ -147,7 +147,8 @@ def _a0() -> tuple[str, Finding]:
                               Reading("rho^2", "one radius shared by the d + 1 vertices", "eq. (5), one rho per rule",
                                       holds=bool(np.mean(shared >= 0) > 0.5))),
                     extraction="the sum's limits are swapped and rho has lost its index in the extracted text",
-                    audit="re-audited against the notation rule (2026-11-29): the extraction is garbled, so both readings of rho were checked: each makes "
+                    audit='re-audited against the notation rule (2026-11-29): the extraction is garbled, so both '
+                          'readings of rho were checked: each makes '
                           "a_0^2 negative on average (the 1/(d + 1) is missing under both); verdict stands",
                     correction="a_0 = sqrt(1 - sum_{j=1}^{d+1} d/((d+1) rho_j^2))", correction_holds=dev <= 1e-12))
 
@@ -227,7 +228,9 @@ def _per_vertex() -> tuple[str, Finding]:
        "B [used as an SR^{3,3} estimator like Haar Q]",
        "Monte Carlo, 5000 SR^{3,3} rules with Haar and with butterfly Q in d = 8 at |x - y| = 1.5 along e_1 + e_2, 99.9% "
        "normal intervals of E[estimate] - k",
-       notation=[('butterfly matrices', "Genz's recursive Givens products, uniform angles", 'Sec. 2.4, citing Genz 1998')],
+       notation=(('butterfly matrices',
+                  "Genz's recursive Givens products, uniform angles",
+                  'Sec. 2.4, citing Genz 1998'),),
        audit='re-audited against the notation rule (2026-11-29): one reading; verdict stands')
 def _butterfly() -> tuple[str, Finding]:
     d, n = _D_SR33, 5_000

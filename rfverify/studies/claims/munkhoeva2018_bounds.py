@@ -132,8 +132,14 @@ def _rbf_constants() -> tuple[str, Finding]:
        "n = D/(2(d+1)+1) such matrices",
        "exact integer arithmetic for d = 1..64, n = 1..64; the corrected count checked against QuadratureFeatures "
        "(distinct points of n SR^{3,3} draws, the n centres sharing one constant feature)",
-       notation=[('D', 'the feature dimension 2n(d+1) + 1', 'Sec. 2.3'), ('n', 'the number of stacked rules', 'Sec. 2.3')],
-       audit='re-audited against the notation rule (2026-11-29): both formulas are printed in the same paragraph; they disagree for n >= 2; verdict stands')
+       notation=(('D',
+                  'the feature dimension 2n(d+1) + 1',
+                  'Sec. 2.3'),
+                 ('n',
+                  'the number of stacked rules',
+                  'Sec. 2.3')),
+       audit='re-audited against the notation rule (2026-11-29): both formulas are printed in the same paragraph; '
+             'they disagree for n >= 2; verdict stands')
 def _feature_count() -> tuple[str, Finding]:
     bad = [(d, n) for d in range(1, 65) for n in range(1, 65) if (2 * n * (d + 1) + 1) != n * (2 * (d + 1) + 1)]
     impl_ok = True
