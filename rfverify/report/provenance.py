@@ -76,7 +76,8 @@ def provenance() -> dict[str, str]:
 
 
 def source_commit() -> str:
-    """The short git commit of the rfverify source tree, or ``"unknown"`` (an installed wheel, no git)."""
+    """The short git commit of the rfverify source tree (``+modified`` when tracked files outside ``reports/`` differ
+    from it), or ``"unknown"`` (an installed wheel, no git)."""
     import subprocess
     from pathlib import Path
 
@@ -87,7 +88,14 @@ def source_commit() -> str:
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     commit = out.stdout.strip()
-    return commit if out.returncode == 0 and commit and all(c in "0123456789abcdef" for c in commit) else "unknown"
+    if not (out.returncode == 0 and commit and all(c in "0123456789abcdef" for c in commit)):
+        return "unknown"
+    try:  # tracked source files changed since the commit (the generated reports aside): say so
+        st = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no", "--", ".",
+                             ":(exclude)reports"], capture_output=True, text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return commit
+    return commit + ("+modified" if st.returncode == 0 and st.stdout.strip() else "")
 
 
 def generated_stamp() -> str:
