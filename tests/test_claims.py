@@ -470,7 +470,7 @@ def test_written_table_names_the_command_as_typed(tmp_path, monkeypatch):
     assert main(["claims", "--id", "cs4787-cost-table", "--format", "markdown", "--out", "c.md", "--quiet"]) == 0
     head = (tmp_path / "c.md").read_text().splitlines()[2]
     assert "`rfverify claims --id cs4787-cost-table --format markdown --out c.md`" in head
-    assert re.search(r"\(\d{4}-\d\d-\d\d, rfverify \S+, commit ([0-9a-f]{12}(\\+modified)?|unknown)\)", head), head
+    assert re.search(r"\(\d{4}-\d\d-\d\d, rfverify \S+, commit ([0-9a-f]{12}(\+modified)?|unknown)\)", head), head
     # an absolute --out is written as its file name only: no path of the user's machine in a shared file
     assert main(["claims", "--id", "cs4787-cost-table", "--format", "latex", "--out", str(tmp_path / "c.tex"),
                  "--quiet"]) == 0
