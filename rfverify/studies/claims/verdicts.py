@@ -67,7 +67,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 __all__ = ["HOLDS", "HOLDS_UNDER_CONDITION", "AMBIGUOUS", "CORRECTED", "FALSE", "NOT_REPRODUCED", "NOT_CHECKABLE",
-           "VERDICTS", "RULES", "NOTATION_RULE", "Reading", "Finding", "judge", "notation_note", "ambiguity"]
+           "VERDICTS", "RULES", "NOTATION_RULE", "Reading", "Finding", "judge", "notation_note"]
 
 HOLDS = "holds"
 HOLDS_UNDER_CONDITION = "holds under a stated condition"
@@ -229,10 +229,3 @@ def notation_note(f: Finding | dict[str, Any]) -> str:
         parts.append(f"Audit: {g.audit}.")
     return " ".join(parts)
 
-
-def ambiguity(f: Finding | dict[str, Any]) -> str:
-    """'holds under reading X (where), fails under reading Y (where)' for an ambiguous-notation row."""
-    g = f if isinstance(f, Finding) else Finding(**f)
-    held = "; ".join(r.label() for r in g.readings if r.holds)
-    failed = "; ".join(r.label() for r in g.readings if not r.holds)
-    return f"holds under reading {held}, fails under reading {failed}"
