@@ -15,10 +15,15 @@ import pytest
 
 from rfverify.cli import main
 from rfverify.errors import UsageError
-from rfverify.report.claims_tables import VERDICT_ORDER, claims_latex, claims_markdown, claims_terminal, first_sentence
+from rfverify.report.claims_tables import (VERDICT_ORDER, claim_qualifier, claims_latex, claims_latex_document,
+                                          claims_markdown, claims_terminal, first_sentence, tex_escape)
 from rfverify.studies.claims import SOURCES, ClaimSpec, claim_specs, evaluate_claims, evaluate_spec, select_specs
-from rfverify.studies.claims.verdicts import (CORRECTED, FALSE, HOLDS, HOLDS_UNDER_CONDITION, NOT_CHECKABLE,
-                                              NOT_REPRODUCED, RULES, VERDICTS, Finding, judge)
+from rfverify.studies.claims.verdicts import (AMBIGUOUS, CORRECTED, FALSE, HOLDS, HOLDS_UNDER_CONDITION,
+                                              NOT_CHECKABLE, NOT_REPRODUCED, RULES, VERDICTS, Finding, Reading, judge)
+
+#: A reading the paper settles, failing: what every "false" row carries at least.
+PAPER = (Reading("x", "the paper's x", "Sec. 1", holds=False, settled=True),)
+AUDIT = "checked"
 
 FIG1 = "alber2017-sec4.2-fig1-uab-savings"
 
@@ -31,7 +36,7 @@ EXPECTED = {
     "mroueh-lemma1-sum": HOLDS,
     "mroueh-sec2.1-even-odd": HOLDS_UNDER_CONDITION,
     "mroueh-sec2.1-h1-asymptotic": HOLDS,
-    "mroueh-appA-sigma2-log": CORRECTED,
+    "mroueh-appA-sigma2-log": AMBIGUOUS,
     "mroueh-sec2.1-slope": HOLDS,
     "mroueh-sec2.1-kappa-decreasing-in-q": HOLDS,
     "mroueh-thm1-eq6": CORRECTED,
@@ -52,12 +57,14 @@ EXPECTED = {
     "mroueh-sec5.2.1-table1-trend": HOLDS,
     "mroueh-sec5.2.2-table2-text": HOLDS,
     "mroueh-sec5.1-fig1-locality": HOLDS,
+    "mroueh-appA-first-term": FALSE,
+    "mroueh-lemma3-4-circle-rate": HOLDS,
     "daniely2017-ex4": CORRECTED,
-    "daniely2017-comment1": CORRECTED,
+    "daniely2017-comment1": AMBIGUOUS,
     "daniely2017-lemma9-10-alg1": HOLDS,
     "daniely2017-eq11": CORRECTED,
     "daniely2017-sec5-relu-exp-C1": HOLDS,
-    "daniely2017-sec5-exp-gaussian": CORRECTED,
+    "daniely2017-sec5-exp-gaussian": HOLDS,
     "daniely2017-sec6-shallow-rbf": HOLDS,
     "daniely2017-thm6-ex5": HOLDS,
     "daniely2017-ex6": HOLDS,
@@ -66,8 +73,8 @@ EXPECTED = {
     "daniely2017-sec5-complexity-depth": HOLDS_UNDER_CONDITION,
     "daniely2017-thm3-kernel-approximation": HOLDS,
     "daniely2017-cor4-function-approximation": HOLDS,
-    "daniely2017-eq5-lambda": CORRECTED,
-    "daniely2017-eq8-lambda": CORRECTED,
+    "daniely2017-eq5-lambda": AMBIGUOUS,
+    "daniely2017-eq8-lambda": AMBIGUOUS,
     "daniely2017-ex2-circle": HOLDS,
     "daniely2017-ex3-gaussian": HOLDS,
     "daniely2017-lemma7": HOLDS,
@@ -75,16 +82,17 @@ EXPECTED = {
     "daniely2017-table1-gap-rank": HOLDS,
     "daniely2017-sec6-table1-text": HOLDS,
     "daniely2017-fig4-locality": HOLDS,
+    "daniely2017-fig3-rfs-dominates-rr": HOLDS,
     "alber2017-eq6-arccos-scale": CORRECTED,
     "alber2017-deep-arccos-recursion": CORRECTED,
     "alber2017-eq4-gaussian-scale": CORRECTED,
     FIG1: NOT_REPRODUCED,
     "alber2017-sec4.4-one-hd-block-stalls": HOLDS,
     "alber2017-sec4.1-orf-beats-rff": HOLDS,
-    "alber2017-eq3-gaussian-spectrum": CORRECTED,
+    "alber2017-eq3-gaussian-spectrum": HOLDS,
     "alber2017-table1-accuracies": NOT_CHECKABLE,
     "munkhoeva2018-prop2.1": HOLDS,
-    "munkhoeva2018-prop2.2": CORRECTED,
+    "munkhoeva2018-prop2.2": FALSE,
     "munkhoeva2018-sec2.3-a0": CORRECTED,
     "munkhoeva2018-fn3-two-times": HOLDS_UNDER_CONDITION,
     "munkhoeva2018-sec2.3-per-vertex-radii": NOT_REPRODUCED,
@@ -95,13 +103,17 @@ EXPECTED = {
     "munkhoeva2018-sec3-rbf-constants": HOLDS_UNDER_CONDITION,
     "munkhoeva2018-sec2.3-feature-count": CORRECTED,
     "munkhoeva2018-eq5-degree3-exact": HOLDS,
-    "munkhoeva2018-prop3.2-kernel-vector": CORRECTED,
+    "munkhoeva2018-prop3.2-kernel-vector": AMBIGUOUS,
     "munkhoeva2018-sec4.2-fig1-dominance": NOT_REPRODUCED,
+    "munkhoeva2018-fn3-redraw-bias": FALSE,
+    "munkhoeva2018-sec2.4-qr-butterfly-coincide": HOLDS_UNDER_CONDITION,
+    "munkhoeva2018-sec3-constants-smaller": HOLDS_UNDER_CONDITION,
     "cs4787-rbf-range": HOLDS_UNDER_CONDITION,
     "cs4787-polynomial-kernel": HOLDS_UNDER_CONDITION,
     "cs4787-sigmoid-kernel": FALSE,
     "cs4787-linear-kronecker": HOLDS,
     "cs4787-composition-rules": HOLDS,
+    "cs4787-composition-dimensions": HOLDS,
     "cs4787-rff-identity": HOLDS,
     "cs4787-rff-hoeffding": HOLDS,
     "cs4787-same-model": HOLDS,
@@ -118,20 +130,91 @@ def test_rule_r2_condition():
     f = Finding(False, counterexample="q = 1", condition="q >= 2", holds_under_condition=True)
     assert judge(f) == (HOLDS_UNDER_CONDITION, "R2")
     # the condition must itself pass: otherwise the statement is false
-    assert judge(Finding(False, counterexample="q = 1", condition="q >= 2", holds_under_condition=False)) == (FALSE, "R4")
+    assert judge(Finding(False, counterexample="q = 1", condition="q >= 2", holds_under_condition=False,
+                         readings=PAPER, audit=AUDIT)) == (FALSE, "R4")
 
 
 def test_rule_r3_correction_checked():
-    f = Finding(False, counterexample="ratio 0.5", correction="sqrt(2/D)", correction_holds=True)
+    f = Finding(False, counterexample="ratio 0.5", correction="sqrt(2/D)", correction_holds=True, readings=PAPER,
+                audit=AUDIT)
     assert judge(f) == (CORRECTED, "R3")
-    assert judge(Finding(False, counterexample="ratio 0.5", correction="sqrt(2/D)", correction_holds=False)) == (FALSE, "R4")
-    assert judge(Finding(False, counterexample="ratio 0.5", correction="sqrt(2/D)")) == (FALSE, "R4")  # never tested
+    assert judge(Finding(False, counterexample="ratio 0.5", correction="sqrt(2/D)", correction_holds=False,
+                         readings=PAPER, audit=AUDIT)) == (FALSE, "R4")
+    assert judge(Finding(False, counterexample="ratio 0.5", correction="sqrt(2/D)", readings=PAPER,
+                         audit=AUDIT)) == (FALSE, "R4")  # never tested
 
 
 def test_rule_r4_false_needs_counterexample():
-    assert judge(Finding(False, counterexample="x = (1, 2)")) == (FALSE, "R4")
+    assert judge(Finding(False, counterexample="x = (1, 2)", readings=PAPER, audit=AUDIT)) == (FALSE, "R4")
     with pytest.raises(ValueError, match="counterexample"):
         judge(Finding(False))
+
+
+# ------------------------------------------------------------------------------------ the notation rule
+COV = Reading("N(0, s^-1)", "a covariance", "common convention", holds=False)
+SD = Reading("N(0, s^-1)", "a standard deviation", "Sec. 4.1", holds=True)
+
+
+def test_false_needs_every_reading_to_fail():
+    """A 'false' verdict names its readings and where the paper defines them, and records its audit; with one reading
+    failing and another passing it is not false."""
+    with pytest.raises(ValueError, match="reading of every symbol"):
+        judge(Finding(False, counterexample="c", audit=AUDIT))  # no reading named
+    with pytest.raises(ValueError, match="re-audit"):
+        judge(Finding(False, counterexample="c", readings=PAPER))  # no audit
+    assert judge(Finding(False, counterexample="c", readings=(COV,), audit=AUDIT)) == (FALSE, "R4")
+    # planted: the same finding with a second reading that passes is no longer false
+    assert judge(Finding(False, counterexample="c", readings=(COV, SD), audit=AUDIT)) == (AMBIGUOUS, "R7")
+    with pytest.raises(ValueError, match="contradicts every reading"):
+        judge(Finding(False, counterexample="c", readings=(SD,), audit=AUDIT))  # "false" though its one reading holds
+
+
+def test_ambiguous_notation_and_the_papers_own_definition():
+    amb = Finding(False, counterexample="c", readings=(COV, SD), audit=AUDIT)
+    assert judge(amb) == (AMBIGUOUS, "R7")
+    with pytest.raises(ValueError, match="re-audit"):
+        judge(Finding(False, counterexample="c", readings=(COV, SD)))
+    # the paper's own definition settles it: the verdict follows that reading, both ways
+    settled_sd = Reading(SD.symbols, SD.meaning, SD.where, holds=True, settled=True)
+    assert judge(Finding(True, readings=(COV, settled_sd), audit=AUDIT)) == (HOLDS, "R1")
+    # planted: 'false as printed' against the reading the paper itself defines is a harness error, never a verdict
+    with pytest.raises(ValueError, match="paper itself defines"):
+        judge(Finding(False, counterexample="c", correction="x", correction_holds=True, readings=(COV, settled_sd),
+                      audit=AUDIT))
+    qual = claim_qualifier({"verdict": AMBIGUOUS, "finding": amb.to_dict()})
+    assert "holds under reading N(0, s^-1) as a standard deviation (Sec. 4.1)" in qual
+    assert "fails under reading N(0, s^-1) as a covariance" in qual
+
+
+def test_extraction_caveat_needs_both_readings_and_says_so():
+    ext = "the radical's extent may be lost"
+    with pytest.raises(ValueError, match="extraction artefact"):
+        judge(Finding(False, counterexample="c", correction="y", correction_holds=True, readings=(COV,), audit=AUDIT,
+                      extraction=ext))
+    ok = Finding(False, counterexample="c", readings=(COV, SD), audit=AUDIT, extraction=ext)
+    assert judge(ok) == (AMBIGUOUS, "R7")
+    # a row whose finding carries the caveat but whose evidence does not mention it is refused
+    with pytest.raises(ValueError, match="extraction artefact"):
+        evaluate_spec(ClaimSpec("t-ext", "t", "here", "s", "m", lambda: ("x = 1.", ok)))
+    c = evaluate_spec(ClaimSpec("t-ext", "t", "here", "s", "m", lambda: ("x = 1, text may be an extraction slip.", ok)))
+    assert c.verdict == AMBIGUOUS and "Extraction caveat" in c.notes
+
+
+def test_audited_rows_exercise_each_rule(claims):
+    """The three rules each decide a real row: alber2017 eq. (3) holds under the paper's Sec. 4.1 convention (the
+    covariance reading kept as a note), the extraction-dependent rows are ambiguous with their caveat, and
+    munkhoeva2018 Prop. 2.2 is false under the paper's own definitions of both radii."""
+    by = {c.id: c for c in claims}
+    eq3 = by["alber2017-eq3-gaussian-spectrum"]
+    assert eq3.verdict == HOLDS and "Sec. 4.1" in eq3.notes and "covariance" in eq3.notes
+    for cid in ("daniely2017-eq5-lambda", "daniely2017-eq8-lambda", "munkhoeva2018-prop3.2-kernel-vector"):
+        assert by[cid].verdict == AMBIGUOUS and "extract" in by[cid].evidence and by[cid].finding["extraction"], cid
+    p22 = by["munkhoeva2018-prop2.2"]
+    assert p22.verdict == FALSE and all(r["settled"] and not r["holds"] for r in p22.finding["readings"])
+    assert "variance" in p22.finding["counterexample"]
+    for c in claims:  # every failing or ambiguous row names its readings and its audit
+        if c.verdict in (FALSE, CORRECTED, AMBIGUOUS):
+            assert c.finding.get("readings") and c.finding.get("audit") and c.notes, c.id
 
 
 def test_rule_r5_empirical_not_reproduced_needs_power():
@@ -148,7 +231,7 @@ def test_rule_r6_not_checkable():
 
 
 def test_vocabulary_is_one_list():
-    assert tuple(VERDICT_ORDER) == VERDICTS and set(RULES) == {f"R{i}" for i in range(1, 7)}
+    assert tuple(VERDICT_ORDER) == VERDICTS and set(RULES) == {f"R{i}" for i in range(1, 8)}
     assert set(EXPECTED.values()) == set(VERDICTS)  # every verdict is used
 
 
@@ -274,22 +357,96 @@ def test_terminal_fits_120_columns(claims):
 
 def test_markdown_columns_and_first_sentence(claims):
     md = claims_markdown(claims).splitlines()
-    assert md[0] == "| id | claim | method | verdict | evidence |"
+    assert md[0] == "| id | claim | method | verdict (rule) | evidence | reproduce |"
     assert len(md) == 2 + len(claims)
-    assert all(row.count(" | ") >= 4 for row in md[2:])
+    for c, row in zip(claims, md[2:]):
+        assert row.count(" | ") >= 5
+        assert f"`rfverify claims --id {c.id}` |" in row and f"({c.rule}: " in row and f"| {c.paper}, " in row, c.id
     assert first_sentence("a = 0.5 +/- 0.1 (99.9%). Then b.") == "a = 0.5 +/- 0.1 (99.9%)."
     assert first_sentence("e.g. a_0(4) = 0.25 at q = 2.5") == "e.g. a_0(4) = 0.25 at q = 2.5."
 
 
-def test_latex_escapes_and_closes(claims):
+def _planted_row(text: str) -> dict:
+    return {"id": "t-x", "source": "t", "paper": "t2026", "location": "Sec. 1", "statement": text, "method": text,
+            "evidence": text, "verdict": "holds", "rule": "R1", "rule_text": "r", "finding": {}, "reproduce": "r",
+            "notes": ""}
+
+
+def test_markdown_escapes_link_and_html_syntax():
+    """Text from a row cannot become a link, an image, HTML, emphasis or a new cell; a planted unescaped renderer fails."""
+    import rfverify.report.claims_tables as ct
+
+    row = _planted_row("see [the paper](http://x.y) ![i](j) <b>bold</b> *a* _b_ `c` | d & e")
+    cell = claims_markdown([row]).splitlines()[2]
+    unescaped = re.compile(r"(?<!\\)(\[the paper\]|<b>|\| d|`c`)")
+    assert not unescaped.search(cell), unescaped.search(cell)
+    assert "\\[the paper\\](http://x.y)" in cell and "\\<b\\>" in cell and "&amp;" in cell
+    real = ct.md_escape
+    try:
+        ct.md_escape = lambda t: str(t)  # planted: no escaping
+        assert "[the paper](http://x.y)" in claims_markdown([row])
+    finally:
+        ct.md_escape = real
+
+
+_TEXT_MODE_BAD = re.compile(r"[<>|\"]")
+
+
+def _latex_violations(tex: str) -> list[str]:
+    """Characters that typeset wrongly in LaTeX text mode under the default encodings: raw < > | and straight double
+    quotes outside math, unescaped specials, and any non-ASCII character."""
+    bad = []
+    for row in tex.split("\\endhead", 1)[1].splitlines():
+        text = re.sub(r"\$[^$]*\$", "", row)  # inline math
+        text = re.sub(r"\\[a-zA-Z]+\{\}|\\[a-zA-Z]+|\\[_%&#${}'`\"^~]", "", text)
+        if _TEXT_MODE_BAD.search(text) or re.search(r"[_%#$]", text) or any(ord(ch) > 127 for ch in row):
+            bad.append(row[:100])
+    return bad
+
+
+def test_latex_escapes_every_row(claims):
     tex = claims_latex(claims)
     assert tex.count("\\begin{longtable}") == 1 and tex.rstrip().endswith("\\end{longtable}")
+    for pkg in ("fontenc", "longtable", "array", "textcomp"):
+        assert pkg in tex.split("\\begin{longtable}")[0], f"the preamble note does not name {pkg}"
     rows = [r for r in tex.split("\\endhead", 1)[1].splitlines() if r.endswith("\\\\ \\hline")]
     assert len(rows) == len(claims)
-    for row in rows:
+    assert not _latex_violations(tex), _latex_violations(tex)[:3]
+    for c, row in zip(claims, rows):
         bare = re.sub(r"\\[_%&#${}]", "", row)
-        assert not re.search(r"[_%#$]", bare), f"unescaped LaTeX special character in {row[:80]}"
         assert bare.count("&") == 4, f"a cell holds an unescaped & in {row[:80]}"
+        assert f"claims --id {tex_escape(c.id)}" in row and f"({c.rule}: " in row and c.paper in row, c.id
+    # a planted row with every troublesome character, and the old escaper that let < > | " through, is caught
+    planted = _planted_row('q >= 2 | x < y, "quoted", sigma \u03c3 \u2264 1, Sch\u00fctt, 50% & $5 #1 a_b {c} ~^\\')
+    assert not _latex_violations(claims_latex([planted]))
+    import rfverify.report.claims_tables as ct
+
+    real = ct._tex
+    try:
+        ct._tex = lambda t: "".join({"&": "\\&", "%": "\\%", "$": "\\$", "#": "\\#", "_": "\\_", "{": "\\{",
+                                     "}": "\\}", "\\": "/", "~": "-", "^": "-"}.get(ch, ch) for ch in str(t))
+        assert _latex_violations(claims_latex([planted]))
+    finally:
+        ct._tex = real
+
+
+def test_latex_appendix_compiles(claims, tmp_path):
+    """The whole table typesets: pdflatex on the standalone document, no error and no missing character.  Skipped,
+    saying so, where no LaTeX engine is installed (the escaping test above still runs)."""
+    import shutil
+    import subprocess
+
+    engine = shutil.which("pdflatex")
+    if engine is None:
+        pytest.skip("no LaTeX engine (pdflatex) installed: the appendix was not compiled; "
+                    "apt-get install texlive-latex-base lmodern provides one")
+    (tmp_path / "claims.tex").write_text(claims_latex_document(claims), encoding="utf-8")
+    run = subprocess.run([engine, "-interaction=nonstopmode", "-halt-on-error", "claims.tex"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300)
+    log = (tmp_path / "claims.log").read_text(encoding="latin-1")
+    errors = [line for line in log.splitlines() if line.startswith("!") or "Missing character" in line]
+    assert run.returncode == 0 and not errors, f"pdflatex failed: {errors[:5] or run.stdout[-800:]}"
+    assert (tmp_path / "claims.pdf").stat().st_size > 0
 
 
 def test_cli_id_and_formats(tmp_path, capsys):
@@ -311,7 +468,14 @@ def test_written_table_names_the_command_as_typed(tmp_path, monkeypatch):
     """The header of reports/claims.md repeats the command that made it, with the --out path as typed (not absolute)."""
     monkeypatch.chdir(tmp_path)
     assert main(["claims", "--id", "cs4787-cost-table", "--format", "markdown", "--out", "c.md", "--quiet"]) == 0
-    assert "`rfverify claims --id cs4787-cost-table --format markdown --out c.md`" in (tmp_path / "c.md").read_text()
+    head = (tmp_path / "c.md").read_text().splitlines()[2]
+    assert "`rfverify claims --id cs4787-cost-table --format markdown --out c.md`" in head
+    assert re.search(r"\(\d{4}-\d\d-\d\d, rfverify \S+, commit ([0-9a-f]{12}(\+modified)?|unknown)\)", head), head
+    # an absolute --out is written as its file name only: no path of the user's machine in a shared file
+    assert main(["claims", "--id", "cs4787-cost-table", "--format", "latex", "--out", str(tmp_path / "c.tex"),
+                 "--quiet"]) == 0
+    first = (tmp_path / "c.tex").read_text().splitlines()[0]
+    assert "--out c.tex`" in first and str(tmp_path) not in first
 
 
 def test_finding_round_trips():

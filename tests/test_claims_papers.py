@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from rfverify.studies.claims import evaluate_claims
-from rfverify.studies.claims.verdicts import CORRECTED, FALSE, HOLDS, HOLDS_UNDER_CONDITION, NOT_REPRODUCED
+from rfverify.studies.claims.verdicts import AMBIGUOUS, CORRECTED, FALSE, HOLDS, HOLDS_UNDER_CONDITION, NOT_REPRODUCED
 
 
 def _one(cid: str):
@@ -31,7 +31,7 @@ def test_daniely_lambda_misprint_is_harmless_at_b_equal_1(monkeypatch):
     import rfverify.studies.claims.daniely2017_learning as mod
 
     c = _one("daniely2017-eq8-lambda")
-    assert c.verdict == CORRECTED and "B = 0.25" in c.finding["counterexample"]
+    assert c.verdict == AMBIGUOUS and "B = 0.25" in c.finding["counterexample"]  # extracted sqrt(mB) fails there
     monkeypatch.setattr(mod, "_GRID", [g for g in mod._GRID if g[1] == 1.0])
     assert _one("daniely2017-eq8-lambda").verdict == HOLDS
 
@@ -76,10 +76,10 @@ def test_munkhoeva_sample_size_inversion_catches_a_wrong_exponent(monkeypatch):
 
 
 @pytest.mark.parametrize("cid", ["munkhoeva2018-sec3-rbf-constants", "munkhoeva2018-sec2.3-feature-count",
-                                 "munkhoeva2018-prop3.2-kernel-vector", "alber2017-eq3-gaussian-spectrum"])
+                                 "munkhoeva2018-prop3.2-kernel-vector"])
 def test_counterexamples_are_named(cid):
     c = _one(cid)
-    assert c.verdict in (HOLDS_UNDER_CONDITION, CORRECTED) and c.finding["counterexample"]
+    assert c.verdict in (HOLDS_UNDER_CONDITION, CORRECTED, AMBIGUOUS) and c.finding["counterexample"]
 
 
 def test_daniely_fig4_flat_homogeneity_rejects_a_local_kernel(monkeypatch):

@@ -379,7 +379,7 @@ def test_claim_records():
     corrected = "false as printed; corrected form holds"
     assert by_id["daniely2017-ex4"]["verdict"] == corrected
     assert by_id["daniely2017-ex4"]["finding"]["correction"] == "psi(omega, x) = e^{2 pi i omega x/n}"
-    assert by_id["daniely2017-comment1"]["verdict"] == corrected
+    assert by_id["daniely2017-comment1"]["verdict"] == "ambiguous notation"  # the extracted radical's extent
     assert by_id["daniely2017-lemma9-10-alg1"]["verdict"] == "holds"
     assert by_id["daniely2017-eq11"]["verdict"] == corrected
     assert by_id["daniely2017-thm6-ex5"]["verdict"] == "holds"

@@ -204,7 +204,7 @@ def test_claims_verdicts():
     assert len(records) >= 14
     for r in records:
         assert r["source"] == "mroueh" and r["id"].startswith("mroueh-") and isinstance(r["evidence"], str)
-        assert r["rule"] in {"R1", "R2", "R3", "R4", "R6"} and r["reproduce"] == f"rfverify claims --id {r['id']}"
+        assert r["rule"] in {"R1", "R2", "R3", "R4", "R6", "R7"} and r["reproduce"] == f"rfverify claims --id {r['id']}"
         assert (r["rule"] == "R6") == bool(r["finding"].get("uncheckable"))  # Theorem 2's bound, Table 1: reason given
         assert any(ch.isdigit() for ch in r["evidence"]), f"{r['id']}: evidence without numbers"
     got = {r["id"]: r["verdict"] for r in records}

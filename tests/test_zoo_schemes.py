@@ -133,7 +133,7 @@ def test_zoo_claims_provider_registered_with_verdicts():
     assert claims["alber2017-eq6-arccos-scale"].verdict == corrected
     assert claims["alber2017-deep-arccos-recursion"].verdict == corrected
     assert claims["munkhoeva2018-prop2.1"].verdict == "holds"
-    assert claims["munkhoeva2018-prop2.2"].verdict == corrected
+    assert claims["munkhoeva2018-prop2.2"].verdict == "false"  # the 1/d fixes the weights, not the identification
 
 def test_mse_table_shape():
     from rfverify.studies.scheme_study import GAUSSIAN_SCHEMES, mse_table

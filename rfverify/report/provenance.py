@@ -73,3 +73,40 @@ def provenance() -> dict[str, str]:
         "platform": f"{sys.platform}-{platform.machine()}",
         "cpu": _cpu(),
     }
+
+
+def source_commit() -> str:
+    """The short git commit of the rfverify source tree (``+modified`` when tracked files outside ``reports/`` differ
+    from it), or ``"unknown"`` (an installed wheel, no git)."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent.parent
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                             text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    commit = out.stdout.strip()
+    if not (out.returncode == 0 and commit and all(c in "0123456789abcdef" for c in commit)):
+        return "unknown"
+    try:  # tracked source files changed since the commit (the generated reports aside): say so
+        st = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no", "--", ".",
+                             ":(exclude)reports"], capture_output=True, text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return commit
+    return commit + ("+modified" if st.returncode == 0 and st.stdout.strip() else "")
+
+
+def generated_stamp() -> str:
+    """'2026-11-29, rfverify 0.1.0, commit 4c21d65f1a2b': the date (UTC; ``SOURCE_DATE_EPOCH`` when set, for
+    reproducible builds), the version and the source commit; never a path of the machine."""
+    import datetime
+    import os
+
+    from rfverify.version import __version__
+
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    when = (datetime.datetime.fromtimestamp(int(epoch), tz=datetime.timezone.utc) if epoch and epoch.isdigit()
+            else datetime.datetime.now(tz=datetime.timezone.utc))
+    return f"{when.date().isoformat()}, rfverify {__version__}, commit {source_commit()}"

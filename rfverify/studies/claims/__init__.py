@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from rfverify.errors import UsageError
-from rfverify.studies.claims.verdicts import RULES, VERDICTS, Finding, judge
+from rfverify.studies.claims.verdicts import NOTATION_RULE, RULES, VERDICTS, Finding, judge, notation_note
 
-__all__ = ["Claim", "ClaimSpec", "SOURCES", "VERDICTS", "RULES", "Finding", "claim_specs", "select_specs",
+__all__ = ["Claim", "ClaimSpec", "SOURCES", "BIBKEYS", "VERDICTS", "RULES", "Finding", "claim_specs", "select_specs",
            "evaluate_claims", "evaluate_spec", "reproduce_command"]
 
 #: Paper -> the module holding its ``CLAIMS``, in the order the table lists them.
@@ -33,6 +33,19 @@ SOURCES: dict[str, str] = {
     "alber2017": "rfverify.studies.claims.alber2017",
     "munkhoeva2018": "rfverify.studies.claims.munkhoeva2018",
     "cs4787": "rfverify.studies.claims.cs4787",
+}
+
+#: Paper -> its bibliographic key and reference (every row carries the key; docs/claims.md lists the references).
+BIBKEYS: dict[str, tuple[str, str]] = {
+    "mroueh": ("mroueh2015maxout", "Y. Mroueh, S. Rennie, V. Goel. Random Maxout Features. 2015"),
+    "daniely2017": ("daniely2017compositional", "A. Daniely, R. Frostig, V. Gupta, Y. Singer. Random Features for "
+                    "Compositional Kernels. 2017"),
+    "alber2017": ("alber2017random", "M. Alber, P.-J. Kindermans, K. T. Schuett, K.-R. Mueller et al. An Empirical "
+                  "Study on The Properties of Random Bases for Kernel Methods. NIPS 2017"),
+    "munkhoeva2018": ("munkhoeva2018quadrature", "M. Munkhoeva, Y. Kapushev, E. Burnaev, I. Oseledets. "
+                      "Quadrature-based features for kernel approximation. NeurIPS 2018"),
+    "cs4787": ("cs4787lecture16", "C. De Sa. CS4787/5777 Principles of Large-Scale Machine Learning Systems, "
+               "Lecture 16: Kernels and Feature Extraction. Cornell University"),
 }
 
 
@@ -46,6 +59,12 @@ class ClaimSpec:
     statement: str
     method: str
     evaluate: Callable[[], tuple[str, Finding]] = field(repr=False, compare=False)
+    #: (symbols, meaning, where the paper defines it) for every symbol the verdict depends on (see ``claim_list``)
+    notation: tuple[tuple[str, str, str], ...] = ()
+    #: the outcome of re-checking the row against the notation rule
+    audit: str | None = None
+    #: a claim of more than a few seconds: left out of the default table (``rfverify claims --heavy`` adds it)
+    heavy: bool = False
 
 
 @dataclass(frozen=True)
@@ -63,6 +82,8 @@ class Claim:
     finding: dict[str, Any]
     reproduce: str
     seconds: float = field(default=0.0, compare=False)
+    paper: str = ""
+    notes: str = ""
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -71,15 +92,17 @@ class Claim:
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "source": self.source, "location": self.location, "statement": self.statement,
                 "method": self.method, "evidence": self.evidence, "verdict": self.verdict, "rule": self.rule,
-                "rule_text": RULES[self.rule], "finding": dict(self.finding), "reproduce": self.reproduce}
+                "rule_text": RULES[self.rule] + (f"; {NOTATION_RULE}" if self.notes else ""),
+                "finding": dict(self.finding), "reproduce": self.reproduce, "paper": self.paper, "notes": self.notes}
 
 
 def reproduce_command(claim_id: str) -> str:
     return f"rfverify claims --id {claim_id}"
 
 
-def claim_specs(sources: Iterable[str] | None = None) -> list[ClaimSpec]:
-    """Every registered claim (of the given papers), in table order; imports the modules, computes nothing."""
+def claim_specs(sources: Iterable[str] | None = None, heavy: bool = False) -> list[ClaimSpec]:
+    """Every registered claim (of the given papers), in table order, the heavy ones only with ``heavy``; imports the
+    modules, computes nothing."""
     wanted = list(SOURCES) if sources is None else list(dict.fromkeys(sources))
     unknown = [s for s in wanted if s not in SOURCES]
     if unknown:
@@ -87,12 +110,14 @@ def claim_specs(sources: Iterable[str] | None = None) -> list[ClaimSpec]:
     specs: list[ClaimSpec] = []
     for source in wanted:
         specs.extend(importlib.import_module(SOURCES[source]).CLAIMS)
-    return specs
+    return [s for s in specs if heavy or not s.heavy]
 
 
-def select_specs(sources: Iterable[str] | None = None, ids: Iterable[str] | None = None) -> list[ClaimSpec]:
-    """The claims selected by paper and/or id, checked before anything is computed."""
-    specs = claim_specs(sources or None)
+def select_specs(sources: Iterable[str] | None = None, ids: Iterable[str] | None = None,
+                 heavy: bool = False) -> list[ClaimSpec]:
+    """The claims selected by paper and/or id, checked before anything is computed; a heavy claim is selected by
+    ``heavy`` or by its id."""
+    specs = claim_specs(sources or None, heavy=heavy or bool(ids))
     if ids:
         ids = list(dict.fromkeys(ids))
         by_id = {s.id: s for s in specs}
@@ -122,6 +147,21 @@ def _one_blas_thread() -> Any:
     return _CONTROLLER[0][1].limit(limits=1, user_api="blas")
 
 
+def _with_notation(spec: ClaimSpec, finding: Finding) -> Finding:
+    """The finding with the spec's declared notation (one reading per symbol, the paper's own, settled; it holds
+    or fails as the printed statement does) and audit, where the claim's function computed none."""
+    from dataclasses import replace
+
+    from rfverify.studies.claims.verdicts import Reading
+
+    if spec.notation and not finding.readings and finding.printed_holds is not None:
+        finding = replace(finding, readings=tuple(Reading(s, m, w, holds=finding.printed_holds, settled=True)
+                                                  for s, m, w in spec.notation))
+    if spec.audit and not finding.audit and finding.readings:
+        finding = replace(finding, audit=spec.audit)
+    return finding
+
+
 def evaluate_spec(spec: ClaimSpec) -> Claim:
     """Evaluate one claim with BLAS on one thread: the claims multiply small matrices, where a threaded BLAS only
     spins (slower on a shared machine), and one thread makes every sum's order, hence every digit, machine-independent
@@ -129,22 +169,26 @@ def evaluate_spec(spec: ClaimSpec) -> Claim:
     t0 = time.perf_counter()
     with _one_blas_thread():
         evidence, finding = spec.evaluate()
+    finding = _with_notation(spec, finding)
     verdict, rule = judge(finding)
+    if finding.extraction and "extract" not in evidence:
+        raise ValueError(f"claim {spec.id}: its statement may be an extraction artefact; the evidence must say so")
     return Claim(id=spec.id, source=spec.source, location=spec.location, statement=spec.statement,
                  method=spec.method, evidence=evidence, verdict=verdict, rule=rule, finding=finding.to_dict(),
-                 reproduce=reproduce_command(spec.id), seconds=time.perf_counter() - t0)
+                 reproduce=reproduce_command(spec.id), seconds=time.perf_counter() - t0,
+                 paper=BIBKEYS.get(spec.source, (spec.source, ""))[0], notes=notation_note(finding))
 
 
 def evaluate_claims(sources: Iterable[str] | None = None, ids: Iterable[str] | None = None,
                     progress: Callable[[int, int, ClaimSpec, float], None] | None = None,
-                    jobs: int = 1) -> list[Claim]:
+                    jobs: int = 1, heavy: bool = False) -> list[Claim]:
     """Evaluate the selected claims (default: all), in table order.  ``progress(i, n, spec, seconds)`` is called
     after each (with ``jobs`` > 1: in the order they finish).
 
     ``jobs`` > 1 evaluates them in that many forked worker processes (at most one per claim).  Every claim draws
     from its own fixed seeds with BLAS on one thread, so the claims are the same for every ``jobs``
     (``tests/test_claims.py``); only ``seconds`` differs."""
-    specs = select_specs(sources, ids)
+    specs = select_specs(sources, ids, heavy=heavy)
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise UsageError(f"jobs must be a positive integer, got {jobs!r}")
     if jobs > 1 and len(specs) > 1:

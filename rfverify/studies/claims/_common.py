@@ -26,19 +26,26 @@ def _pairs(rng: np.random.Generator, d: int = 8) -> tuple[np.ndarray, np.ndarray
 def claim_list(source: str):  # type: ignore[no-untyped-def]
     """``(CLAIMS, claim)``: the module's claim list and a decorator registering a claim function in it.
 
-    ``@claim(local_id, location, statement, method)`` on a function returning ``(evidence, Finding)``;
-    the claim id is ``f"{source}-{local_id}"`` (paper-section-eq).
+    ``@claim(local_id, location, statement, method, notation=..., audit=...)`` on a function returning
+    ``(evidence, Finding)``; the claim id is ``f"{source}-{local_id}"`` (paper-section-eq).  ``notation``: the
+    reading of every symbol the verdict depends on, as ``(symbols, meaning, where the paper defines it)`` triples,
+    for a statement whose notation the paper settles (one reading each); ``audit``: the outcome of re-checking the
+    row against the notation rule of :mod:`.verdicts`.  A claim whose notation admits several readings computes
+    its :class:`~.verdicts.Reading` s itself and returns them in its finding.  ``heavy``: a claim that takes more
+    than a few seconds (a training run); evaluated only with ``--heavy`` or when selected by its id.
     """
     from rfverify.studies.claims import ClaimSpec
 
     specs: list = []
 
-    def claim(local_id: str, location: str, statement: str, method: str):  # type: ignore[no-untyped-def]
+    def claim(local_id: str, location: str, statement: str, method: str,  # type: ignore[no-untyped-def]
+              notation: tuple[tuple[str, str, str], ...] = (), audit: str | None = None, heavy: bool = False):
         def wrap(fn):  # type: ignore[no-untyped-def]
             cid = f"{source}-{local_id}"
             if any(s.id == cid for s in specs):
                 raise ValueError(f"duplicate claim id {cid}")
-            specs.append(ClaimSpec(cid, source, location, statement, method, fn))
+            specs.append(ClaimSpec(cid, source, location, statement, method, fn, notation=tuple(notation),
+                                   audit=audit, heavy=heavy))
             return fn
         return wrap
 

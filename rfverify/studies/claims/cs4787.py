@@ -82,7 +82,11 @@ def _polynomial() -> tuple[str, Finding]:
 
 
 @claim("sigmoid-kernel", "\"Grand list of Kernels\"", "Sigmoid: tanh(gamma x^T y + r) [is a kernel]",
-       "smallest Gram eigenvalue of a 2-point witness vs round-off; search over 200 random (gamma, r, 2 points in R)")
+       "smallest Gram eigenvalue of a 2-point witness vs round-off; search over 200 random (gamma, r, 2 points in R)",
+       notation=(('kernel',
+                  'a positive semi-definite kernel',
+                  "the lecture's definition of a kernel (inner product of feature maps)"),),
+       audit='re-audited against the notation rule (2026-11-29): one reading; verdict stands')
 def _sigmoid() -> tuple[str, Finding]:
     X = np.array([[1.0], [2.0]])
     lam, tol = _min_eig(np.tanh(X @ X.T))
@@ -156,6 +160,57 @@ def _composition() -> tuple[str, Finding]:
             + f" units of n eps max|K| (x^T A y, c K1, K1 + K2, K1 K2, f K1 f; bound 10); the smallest eigenvalue of "
             f"exp(x^T y/4) on the same points is {lam:.2e} (round-off bound {tol:.1e}).",
             Finding(ok, counterexample="a feature map off its kernel beyond round-off, or exp(K1) indefinite"))
+
+
+@claim("composition-dimensions", "\"Constructing kernels\" (table, column 'Dimension of phi')",
+       "Dimension of phi: d for x^T A y (X = R^d); D_1 for c K1; D_1 + D_2 for K1 + K2; D_1 D_2 for K1 K2; D_1 for "
+       "f(x) K1 f(y); infinity for exp(K1)",
+       "the table's own feature maps built on 25 points in R^4 (phi_1: degree-2 monomials, D_1 = 16; phi_2 = x, D_2 = 4), "
+       "their widths, and each map's Gram against its kernel (round-off 10 n eps max|K|); exp(K1): the series map "
+       "(+)_i phi_1^(x)i / sqrt(i!) has sum_i D_1^i coordinates, and for K1 = xy on R the Gram of exp(x_i x_j) at n "
+       "distinct points has full rank n (mpmath, 50 digits) for n = 2..12",
+       notation=(("Dimension of phi", "the number of coordinates of the map the table gives (or omits, for exp)",
+                  "the table's 'Corresponding Feature Map' column"),),
+       audit="added 2026-11-29 and audited against the notation rule: the column gives the dimension of the "
+             "constructed map, not the smallest possible one (x^T A y needs only rank(A)); read so, every entry is "
+             "checked")
+def _dimensions() -> tuple[str, Finding]:
+    from mpmath import mp
+
+    rng = _rng(9)
+    X = rng.standard_normal((25, 4))
+    B = rng.standard_normal((4, 4))
+    A = B @ B.T
+    w, V = np.linalg.eigh(A)
+    sqrtA = V @ np.diag(np.sqrt(np.maximum(w, 0))) @ V.T
+    P1, P2 = _phi_poly2(X), X
+    D1, D2, d = P1.shape[1], P2.shape[1], X.shape[1]
+    f = np.cos(X[:, 1]) + 2
+    maps = {  # rule: (map, its kernel, the table's dimension)
+        "x^T A y": (X @ sqrtA.T, X @ A @ X.T, d),
+        "c K1": (math.sqrt(0.7) * P1, 0.7 * (X @ X.T) ** 2, D1),
+        "K1 + K2": (np.hstack([P1, P2]), (X @ X.T) ** 2 + X @ X.T, D1 + D2),
+        "K1 K2": (np.einsum("ni,nj->nij", P1, P2).reshape(25, -1), (X @ X.T) ** 3, D1 * D2),
+        "f K1 f": (P1 * f[:, None], f[:, None] * (X @ X.T) ** 2 * f[None, :], D1),
+    }
+    widths = {k: F.shape[1] for k, (F, _, _) in maps.items()}
+    errs = {k: float(np.max(np.abs(F @ F.T - K)) / (25 * _EPS * np.max(np.abs(K)))) for k, (F, K, _) in maps.items()}
+    dims_ok = all(widths[k] == n for k, (_, _, n) in maps.items()) and all(e <= 10 for e in errs.values())
+    ranks = []
+    with mp.workdps(50):
+        for n in range(2, 13):
+            pts = [mp.mpf(-1) + 2 * mp.mpf(i) / (n - 1) for i in range(n)]
+            G = mp.matrix([[mp.exp(a * b) for b in pts] for a in pts])
+            ev = min(mp.eigsy(G)[0])
+            ranks.append((n, ev))
+    full = all(ev > mp.mpf(10) ** -40 for _, ev in ranks)
+    n_last, ev_last = ranks[-1]
+    return ("The maps have " + ", ".join(f"{widths[k]} ({k})" for k in maps) + f" coordinates with D_1 = {D1}, "
+            f"D_2 = {D2}, d = {d}, as the column says, and reproduce their kernels within "
+            f"{max(errs.values()):.2f} units of n eps max|K|; for exp(x y) on R the Gram at n distinct points has "
+            f"smallest eigenvalue {mp.nstr(ev_last, 3)} at n = {n_last} (50 digits; > 0 at every n = 2..12), so no map "
+            "of dimension below 12 reproduces it, as the series (full rank at every n) predicts for any finite size.",
+            Finding(dims_ok and full, counterexample="a width off the column, or a rank-deficient exp Gram"))
 
 
 @claim("rff-identity", "\"Random Fourier features\"",

@@ -15,7 +15,7 @@ import numpy as np
 from scipy import optimize, stats
 
 from rfverify.studies.claims._common import claim_list
-from rfverify.studies.claims.verdicts import Finding
+from rfverify.studies.claims.verdicts import Finding, Reading
 
 __all__ = ["CLAIMS", "TABLE1"]
 
@@ -73,9 +73,26 @@ def _lambda_claim(with_c: bool) -> tuple[str, Finding]:
             if at else "The printed lambda attains the printed term in every setting. ")
     text += ("With lambda = sqrt(2) rho" + (" C" if with_c else "") + " / (B sqrt(m)) the terms equal sqrt(8) rho B"
              + (" C" if with_c else "") + f" / sqrt(m), the numerical minimum over lambda, to {OPT_RTOL:.0e} relative.")
+    text += (" The extracted text reads \\sqrt{mB}; a typeset sqrt(m) B extracts alike, so both readings are "
+             "checked.")
+    lam = "sqrt(2) rho C" if with_c else "sqrt(2) rho"
+    term = "" if with_c else "; the term sqrt(8 rho B)/sqrt(m) as sqrt(8) rho B/sqrt(m)"
     return text, Finding(printed_ok, counterexample=f"x{ratio:.3g} at {where}" if at else None,
-                         correction=("lambda = sqrt(2) rho C / (B sqrt(m)), giving sqrt(8) rho B C / sqrt(m)" if with_c
-                                     else "lambda = sqrt(2) rho / (B sqrt(m)), giving sqrt(8) rho B / sqrt(m)"),
+                         readings=(Reading("sqrt(m B)", f"lambda = {lam} / sqrt(m B), the radical over m B, as "
+                                           "extracted" + ("" if with_c else ", term sqrt(8 rho B)/sqrt(m)"),
+                                           f"Sec. 3, eq. ({8 if with_c else 5}) (extracted text)", holds=printed_ok),
+                                   Reading("sqrt(m B)", f"lambda = {lam} / (sqrt(m) B), the radical over m only{term}",
+                                           "the formula the typeset line may show; "
+                                           + ("eq. (8)'s own bound sqrt(8) rho B C/sqrt(m) needs it" if with_c else
+                                              "eq. (8)'s parallel bound sqrt(8) rho B C/sqrt(m) needs it"),
+                                           holds=corrected_ok)),
+                         extraction="the radicals' extent in \\sqrt{mB} (and in eq. (5)'s \\sqrt{8 rho B}) may be "
+                                    "lost in extracting the PDF",
+                         audit="re-audited against the notation rule (2026-11-29): was 'false as printed; corrected "
+                               "form holds' on the extracted radical alone; the other reading of the same text attains "
+                               "the stated term, and the paper does not settle which: now 'ambiguous notation'",
+                         correction=(f"lambda = {lam} / (B sqrt(m)), giving sqrt(8) rho B C / sqrt(m)" if with_c
+                                     else f"lambda = {lam} / (B sqrt(m)), giving sqrt(8) rho B / sqrt(m)"),
                          correction_holds=corrected_ok)
 
 
@@ -169,7 +186,14 @@ def _table1() -> tuple[str, Finding]:
 
 @claim("table1-gap-rank", "Section 6, Table 1",
        "Gap = Net - RFS; Rank: the network's rank, with its displacement from the RFS order in parentheses",
-       "exact decimal arithmetic on the printed columns; the network ranks recomputed from the Net column")
+       "exact decimal arithmetic on the printed columns; the network ranks recomputed from the Net column",
+       notation=(('Gap',
+                  'network accuracy - RFS accuracy',
+                  'Sec. 6, Table 1'),
+                 ('Rank',
+                  'rank of the network accuracy',
+                  'Sec. 6, Table 1')),
+       audit='re-audited against the notation rule (2026-11-29): one reading')
 def _gap_rank() -> tuple[str, Finding]:
     gaps_ok = [Decimal(net) - Decimal(rfs) == Decimal(gap) for _, rfs, net, gap, _, _ in TABLE1]
     order = sorted(range(len(TABLE1)), key=lambda i: -Decimal(TABLE1[i][2]))
@@ -219,7 +243,9 @@ def _cooccurrence(skeleton, q: int, n_inputs: int, rng: np.random.Generator) -> 
        "of locality appear",
        "reduced scale, 1-D analogue: 23 circle inputs, ReLU nodes; flat = one FC node, deep = 1 or 2 convolutions (width "
        "5 stride 2, width 4 stride 2) then FC; 30000 features each: co-occurrence counts per pair; flat: chi-square "
-       "homogeneity p >= 1e-3; deep: pairs <= 2 apart vs >= 12 apart, Welch t one-sided p < 1e-3, ratio growing with depth")
+       "homogeneity p >= 1e-3; deep: pairs <= 2 apart vs >= 12 apart, Welch t one-sided p < 1e-3, ratio growing with depth",
+       notation=[('locality', 'nearby inputs share features more often', 'Sec. 6, Fig. 4')],
+       audit='re-audited against the notation rule (2026-11-29): one reading')
 def _fig4() -> tuple[str, Finding]:
     from rfverify.implementations.compositional import ReLUActivation
     from rfverify.implementations.compositional.skeleton import conv1d_skeleton, shallow_skeleton

@@ -16,7 +16,7 @@ from rfverify.implementations.orthogonal import haar_qr
 from rfverify.implementations.quadrature import RULES, simplex_vertices
 from rfverify.kernels import get_kernel
 from rfverify.studies.claims._common import _Z, _butterflies, _ci, _pairs, claim_list
-from rfverify.studies.claims.verdicts import Finding
+from rfverify.studies.claims.verdicts import Finding, Reading
 
 __all__ = ["CLAIMS", "SOURCE", "evaluate_munkhoeva2018_claims"]
 
@@ -56,7 +56,17 @@ def _munk_21() -> tuple[str, Finding]:
        "SR^{1,3} = sum_{i=1}^d [f(rho Q e_i) + f(-rho Q e_i)]/2, k_ORF = sum_{i=1}^d f(w_i)",
        "4000 draws in d = 8 at one pair (Q by batched sign-corrected QR): the printed sum, the rule with weight 1/d "
        "(one shared rho ~ chi(d)), ORF "
-       "(independent chi(d) radius per row), 99.9% normal intervals; exactness of {+-Q e_i} on a random cubic")
+       "(independent chi(d) radius per row), 99.9% normal intervals; the rules' variances (the same rule has the same "
+       "law); exactness of {+-Q e_i} on a random cubic",
+       notation=(("rho in SR^{1,3}", "one radius rho ~ chi(d) shared by the d node pairs", "Sec. 2.2: 'where rho ~ "
+                  "chi(d)'"),
+                 ("S in ORF", "diagonal, entries drawn independently from chi(d) (one radius per row)", "Sec. 2.2: "
+                  "'S is a diagonal matrix with the entries drawn independently from chi(d)'"),
+                 ("are SR rules of degree (1, 3)", "k_ORF is the rule SR^{1,3} (the same estimator)", "Sec. 2.2, "
+                  "title: 'Spherical-radial rules of degree (1, 3) is ORF'")),
+       audit="re-audited against the notation rule (2026-11-29): was 'false as printed; corrected form holds'; the "
+             "paper defines both radii itself (one shared, one per row), and with the 1/d weight the two estimators "
+             "still differ in variance (the shared radius gives RFF's variance): now 'false'")
 def _munk_22() -> tuple[str, Finding]:
     rng = np.random.default_rng(20180202)
     d, R = 8, 4000
@@ -86,14 +96,21 @@ def _munk_22() -> tuple[str, Finding]:
     exact = np.trace(A) / d  # E_z[z^T A z] = tr(A)/d; odd terms integrate to 0
     rule_err = abs(float(np.mean(poly)) - exact)
     ok_rule = rule_err <= 1e-12 * max(1.0, abs(exact))
+    v_sr, v_orf, v_rff = float(np.var(sr13)), float(np.var(orf)), float(np.var(rff))
+    # the identification: the rules are the same only if their estimates have the same law; the variances differ
+    # by far more than their sampling error (relative s.e. of a variance ~ sqrt(2/R) for near-normal estimates)
+    same_rule = abs(v_sr - v_orf) <= 5 * math.sqrt(2 / R) * max(v_sr, v_orf)
     return (f"The printed sum estimates {p:.4f} +/- {ph:.4f} = d k (k = {k:.4f}); with weight 1/d the shared-radius "
-            f"rule gives {a:.4f} +/- {ah:.4f} and ORF {b:.4f} +/- {bh:.4f} (99.9%), both unbiased but different rules "
-            f"(variance {np.var(sr13):.4g} vs {np.var(orf):.4g}; i.i.d. RFF with d frequencies {np.var(rff):.4g}); the "
-            f"spherical rule {{+-Q e_i}} integrates the cubic to {rule_err:.1e}.",
-            Finding(abs(p - k) <= ph, counterexample=f"f = 1 gives d = {d}, not 1",
+            f"rule gives {a:.4f} +/- {ah:.4f} and ORF {b:.4f} +/- {bh:.4f} (99.9%), both unbiased, but they are "
+            f"different rules: variance {v_sr:.4f} for SR^(1,3) (one rho for all d nodes, as for i.i.d. RFF with d "
+            f"frequencies: {v_rff:.4f}) against {v_orf:.4f} for ORF (one chi(d) radius per row). The 1/d fixes the "
+            f"weights, not the identification; the spherical rule {{+-Q e_i}} integrates the cubic to {rule_err:.1e}.",
+            Finding(abs(p - k) <= ph and same_rule,
+                    counterexample=f"d = {d}: variance {v_sr:.4f} (shared-radius SR^(1,3)) vs {v_orf:.4f} (ORF); "
+                                   f"and f = 1 gives d = {d}, not 1",
                     correction="weight 1/d: SR^{1,3} = (1/d) sum_i [f(rho Q e_i) + f(-rho Q e_i)]/2, "
-                               "k_ORF = (1/d) sum_i f(w_i) (ORF draws one radius per row)",
-                    correction_holds=abs(a - k) <= ah and abs(b - k) <= bh and ok_rule))
+                               "k_ORF = (1/d) sum_i f(w_i) (tested: the weights are fixed, the two rules still differ)",
+                    correction_holds=abs(a - k) <= ah and abs(b - k) <= bh and ok_rule and same_rule))
 
 
 _D_SR33 = 8
@@ -108,18 +125,31 @@ def _sr33_weight_sums(d: int, n: int, rng: np.random.Generator) -> tuple[np.ndar
 @claim("sec2.3-a0", "Section 2.3, explicit mapping",
        "a_0 = sqrt(1 - sum_{j=1}^{d+1} d/rho^2), a_j = (1/rho_j) sqrt(d/(2(d+1)))",
        "exact: the weights of one rule must sum to 1 (f = 1 integrated exactly); Monte Carlo, 10^5 draws of "
-       "rho_j ~ chi(d+2), d = 8: the sign of a_0^2")
+       "rho_j ~ chi(d+2), d = 8: the sign of a_0^2, under per-vertex radii (rho^2 read as rho_j^2) and a "
+       "shared radius (rho_j = rho)")
 def _a0() -> tuple[str, Finding]:
     d, n = _D_SR33, 100_000
     printed, corrected = _sr33_weight_sums(d, n, np.random.default_rng(20180203))
+    shared = 1 - (d + 1) * d / np.random.default_rng(20180206).chisquare(d + 2, size=n)  # sum_j d/rho^2, rho shared
     pts, w = RULES["sr33-per-vertex-haar"].draw_many(d, 50, rng=np.random.default_rng(20180204))
     sums = w.reshape(50, -1).sum(1)
     dev = float(np.max(np.abs(sums - 1)))
     return (f"As printed, a_0^2 has mean {printed.mean():.3f} (exactly 1 - (d + 1) = {-d}) and is >= 0 in "
             f"{np.mean(printed >= 0):.4f} of 10^5 draws; with 1/(d + 1) and the index j, "
             f"a_0^2 = 1 - sum_j d/((d+1) rho_j^2) has mean {corrected.mean():.4f} (exactly 0) and the rule's weights "
-            f"(a_0^2 plus 2 (d + 1) a_j^2) sum to 1 within {dev:.1e} over 50 rules.",
+            f"(a_0^2 plus 2 (d + 1) a_j^2) sum to 1 within {dev:.1e} over 50 rules."
+            f" The extracted sum has its limits swapped and rho without its index j, so both readings of rho are "
+            f"checked: with one shared rho ~ chi(d+2), a_0^2 has mean {shared.mean():.3f} and is >= 0 in "
+            f"{np.mean(shared >= 0):.4f} of the draws.",
             Finding(bool(np.mean(printed >= 0) > 0.5), counterexample=f"E a_0^2 = 1 - (d+1) = {-d} at d = {d}",
+                    readings=(Reading("rho^2", "rho_j^2, the radius of vertex j", "Sec. 2.3: a_j = (1/rho_j) ..., "
+                                      "rho = [rho_1 ... rho_D]", holds=bool(np.mean(printed >= 0) > 0.5)),
+                              Reading("rho^2", "one radius shared by the d + 1 vertices", "eq. (5), one rho per rule",
+                                      holds=bool(np.mean(shared >= 0) > 0.5))),
+                    extraction="the sum's limits are swapped and rho has lost its index in the extracted text",
+                    audit='re-audited against the notation rule (2026-11-29): the extraction is garbled, so both '
+                          'readings of rho were checked: each makes '
+                          "a_0^2 negative on average (the 1/(d + 1) is missing under both); verdict stands",
                     correction="a_0 = sqrt(1 - sum_{j=1}^{d+1} d/((d+1) rho_j^2))", correction_holds=dev <= 1e-12))
 
 
@@ -197,7 +227,11 @@ def _per_vertex() -> tuple[str, Finding]:
        "The other choice for Q are so-called butterfly matrices ... The method using butterfly matrices is denoted by "
        "B [used as an SR^{3,3} estimator like Haar Q]",
        "Monte Carlo, 5000 SR^{3,3} rules with Haar and with butterfly Q in d = 8 at |x - y| = 1.5 along e_1 + e_2, 99.9% "
-       "normal intervals of E[estimate] - k")
+       "normal intervals of E[estimate] - k",
+       notation=(('butterfly matrices',
+                  "Genz's recursive Givens products, uniform angles",
+                  'Sec. 2.4, citing Genz 1998'),),
+       audit='re-audited against the notation rule (2026-11-29): one reading; verdict stands')
 def _butterfly() -> tuple[str, Finding]:
     d, n = _D_SR33, 5_000
     delta = np.zeros(d)
@@ -247,3 +281,7 @@ def _beta_d() -> tuple[str, Finding]:
 from rfverify.studies.claims import munkhoeva2018_bounds as _bounds  # noqa: E402  (§3's bounds, §2.3's count, eq. (5) exactness)
 
 CLAIMS.extend(_bounds.CLAIMS)
+
+from rfverify.studies.claims import munkhoeva2018_rules as _rules  # noqa: E402  (footnote 3's redraw, QR vs butterfly, §3's constants)
+
+CLAIMS.extend(_rules.CLAIMS)

@@ -16,7 +16,7 @@ from scipy import stats
 
 from rfverify.implementations.quadrature import QuadratureFeatures, simplex_vertices
 from rfverify.studies.claims._common import _butterflies, claim_list
-from rfverify.studies.claims.verdicts import Finding
+from rfverify.studies.claims.verdicts import Finding, Reading
 
 __all__ = ["CLAIMS", "beta"]
 
@@ -63,7 +63,9 @@ def _sr33_kernel(delta: np.ndarray, n: int, d: int, rng: np.random.Generator) ->
        "exp(-D eps^2 / (8 M^2 (d+1)))",
        "Monte Carlo, 100 draws of the SR^{3,3} estimate (n = 134 rules, D = 7 n) for exp(-|x - y|^2/2) in d = 2 on 61 grid "
        "points of a disc of diameter l = 1 (M = 1/2, kappa = mu = 1), eps = 0.2 where the bound is 0.49; 99.9% "
-       "Clopper-Pearson interval of the exceedance frequency")
+       "Clopper-Pearson interval of the exceedance frequency",
+       notation=[('the bound', 'Prop. 3.1 as printed', 'Sec. 3')],
+       audit='re-audited against the notation rule (2026-11-29): one reading')
 def _prop31() -> tuple[str, Finding]:
     rng = np.random.default_rng([SEED, 1])
     d, n, eps, l, draws = 2, 134, 0.2, 1.0, 100
@@ -91,7 +93,9 @@ def _prop31() -> tuple[str, Finding]:
        "Thus we can construct approximation with error no more than eps with probability at least 1 - delta as long as "
        "D >= 8 M^2 (d+1)/eps^2 [2/(1 + 1/d) log(sigma_p l kappa mu / eps) + log(beta_d / delta)]",
        "exact inversion: at D = the printed minimum the bound of Proposition 3.1 equals delta (float64, relative 1e-9), "
-       "and it is decreasing in D; 240 settings of d, eps, delta, M, l")
+       "and it is decreasing in D; 240 settings of d, eps, delta, M, l",
+       notation=[('D', 'the number of features', 'Sec. 3')],
+       audit='re-audited against the notation rule (2026-11-29): one reading')
 def _prop31_size() -> tuple[str, Finding]:
     worst = 0.0
     for d, eps, delta, M, l in itertools.product((1, 2, 8, 86, 1000), (0.05, 0.3), (1e-3, 0.1), (0.5, 2.0),
@@ -127,7 +131,15 @@ def _rbf_constants() -> tuple[str, Finding]:
        "the new feature dimension D ... equals 2n(d+1) + 1 as we sample n rules ... To get D features one simply stacks "
        "n = D/(2(d+1)+1) such matrices",
        "exact integer arithmetic for d = 1..64, n = 1..64; the corrected count checked against QuadratureFeatures "
-       "(distinct points of n SR^{3,3} draws, the n centres sharing one constant feature)")
+       "(distinct points of n SR^{3,3} draws, the n centres sharing one constant feature)",
+       notation=(('D',
+                  'the feature dimension 2n(d+1) + 1',
+                  'Sec. 2.3'),
+                 ('n',
+                  'the number of stacked rules',
+                  'Sec. 2.3')),
+       audit='re-audited against the notation rule (2026-11-29): both formulas are printed in the same paragraph; '
+             'they disagree for n >= 2; verdict stands')
 def _feature_count() -> tuple[str, Finding]:
     bad = [(d, n) for d in range(1, 65) for n in range(1, 65) if (2 * n * (d + 1) + 1) != n * (2 * (d + 1) + 1)]
     impl_ok = True
@@ -213,14 +225,33 @@ def _prop32() -> tuple[str, Finding]:
             hh = kh @ np.linalg.solve(Kh + lam * np.eye(N), y)
             bound = (lam0 + 1) / lam0**2 * math.sqrt(np.mean(y**2)) * e
             worst = max(worst, abs(hh - h) / bound)
-    return (f"A constant error eps = {eps} on n = {n} entries gives ||k_hat_x - k_x||_2 = sqrt(n) eps = "
-            f"{math.sqrt(n) * eps:.2f} > sqrt(n eps) = {math.sqrt(n * eps):.2f}, and for eps < 1 the printed sqrt(n eps) "
-            f"would give sigma_y sqrt(eps)/lambda_0, not the stated eps term. With sqrt(n) eps (and kappa <= 1) the final "
-            f"bound holds: |h_hat - h| reaches at most {worst:.3f} of it over 90 ridge fits.",
-            Finding(printed_ok, counterexample=f"eps = {eps}, n = {n}: {math.sqrt(n) * eps:.2f} > {math.sqrt(n * eps):.2f}",
-                    correction="||k_hat_x - k_x||_2 <= sqrt(n) eps (then |h_hat - h| <= (lambda_0 + 1)/lambda_0^2 "
-                               "sigma_y eps for kappa <= 1)",
-                    correction_holds=worst <= 1.0))
+    # reading A (as extracted): ||k_hat_x - k_x||_2 <= sqrt(n eps); true for eps <= 1 (sqrt(n) eps <= sqrt(n eps)),
+    # but carried into Prop. 3.2 it gives sigma_y sqrt(n)/lambda sqrt(n eps) = sigma_y sqrt(eps)/lambda_0, not the
+    # stated eps term: at eps = 0.01, lambda_0 = 1 the step needs sqrt(eps) = 0.1 <= (lambda_0 + 1) eps = 0.02
+    step_eps, lam0_ = 0.01, 1.0
+    first_true = all(math.sqrt(n) * e <= math.sqrt(n * e) + 1e-15 for e in np.linspace(1e-6, 1.0, 200))
+    next_step = math.sqrt(step_eps) / lam0_ <= (lam0_ + 1) / lam0_**2 * step_eps
+    reading_a = first_true and next_step
+    reading_b = worst <= 1.0  # sqrt(n) eps: the final bound checked on ridge fits
+    return (f"The text as extracted, sqrt(n eps), may be sqrt(n) eps typeset (the radical's extent is lost in "
+            f"extraction). Under sqrt(n eps) the first inequality is true for eps <= 1 (it fails only above, e.g. "
+            f"eps = {eps}, n = {n}: {math.sqrt(n) * eps:.2f} > {math.sqrt(n * eps):.2f}), but the next step fails: "
+            f"it yields sigma_y sqrt(eps)/lambda_0, not the stated eps term ({math.sqrt(step_eps):.2f} vs "
+            f"{(lam0_ + 1) * step_eps:.2f} at eps = {step_eps}, lambda_0 = 1). Under sqrt(n) eps (kappa <= 1) the chain "
+            f"holds: |h_hat - h| reaches at most {worst:.3f} of the final bound over 90 ridge fits.",
+            Finding(reading_a, counterexample=f"reading sqrt(n eps): the next step gives sigma_y sqrt(eps)/lambda_0 = "
+                                              f"{math.sqrt(step_eps):.2f} sigma_y > {(lam0_ + 1) * step_eps:.2f} sigma_y "
+                                              f"at eps = {step_eps}, lambda_0 = 1",
+                    readings=(Reading("sqrt(n eps)", "the radical over n eps, as extracted", "Sec. 3, after Prop. 3.2 "
+                                      "(extracted text)", holds=reading_a),
+                              Reading("sqrt(n eps)", "sqrt(n) eps, the radical over n only", "the formula the "
+                                      "typeset line may show; the stated final bound needs it", holds=reading_b)),
+                    extraction="the radical's extent in sqrt(n eps) may be lost in extracting the PDF (sqrt{n}"
+                               "\\varepsilon and sqrt{n\\varepsilon} extract alike); the verdict covers both",
+                    audit="re-audited against the notation rule (2026-11-29): was 'false as printed; corrected form "
+                          "holds' on the counterexample eps = 1.5, outside the eps <= 1 where the printed inequality is "
+                          "true; what fails under the extracted reading is the next step; the readings disagree and the "
+                          "paper does not settle which: now 'ambiguous notation'"))
 
 
 def _method_b_gram(X: np.ndarray, kernel: str, n: int, rng: np.random.Generator) -> np.ndarray:
