@@ -10,7 +10,6 @@ classifier together (Adam on the softmax cross-entropy, the paper's end-to-end t
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 from scipy import optimize

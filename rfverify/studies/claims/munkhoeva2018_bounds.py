@@ -204,7 +204,6 @@ def _exact3() -> tuple[str, Finding]:
        "ridge regression with random Fourier features (D = 20..400) on 40 points in R^3, 30 draws, lambda = n lambda_0")
 def _prop32() -> tuple[str, Finding]:
     n, eps = 4, 1.5
-    printed_ok = math.sqrt(n) * eps <= math.sqrt(n * eps)
     rng = np.random.default_rng([SEED, 3])
     N, d, worst = 40, 3, 0.0
     for t in range(30):

@@ -12,10 +12,9 @@ import itertools
 import math
 
 import numpy as np
-from scipy import stats
 
 from rfverify.implementations.quadrature import simplex_vertices
-from rfverify.studies.claims._common import _Z, _butterflies, _ci, claim_list
+from rfverify.studies.claims._common import _butterflies, _ci, claim_list
 from rfverify.studies.claims.munkhoeva2018_bounds import beta, prop31_min_features
 from rfverify.studies.claims.verdicts import Finding
 
@@ -71,7 +70,7 @@ def _redraw_bias() -> tuple[str, Finding]:
     ok = all(abs(m) <= h for _, _, _, (m, h) in rows)
     plain_ok = all(abs(m) <= h for _, _, (m, h), _ in rows)
     r, k, _, (m, h) = rows[-1]
-    return (f"With the redraw, E[estimate] - k = " + ", ".join(f"{a[0]:+.4f} +/- {a[1]:.4f} at ||x - y|| = {r_:g}"
+    return ("With the redraw, E[estimate] - k = " + ", ".join(f"{a[0]:+.4f} +/- {a[1]:.4f} at ||x - y|| = {r_:g}"
                                                                for r_, _, _, a in rows)
             + f" (99.9%; k = {k:.4f} at {r:g}); without it " + ", ".join(f"{p[0]:+.4f} +/- {p[1]:.4f}"
                                                                          for _, _, p, _ in rows)
