@@ -68,6 +68,10 @@ def parse_space(items: list[str] | None, option: str = "--space") -> dict[str, A
 
     >>> parse_space(["n_components=2:4096", "dtype=float64,float32", "gamma=0.1:10", "d=8:"])
     {'n_components': (2, 4096), 'dtype': ('float64', 'float32'), 'gamma': (0.1, 10), 'd': (8, None)}
+    >>> parse_space(["d=2,5"])
+    Traceback (most recent call last):
+    ...
+    rfverify.errors.UsageError: --space d=2,5: a numeric axis takes a range LO:HI or one value, not a list (lists are for named axes: dtype, layout, norm)
     >>> parse_space(["n_components=9:2"])
     Traceback (most recent call last):
     ...
@@ -95,6 +99,10 @@ def parse_space(items: list[str] | None, option: str = "--space") -> dict[str, A
             values = tuple(_literal(v) for v in raw.split(",") if v.strip())
             if not values:
                 raise UsageError(f"{option} {text} lists no value")
+            if len(values) > 1 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+                # a space holds a numeric axis as a range: (2, 5) would silently mean 2 … 5, not {2, 5}
+                raise UsageError(f"{option} {text}: a numeric axis takes a range LO:HI or one value, not a list "
+                                 f"(lists are for named axes: dtype, layout, norm)")
             out[key] = values
         else:
             out[key] = _literal(raw)

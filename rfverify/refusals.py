@@ -196,9 +196,9 @@ class SpaceLog:
     judged where it happens, by the property).
     """
 
-    #: Refusals confirmed by replaying (the same seed, another seed) before the rest are only recorded: a
+    #: Refusals confirmed by replaying (the same seed, two other seeds) before the rest are only recorded: a
     #: refusal that depends on the seed shows in the first ones with high probability, and a plug-in that
-    #: refuses most of its space is not charged three calls per configuration.
+    #: refuses most of its space is not charged four calls per configuration.
     CONFIRMED = 16
 
     def __init__(self, axes: Sequence[Axis], baseline: Mapping[str, Any],
@@ -226,11 +226,15 @@ class SpaceLog:
         self.accepted_forms.append({a.name: form[a.name] for a in self.axes if a.name in form})
 
     def refuse(self, form: Mapping[str, Any], refusal: Refusal, *, seed: int, other_seed: int | None = None) -> None:
-        """``form`` was refused with ``seed``: confirm it (the same call again, and with ``other_seed``) and keep
-        it; an :class:`InconsistentRefusal` when either is accepted."""
+        """``form`` was refused with ``seed``: confirm it (the same call again, with ``other_seed`` and with a seed
+        far from both) and keep it; an :class:`InconsistentRefusal` when any of them is accepted (a refusal that
+        depends on the seed half the time escapes the three with probability 1/4 per configuration, 2^-32 over the
+        16 confirmed)."""
         other = seed + 1 if other_seed is None else other_seed
+        third = (other + 2 ** 16 + 1) % 2 ** 32  # a seed far from both: a refusal tied to a seed's low bits shows
         shown = ", ".join(f"{k.removeprefix('param:')}={v!r}" for k, v in form.items())
-        checks = ((seed, "the same configuration and seed, replayed,"), (other, f"seed {other}"))
+        checks = ((seed, "the same configuration and seed, replayed,"), (other, f"seed {other}"),
+                  (third, f"seed {third}"))
         for s, what in checks if len(self.refused) < self.CONFIRMED else ():
             again = self.probe_fn(dict(form), s)
             if again is None:

@@ -245,3 +245,12 @@ def test_the_html_page_and_the_markdown_summary_state_where_the_verdict_holds(tm
     page = (tmp_path / "refusing.html").read_text(encoding="utf-8")
     assert "Where the verdict holds" in page and "n_components &lt; 2" in page
     assert "was judged at" in page and "d = 1, n_components=2" in page
+
+
+def test_a_refusal_tied_to_a_seeds_low_bits_is_caught_by_the_far_seed():
+    # refuses for seeds whose bit 16 is clear: s and s + 1 agree, the far seed s + 2^16 + 2 does not
+    refuses = lambda seed: (seed >> 16) % 2 == 0  # noqa: E731
+    log = SpaceLog([Axis("n_components")], {"n_components": 16},
+                   lambda form, seed: Refusal("ValueError", "bit 16", "fit") if refuses(seed) else None)
+    with pytest.raises(InconsistentRefusal, match="accepted it with seed 65538"):
+        log.refuse({"n_components": 1}, Refusal("ValueError", "bit 16", "fit"), seed=0)
