@@ -183,6 +183,10 @@ class Rule:
 _EQUAL_AT_LOWEST = {"d", "batch", "width"}
 
 
+def _shown(form: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k.removeprefix('param:')}={v!r}" for k, v in form.items())
+
+
 def _key(form: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
     return tuple(sorted((k, v if not isinstance(v, list) else tuple(v)) for k, v in form.items()))
 
@@ -209,6 +213,9 @@ class SpaceLog:
         #: every configuration the properties were judged at
         self.accepted_forms: list[dict[str, Any]] = []
         self._probes: dict[tuple[Any, ...], Refusal | None] = {}
+        #: every configuration accepted and refused so far (all of its keys, seeds and data excluded by the caller)
+        self._accepted_keys: set[tuple[Any, ...]] = set()
+        self._refused_keys: dict[tuple[Any, ...], Refusal] = {}
 
     @property
     def probes(self) -> int:
@@ -222,7 +229,16 @@ class SpaceLog:
         return self._probes[key]
 
     def accept(self, form: Mapping[str, Any]) -> None:
-        """``form`` was accepted (a configuration the properties were judged at)."""
+        """``form`` was accepted (a configuration the properties were judged at); an :class:`InconsistentRefusal`
+        when the same configuration was refused earlier in the search."""
+        key = _key(form)
+        if key in self._refused_keys:
+            ref = self._refused_keys[key]
+            raise InconsistentRefusal(
+                self.name, f"accepted {_shown(form)} after refusing it earlier ({ref.text()}, at {ref.action}): a "
+                "refusal must not depend on the seed or on the call's history",
+                "refuse a configuration always or never (validate the arguments, not the draw)")
+        self._accepted_keys.add(key)
         self.accepted_forms.append({a.name: form[a.name] for a in self.axes if a.name in form})
 
     def refuse(self, form: Mapping[str, Any], refusal: Refusal, *, seed: int, other_seed: int | None = None) -> None:
@@ -232,9 +248,14 @@ class SpaceLog:
         16 confirmed)."""
         other = seed + 1 if other_seed is None else other_seed
         third = (other + 2 ** 16 + 1) % 2 ** 32  # a seed far from both: a refusal tied to a seed's low bits shows
-        shown = ", ".join(f"{k.removeprefix('param:')}={v!r}" for k, v in form.items())
+        shown = _shown(form)
         checks = ((seed, "the same configuration and seed, replayed,"), (other, f"seed {other}"),
                   (third, f"seed {third}"))
+        if _key(form) in self._accepted_keys:
+            raise InconsistentRefusal(
+                self.name, f"refused {shown} with seed {seed} ({refusal.text()}, at {refusal.action}) after accepting "
+                "it earlier in the search: a refusal must not depend on the seed or on the call's history",
+                "refuse a configuration always or never (validate the arguments, not the draw)")
         for s, what in checks if len(self.refused) < self.CONFIRMED else ():
             again = self.probe_fn(dict(form), s)
             if again is None:
@@ -242,6 +263,7 @@ class SpaceLog:
                     self.name, f"refused {shown} with seed {seed} ({refusal.text()}, at {refusal.action}) "
                     f"but accepted it with {what}: a refusal must not depend on the seed or on the call's history",
                     "refuse a configuration always or never (validate the arguments, not the draw)")
+        self._refused_keys.setdefault(_key(form), refusal)
         self.refused.append(({a.name: form[a.name] for a in self.axes if a.name in form}, refusal))
 
     # -- explaining the refused configurations ----------------------------------------------------------

@@ -254,3 +254,15 @@ def test_a_refusal_tied_to_a_seeds_low_bits_is_caught_by_the_far_seed():
                    lambda form, seed: Refusal("ValueError", "bit 16", "fit") if refuses(seed) else None)
     with pytest.raises(InconsistentRefusal, match="accepted it with seed 65538"):
         log.refuse({"n_components": 1}, Refusal("ValueError", "bit 16", "fit"), seed=0)
+
+
+def test_a_configuration_accepted_and_refused_in_one_search_is_inconsistent():
+    log = _log(lambda f: False)
+    log.accept({"n_components": 3})
+    with pytest.raises(InconsistentRefusal, match="after accepting it earlier"):
+        log.refuse({"n_components": 3}, Refusal("ValueError", "now no", "fit"), seed=5)
+    log = SpaceLog([Axis("n_components")], {"n_components": 16},
+                   lambda form, seed: Refusal("ValueError", "no", "fit"))
+    log.refuse({"n_components": 3}, Refusal("ValueError", "no", "fit"), seed=5)
+    with pytest.raises(InconsistentRefusal, match="after refusing it earlier"):
+        log.accept({"n_components": 3})
