@@ -240,6 +240,21 @@ def _alber_table1() -> tuple[str, Finding]:
             Finding(None, uncheckable="needs four public data sets (not available here) and the paper's training runs"))
 
 
+@claim("sec4.4-one-hd-block-classification-drops", "Section 4.4 (fast kernel machines, Fig. 4)",
+       "The convergence of the kernel approximation stalls when using a random basis with only one block. As a "
+       "result the classification performance drops drastically.",
+       "not computed: the classification half needs MNIST and CoverType (Fig. 4); the kernel-approximation half is "
+       "alber2017-sec4.4-one-hd-block-stalls")
+def _alber_one_block_classification() -> tuple[str, Finding]:
+    return ("The stall itself is reproduced (alber2017-sec4.4-one-hd-block-stalls: one HD block's MSE does not fall "
+            "with m). Whether it makes MNIST/CoverType classification drop needs those data sets and the paper's "
+            "training runs, not available here; a reduced run on generated sparse inputs (ridge classifier on "
+            "Gaussian, one-, two- and three-block features, d = 16, m = 16 to 256, 2026-11-29) showed accuracies "
+            "within 2 points of each other, but generated data lacks the pixel structure on which a single block's "
+            "shared diagonal matters, so it cannot count for or against the paper.",
+            Finding(None, uncheckable="needs MNIST and CoverType (not available here) and the paper's training runs"))
+
+
 CLAIMS.extend(sorted(_adapted.CLAIMS, key=lambda s: s.id))  # eq. (4), then §4.2
 
 from rfverify.studies.claims import alber2017_dab as _dab  # noqa: E402  (§4.2: SAB against DAB, heavy)
