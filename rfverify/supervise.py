@@ -67,8 +67,9 @@ from typing import Any, Iterator
 from rfverify import guard
 from rfverify.errors import PluginError, UsageError
 from rfverify.guard import Limits, format_bytes
+from rfverify.text import plain
 
-__all__ = ["Supervisor", "isolation_available", "isolation_wanted", "GRACE", "TERM_WAIT", "POLL"]
+__all__ = ["Supervisor", "isolation_available", "isolation_wanted", "freeze_settings", "GRACE", "TERM_WAIT", "POLL"]
 
 #: Seconds past the time limit before the supervisor ends a child from outside (the in-child guard fires
 #: first and reports more precisely; this catches what it cannot interrupt).
@@ -94,11 +95,31 @@ def isolation_available() -> bool:
     return hasattr(os, "fork") and "fork" in multiprocessing.get_all_start_methods()
 
 
+#: rfverify's own environment variables that decide how plug-in code runs.
+SETTINGS_ENV = ("RFVERIFY_INPROCESS",)
+#: Their values as read by :func:`freeze_settings` (None: not frozen, read when needed).
+_FROZEN: dict[str, str] | None = None
+
+
+def freeze_settings() -> None:
+    """Read rfverify's environment variables (:data:`SETTINGS_ENV`) now, once: the CLI and the pytest plugin
+    call it before any plug-in code is imported, so a plug-in that sets ``RFVERIFY_INPROCESS=1`` (at import or
+    later) changes nothing the harness decides.  Idempotent: the first reading stays."""
+    global _FROZEN
+    if _FROZEN is None:
+        _FROZEN = {name: os.environ.get(name, "") for name in SETTINGS_ENV}
+
+
+def _setting(name: str) -> str:
+    return (_FROZEN if _FROZEN is not None else os.environ).get(name, "")
+
+
 def isolation_wanted(isolate: bool | None = None) -> bool:
-    """``isolate`` (None: on unless ``RFVERIFY_INPROCESS`` is set to a non-empty value other than 0), and
-    never inside a supervised child (nested runs stay in that child) or where fork does not exist."""
+    """``isolate`` (None: on unless ``RFVERIFY_INPROCESS`` is set to a non-empty value other than 0, as read by
+    :func:`freeze_settings`, else now), and never inside a supervised child (nested runs stay in that child) or
+    where fork does not exist."""
     if isolate is None:
-        isolate = os.environ.get("RFVERIFY_INPROCESS", "").strip() in ("", "0")
+        isolate = _setting("RFVERIFY_INPROCESS").strip() in ("", "0")
     # a daemonic multiprocessing worker (multiprocessing.Pool, Dask's default worker processes) may not
     # have children: it is already a process apart from the one that asked, so the guard alone runs there
     daemonic = bool(multiprocessing.current_process().daemon)
@@ -482,11 +503,32 @@ def _replaced(before: dict[str, dict[str, Any]]) -> list[str]:
 _MISSING = object()
 
 
+def _error_reply(config: Any, specs: dict[str, Any], request: tuple[Any, ...], exc: BaseException,
+                 during: str = "") -> Any:
+    """The reply to ``request`` when ``exc`` escaped the runner in the child: that check's ``error`` result, the
+    preflight's problem, or the harness's header with ``{"error": ...}`` — plain data, read from ``exc`` without
+    trusting it (:func:`rfverify.runner._unexpected` via the runner's calls is not importable here)."""
+    from rfverify.text import plain, strip_paths, type_name
+
+    name = config.context(config.checks()[0]).name
+    what = {"preflight": "the preflight call", "check": f"check {request[-1]}"}.get(request[0], "the metrics")
+    if guard.exhaustion(exc) is not None or not isinstance(exc, Exception):
+        problem = str(guard.plugin_error(exc, name, f"{during}{what} (outside a call into the plug-in)"))
+    else:
+        problem = strip_paths(f"rfverify internal error in the child process during {during}{what}: "
+                              f"{type_name(exc)}: {plain(exc)[:2000]} (please report it with the reproduce command)")
+    if request[0] == "check":
+        return config.context(specs[request[1]]).result("error", problem)
+    if request[0] == "preflight":
+        return problem
+    return config.header(), ({"error": problem} if request[1] else None)
+
+
 def _child_main(conn: Any, config: Any, limits: Limits, calls: tuple[Any, Any, Any], page: mmap.mmap, out_fd: int,
                 rerun_preflight: bool, harness: int) -> None:
     """The child's loop: one request, one reply, until ``close`` or the end of the channel."""
     global _IN_CHILD
-    _IN_CHILD = True
+    _IN_CHILD = guard.IN_CHILD = True
     code = 0
     try:
         try:
@@ -526,13 +568,11 @@ def _child_main(conn: Any, config: Any, limits: Limits, calls: tuple[Any, Any, A
                     metrics = run_metrics(config, limits) if request[1] and hasattr(config, "metrics") \
                         else None
                     reply = ("ok", (config.header(), metrics))
-            except KeyboardInterrupt:
-                reply = ("interrupt", None)
             except UsageError as exc:
-                reply = ("raise", UsageError(str(exc)))
-            except BaseException as exc:  # noqa: BLE001 - a bug of ours: the parent reports it
-                reply = ("raise", RuntimeError(f"rfverify internal error in the child process: "
-                                               f"{type(exc).__name__}: {exc}"))
+                reply = ("raise", UsageError(plain(exc)))
+            except BaseException as exc:  # noqa: BLE001 - an error record, whatever it is (SIGINT is ignored here:
+                # a KeyboardInterrupt is the plug-in's too); the parent never re-raises it
+                reply = ("ok", _error_reply(config, specs, request, exc))
             try:
                 sys.stdout.flush()
             except (OSError, ValueError, AttributeError):
@@ -550,17 +590,13 @@ def _child_main(conn: Any, config: Any, limits: Limits, calls: tuple[Any, Any, A
                     "compute with the replacement); this child process is discarded"))
                 reply = ("ok", problem if op == "preflight" else
                          config.context(specs[request[1]]).result("error", problem))
-            if patched:
+            if patched or guard.EXHAUSTED:  # numpy replaced, or descriptors/memory/stack used up: a fresh child next
                 reply = ("retire", reply[1]) if reply[0] == "ok" else reply
+                patched = patched or list(guard.EXHAUSTED)
             try:
                 conn.send((*reply, written, first))
-            except Exception as exc:  # noqa: BLE001 - e.g. a result holding something that cannot be pickled
-                problem = (f"rfverify internal error: the child process could not send its result "
-                           f"({type(exc).__name__}: {exc}) (please report it with the reproduce command)")
-                if op == "check":
-                    conn.send(("ok", config.context(specs[request[1]]).result("error", problem), written, first))
-                else:
-                    conn.send(("raise", RuntimeError(problem), written, first))
+            except BaseException as exc:  # noqa: BLE001 - e.g. a result holding something that cannot be pickled
+                conn.send(("ok", _error_reply(config, specs, request, exc, "sending the result of "), written, first))
     except BaseException:  # noqa: BLE001 - nothing of the child may run the harness's code
         code = 70
     finally:
