@@ -603,6 +603,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     from rfverify import guard
+    from rfverify.supervise import freeze_settings
+
+    freeze_settings()  # rfverify's environment, read before any plug-in is imported: none can change it
 
     guard.SHOW_TRACEBACKS = debug  # the plug-in's own tracebacks, as they happen (also in the child)
     parser = build_parser()
