@@ -45,6 +45,14 @@ Design (issue 16)
   would corrupt ``--json -``); a fork that returns into rfverify is caught by the guard's pid check in the
   forked copy, which records itself on the shared page and exits.
 
+* **Signals and descendants** (:mod:`rfverify.sentinel`): while a request is outstanding the harness blocks
+  SIGTERM, SIGINT and SIGHUP and reads their sender; one sent by the child or its descendants ends that
+  request as an ``error``, one from anyone else is honoured.  A watchdog process resumes a harness stopped by
+  SIGSTOP (that request is an ``error``).  The harness and the child are child subreapers, and every descendant
+  of the child is killed when a request ends.
+* **rfverify's environment** (``RFVERIFY_INPROCESS``) is read once by :func:`freeze_settings` (the CLI and the
+  pytest plugin call it before importing any plug-in): a plug-in setting it changes nothing.
+
 Opt out with ``isolate=False`` (the Python API, :func:`rfverify.runner.run`) or ``RFVERIFY_INPROCESS=1``
 (everything: CLI, API, pytest plugin) to debug a plug-in with a debugger in one process.
 """
@@ -64,7 +72,7 @@ import time
 import weakref
 from typing import Any, Iterator
 
-from rfverify import guard
+from rfverify import guard, sentinel
 from rfverify.errors import PluginError, UsageError
 from rfverify.guard import Limits, format_bytes
 from rfverify.text import plain
@@ -203,6 +211,12 @@ class Supervisor:
         self._preflight_done = False
         #: Children started so far (1 + the number of deaths that needed a fresh one).
         self.started = 0
+        self._gate = sentinel.SignalGate()
+        self._watchdog = sentinel.Watchdog()
+        self._seen: set[int] = set()  # the child and every descendant of it seen so far (signal senders)
+        self._before: set[int] = set()  # the harness's children other than this child when it started
+        self._resumes = 0  # resumes from SIGSTOP by the watchdog already reported
+        self._outstanding = 0  # requests sent and not answered yet: the signal gate is open while any is
         _LIVE.add(self)
 
     # -- requests ---------------------------------------------------------------------------------
@@ -268,8 +282,10 @@ class Supervisor:
                 pass
         if proc is not None:
             proc.join(0.5)
+            self._seen.update(sentinel.end_descendants(proc.pid))
             _kill_group(proc.pid, signal.SIGKILL)
             proc.join(5)
+            self._end_orphans()
             try:
                 proc.close()
             except ValueError:
@@ -279,6 +295,22 @@ class Supervisor:
         if self._out is not None:
             self._out.close()
             self._out = None
+        self._watchdog.stop()
+        self._outstanding = 0
+        theirs = [(num, pid) for num, pid in self._gate.close() if pid not in self._seen]
+        if theirs:  # from outside, while the children were being ended: honoured now
+            sentinel.redeliver(theirs)
+
+    def _end_orphans(self) -> None:
+        """Kill what a dead child left to the harness (a subreaper: its orphans are re-parented here) — only
+        processes seen as the child's descendants (every :data:`POLL` s while it runs and at the end of each
+        request), never another child of the harness."""
+        orphans = (sentinel.direct_children() & self._seen) - self._before - {self._watchdog.pid}
+        for sup in list(_LIVE):
+            if sup._proc is not None:
+                orphans.discard(sup._proc.pid)
+        if orphans:
+            sentinel.end_descendants(None, orphans)
 
     def __enter__(self) -> "Supervisor":
         return self
@@ -288,6 +320,10 @@ class Supervisor:
 
     # -- the child's life -------------------------------------------------------------------------
     def _start(self) -> None:
+        if self._watchdog.pid is None:  # before the channel exists: the watchdog holds none of its ends
+            sentinel.become_subreaper()
+            self._watchdog.start()
+            self._resumes = self._watchdog.resumes
         parent_conn, child_conn = self._ctx.Pipe(duplex=True)
         self._page[:] = b"\0" * _PAGE
         self._out = tempfile.TemporaryFile(prefix="rfverify-fd1-")
@@ -306,6 +342,8 @@ class Supervisor:
             gc.unfreeze()
         child_conn.close()
         self._proc, self._conn = proc, parent_conn
+        self._seen = {proc.pid}
+        self._before = sentinel.direct_children() - {proc.pid}
         self.started += 1
 
     def _last_call(self) -> str:
@@ -318,6 +356,8 @@ class Supervisor:
         return self._receive(message, what)
 
     def _send(self, message: tuple[Any, ...]) -> None:
+        self._gate.open()  # from now until no request is outstanding (rfverify.sentinel)
+        self._outstanding += 1
         try:
             self._conn.send(message)
         except (OSError, ValueError):
@@ -337,6 +377,8 @@ class Supervisor:
         slack = max(_SLACK, (budget or 0) // 4)
         try:
             while True:
+                self._seen.update(sentinel.descendants(proc.pid))
+                self._signalled(what)
                 try:
                     ready = conn.poll(POLL)
                 except (OSError, EOFError):
@@ -372,9 +414,20 @@ class Supervisor:
                             f"{format_bytes(rss)}, {format_bytes(base)} at the start) and was "
                             "killed from outside (SIGKILL)",
                             "return outputs of the requested size, or raise --memory-limit (memory_limit=)"))
+            self._signalled(what)  # sent just before the reply: that request is still the plug-in's
         except KeyboardInterrupt:
             self._end(signal.SIGKILL)
             raise
+        except _Died:
+            self._discard()
+            raise
+        finally:
+            self._outstanding = max(0, self._outstanding - 1) if self._proc is not None else 0
+            late = self._gate.close() if not self._outstanding else self._gate.take()
+        try:
+            if self._proc is not None:  # every descendant of the request ends with it
+                self._seen.update(sentinel.end_descendants(self._proc.pid))
+            self._take_signals(late, what)
         except _Died:
             self._discard()
             raise
@@ -408,6 +461,37 @@ class Supervisor:
             raise value
         return value
 
+    def _signalled(self, what: str) -> None:
+        """Signals sent to the harness since the last look: the plug-in's end ``what`` (:class:`_Died`), anyone
+        else's end the run as they would have; a harness the watchdog had to resume from SIGSTOP ends ``what``."""
+        self._take_signals(self._gate.take(), what)
+        if self._watchdog.resumes != self._resumes:
+            self._resumes = self._watchdog.resumes
+            self._end(signal.SIGKILL)
+            raise _Died(self._message(f"{what}: rfverify's process was stopped (SIGSTOP) while the plug-in ran and "
+                                      "was resumed by its watchdog", "a plug-in must not stop the process that "
+                                      "runs it (to pause rfverify, use Ctrl-Z: SIGTSTP)"))
+
+    def _take_signals(self, sigs: list[tuple[int, int]], what: str) -> None:
+        if not sigs:
+            return
+        proc = self._proc
+        if proc is not None:
+            self._seen.update(sentinel.descendants(proc.pid))
+        mine = [(num, pid) for num, pid in sigs if pid in self._seen]
+        theirs = [(num, pid) for num, pid in sigs if pid not in self._seen]
+        if theirs:  # the user's Ctrl-C, a CI timeout: honoured, once the children are gone
+            self.close()
+            self._gate.close()
+            sentinel.redeliver(theirs)
+        if mine and proc is not None and self._proc is not None:
+            self._end(signal.SIGKILL)
+            num, pid = mine[0]
+            who = "the child process" if pid == proc.pid else f"a descendant of the child process (pid {pid})"
+            raise _Died(self._message(f"{what}: {who} sent {_signal_name(num)} to the rfverify harness; it was "
+                                      "ignored and the child ended", "a plug-in must not signal the process that "
+                                      "runs it"))
+
     def _message(self, problem: str, hint: str, last: bool = True) -> str:
         if last:
             problem += f" (last call into the plug-in: {self._last_call()})"
@@ -431,6 +515,8 @@ class Supervisor:
     def _end(self, first: int) -> str:
         """End the child: ``first`` (SIGTERM or SIGKILL), then SIGKILL after TERM_WAIT; what it took."""
         proc = self._proc
+        if proc is None:
+            return "already ended"
         _kill_group(proc.pid, first)
         if first == signal.SIGKILL:
             proc.join(TERM_WAIT)
@@ -446,6 +532,7 @@ class Supervisor:
         """Forget a dead (or ended) child; the next request starts a fresh one."""
         proc = self._proc
         if proc is not None:
+            self._seen.update(sentinel.end_descendants(proc.pid))
             _kill_group(proc.pid, signal.SIGKILL)
             proc.join(TERM_WAIT)
         self.close()
@@ -536,6 +623,9 @@ def _child_main(conn: Any, config: Any, limits: Limits, calls: tuple[Any, Any, A
         except OSError:
             pass
         _die_with_parent(harness)
+        if hasattr(signal, "pthread_sigmask"):  # the harness blocks them while it waits (rfverify.sentinel)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, sentinel.HARNESS_SIGNALS)
+        sentinel.become_subreaper()  # orphans of the plug-in stay in this child's tree, in the harness's reach
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the harness's to handle
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.dup2(out_fd, 1)

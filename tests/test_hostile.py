@@ -126,3 +126,137 @@ def test_exceptions_through_the_cli_exit_2_with_the_report_written(target, tmp_p
     assert by["contract"]["status"] == "error" and by["unbiasedness"]["status"] == "pass"
     assert not ABS_PATH.search(by["contract"]["message"])
     assert (tmp_path / "rep" / "SUMMARY.md").exists()
+
+
+# ---------------------------------------------------------------------------------------------------
+# signals sent to the harness; descendants left behind (rfverify.sentinel)
+# ---------------------------------------------------------------------------------------------------
+SIGNALS = [(hp.HSigterm, "sent SIGTERM"), (hp.HSigint, "sent SIGINT"), (hp.HSighup, "sent SIGHUP"),
+           (hp.HSigstop, "was stopped (SIGSTOP) while the plug-in ran and was resumed by its watchdog")]
+SIG_IDS = [impl.__name__ for impl, _ in SIGNALS]
+
+
+@pytest.mark.parametrize("impl,needle", SIGNALS, ids=SIG_IDS)
+def test_a_signal_to_the_harness_ends_that_check_as_an_error_api(impl, needle):
+    report = _verify(impl)
+    contract = report["contract"]
+    assert contract.status == "error" and needle in contract.message, contract.message[:600]
+    assert contract.message.startswith(impl.__qualname__ + ": ")
+    assert report["unbiasedness"].status == "pass", report["unbiasedness"].explain()
+    assert report.exit_code == 2
+
+
+@pytest.mark.parametrize("impl,needle", SIGNALS, ids=SIG_IDS)
+def test_a_signal_to_the_harness_through_the_cli_writes_the_report(impl, needle, tmp_path):
+    proc, elapsed = _cli(f"tests.hostile_plugins:{impl.__name__}", tmp_path)
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
+    by = _checks_of(tmp_path)
+    assert by["contract"]["status"] == "error" and needle in by["contract"]["message"]
+    assert by["unbiasedness"]["status"] == "pass"
+    assert (tmp_path / "rep" / "SUMMARY.md").exists() and needle in proc.stderr.strip().splitlines()[-1]
+    assert elapsed < 2 * (LIMIT + GRACE + TERM_WAIT) + SLACK, elapsed
+
+
+@pytest.mark.parametrize("sig,code", [(signal.SIGTERM, -signal.SIGTERM), (signal.SIGINT, 130)],
+                         ids=["SIGTERM", "SIGINT"])
+def test_a_signal_from_outside_is_still_honoured_and_leaves_no_child(sig, code, tmp_path):
+    """The user's Ctrl-C or a CI timeout (not the plug-in: another sender) ends the run as before — exit 130 or
+    killed by SIGTERM, never 0 — and the child hanging in the plug-in goes with it."""
+    cmd = [sys.executable, "-m", "rfverify.cli", "check", "feature-map", "tests.hostile_plugins:HHangsAlways",
+           "--param", "gamma=0.5", "--dim", "4", "--profile", "quick", "--check", "contract", "--time-limit", "600"]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    children: list[int] = []
+    for _ in range(600):  # wait for the child (up to 60 s on a loaded machine)
+        out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(proc.pid)], capture_output=True, text=True).stdout
+        children = [int(p) for p in out.split()]
+        if len(children) >= 2:  # the watchdog and the supervised child
+            break
+        time.sleep(0.1)
+    assert children, "no child process appeared"
+    time.sleep(1.0)
+    proc.send_signal(sig)
+    proc.communicate(timeout=60)
+    assert proc.returncode == code
+    for _ in range(100):
+        if not any(_alive(c) for c in children):
+            break
+        time.sleep(0.1)
+    assert not [c for c in children if _alive(c)]
+
+
+@pytest.mark.parametrize("target", ["HGrandchildSession", "HDaemonGrandchild"])
+def test_no_descendant_survives_or_holds_the_callers_pipes(target, tmp_path):
+    """A grandchild in a new session and a double-forked daemon, both sleeping 10 minutes: rfverify returns, the
+    caller's pipes close (subprocess.run with captured output returns), and neither process is left."""
+    pid_file = tmp_path / "pids"
+    proc, elapsed = _cli(f"tests.hostile_plugins:{target}", tmp_path, timeout=300,
+                         env=_env(**{hp.PID_FILE_ENV: str(pid_file)}))
+    assert proc.returncode == 0, proc.stderr[-2000:]  # a descendant is not a fault in itself; it is ended
+    pids = [int(p) for p in pid_file.read_text().split()]
+    assert pids
+    for _ in range(50):
+        if not any(_alive(p) for p in pids):
+            break
+        time.sleep(0.1)
+    assert not [p for p in pids if _alive(p)]
+    assert elapsed < 2 * (LIMIT + GRACE) + SLACK, elapsed
+
+
+def test_no_descendant_survives_the_api(tmp_path, monkeypatch):
+    pid_file = tmp_path / "pids"
+    monkeypatch.setenv(hp.PID_FILE_ENV, str(pid_file))
+    for impl in (hp.HGrandchildSession, hp.HDaemonGrandchild):
+        assert _verify(impl).passed
+    pids = [int(p) for p in pid_file.read_text().split()]
+    assert len(pids) >= 2
+    for _ in range(50):
+        if not any(_alive(p) for p in pids):
+            break
+        time.sleep(0.1)
+    assert not [p for p in pids if _alive(p)]
+
+
+PYTEST_FILE = """
+import sys
+sys.path.insert(0, {root!r})
+from tests import hostile_plugins as hp
+from rfverify.pytest_plugin import parametrize_with_checks
+
+@parametrize_with_checks([{names}], kernel="rbf", kernel_params={{"gamma": 0.5}}, dim=4,
+                         checks=["contract", "unbiasedness"])
+def test_hostile(rfverify_case):
+    rfverify_case()
+"""
+PYTEST_HOSTILE = ["HStrRaisesBaseException", "HStrSubclass", "HExhaustsFds", "HSigterm", "HSigint", "HSighup",
+                  "HSigstop"]
+
+
+def test_pytest_plugin_fails_the_items_of_hostile_plugins(pytester):
+    pytester.makepyfile(PYTEST_FILE.format(root=str(ROOT), names=", ".join(f"hp.{n}" for n in PYTEST_HOSTILE)))
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--rfverify-profile", "quick",
+                                           "--rfverify-time-limit", str(LIMIT), "--rfverify-memory-limit", "256M",
+                                           timeout=600)
+    result.assert_outcomes(failed=len(PYTEST_HOSTILE), passed=len(PYTEST_HOSTILE))
+    for name in PYTEST_HOSTILE:
+        result.stdout.fnmatch_lines([f"*{name} [[]contract[]]: ERROR*"])
+    assert "internal error" not in result.stdout.str()
+
+
+# ---------------------------------------------------------------------------------------------------
+# rfverify's environment is read once, before any plug-in code runs
+# ---------------------------------------------------------------------------------------------------
+def test_a_plugin_setting_rfverify_inprocess_at_import_changes_nothing_cli(tmp_path):
+    proc, _ = _cli("tests.hostile_env:HEnvThenExit0", tmp_path)
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
+    by = _checks_of(tmp_path)
+    assert by["contract"]["status"] == "error" and "ended the process with exit code 0" in by["contract"]["message"]
+    assert by["unbiasedness"]["status"] == "pass"
+
+
+def test_a_plugin_setting_rfverify_inprocess_at_import_changes_nothing_pytest(pytester):
+    pytester.makepyfile(PYTEST_FILE.format(root=str(ROOT), names="__import__('tests.hostile_env').hostile_env."
+                                                                 "HEnvThenExit0"))
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--rfverify-profile", "quick",
+                                           "--rfverify-time-limit", str(LIMIT), timeout=600)
+    result.assert_outcomes(failed=1, passed=1)
+    result.stdout.fnmatch_lines(["*HEnvThenExit0 [[]contract[]]: ERROR*exit code 0*"])
