@@ -188,7 +188,12 @@ def _kill_group(pid: int, sig: int) -> None:
 
 
 class _Died(Exception):
-    """The child ended (or was ended) during a request; ``message`` says how."""
+    """The child ended (or was ended) during a request; ``message`` says how; ``crashed``: it ended by itself (a
+    crash, an exit), not by the harness for a time limit, the memory budget or a signal it sent."""
+
+    def __init__(self, message: str, crashed: bool = False) -> None:
+        super().__init__(message)
+        self.crashed = crashed
 
 
 class Supervisor:
@@ -209,6 +214,8 @@ class Supervisor:
         self._out: Any = None
         self._page = mmap.mmap(-1, _PAGE)
         self._preflight_done = False
+        self._preflight_crashed = False  # then a fresh child skips the preflight (see run_check)
+        self._preflight_failed = False  # then the report header never needs a fresh child
         #: Children started so far (1 + the number of deaths that needed a fresh one).
         self.started = 0
         self._gate = sentinel.SignalGate()
@@ -226,25 +233,43 @@ class Supervisor:
             problem = self._request(("preflight",), "the preflight call")
         except _Died as exc:
             problem = str(exc)
+            self._preflight_crashed = exc.crashed
         self._preflight_done = True
+        self._preflight_failed = problem is not None
         return problem
 
     def run_check(self, spec: Any, preflight_error: str | None = None) -> Any:
-        """:func:`rfverify.runner.run_check` in the child; a death is that check's ``error``."""
+        """:func:`rfverify.runner.run_check` in the child; a death is that check's ``error``.
+
+        A preflight that raised (or hung, or ran out of memory) is every check's ``error``: the plug-in's basic call
+        fails, and a check would only repeat it at the cost of its whole limit.  A preflight that *crashed* the
+        child (a signal, an exit: often the first calls of a process) is carried by the kind's first check only
+        (the call that check makes first), and every other check really runs, each in a fresh child that does not
+        repeat the preflight: the checks that need the calls that crash error by themselves, the others give their
+        verdicts (the run still ends with exit 2)."""
         if preflight_error is not None:
-            return self.config.context(spec).result("error", preflight_error)
+            if not self._preflight_crashed or spec.name == self.config.checks()[0].name:
+                return self.config.context(spec).result("error", preflight_error)
+            self.close()
         try:
-            return self._request(("check", spec.name), f"check {spec.name}")
+            result = self._request(("check", spec.name), f"check {spec.name}")
         except _Died as exc:
-            return self.config.context(spec).result("error", str(exc))
+            result = self.config.context(spec).result("error", str(exc))
+        if preflight_error is not None:
+            self.close()
+        return result
 
     def iter_checks(self, specs: list[Any], preflight_error: str | None = None) -> Iterator[Any]:
         """The results of ``specs`` in order, as :meth:`run_check` gives them, with the requests sent ahead
         (the child goes from one check to the next without waiting for the harness: on a loaded machine
         each round trip costs two scheduler wake-ups).  After a death the rest is sent to a fresh child."""
-        if preflight_error is not None:
-            for spec in specs:
-                yield self.config.context(spec).result("error", preflight_error)
+        if preflight_error is not None:  # see run_check: every check errors, or after a crash the first only
+            first = self.config.checks()[0].name
+            for n, spec in enumerate(specs):
+                carrier = not self._preflight_crashed or spec.name == first or \
+                    (n == 0 and first not in {s.name for s in specs})
+                yield self.config.context(spec).result("error", preflight_error) if carrier \
+                    else self.run_check(spec, preflight_error)
             return
         i = 0
         while i < len(specs):
@@ -265,7 +290,10 @@ class Supervisor:
 
     def finish(self, metrics: bool) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """The report header (the child's configuration has seen the preflight) and, when asked, the
-        metrics; a death gives the harness's header and ``{"error": message}``."""
+        metrics; a death gives the harness's header and ``{"error": message}``.  After a failed preflight the
+        harness's header, without starting a child (which would repeat the failed calls and their cost)."""
+        if self._preflight_failed and self._proc is None:
+            return self.config.header(), ({"error": "not computed: the preflight call failed"} if metrics else None)
         try:
             return self._request(("finish", metrics), "the metrics" if metrics else "the report header")
         except _Died as exc:
@@ -329,7 +357,8 @@ class Supervisor:
         self._out = tempfile.TemporaryFile(prefix="rfverify-fd1-")
         proc = self._ctx.Process(target=_child_main, name=f"rfverify:{self.plugin}"[:60],
                                  args=(child_conn, self.config, self.limits, self.calls, self._page,
-                                       self._out.fileno(), self._preflight_done, os.getpid()))
+                                       self._out.fileno(), "recover" if self._preflight_crashed else
+                                       "rerun" if self._preflight_done else "", os.getpid()))
         for stream in (sys.stdout, sys.stderr):  # nothing buffered in the harness is written twice
             try:
                 stream.flush()
@@ -387,12 +416,12 @@ class Supervisor:
                     try:
                         reply = conn.recv()
                     except (EOFError, OSError):
-                        raise _Died(self._death(what)) from None
+                        raise _Died(self._death(what), crashed=True) from None
                     break
                 if not proc.is_alive():
                     if conn.poll(0):  # the answer arrived just before the end
                         continue
-                    raise _Died(self._death(what))
+                    raise _Died(self._death(what), crashed=True)
                 if limit is not None:
                     cpu_now, pcpu_now = _cpu_seconds(proc.pid, True), _cpu_seconds(proc.pid)
                     wall = time.monotonic() - start
@@ -612,7 +641,7 @@ def _error_reply(config: Any, specs: dict[str, Any], request: tuple[Any, ...], e
 
 
 def _child_main(conn: Any, config: Any, limits: Limits, calls: tuple[Any, Any, Any], page: mmap.mmap, out_fd: int,
-                rerun_preflight: bool, harness: int) -> None:
+                rerun_preflight: str, harness: int) -> None:
     """The child's loop: one request, one reply, until ``close`` or the end of the channel."""
     global _IN_CHILD
     _IN_CHILD = guard.IN_CHILD = True
@@ -632,10 +661,16 @@ def _child_main(conn: Any, config: Any, limits: Limits, calls: tuple[Any, Any, A
         guard.supervise_child(page, _FORK_AT, os.getpid())
         preflight, run_check, run_metrics = calls
 
-        if rerun_preflight:  # rebuild what the preflight sets on the configuration; its verdict is known
+        if rerun_preflight == "rerun":  # rebuild what the preflight sets on the configuration; its verdict is known
             try:
                 preflight(config, limits)
             except Exception:  # noqa: BLE001 - the parent already has the preflight's verdict
+                pass
+        elif rerun_preflight == "recover":  # it failed: not again; what the checks need without it (kinds that say)
+            try:
+                with guard.guarded(config.context(config.checks()[0]).name, "the preflight's decisions", limits):
+                    getattr(config, "after_failed_preflight", lambda: None)()
+            except Exception:  # noqa: BLE001 - then the checks run on the declarations alone
                 pass
         specs = {s.name: s for s in config.checks()}
         patched: list[str] = []

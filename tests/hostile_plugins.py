@@ -20,6 +20,8 @@ from tests.faulty_plugins import HOSTILE_M, Features, _Hostile
 #: Where the descendants of :class:`HGrandchildSession` write their pid (set by the test through the
 #: environment, read in the child).
 PID_FILE_ENV = "RFVERIFY_TEST_PID_FILE"
+#: Where :class:`HCrashesFirstCalls` counts its calls (across processes).
+COUNT_FILE_ENV = "RFVERIFY_TEST_COUNT_FILE"
 
 
 class _Boom(BaseException):
@@ -189,11 +191,20 @@ class HHangsAlways(Features):
 
 
 class HCrashesFirstCalls(Features):
-    """Dies (``os._exit(1)``) on its first fit in every process with 16 components — the preflight's — and works
-    otherwise: the checks that never ask for 16 components must really run and pass."""
+    """Dies (``os._exit(1)``) on its first fit — the preflight's — and works afterwards, in every process: the
+    calls are counted in the file named by ``$RFVERIFY_TEST_COUNT_FILE`` (without it, it dies on every fit with
+    16 components, the preflight's and the data-dependence probe's)."""
 
     def fit(self, X, y=None):
-        if self.n_components == 16:
+        path = os.environ.get(COUNT_FILE_ENV)
+        if path:
+            with open(path, "a+") as fh:
+                fh.seek(0)
+                first = not fh.read()
+                fh.write("x")
+            if first:
+                os._exit(1)
+        elif self.n_components == 16:
             os._exit(1)
         return super().fit(X, y)
 
@@ -212,3 +223,17 @@ class HBiased(Features):
 
     def transform(self, X):
         return 0.8 * super().transform(X)
+
+
+class HHangsAlwaysBlocking(Features):
+    """Every transform blocks SIGALRM (the in-child timer cannot interrupt it) and sleeps an hour: the preflight and
+    every check hang until the supervisor ends the child from outside; each hang begun is counted in the file named
+    by ``$RFVERIFY_TEST_COUNT_FILE``."""
+
+    def transform(self, X):
+        path = os.environ.get(COUNT_FILE_ENV)
+        if path:  # one character per hang begun, across processes
+            with open(path, "a") as fh:
+                fh.write("h")
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+        time.sleep(3600)

@@ -260,3 +260,39 @@ def test_a_plugin_setting_rfverify_inprocess_at_import_changes_nothing_pytest(py
                                            "--rfverify-time-limit", str(LIMIT), timeout=600)
     result.assert_outcomes(failed=1, passed=1)
     result.stdout.fnmatch_lines(["*HEnvThenExit0 [[]contract[]]: ERROR*exit code 0*"])
+
+
+# ---------------------------------------------------------------------------------------------------
+# one rule for limits: a hang costs its limit plus the grace once; a crash on the first calls
+# ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("checks", [["contract"], ["contract", "unbiasedness"]], ids=["one", "two"])
+def test_a_hang_is_not_started_again(checks, tmp_path, monkeypatch):
+    """A plug-in that hangs on every call (the in-child timer blocked): the preflight hangs once, its error is every
+    check's, and nothing starts it again (for the report header, or before a check)."""
+    count = tmp_path / "count"
+    monkeypatch.setenv(hp.COUNT_FILE_ENV, str(count))
+    t0 = time.monotonic()
+    report = _verify(hp.HHangsAlwaysBlocking, checks=checks)
+    elapsed = time.monotonic() - t0
+    assert [r.status for r in report.results] == ["error"] * len(checks)
+    assert "ended from outside" in report["contract"].message
+    assert count.read_text() == "h"  # the preflight's hang, once
+    assert elapsed < LIMIT + GRACE + TERM_WAIT + SLACK, elapsed
+
+
+def test_a_plugin_crashing_on_its_first_calls_errors_one_check_and_the_others_run(tmp_path, monkeypatch):
+    monkeypatch.setenv(hp.COUNT_FILE_ENV, str(tmp_path / "count"))
+    report = _verify(hp.HCrashesFirstCalls, checks=["contract", "reproducibility", "unbiasedness"])
+    assert report["contract"].status == "error"
+    assert "the preflight call ended the process with exit code 1" in report["contract"].message
+    assert report["reproducibility"].status == "pass", report["reproducibility"].explain()
+    assert report["unbiasedness"].status == "pass", report["unbiasedness"].explain()
+    assert report.exit_code == 2
+
+
+def test_a_plugin_crashing_on_its_first_calls_through_the_cli(tmp_path):
+    proc, _ = _cli("tests.hostile_plugins:HCrashesFirstCalls", tmp_path,
+                   env=_env(**{hp.COUNT_FILE_ENV: str(tmp_path / "count")}))
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    by = _checks_of(tmp_path)
+    assert by["contract"]["status"] == "error" and by["unbiasedness"]["status"] == "pass"
