@@ -21,7 +21,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["plural", "clean", "plain", "type_name", "strip_paths", "MESSAGE_LIMIT", "NAME_LIMIT"]
+__all__ = ["plural", "clean", "plain", "type_name", "strip_paths", "markdown_inline", "markdown_code", "MESSAGE_LIMIT",
+           "NAME_LIMIT"]
 
 #: Longest message kept from a plug-in (characters); the rest is cut with a visible marker.
 MESSAGE_LIMIT = 4000
@@ -82,6 +83,29 @@ def clean(text: Any, limit: int = MESSAGE_LIMIT, *, one_line: bool = False) -> s
         keep = max(0, limit - 32)
         text = text[:keep] + f"… [{len(text) - keep:,} more characters]"
     return text
+
+
+#: Characters escaped with a backslash by :func:`markdown_inline`: brackets carry links, images and references
+#: (``[x](javascript:...)``, ``![i](u)``, ``[x][1]``), a backtick a code span that could swallow what follows, and
+#: the backslash itself (so ``\[`` cannot undo the escape).  Emphasis (``*``, ``_``) is harmless and kept readable.
+_MD_ESCAPE = re.compile(r"([\\`\[\]!])")
+
+
+def markdown_inline(text: str) -> str:
+    """Untrusted text for inline Markdown (a table cell, a list item): link and image syntax shown as typed, never
+    live; no table pipe, line break or raw HTML (``&``, ``<``, ``>`` as entities, so no autolink ``<url>`` either)."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_ESCAPE.sub(r"\\\1", text).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_code(text: str) -> str:
+    """Untrusted text as an inline code span: fenced by more backticks than it contains in a row (a backtick in the
+    text cannot close the span early), one line, pipes escaped for a table."""
+    text = text.replace("\n", " ").replace("|", "\\|")
+    run = max((len(m) for m in re.findall("`+", text)), default=0)
+    fence = "`" * (run + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

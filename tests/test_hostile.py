@@ -296,3 +296,31 @@ def test_a_plugin_crashing_on_its_first_calls_through_the_cli(tmp_path):
     assert proc.returncode == 2, proc.stderr[-2000:]
     by = _checks_of(tmp_path)
     assert by["contract"]["status"] == "error" and by["unbiasedness"]["status"] == "pass"
+
+
+# ---------------------------------------------------------------------------------------------------
+# Markdown output shows a plug-in's link syntax, never a live link
+# ---------------------------------------------------------------------------------------------------
+LIVE_LINK = re.compile(r"(?<!\\)!?\[[^\]]*(?<!\\)\]\(")  # [text]( or ![alt]( with neither bracket escaped
+
+
+def test_markdown_inline_escapes_links_and_a_plain_twin_is_unchanged():
+    from rfverify.text import markdown_code, markdown_inline
+
+    evil = markdown_inline("see [click](javascript:alert(1)) ![i](http://e/x.png) [r][1] \\[x](y) `c` <u>")
+    assert not LIVE_LINK.search(evil) and "<u>" not in evil and "javascript:alert(1)" in evil
+    assert LIVE_LINK.search("see [click](javascript:alert(1))")  # the pattern finds a live link
+    assert markdown_inline("n_components = 64, p = 0.5") == "n_components = 64, p = 0.5"
+    assert markdown_code("a``b") == "```a``b```" and markdown_code("a|b") == "`a\\|b`"
+
+
+def test_summary_md_shows_a_plugins_link_syntax_as_text(tmp_path):
+    from rfverify.report.writing import write_reports
+
+    report = _verify(hp.HMarkdownLink)
+    assert report["contract"].status == "error"
+    write_reports(tmp_path, [("md[x](javascript:y)", report)], seed=report.seed, profile="quick", html=False)
+    summary = (tmp_path / "SUMMARY.md").read_text()
+    assert "javascript:alert(1)" in summary and "javascript:y" in summary  # shown ...
+    assert not LIVE_LINK.search(summary), summary  # ... never live
+    assert "<b>" not in summary

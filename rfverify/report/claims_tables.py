@@ -84,7 +84,10 @@ def claims_terminal(claims: Sequence[Any], width: int = 120) -> str:
 
 
 def _md(t: str) -> str:
-    return t.replace("|", "\\|").replace("\n", " ")
+    """Text for a table cell: link syntax shown, never live (:func:`rfverify.text.markdown_inline`)."""
+    from rfverify.text import markdown_inline
+
+    return markdown_inline(t)
 
 
 def claims_markdown(claims: Sequence[Any]) -> str:

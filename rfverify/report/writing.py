@@ -21,6 +21,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from rfverify.report.provenance import provenance
 from rfverify.results import Report, _fmt
+from rfverify.text import markdown_code, markdown_inline
 
 __all__ = ["write_reports", "markdown_summary", "provenance", "report_document", "index_document",
            "INDEX_SCHEMA_VERSION", "atomic_write"]
@@ -147,15 +148,16 @@ def markdown_summary(reports: Iterable[tuple[str, Report]]) -> str:
     for name, r in reports:
         for res in r.results:
             if res.status in ("fail", "error"):
-                lines.append(f"- **{_md(name)} / {res.check}** (`{_md(res.implementation)}`): {res.status.upper()} — "
-                             f"{_md(res.message)}  \n  reproduce: `{res.reproduce}`")
+                lines.append(f"- **{_md(name)} / {_md(res.check)}** ({markdown_code(res.implementation)}): "
+                             f"{res.status.upper()} — {_md(res.message)}  \n  reproduce: "
+                             f"{markdown_code(res.reproduce or '')}")
     return "\n".join(lines) + "\n"
 
 
 def _md(text: str) -> str:
-    """Untrusted text for a Markdown table cell: no pipes, no line breaks, no raw HTML."""
-    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
-            .replace("\n", " "))
+    """Untrusted text for a Markdown table cell or list item: no pipes, no line breaks, no raw HTML, and link or
+    image syntax (``[click](javascript:...)``) shown as typed, never live (:func:`rfverify.text.markdown_inline`)."""
+    return markdown_inline(text)
 
 
 def report_document(report: Report, prov: Mapping[str, str] | None = None) -> dict[str, Any]:
