@@ -324,3 +324,33 @@ def test_summary_md_shows_a_plugins_link_syntax_as_text(tmp_path):
     assert "javascript:alert(1)" in summary and "javascript:y" in summary  # shown ...
     assert not LIVE_LINK.search(summary), summary  # ... never live
     assert "<b>" not in summary
+
+
+# ---------------------------------------------------------------------------------------------------
+# a module that exits, crashes, hangs or signals at import (CLI: imported in a throw-away child first)
+# ---------------------------------------------------------------------------------------------------
+IMPORT_FAULTS = [("import os\nos._exit(0)\n", "ended the process with exit code 0"),
+                 ("import ctypes\nctypes.string_at(0)\n", "killed by SIGSEGV"),
+                 ("import signal, time\nsignal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})\ntime.sleep(3600)\n",
+                  f"did not finish within the time limit of {LIMIT} s"),
+                 ("import os, signal\nos.kill(os.getppid(), signal.SIGTERM)\n", "sent SIGTERM to the rfverify harness")]
+
+
+@pytest.mark.parametrize("source,needle", IMPORT_FAULTS, ids=["exit0", "segfault", "hang", "sigterm"])
+def test_a_module_that_dies_at_import_errors_every_check_with_the_report_written(source, needle, tmp_path):
+    (tmp_path / "badimport.py").write_text(source + "\nclass F:\n    pass\n")
+    proc, elapsed = _cli("badimport:F", tmp_path)
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
+    statuses = {name: c["status"] for name, c in _checks_of(tmp_path).items()}
+    assert statuses == {"contract": "error", "unbiasedness": "error"}
+    assert needle in _checks_of(tmp_path)["contract"]["message"]
+    assert (tmp_path / "rep" / "SUMMARY.md").exists()
+    assert elapsed < LIMIT + GRACE + TERM_WAIT + SLACK, elapsed
+
+
+def test_a_module_that_imports_cleanly_is_built_once_more_by_the_harness(tmp_path):
+    """The twin: what a correct module prints at import is shown once (by the harness), and its checks pass."""
+    (tmp_path / "goodimport.py").write_text("print('hello from import')\nfrom tests.faulty_plugins import Features\n")
+    proc, _ = _cli("goodimport:Features", tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stderr.count("hello from import") == 1
