@@ -37,6 +37,7 @@ import numpy as np
 
 from rfverify import guard
 from rfverify.errors import PluginError, UsageError
+from rfverify.text import type_name
 
 __all__ = ["FeatureMapPlugin", "FittedMap", "load_object", "as_feature_map", "to_numpy"]
 
@@ -70,7 +71,7 @@ def load_object(spec: str) -> Any:
         raise PluginError(spec, f"importing {mod_name} called sys.exit({exc.code!r})",
                           "fix the module so that it imports (guard scripts with if __name__ == '__main__')") from None
     except BaseException as exc:  # the module itself is broken
-        raise PluginError(spec, f"importing {mod_name} raised {type(exc).__name__}: {guard._one_line(exc)}",
+        raise PluginError(spec, f"importing {mod_name} raised {type_name(exc)}: {guard._one_line(exc)}",
                           "fix the module so that it imports") from None
     finally:
         sys.stdout, sys.stderr = streams
@@ -82,8 +83,10 @@ def load_object(spec: str) -> Any:
             obj = getattr(obj, part)
         except AttributeError:
             raise UsageError(f"module {mod_name!r} has no attribute {attr!r}") from None
-        except Exception as exc:
-            raise PluginError(spec, f"reading {attr} raised {type(exc).__name__}: {guard._one_line(exc)}",
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - a module __getattr__ is plug-in code
+            raise PluginError(spec, f"reading {attr} raised {type_name(exc)}: {guard._one_line(exc)}",
                               "fix the module") from None
     return obj
 

@@ -228,6 +228,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
             return _check_many(targets, args)
         args.target = targets[0]
     try:
+        _probe_import(cls, args)
         config = cls.from_cli(args)
     except PluginError as exc:  # plug-in code failed while the configuration was built (import, form detection)
         if not (args.json or getattr(args, "report", None)):
@@ -242,6 +243,23 @@ def _cmd_check(args: argparse.Namespace) -> int:
                          **_limits(args))
         progress.done(report)
     return _emit(report, args)
+
+
+def _probe_import(cls: Any, args: argparse.Namespace) -> None:
+    """Build the configuration in a throw-away child first (:mod:`rfverify.probe`): a module that exits, crashes,
+    hangs or signals at import is a PluginError here, not the end of the run."""
+    from rfverify.guard import Limits
+    from rfverify.probe import probe
+    from rfverify.supervise import GRACE, isolation_wanted
+
+    if not isolation_wanted():
+        return
+    limits = Limits.resolve(args.profile, **_limits(args))
+    problem = probe(lambda: cls.from_cli(args), f"importing {args.target} (and detecting its form)", limits.time,
+                    GRACE)
+    if problem is not None:
+        raise PluginError(str(args.target), problem, "a module must import without exiting, crashing, hanging or "
+                          "signalling (guard scripts with if __name__ == '__main__')")
 
 
 def _check_many(targets: list[str], args: argparse.Namespace) -> int:
@@ -648,6 +666,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     from rfverify import guard
+    from rfverify.supervise import freeze_settings
+
+    freeze_settings()  # rfverify's environment, read before any plug-in is imported: none can change it
 
     guard.SHOW_TRACEBACKS = debug  # the plug-in's own tracebacks, as they happen (also in the child)
     parser = build_parser()

@@ -34,9 +34,10 @@ class PluginError(RfverifyError):
     refusal: object = None
 
     def __init__(self, implementation: str, problem: str, hint: str = "") -> None:
-        from rfverify.text import NAME_LIMIT, clean  # untrusted: the plug-in's name and words
+        from rfverify.text import NAME_LIMIT, clean, strip_paths  # untrusted: the plug-in's name and words
 
-        implementation, problem, hint = clean(implementation, NAME_LIMIT, one_line=True), clean(problem), clean(hint)
+        implementation, hint = clean(implementation, NAME_LIMIT, one_line=True), clean(hint)
+        problem = strip_paths(clean(problem))  # no path of the machine (install prefix, home) in a message
         self.implementation = implementation
         self.problem = problem
         self.hint = hint

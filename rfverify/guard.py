@@ -7,9 +7,14 @@ Two layers, both used by every plug-in kind:
   :class:`~rfverify.errors.PluginError` saying what the call was and how to
   fix it; so does ``sys.exit`` (``SystemExit``) or any other
   ``BaseException`` a plug-in raises, and ``MemoryError`` gets its own
-  message.  ``KeyboardInterrupt`` is **not** caught: Ctrl-C stops the whole
-  run (the CLI exits with 130), and a plug-in raising it itself cannot be told
-  apart from the user's Ctrl-C.  The per-call cost is one Python function call
+  message.  ``KeyboardInterrupt`` is **not** caught in the harness's own
+  process: Ctrl-C stops the whole run (the CLI exits with 130), and a plug-in
+  raising it itself cannot be told apart from the user's Ctrl-C; in a
+  supervised child (which ignores ``SIGINT``) it can only be the plug-in's and
+  is its error.  Whatever else it raises is read without being trusted (an
+  exception whose ``__str__`` raises anything or returns a ``str`` subclass, a
+  huge message: :func:`plugin_error`), and running out of file descriptors,
+  memory or stack is named as such.  The per-call cost is one Python function call
   (the RFF default suite makes ~25,000 such calls).
 * :class:`guarded` wraps **one check** (and the preflight call).  It
 
@@ -116,6 +121,8 @@ SHOW_TRACEBACKS = False
 #: Set in a supervised child (:mod:`rfverify.supervise`): the shared page that tells the harness the last
 #: call into the plug-in, where on it a forked copy records itself, and the child's pid.
 _SHARED: tuple[Any, int, int] | None = None
+#: True in a supervised child process (:mod:`rfverify.supervise`), where no Ctrl-C arrives (SIGINT ignored).
+IN_CHILD = False
 #: Modules whose writes to sys.stdout/sys.stderr are passed through, not treated as the plug-in printing.
 _PASS_THROUGH = frozenset({"warnings", "logging"})
 
@@ -235,29 +242,17 @@ def call(fn: Callable[..., Any], *args: Any, plugin: str, action: str, hint: str
         _note_call(action)
     try:
         out = fn(*args, **kwargs)
-    except (KeyboardInterrupt, TimeLimitExceeded):
+    except TimeLimitExceeded:
         raise
-    except MemoryError as exc:
-        raise PluginError(plugin, f"{action} ran out of memory (MemoryError{': ' + str(exc) if str(exc) else ''})",
-                          "return outputs of the requested size; if it really needs more, raise --memory-limit "
-                          "(memory_limit=)") from None
+    except KeyboardInterrupt:
+        if not IN_CHILD:  # the user's Ctrl-C; a supervised child ignores SIGINT, so there it is the plug-in's
+            raise
+        raise PluginError(plugin, f"{action} raised KeyboardInterrupt (no Ctrl-C reaches the supervised child)",
+                          "raise an Exception subclass for errors") from None
     except passthrough:
         raise
-    except SystemExit as exc:
-        raise PluginError(plugin, f"{action} called sys.exit({exc.code!r})",
-                          "a plug-in must return or raise an exception, never exit the process") from None
-    except Exception as exc:
-        if SHOW_TRACEBACKS:
-            _show_traceback(exc, plugin, action)
-        err = PluginError(plugin, f"{action} raised {type(exc).__name__}: {_one_line(exc)}", hint)
-        if is_refusal(exc):  # a clean refusal: outside the plug-in's space away from the main configuration
-            err.refusal = Refusal(type(exc).__name__, _one_line(exc), re.split(r" with | ?\(", action)[0])
-        raise err from exc
-    except BaseException as exc:  # GeneratorExit or a custom BaseException
-        if SHOW_TRACEBACKS:
-            _show_traceback(exc, plugin, action)
-        raise PluginError(plugin, f"{action} raised {type(exc).__name__}, a BaseException",
-                          "raise an Exception subclass for errors") from None
+    except BaseException as exc:  # whatever it is, the plug-in's exception is data: never re-raised or trusted
+        raise plugin_error(exc, plugin, action, hint) from None
     finally:
         if _SHARED is not None:
             _check_not_forked(action)
@@ -273,10 +268,15 @@ def _show_traceback(exc: BaseException, plugin: str, action: str) -> None:
     stream = sys.__stderr__
     if stream is None:
         return
+    from rfverify.text import type_name
+
     try:
         text = "".join(traceback.format_exception(exc))
-    except Exception:  # noqa: BLE001 - an exception whose __str__ raises
-        text = "".join(traceback.format_tb(exc.__traceback__)) + type(exc).__name__ + "\n"
+    except BaseException:  # noqa: BLE001 - an exception whose __str__ raises (anything)
+        try:
+            text = "".join(traceback.format_tb(exc.__traceback__)) + type_name(exc) + "\n"
+        except BaseException:  # noqa: BLE001
+            text = type_name(exc) + "\n"
     try:
         stream.write(f"rfverify --debug: {clean(plugin, 200, one_line=True)}: {action} raised\n"
                      f"{clean(text, 20_000)}\n")
@@ -285,18 +285,65 @@ def _show_traceback(exc: BaseException, plugin: str, action: str) -> None:
         pass
 
 
+#: errno values of an exhausted process: descriptors (EMFILE, ENFILE), memory (ENOMEM), threads (EAGAIN).
+_EXHAUSTED_ERRNO = {24: "file descriptors", 23: "file descriptors (system-wide)", 12: "memory"}
+#: Set when a plug-in exhausted a resource of the process (a supervised child then retires after the request).
+EXHAUSTED: list[str] = []
+
+
+def exhaustion(exc: BaseException) -> str | None:
+    """What ``exc`` says the process ran out of (file descriptors, memory, stack), or None."""
+    if isinstance(exc, MemoryError):
+        return "memory"
+    if isinstance(exc, RecursionError):
+        return "stack (recursion depth)"
+    if isinstance(exc, OSError):
+        try:
+            return _EXHAUSTED_ERRNO.get(int.__index__(exc.errno)) if isinstance(exc.errno, int) else None
+        except BaseException:  # noqa: BLE001 - an OSError subclass with a strange errno
+            return None
+    return None
+
+
+def plugin_error(exc: BaseException, plugin: str, action: str, hint: str = "") -> PluginError:
+    """The :class:`PluginError` for whatever ``exc`` a plug-in raised in ``action``: its type and first line read
+    without trusting it (:func:`rfverify.text.plain`), resource exhaustion named as such."""
+    from rfverify.text import plain, type_name
+
+    if SHOW_TRACEBACKS:
+        _show_traceback(exc, plugin, action)
+    name = type_name(exc)
+    gone = exhaustion(exc)
+    if gone is not None:
+        EXHAUSTED.append(gone)
+        if gone == "memory":
+            said = _one_line(exc)
+            return PluginError(plugin, f"{action} ran out of memory ({name}"
+                               f"{'' if said == '(no message)' else ': ' + said})",
+                               "return outputs of the requested size; if it really needs more, raise "
+                               "--memory-limit (memory_limit=)")
+        return PluginError(plugin, f"{action} exhausted the process's {gone} ({name}: {_one_line(exc)})",
+                           "close what you open and bound recursion; the child process is replaced after it")
+    if isinstance(exc, SystemExit):
+        code = exc.code if exc.code is None or type(exc.code) in (int, bool) else plain(exc.code, "__repr__")[:100]
+        return PluginError(plugin, f"{action} called sys.exit({code!s})",
+                           "a plug-in must return or raise an exception, never exit the process")
+    if not isinstance(exc, Exception):  # GeneratorExit or a custom BaseException
+        return PluginError(plugin, f"{action} raised {name}, a BaseException: {_one_line(exc)}",
+                           "raise an Exception subclass for errors")
+    err = PluginError(plugin, f"{action} raised {name}: {_one_line(exc)}", hint)
+    if is_refusal(exc):  # a clean refusal: outside the plug-in's space away from the main configuration
+        err.refusal = Refusal(name, _one_line(exc), re.split(r" with | ?\(", action)[0])
+    return err
+
+
 def _one_line(exc: BaseException) -> str:
     """The first line of ``exc``'s message, at most 300 characters, valid UTF-8 (undecodable bytes and lone
-    surrogates replaced); an exception whose ``__str__`` raises is described, never re-raised."""
-    try:
-        text = str(exc)
-        if not isinstance(text, str):
-            raise TypeError("__str__ returned a non-string")
-    except Exception as inner:  # noqa: BLE001 - the plug-in's exception must stay the plug-in's error
-        return f"(its message could not be shown: __str__ raised {type(inner).__name__})"
-    from rfverify.text import clean
+    surrogates replaced), absolute paths cut to their last part; an exception whose ``__str__`` raises
+    (anything, a BaseException too) or returns a ``str`` subclass is described or copied, never trusted."""
+    from rfverify.text import clean, plain, strip_paths
 
-    text = clean(text).strip()
+    text = strip_paths(clean(plain(exc)[:100_000])).strip()
     first = text.splitlines()[0] if text else "(no message)"
     return clean(first, 300)
 

@@ -70,6 +70,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    from rfverify.supervise import freeze_settings
+
+    freeze_settings()  # before the test modules (and the plug-ins they import) are collected
     seed = config.getoption("rfverify_seed", default=None)
     profile = config.getoption("rfverify_profile", default=None)
     from rfverify.guard import Limits

@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from rfverify.version import __version__
 from rfverify.errors import PLUGIN_RAISED, PluginError, UsageError
-from rfverify.guard import Limits, guarded
+from rfverify.guard import Limits, exhaustion, guarded
 from rfverify.messages import failure_message
 from rfverify.registry import CheckSpec
 from rfverify.results import CheckResult, Report
@@ -61,9 +61,9 @@ def preflight(config: Any, limits: Limits | None = None) -> str | None:
         return str(exc)
     except UsageError:
         raise
-    except Exception as exc:  # a bug of ours must still leave a report behind
-        return (f"rfverify internal error in the preflight call: {type(exc).__name__}: {exc} "
-                "(please report it with the reproduce command)")
+    except BaseException as exc:  # noqa: BLE001 - a report is left behind whatever happened
+        _reraise_interrupt(exc)
+        return _unexpected(exc, name, "the preflight call")
 
 
 def run_check(config: Any, spec: CheckSpec, preflight_error: str | None = None,
@@ -88,9 +88,35 @@ def run_check(config: Any, spec: CheckSpec, preflight_error: str | None = None,
         return ctx.result("error", str(exc), details={"error_source": PLUGIN_RAISED})
     except UsageError as exc:
         return ctx.result("error", f"configuration: {exc}")
-    except Exception as exc:  # a bug of ours must still leave a report behind
-        return ctx.result("error", f"rfverify internal error in check {spec.name}: {type(exc).__name__}: {exc} "
-                          "(please report it with the reproduce command)")
+    except BaseException as exc:  # noqa: BLE001 - a report is left behind whatever happened
+        _reraise_interrupt(exc)
+        message = _unexpected(exc, ctx.name, f"check {spec.name}")
+        return ctx.result("error", message, details={"error_source": PLUGIN_RAISED}
+                          if exhaustion(exc) is not None or not isinstance(exc, Exception) else None)
+
+
+def _reraise_interrupt(exc: BaseException) -> None:
+    """The user's Ctrl-C stops the run (exit 130); in a supervised child (SIGINT ignored there) a
+    KeyboardInterrupt can only be the plug-in's, and is reported like any other of its exceptions."""
+    import rfverify.guard as guard
+
+    if isinstance(exc, KeyboardInterrupt) and not guard.IN_CHILD:
+        raise exc
+
+
+def _unexpected(exc: BaseException, plugin: str, what: str) -> str:
+    """The message for an exception that escaped the guard's calls: the process ran out of something (file
+    descriptors, memory, stack: the plug-in's doing), a BaseException only plug-in code raises, or a bug of
+    ours.  Read without trusting ``exc`` (its ``__str__`` may raise or return a ``str`` subclass) and without
+    any absolute path."""
+    from rfverify.guard import plugin_error
+
+    if exhaustion(exc) is not None or not isinstance(exc, Exception):
+        return str(plugin_error(exc, plugin, f"{what} (outside a call into the plug-in)"))
+    from rfverify.text import plain, strip_paths, type_name
+
+    return strip_paths(f"rfverify internal error in {what}: {type_name(exc)}: {plain(exc)[:2000]} (please report it "
+                       "with the reproduce command)")
 
 
 def select(specs: list[CheckSpec], kind: str, checks: Iterable[str] | None,
@@ -181,3 +207,8 @@ def _metrics(config: Any, limits: Limits) -> dict[str, Any]:
             return config.metrics()
     except PluginError as exc:
         return {"error": str(exc)}
+    except UsageError:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - a report is left behind whatever happened
+        _reraise_interrupt(exc)
+        return {"error": _unexpected(exc, name, "the metrics")}

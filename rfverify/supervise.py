@@ -45,6 +45,14 @@ Design
   would corrupt ``--json -``); a fork that returns into rfverify is caught by the guard's pid check in the
   forked copy, which records itself on the shared page and exits.
 
+* **Signals and descendants** (:mod:`rfverify.sentinel`): while a request is outstanding the harness blocks
+  SIGTERM, SIGINT and SIGHUP and reads their sender; one sent by the child or its descendants ends that
+  request as an ``error``, one from anyone else is honoured.  A watchdog process resumes a harness stopped by
+  SIGSTOP (that request is an ``error``).  The harness and the child are child subreapers, and every descendant
+  of the child is killed when a request ends.
+* **rfverify's environment** (``RFVERIFY_INPROCESS``) is read once by :func:`freeze_settings` (the CLI and the
+  pytest plugin call it before importing any plug-in): a plug-in setting it changes nothing.
+
 Opt out with ``isolate=False`` (the Python API, :func:`rfverify.runner.run`) or ``RFVERIFY_INPROCESS=1``
 (everything: CLI, API, pytest plugin) to debug a plug-in with a debugger in one process.
 """
@@ -64,11 +72,12 @@ import time
 import weakref
 from typing import Any, Iterator
 
-from rfverify import guard
+from rfverify import guard, sentinel
 from rfverify.errors import PluginError, UsageError
 from rfverify.guard import Limits, format_bytes
+from rfverify.text import plain
 
-__all__ = ["Supervisor", "isolation_available", "isolation_wanted", "GRACE", "TERM_WAIT", "POLL"]
+__all__ = ["Supervisor", "isolation_available", "isolation_wanted", "freeze_settings", "GRACE", "TERM_WAIT", "POLL"]
 
 #: Seconds past the time limit before the supervisor ends a child from outside (the in-child guard fires
 #: first and reports more precisely; this catches what it cannot interrupt).
@@ -94,11 +103,31 @@ def isolation_available() -> bool:
     return hasattr(os, "fork") and "fork" in multiprocessing.get_all_start_methods()
 
 
+#: rfverify's own environment variables that decide how plug-in code runs.
+SETTINGS_ENV = ("RFVERIFY_INPROCESS",)
+#: Their values as read by :func:`freeze_settings` (None: not frozen, read when needed).
+_FROZEN: dict[str, str] | None = None
+
+
+def freeze_settings() -> None:
+    """Read rfverify's environment variables (:data:`SETTINGS_ENV`) now, once: the CLI and the pytest plugin
+    call it before any plug-in code is imported, so a plug-in that sets ``RFVERIFY_INPROCESS=1`` (at import or
+    later) changes nothing the harness decides.  Idempotent: the first reading stays."""
+    global _FROZEN
+    if _FROZEN is None:
+        _FROZEN = {name: os.environ.get(name, "") for name in SETTINGS_ENV}
+
+
+def _setting(name: str) -> str:
+    return (_FROZEN if _FROZEN is not None else os.environ).get(name, "")
+
+
 def isolation_wanted(isolate: bool | None = None) -> bool:
-    """``isolate`` (None: on unless ``RFVERIFY_INPROCESS`` is set to a non-empty value other than 0), and
-    never inside a supervised child (nested runs stay in that child) or where fork does not exist."""
+    """``isolate`` (None: on unless ``RFVERIFY_INPROCESS`` is set to a non-empty value other than 0, as read by
+    :func:`freeze_settings`, else now), and never inside a supervised child (nested runs stay in that child) or
+    where fork does not exist."""
     if isolate is None:
-        isolate = os.environ.get("RFVERIFY_INPROCESS", "").strip() in ("", "0")
+        isolate = _setting("RFVERIFY_INPROCESS").strip() in ("", "0")
     # a daemonic multiprocessing worker (multiprocessing.Pool, Dask's default worker processes) may not
     # have children: it is already a process apart from the one that asked, so the guard alone runs there
     daemonic = bool(multiprocessing.current_process().daemon)
@@ -159,7 +188,12 @@ def _kill_group(pid: int, sig: int) -> None:
 
 
 class _Died(Exception):
-    """The child ended (or was ended) during a request; ``message`` says how."""
+    """The child ended (or was ended) during a request; ``message`` says how; ``crashed``: it ended by itself (a
+    crash, an exit), not by the harness for a time limit, the memory budget or a signal it sent."""
+
+    def __init__(self, message: str, crashed: bool = False) -> None:
+        super().__init__(message)
+        self.crashed = crashed
 
 
 class Supervisor:
@@ -180,8 +214,16 @@ class Supervisor:
         self._out: Any = None
         self._page = mmap.mmap(-1, _PAGE)
         self._preflight_done = False
+        self._preflight_crashed = False  # then a fresh child skips the preflight (see run_check)
+        self._preflight_failed = False  # then the report header never needs a fresh child
         #: Children started so far (1 + the number of deaths that needed a fresh one).
         self.started = 0
+        self._gate = sentinel.SignalGate()
+        self._watchdog = sentinel.Watchdog()
+        self._seen: set[int] = set()  # the child and every descendant of it seen so far (signal senders)
+        self._before: set[int] = set()  # the harness's children other than this child when it started
+        self._resumes = 0  # resumes from SIGSTOP by the watchdog already reported
+        self._outstanding = 0  # requests sent and not answered yet: the signal gate is open while any is
         _LIVE.add(self)
 
     # -- requests ---------------------------------------------------------------------------------
@@ -191,25 +233,43 @@ class Supervisor:
             problem = self._request(("preflight",), "the preflight call")
         except _Died as exc:
             problem = str(exc)
+            self._preflight_crashed = exc.crashed
         self._preflight_done = True
+        self._preflight_failed = problem is not None
         return problem
 
     def run_check(self, spec: Any, preflight_error: str | None = None) -> Any:
-        """:func:`rfverify.runner.run_check` in the child; a death is that check's ``error``."""
+        """:func:`rfverify.runner.run_check` in the child; a death is that check's ``error``.
+
+        A preflight that raised (or hung, or ran out of memory) is every check's ``error``: the plug-in's basic call
+        fails, and a check would only repeat it at the cost of its whole limit.  A preflight that *crashed* the
+        child (a signal, an exit: often the first calls of a process) is carried by the kind's first check only
+        (the call that check makes first), and every other check really runs, each in a fresh child that does not
+        repeat the preflight: the checks that need the calls that crash error by themselves, the others give their
+        verdicts (the run still ends with exit 2)."""
         if preflight_error is not None:
-            return self.config.context(spec).result("error", preflight_error)
+            if not self._preflight_crashed or spec.name == self.config.checks()[0].name:
+                return self.config.context(spec).result("error", preflight_error)
+            self.close()
         try:
-            return self._request(("check", spec.name), f"check {spec.name}")
+            result = self._request(("check", spec.name), f"check {spec.name}")
         except _Died as exc:
-            return self.config.context(spec).result("error", str(exc))
+            result = self.config.context(spec).result("error", str(exc))
+        if preflight_error is not None:
+            self.close()
+        return result
 
     def iter_checks(self, specs: list[Any], preflight_error: str | None = None) -> Iterator[Any]:
         """The results of ``specs`` in order, as :meth:`run_check` gives them, with the requests sent ahead
         (the child goes from one check to the next without waiting for the harness: on a loaded machine
         each round trip costs two scheduler wake-ups).  After a death the rest is sent to a fresh child."""
-        if preflight_error is not None:
-            for spec in specs:
-                yield self.config.context(spec).result("error", preflight_error)
+        if preflight_error is not None:  # see run_check: every check errors, or after a crash the first only
+            first = self.config.checks()[0].name
+            for n, spec in enumerate(specs):
+                carrier = not self._preflight_crashed or spec.name == first or \
+                    (n == 0 and first not in {s.name for s in specs})
+                yield self.config.context(spec).result("error", preflight_error) if carrier \
+                    else self.run_check(spec, preflight_error)
             return
         i = 0
         while i < len(specs):
@@ -230,7 +290,10 @@ class Supervisor:
 
     def finish(self, metrics: bool) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """The report header (the child's configuration has seen the preflight) and, when asked, the
-        metrics; a death gives the harness's header and ``{"error": message}``."""
+        metrics; a death gives the harness's header and ``{"error": message}``.  After a failed preflight the
+        harness's header, without starting a child (which would repeat the failed calls and their cost)."""
+        if self._preflight_failed and self._proc is None:
+            return self.config.header(), ({"error": "not computed: the preflight call failed"} if metrics else None)
         try:
             return self._request(("finish", metrics), "the metrics" if metrics else "the report header")
         except _Died as exc:
@@ -247,8 +310,10 @@ class Supervisor:
                 pass
         if proc is not None:
             proc.join(0.5)
+            self._seen.update(sentinel.end_descendants(proc.pid))
             _kill_group(proc.pid, signal.SIGKILL)
             proc.join(5)
+            self._end_orphans()
             try:
                 proc.close()
             except ValueError:
@@ -258,6 +323,22 @@ class Supervisor:
         if self._out is not None:
             self._out.close()
             self._out = None
+        self._watchdog.stop()
+        self._outstanding = 0
+        theirs = [(num, pid) for num, pid in self._gate.close() if pid not in self._seen]
+        if theirs:  # from outside, while the children were being ended: honoured now
+            sentinel.redeliver(theirs)
+
+    def _end_orphans(self) -> None:
+        """Kill what a dead child left to the harness (a subreaper: its orphans are re-parented here) — only
+        processes seen as the child's descendants (every :data:`POLL` s while it runs and at the end of each
+        request), never another child of the harness."""
+        orphans = (sentinel.direct_children() & self._seen) - self._before - {self._watchdog.pid}
+        for sup in list(_LIVE):
+            if sup._proc is not None:
+                orphans.discard(sup._proc.pid)
+        if orphans:
+            sentinel.end_descendants(None, orphans)
 
     def __enter__(self) -> "Supervisor":
         return self
@@ -267,12 +348,17 @@ class Supervisor:
 
     # -- the child's life -------------------------------------------------------------------------
     def _start(self) -> None:
+        if self._watchdog.pid is None:  # before the channel exists: the watchdog holds none of its ends
+            sentinel.become_subreaper()
+            self._watchdog.start()
+            self._resumes = self._watchdog.resumes
         parent_conn, child_conn = self._ctx.Pipe(duplex=True)
         self._page[:] = b"\0" * _PAGE
         self._out = tempfile.TemporaryFile(prefix="rfverify-fd1-")
         proc = self._ctx.Process(target=_child_main, name=f"rfverify:{self.plugin}"[:60],
                                  args=(child_conn, self.config, self.limits, self.calls, self._page,
-                                       self._out.fileno(), self._preflight_done, os.getpid()))
+                                       self._out.fileno(), "recover" if self._preflight_crashed else
+                                       "rerun" if self._preflight_done else "", os.getpid()))
         for stream in (sys.stdout, sys.stderr):  # nothing buffered in the harness is written twice
             try:
                 stream.flush()
@@ -285,6 +371,8 @@ class Supervisor:
             gc.unfreeze()
         child_conn.close()
         self._proc, self._conn = proc, parent_conn
+        self._seen = {proc.pid}
+        self._before = sentinel.direct_children() - {proc.pid}
         self.started += 1
 
     def _last_call(self) -> str:
@@ -297,6 +385,8 @@ class Supervisor:
         return self._receive(message, what)
 
     def _send(self, message: tuple[Any, ...]) -> None:
+        self._gate.open()  # from now until no request is outstanding (rfverify.sentinel)
+        self._outstanding += 1
         try:
             self._conn.send(message)
         except (OSError, ValueError):
@@ -316,6 +406,8 @@ class Supervisor:
         slack = max(_SLACK, (budget or 0) // 4)
         try:
             while True:
+                self._seen.update(sentinel.descendants(proc.pid))
+                self._signalled(what)
                 try:
                     ready = conn.poll(POLL)
                 except (OSError, EOFError):
@@ -324,12 +416,12 @@ class Supervisor:
                     try:
                         reply = conn.recv()
                     except (EOFError, OSError):
-                        raise _Died(self._death(what)) from None
+                        raise _Died(self._death(what), crashed=True) from None
                     break
                 if not proc.is_alive():
                     if conn.poll(0):  # the answer arrived just before the end
                         continue
-                    raise _Died(self._death(what))
+                    raise _Died(self._death(what), crashed=True)
                 if limit is not None:
                     cpu_now, pcpu_now = _cpu_seconds(proc.pid, True), _cpu_seconds(proc.pid)
                     wall = time.monotonic() - start
@@ -351,9 +443,20 @@ class Supervisor:
                             f"{format_bytes(rss)}, {format_bytes(base)} at the start) and was "
                             "killed from outside (SIGKILL)",
                             "return outputs of the requested size, or raise --memory-limit (memory_limit=)"))
+            self._signalled(what)  # sent just before the reply: that request is still the plug-in's
         except KeyboardInterrupt:
             self._end(signal.SIGKILL)
             raise
+        except _Died:
+            self._discard()
+            raise
+        finally:
+            self._outstanding = max(0, self._outstanding - 1) if self._proc is not None else 0
+            late = self._gate.close() if not self._outstanding else self._gate.take()
+        try:
+            if self._proc is not None:  # every descendant of the request ends with it
+                self._seen.update(sentinel.end_descendants(self._proc.pid))
+            self._take_signals(late, what)
         except _Died:
             self._discard()
             raise
@@ -387,6 +490,37 @@ class Supervisor:
             raise value
         return value
 
+    def _signalled(self, what: str) -> None:
+        """Signals sent to the harness since the last look: the plug-in's end ``what`` (:class:`_Died`), anyone
+        else's end the run as they would have; a harness the watchdog had to resume from SIGSTOP ends ``what``."""
+        self._take_signals(self._gate.take(), what)
+        if self._watchdog.resumes != self._resumes:
+            self._resumes = self._watchdog.resumes
+            self._end(signal.SIGKILL)
+            raise _Died(self._message(f"{what}: rfverify's process was stopped (SIGSTOP) while the plug-in ran and "
+                                      "was resumed by its watchdog", "a plug-in must not stop the process that "
+                                      "runs it (to pause rfverify, use Ctrl-Z: SIGTSTP)"))
+
+    def _take_signals(self, sigs: list[tuple[int, int]], what: str) -> None:
+        if not sigs:
+            return
+        proc = self._proc
+        if proc is not None:
+            self._seen.update(sentinel.descendants(proc.pid))
+        mine = [(num, pid) for num, pid in sigs if pid in self._seen]
+        theirs = [(num, pid) for num, pid in sigs if pid not in self._seen]
+        if theirs:  # the user's Ctrl-C, a CI timeout: honoured, once the children are gone
+            self.close()
+            self._gate.close()
+            sentinel.redeliver(theirs)
+        if mine and proc is not None and self._proc is not None:
+            self._end(signal.SIGKILL)
+            num, pid = mine[0]
+            who = "the child process" if pid == proc.pid else f"a descendant of the child process (pid {pid})"
+            raise _Died(self._message(f"{what}: {who} sent {_signal_name(num)} to the rfverify harness; it was "
+                                      "ignored and the child ended", "a plug-in must not signal the process that "
+                                      "runs it"))
+
     def _message(self, problem: str, hint: str, last: bool = True) -> str:
         if last:
             problem += f" (last call into the plug-in: {self._last_call()})"
@@ -410,6 +544,8 @@ class Supervisor:
     def _end(self, first: int) -> str:
         """End the child: ``first`` (SIGTERM or SIGKILL), then SIGKILL after TERM_WAIT; what it took."""
         proc = self._proc
+        if proc is None:
+            return "already ended"
         _kill_group(proc.pid, first)
         if first == signal.SIGKILL:
             proc.join(TERM_WAIT)
@@ -425,6 +561,7 @@ class Supervisor:
         """Forget a dead (or ended) child; the next request starts a fresh one."""
         proc = self._proc
         if proc is not None:
+            self._seen.update(sentinel.end_descendants(proc.pid))
             _kill_group(proc.pid, signal.SIGKILL)
             proc.join(TERM_WAIT)
         self.close()
@@ -482,11 +619,32 @@ def _replaced(before: dict[str, dict[str, Any]]) -> list[str]:
 _MISSING = object()
 
 
+def _error_reply(config: Any, specs: dict[str, Any], request: tuple[Any, ...], exc: BaseException,
+                 during: str = "") -> Any:
+    """The reply to ``request`` when ``exc`` escaped the runner in the child: that check's ``error`` result, the
+    preflight's problem, or the harness's header with ``{"error": ...}`` — plain data, read from ``exc`` without
+    trusting it (:func:`rfverify.runner._unexpected` via the runner's calls is not importable here)."""
+    from rfverify.text import plain, strip_paths, type_name
+
+    name = config.context(config.checks()[0]).name
+    what = {"preflight": "the preflight call", "check": f"check {request[-1]}"}.get(request[0], "the metrics")
+    if guard.exhaustion(exc) is not None or not isinstance(exc, Exception):
+        problem = str(guard.plugin_error(exc, name, f"{during}{what} (outside a call into the plug-in)"))
+    else:
+        problem = strip_paths(f"rfverify internal error in the child process during {during}{what}: "
+                              f"{type_name(exc)}: {plain(exc)[:2000]} (please report it with the reproduce command)")
+    if request[0] == "check":
+        return config.context(specs[request[1]]).result("error", problem)
+    if request[0] == "preflight":
+        return problem
+    return config.header(), ({"error": problem} if request[1] else None)
+
+
 def _child_main(conn: Any, config: Any, limits: Limits, calls: tuple[Any, Any, Any], page: mmap.mmap, out_fd: int,
-                rerun_preflight: bool, harness: int) -> None:
+                rerun_preflight: str, harness: int) -> None:
     """The child's loop: one request, one reply, until ``close`` or the end of the channel."""
     global _IN_CHILD
-    _IN_CHILD = True
+    _IN_CHILD = guard.IN_CHILD = True
     code = 0
     try:
         try:
@@ -494,16 +652,25 @@ def _child_main(conn: Any, config: Any, limits: Limits, calls: tuple[Any, Any, A
         except OSError:
             pass
         _die_with_parent(harness)
+        if hasattr(signal, "pthread_sigmask"):  # the harness blocks them while it waits (rfverify.sentinel)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, sentinel.HARNESS_SIGNALS)
+        sentinel.become_subreaper()  # orphans of the plug-in stay in this child's tree, in the harness's reach
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the harness's to handle
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.dup2(out_fd, 1)
         guard.supervise_child(page, _FORK_AT, os.getpid())
         preflight, run_check, run_metrics = calls
 
-        if rerun_preflight:  # rebuild what the preflight sets on the configuration; its verdict is known
+        if rerun_preflight == "rerun":  # rebuild what the preflight sets on the configuration; its verdict is known
             try:
                 preflight(config, limits)
             except Exception:  # noqa: BLE001 - the parent already has the preflight's verdict
+                pass
+        elif rerun_preflight == "recover":  # it failed: not again; what the checks need without it (kinds that say)
+            try:
+                with guard.guarded(config.context(config.checks()[0]).name, "the preflight's decisions", limits):
+                    getattr(config, "after_failed_preflight", lambda: None)()
+            except Exception:  # noqa: BLE001 - then the checks run on the declarations alone
                 pass
         specs = {s.name: s for s in config.checks()}
         patched: list[str] = []
@@ -526,13 +693,11 @@ def _child_main(conn: Any, config: Any, limits: Limits, calls: tuple[Any, Any, A
                     metrics = run_metrics(config, limits) if request[1] and hasattr(config, "metrics") \
                         else None
                     reply = ("ok", (config.header(), metrics))
-            except KeyboardInterrupt:
-                reply = ("interrupt", None)
             except UsageError as exc:
-                reply = ("raise", UsageError(str(exc)))
-            except BaseException as exc:  # noqa: BLE001 - a bug of ours: the parent reports it
-                reply = ("raise", RuntimeError(f"rfverify internal error in the child process: "
-                                               f"{type(exc).__name__}: {exc}"))
+                reply = ("raise", UsageError(plain(exc)))
+            except BaseException as exc:  # noqa: BLE001 - an error record, whatever it is (SIGINT is ignored here:
+                # a KeyboardInterrupt is the plug-in's too); the parent never re-raises it
+                reply = ("ok", _error_reply(config, specs, request, exc))
             try:
                 sys.stdout.flush()
             except (OSError, ValueError, AttributeError):
@@ -550,17 +715,13 @@ def _child_main(conn: Any, config: Any, limits: Limits, calls: tuple[Any, Any, A
                     "compute with the replacement); this child process is discarded"))
                 reply = ("ok", problem if op == "preflight" else
                          config.context(specs[request[1]]).result("error", problem))
-            if patched:
+            if patched or guard.EXHAUSTED:  # numpy replaced, or descriptors/memory/stack used up: a fresh child next
                 reply = ("retire", reply[1]) if reply[0] == "ok" else reply
+                patched = patched or list(guard.EXHAUSTED)
             try:
                 conn.send((*reply, written, first))
-            except Exception as exc:  # noqa: BLE001 - e.g. a result holding something that cannot be pickled
-                problem = (f"rfverify internal error: the child process could not send its result "
-                           f"({type(exc).__name__}: {exc}) (please report it with the reproduce command)")
-                if op == "check":
-                    conn.send(("ok", config.context(specs[request[1]]).result("error", problem), written, first))
-                else:
-                    conn.send(("raise", RuntimeError(problem), written, first))
+            except BaseException as exc:  # noqa: BLE001 - e.g. a result holding something that cannot be pickled
+                conn.send(("ok", _error_reply(config, specs, request, exc, "sending the result of "), written, first))
     except BaseException:  # noqa: BLE001 - nothing of the child may run the harness's code
         code = 70
     finally:

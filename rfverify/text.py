@@ -21,7 +21,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["plural", "clean", "MESSAGE_LIMIT", "NAME_LIMIT"]
+__all__ = ["plural", "clean", "plain", "type_name", "strip_paths", "markdown_inline", "markdown_code", "MESSAGE_LIMIT",
+           "NAME_LIMIT"]
 
 #: Longest message kept from a plug-in (characters); the rest is cut with a visible marker.
 MESSAGE_LIMIT = 4000
@@ -35,14 +36,44 @@ _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]"            # CSI: colours, cursor 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
+#: An absolute path (``/home/me/x.py``, ``/usr/lib/python3/site-packages/y``): only its last part is kept.
+_ABS_PATH = re.compile(r"(?<![\w.~:/\\-])/(?:[^\s/'\"<>|:;,()\[\]]+/)+")
+
+
+def type_name(obj: Any, *, is_type: bool = False) -> str:
+    """The ``__name__`` of ``obj``'s type (of ``obj`` itself with ``is_type``), read from the type object in C: a
+    metaclass property, a ``str`` subclass or anything else a plug-in defines never runs; never raises."""
+    try:
+        cls = obj if is_type else type(obj)
+        name = type.__dict__["__name__"].__get__(cls, type)
+        return str.__str__(name) if isinstance(name, str) else "?"
+    except BaseException:  # noqa: BLE001 - untrusted
+        return "?"
+
+
+def plain(obj: Any, what: str = "__str__") -> str:
+    """``str(obj)`` (``what="__repr__"``: ``repr(obj)``) as an exact ``str``, never raising: an exception of any
+    kind (a ``BaseException`` too) in the plug-in's ``__str__`` is described instead, and a ``str`` subclass it
+    returns is copied into a plain ``str`` in C, so none of its methods ever runs."""
+    try:
+        text = repr(obj) if what == "__repr__" else str(obj)
+        if not isinstance(text, str):
+            raise TypeError(f"{what} returned a non-string")
+        return str.__str__(text)
+    except BaseException as inner:  # noqa: BLE001 - untrusted __str__ / __repr__, whatever it raises
+        return f"(its message could not be shown: {what} raised {type_name(inner)})"
+
+
+def strip_paths(text: str) -> str:
+    """``text`` with every absolute path cut to its last part (``…/writing.py``): a message shows no path of the
+    machine it ran on (the install prefix, the user's home)."""
+    return _ABS_PATH.sub("…/", text) if "/" in text else text
+
+
 def clean(text: Any, limit: int = MESSAGE_LIMIT, *, one_line: bool = False) -> str:
     """``text`` as safe, valid, capped text (see the module doc); ``one_line`` also folds line breaks into
-    spaces.  Non-strings are converted with ``str`` (an object whose ``__str__`` raises is named by type)."""
-    if not isinstance(text, str):
-        try:
-            text = str(text)
-        except Exception:  # noqa: BLE001 - untrusted __str__
-            text = f"<{type(text).__name__} whose __str__ raised>"
+    spaces.  Non-strings are converted with :func:`plain` (an object whose ``__str__`` raises is described)."""
+    text = plain(text)
     if not text.isascii() or "\x1b" in text or _CONTROL.search(text):
         text = text.encode("utf-8", "replace").decode("utf-8", "replace")
         text = _CONTROL.sub("", _ANSI.sub("", text.replace("\r\n", "\n").replace("\r", "\n")))
@@ -52,6 +83,29 @@ def clean(text: Any, limit: int = MESSAGE_LIMIT, *, one_line: bool = False) -> s
         keep = max(0, limit - 32)
         text = text[:keep] + f"… [{len(text) - keep:,} more characters]"
     return text
+
+
+#: Characters escaped with a backslash by :func:`markdown_inline`: brackets carry links, images and references
+#: (``[x](javascript:...)``, ``![i](u)``, ``[x][1]``), a backtick a code span that could swallow what follows, and
+#: the backslash itself (so ``\[`` cannot undo the escape).  Emphasis (``*``, ``_``) is harmless and kept readable.
+_MD_ESCAPE = re.compile(r"([\\`\[\]!])")
+
+
+def markdown_inline(text: str) -> str:
+    """Untrusted text for inline Markdown (a table cell, a list item): link and image syntax shown as typed, never
+    live; no table pipe, line break or raw HTML (``&``, ``<``, ``>`` as entities, so no autolink ``<url>`` either)."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_ESCAPE.sub(r"\\\1", text).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_code(text: str) -> str:
+    """Untrusted text as an inline code span: fenced by more backticks than it contains in a row (a backtick in the
+    text cannot close the span early), one line, pipes escaped for a table."""
+    text = text.replace("\n", " ").replace("|", "\\|")
+    run = max((len(m) for m in re.findall("`+", text)), default=0)
+    fence = "`" * (run + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

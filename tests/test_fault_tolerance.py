@@ -220,14 +220,21 @@ def test_lists_and_warnings_are_not_faults(impl):
     assert report.passed, report.table()
 
 
-def test_keyboard_interrupt_is_not_swallowed():
+def test_keyboard_interrupt_is_not_swallowed(monkeypatch):
     class Interrupted(fp.Features):
         def fit(self, X, y=None):
             raise KeyboardInterrupt
 
-    with pytest.raises(KeyboardInterrupt):
-        verify_fm(Interrupted)
+    import rfverify.supervise as supervise
+
+    with monkeypatch.context() as m:
+        m.setattr(supervise, "_FROZEN", {"RFVERIFY_INPROCESS": "1"})  # one process, as RFVERIFY_INPROCESS=1 asks
+        with pytest.raises(KeyboardInterrupt):  # there it cannot be told apart from the user's Ctrl-C
+            verify_fm(Interrupted)
     assert sys.stdout is sys.__stdout__ or not hasattr(sys.stdout, "parts")  # streams restored
+    # the supervised child ignores SIGINT: there a KeyboardInterrupt can only be the plug-in's, and is its error
+    report = verify_fm(Interrupted, checks=["contract"])
+    assert report["contract"].status == "error" and "raised KeyboardInterrupt" in report["contract"].message
 
 
 def test_guard_restores_the_previous_alarm_handler_and_timer():

@@ -137,7 +137,9 @@ def test_isolation_off_runs_in_process(monkeypatch):
 
     a = run(config(), checks=CHECKS, isolate=True).to_dict()
     b = run(config(), checks=CHECKS, isolate=False).to_dict()
-    monkeypatch.setenv("RFVERIFY_INPROCESS", "1")
+    import rfverify.supervise as supervise
+
+    monkeypatch.setattr(supervise, "_FROZEN", {"RFVERIFY_INPROCESS": "1"})  # as read before any plug-in runs
     c = run(config(), checks=CHECKS).to_dict()
     assert a == b == c
 

@@ -449,6 +449,14 @@ class FeatureMapConfig(KindConfig):
             raise
         return None
 
+    def after_failed_preflight(self) -> None:
+        """What the checks read from the preflight, when the preflight's own calls failed (a check then runs in a
+        child of its own, :mod:`rfverify.supervise`): the data-dependence decision alone."""
+        try:
+            self.decide_data_dependence(self.context(self.checks()[0]))
+        except PluginError:
+            pass  # undecided: the declarations stand
+
     def decide_data_dependence(self, ctx: CheckContext) -> None:
         """Declared or detected, once (:mod:`rfverify.kinds.data_dependence`); sets ``declarations.data_dependent``."""
         from dataclasses import replace

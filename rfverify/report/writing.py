@@ -21,6 +21,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from rfverify.report.provenance import provenance
 from rfverify.results import Report
+from rfverify.text import markdown_code, markdown_inline
 
 __all__ = ["write_reports", "markdown_summary", "provenance", "report_document", "index_document",
            "INDEX_SCHEMA_VERSION", "atomic_write"]
@@ -147,8 +148,9 @@ def markdown_summary(reports: Iterable[tuple[str, Report]]) -> str:
     for name, r in reports:
         for res in r.results:
             if res.status in ("fail", "error"):
-                lines.append(f"- **{_md(name)} / {res.check}** (`{_md(res.implementation)}`): {res.status.upper()} — "
-                             f"{_md(res.message)}  \n  reproduce: `{res.reproduce}`")
+                lines.append(f"- **{_md(name)} / {_md(res.check)}** ({markdown_code(res.implementation)}): "
+                             f"{res.status.upper()} — {_md(res.message)}  \n  reproduce: "
+                             f"{markdown_code(res.reproduce or '')}")
     coverage = [(name, line) for name, r in reports for line in r.coverage_lines()]
     if coverage:  # where the verdicts hold: the regions the plug-ins refused (rfverify.refusals)
         lines += ["", "Where the verdicts hold (configurations the plug-ins refused were set aside):"]
@@ -157,9 +159,9 @@ def markdown_summary(reports: Iterable[tuple[str, Report]]) -> str:
 
 
 def _md(text: str) -> str:
-    """Untrusted text for a Markdown table cell: no pipes, no line breaks, no raw HTML."""
-    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
-            .replace("\n", " "))
+    """Untrusted text for a Markdown table cell or list item: no pipes, no line breaks, no raw HTML, and link or
+    image syntax (``[click](javascript:...)``) shown as typed, never live (:func:`rfverify.text.markdown_inline`)."""
+    return markdown_inline(text)
 
 
 def report_document(report: Report, prov: Mapping[str, str] | None = None) -> dict[str, Any]:
