@@ -56,6 +56,7 @@ class Kind:
 KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("feature-map", "rfverify.kinds.feature_map", "FeatureMapConfig", "verify",
          ("rfverify.properties.contract", "rfverify.properties.reproducibility", "rfverify.properties.exploration",
+          "rfverify.properties.stateful",
           "rfverify.properties.unbiasedness",
           "rfverify.properties.concentration", "rfverify.properties.error_rate", "rfverify.properties.adapted"),
          "a feature map: factory, function, or sklearn-style estimator"),
