@@ -129,10 +129,12 @@ class _Session:
         self.variants: list[tuple[str, Any]] = []
         for k, rng in sorted(space.params.items()):
             v = self.base.get(k)
-            if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0:
-                for w in (v * 2.0, v / 2.0):
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                # an integer parameter (an order, a degree) moves by one, a continuous one by a factor 2
+                steps = (v + 1, v - 1) if isinstance(v, int) else (v * 2.0, v / 2.0)
+                for w in steps:
                     if rng[0] <= w <= rng[1] and w != v:
-                        self.variants.append((k, float(w)))
+                        self.variants.append((k, w))
                         break
         self.data_dependent = bool(ctx.declarations.data_dependent)
         self.deterministic = bool(ctx.declarations.deterministic)

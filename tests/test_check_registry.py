@@ -46,6 +46,8 @@ REGISTERED = {
         '4 two-sample KS tests on the shared sample split in halves (default 2 x 750 draws)'),
     ('orthogonal', 'orf-kernel'): ('note', False,
         'none (a note)'),
+    ('orthogonal', 'haar-screen'): ('statistical', True,
+        'quick 2 x 3, default 3 x 4, thorough 6 x 8 matrices (dimensions x draws) per power-of-two band'),
     ('orthogonal', 'explore'): ('deterministic', False,
         'quick 15, default 40, thorough 150 dimensions'),
     ('quadrature', 'rule-contract'): ('deterministic', False,

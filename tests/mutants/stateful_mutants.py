@@ -188,3 +188,24 @@ class CopiesWorkspace(ReturnsWorkspace):
 BUGS = {CacheWithoutGamma: CacheFullKey, SharedClassState: PerInstanceState, IntegerTruncated: IntegerConverted,
         SeedFolded16: SeedSalted64, WarmPathSign: ColdPathOnly, MemoByIdentity: MemoByContent,
         ReturnsWorkspace: CopiesWorkspace}
+
+
+# -- an orthogonal sampler with a fast path ---------------------------------------------------------------
+def _haar(d, rng, fix=True):
+    Q, R = np.linalg.qr(rng.standard_normal((d, d)))
+    return Q * np.sign(np.diag(R)) if fix else Q
+
+
+def fast_path_no_sign_fix(d, rng):
+    """Haar QR (Mezzadri's sign correction) up to d = 128; above it a "fast path" returns QR's Q as it comes,
+    orthogonal but not Haar (E tr Q about -sqrt(2d/pi))."""
+    return _haar(d, rng, fix=d <= 128)
+
+
+def sign_fix_everywhere(d, rng):
+    """Twin: the sign correction at every d."""
+    return _haar(d, rng)
+
+
+#: Each orthogonal mutant and its twin (the ``haar-screen`` check).
+ORTHOGONAL_BUGS = {fast_path_no_sign_fix: sign_fix_everywhere}
