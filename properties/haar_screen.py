@@ -3,8 +3,8 @@
 The Haar battery runs at the declared d and the corner dimensions; ``explore`` searches every d for the
 deterministic properties only.  A sampler whose fast path above some d skips the sign correction of QR is exactly
 orthogonal everywhere and Haar below that d, so neither sees it.  ``haar-screen`` draws a few matrices at
-dimensions spread over every power-of-two band of the declared range (1, 2 … 3, 4 … 7, …, 128 … 255, 256 …) and
-tests two statistics pooled per band whose Haar law is exact at every d.
+dimensions spread over every power-of-two band of the declared range (1, 2 … 3, 4 … 7, …, 128 … 255, 256 …)
+and tests two statistics pooled per band whose Haar law is exact at every d.
 """
 
 from __future__ import annotations
@@ -60,7 +60,8 @@ def screened_range(ctx: OrthogonalContext) -> Range:
     declared = declared_space(ctx.config.sampler.obj)
     declared = declared if isinstance(declared, dict) else {}
     lo, hi = declared.get("d", (ORTHOGONAL_SPACE.lo, ORTHOGONAL_SPACE.hi))
-    caller = (getattr(ctx.config, "caller_space", None) or {}).get("d", (getattr(ctx.config, "caller_space", None) or {}).get("dim"))
+    narrowed = getattr(ctx.config, "caller_space", None) or {}
+    caller = narrowed.get("d", narrowed.get("dim"))
     if isinstance(caller, (tuple, list)) and len(caller) == 2:
         lo, hi = max(int(lo), int(caller[0])), min(int(hi), int(caller[1]))
     pinned = getattr(ctx.config, "pins", {}).get("d")

@@ -37,7 +37,7 @@ from rfverify.tolerances import contract_tolerance, roundoff_inner_product, unit
 __all__ = ["check_stateful", "RUNS", "LONG_CALLS", "FAR_SEEDS", "INPUT_TYPES", "program_text"]
 
 #: (sequences generated, steps per sequence) per profile.
-RUNS: dict[str, tuple[int, int]] = {"quick": (10, 10), "default": (30, 12), "thorough": (120, 16)}
+RUNS: dict[str, tuple[int, int]] = {"quick": (8, 10), "default": (20, 12), "thorough": (120, 16)}
 #: The call-count axis: a ``repeat`` step calls transform this many times on one row (past 1,000; thorough 10^4).
 LONG_CALLS: dict[str, int] = {"quick": 1_001, "default": 1_050, "thorough": 10_000}
 #: Seeds far from a living object's seed s: s + 2^16, s + 2^31, 2^32 - 1, and 63-bit seeds (set aside, stated, where
@@ -271,6 +271,7 @@ def _machine(session: _Session, log: _Log, long_calls: int) -> type[RuleBasedSta
             self.B = s.batch(ROWS, 2)
             self.outputs: list[tuple[str, np.ndarray, np.ndarray]] = []  # (line, returned array, its copy)
             self.n_out = 0
+            self.long_done = False
 
         # -- helpers -------------------------------------------------------------------------------
         def fail(self, problem: str, cause: str = "") -> None:
@@ -379,7 +380,8 @@ def _machine(session: _Session, log: _Log, long_calls: int) -> type[RuleBasedSta
             X64 = np.array(_typed(self.X, how, s.scale)[2] if how in INPUT_TYPES else Xin, dtype=np.float64)
             self.n_out += 1
             var = f"F{self.n_out}"
-            line = f"{var} = make({code}, **{o.name})" if s.form == "function" else f"{var} = {o.name}.transform({code})"
+            line = (f"{var} = make({code}, **{o.name})" if s.form == "function"
+                    else f"{var} = {o.name}.transform({code})")
             self.lines.append(line)
             try:
                 F = s.transform(o, o.obj, Xin)
@@ -403,11 +405,13 @@ def _machine(session: _Session, log: _Log, long_calls: int) -> type[RuleBasedSta
                 self.transform(i, "refill", seed)
 
         @precondition(lambda self: any(o.fit_on is not None for o in self.objs))
-        @rule(i=st.integers(0, MAX_OBJECTS - 1), many=st.sampled_from((False, False, True)))
+        @rule(i=st.integers(0, MAX_OBJECTS - 1), many=st.sampled_from((False,) * 5 + (True,)))
         def repeat(self, i: int, many: bool) -> None:
-            """Call transform many times on one row (the call-count axis): every call gives the same features."""
+            """Call transform many times on one row (the call-count axis: once per sequence past 1,000 calls, else 3
+            times): every call gives the same features."""
             o = self._pick(i)
-            k = long_calls if many else 3
+            k = long_calls if many and not self.long_done else 3  # one long run per sequence: the budget
+            self.long_done = self.long_done or k == long_calls
             x = self.X[1:2]
             self.lines.append(f"for call in range({k}):\n    F = {o.name}.transform(X[1:2])")
             first = None
@@ -445,7 +449,8 @@ def _machine(session: _Session, log: _Log, long_calls: int) -> type[RuleBasedSta
             d = _diff(F, Fr)
             if F.shape != Fr.shape:
                 self.fail(f"{var} = {o.name}.transform({code}) returned shape {F.shape}; a fresh object made with the "
-                          f"same arguments, fitted on the same data ({o.fit_on}), returns {Fr.shape} for the same values",
+                          f"same arguments, fitted on the same data ({o.fit_on}), returns {Fr.shape} for the same "
+                          f"values",
                           "the output depends on something besides the object's configuration, seed and input: state "
                           "shared between objects (a class attribute, a module-level cache)")
             if d > tol:
@@ -502,7 +507,8 @@ def _machine(session: _Session, log: _Log, long_calls: int) -> type[RuleBasedSta
                               f"{moved[0]} is ignored, or a draw is cached without it (a cache keyed by (random_state, "
                               f"d, n_components) only) — key any cache by the whole configuration")
                 lo, hi = sorted((o.seed, other.seed))
-                self.fail(f"random_state={o.seed} ({o.name}) and random_state={other.seed} ({other.name}) give the same "
+                self.fail(f"random_state={o.seed} ({o.name}) and random_state={other.seed} ({other.name}) give the "
+                          f"same "
                           f"features on {code} (max difference {diff:.3g}, round-off tolerance {max(tol, tol_g):.3g}); "
                           f"the seeds differ by {hi - lo:#x}: {_row(F[0])} and {_row(G[0])}",
                           "seeds folded (to 16 or 32 bits, or hashed) before seeding — pass the whole seed to the "
@@ -546,7 +552,7 @@ def _holds_failure(exc: BaseException) -> bool:
 
 
 @register_check("feature-map", "stateful", statistical=False,
-                cost="quick 10, default 30, thorough 120 call sequences of up to 10/12/16 steps; runs of 1,001/1,050/"
+                cost="quick 8, default 20, thorough 120 call sequences of up to 10/12/16 steps; runs of 1,001/1,050/"
                      "10,000 calls")
 def check_stateful(ctx: CheckContext) -> CheckResult:
     """An object with a history: sequences of constructor, fit, refit and transform calls across several living
@@ -561,8 +567,8 @@ def check_stateful(ctx: CheckContext) -> CheckResult:
     different features (data-independent random maps), including seeds far apart (s and s + 2^16, s + 2^31,
     2^32 - 1, and 63-bit seeds where the plug-in accepts them); int32, int64, uint8, bool and float16 input, and
     Python lists and tuples, give the float64 features of the same values, or are refused cleanly.
-    Test: a ``hypothesis.stateful.RuleBasedStateMachine`` (rules create, fit, transform, repeat), run for quick 10,
-    default 30, thorough 120 sequences of up to 10/12/16 steps, seeded from the check key (derandomised, no
+    Test: a ``hypothesis.stateful.RuleBasedStateMachine`` (rules create, fit, transform, refill, repeat), run for
+    quick 8, default 20, thorough 120 sequences of up to 10/12/16 steps, seeded from the check key (derandomised, no
     example database); every comparison allows the round-off tolerance ``explore`` uses (``256 gamma_{d+2}
     max|Phi|``, or ``8 (d + 2)`` times the features' change under a one-ulp perturbation of the input if
     larger); a failure is shrunk by Hypothesis and printed as a runnable program.  No randomness is judged, so

@@ -23,7 +23,7 @@ REGISTERED = {
     ('feature-map', 'explore'): ('deterministic', False,
         'quick 25, default 150, thorough 600 configurations'),
     ('feature-map', 'stateful'): ('deterministic', False,
-        'quick 10, default 30, thorough 120 call sequences of up to 10/12/16 steps; runs of 1,001/1,050/10,000 calls'),
+        'quick 8, default 20, thorough 120 call sequences of up to 10/12/16 steps; runs of 1,001/1,050/10,000 calls'),
     ('feature-map', 'unbiasedness'): ('statistical', True,
         'pilot + R fits at m = profile.unbiased_m (R from the target bias, default <= 3000)'),
     ('feature-map', 'concentration'): ('statistical', True,
