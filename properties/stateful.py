@@ -253,7 +253,7 @@ def _typed(X: np.ndarray, kind: str, scale: int) -> tuple[Any, str, np.ndarray]:
 #: The transform inputs a step draws: each (label, whether it needs the typed inputs).
 INPUTS = ("X", "refill", "X", "refill", "fresh", "row", "slice", "strided") + INPUT_TYPES
 #: How a new object relates to a living one (``new``: a fresh configuration).
-RELATIONS = ("new", "parameter", "s + 2**16", "same", "new") + FAR_SEEDS[1:]
+RELATIONS = ("new", "parameter", "s + 2**16", "same", "parameter", "s + 2**16", "new") + FAR_SEEDS[1:]
 
 
 def _machine(session: _Session, log: _Log, long_calls: int) -> type[RuleBasedStateMachine]:
@@ -301,6 +301,19 @@ def _machine(session: _Session, log: _Log, long_calls: int) -> type[RuleBasedSta
                     params[k] = v if params.get(k) != v else s.base[k]
                 elif rel in FAR_SEEDS:
                     rs = _far(rel, ref.seed)
+            self._make(m, rs, params)
+
+        @precondition(lambda self: bool(self.objs) and len(self.objs) < MAX_OBJECTS and bool(s.variants))
+        @rule(like=st.integers(0, MAX_OBJECTS - 1), variant=st.integers(0, 3))
+        def vary(self, like: int, variant: int) -> None:
+            """Make an object that differs from a living one in one kernel parameter only, and fit it on X."""
+            ref = self.objs[like % len(self.objs)]
+            k, v = s.variants[variant % len(s.variants)]
+            params = dict(ref.params)
+            params[k] = v if params.get(k) != v else s.base[k]
+            self._make(ref.m, ref.seed, params)
+
+        def _make(self, m: int, rs: int, params: Mapping[str, Any]) -> None:
             o = _Obj(NAMES[self.made % len(NAMES)] + ("" if self.made < len(NAMES) else str(self.made)), m, rs,
                      tuple(sorted(params.items())))
             try:
@@ -567,7 +580,7 @@ def check_stateful(ctx: CheckContext) -> CheckResult:
     different features (data-independent random maps), including seeds far apart (s and s + 2^16, s + 2^31,
     2^32 - 1, and 63-bit seeds where the plug-in accepts them); int32, int64, uint8, bool and float16 input, and
     Python lists and tuples, give the float64 features of the same values, or are refused cleanly.
-    Test: a ``hypothesis.stateful.RuleBasedStateMachine`` (rules create, fit, transform, refill, repeat), run for
+    Test: a ``hypothesis.stateful.RuleBasedStateMachine`` (rules create, vary, fit, transform, refill, repeat), run for
     quick 8, default 20, thorough 120 sequences of up to 10/12/16 steps, seeded from the check key (derandomised, no
     example database); every comparison allows the round-off tolerance ``explore`` uses (``256 gamma_{d+2}
     max|Phi|``, or ``8 (d + 2)`` times the features' change under a one-ulp perturbation of the input if
