@@ -80,3 +80,9 @@ def test_scikit_learn_rbf_sampler_passes():
     res = _stateful(RBFSampler)
     assert res.status == "pass", res.message
     assert "random_state > 4294967295" in res.details["refused"]  # 63-bit seeds: refused by sklearn, set aside
+
+
+def test_thorough_runs_objects_past_ten_thousand_calls():
+    res = _stateful(sm.PerInstanceState, profile="thorough")
+    assert res.status == "pass", res.message
+    assert res.details["long_run_calls"] == 10_000 and res.details["max_calls_per_object"] > 10_000
