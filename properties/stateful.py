@@ -426,7 +426,8 @@ def _machine(session: _Session, log: _Log, long_calls: int) -> type[RuleBasedSta
             k = long_calls if many and not self.long_done else 3  # one long run per sequence: the budget
             self.long_done = self.long_done or k == long_calls
             x = self.X[1:2]
-            self.lines.append(f"for call in range({k}):\n    F = {o.name}.transform(X[1:2])")
+            call_code = f"make(X[1:2], **{o.name})" if s.form == "function" else f"{o.name}.transform(X[1:2])"
+            self.lines.append(f"for call in range({k}):\n    F = {call_code}")
             first = None
             for call in range(k):
                 try:

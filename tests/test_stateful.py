@@ -86,3 +86,11 @@ def test_thorough_runs_objects_past_ten_thousand_calls():
     res = _stateful(sm.PerInstanceState, profile="thorough")
     assert res.status == "pass", res.message
     assert res.details["long_run_calls"] == 10_000 and res.details["max_calls_per_object"] > 10_000
+
+
+def test_a_feature_function_is_run_as_calls_with_its_arguments():
+    good = _stateful("tests.mutants.stateful_mutants:rff_function")
+    assert good.status == "pass", good.message
+    bad = _stateful("tests.mutants.stateful_mutants:rff_function_folded")
+    assert bad.status == "fail" and "the seeds differ by 0x10000" in bad.message
+    assert "a = dict(n_components=" in bad.details["program"] and "= make(" in bad.details["program"]

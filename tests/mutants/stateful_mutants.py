@@ -209,3 +209,18 @@ def sign_fix_everywhere(d, rng):
 
 #: Each orthogonal mutant and its twin (the ``haar-screen`` check).
 ORTHOGONAL_BUGS = {fast_path_no_sign_fix: sign_fix_everywhere}
+
+
+# -- a feature function (the function form) -------------------------------------------------------------------
+def rff_function(X, n_components, random_state, gamma=0.5):
+    """Correct random Fourier features as a function of (X, n_components, random_state)."""
+    X = np.asarray(X, dtype=np.float64)
+    rng = np.random.default_rng(random_state)
+    W = rng.normal(0.0, np.sqrt(2.0 * gamma), size=(X.shape[1], n_components))
+    b = rng.uniform(0.0, 2.0 * np.pi, size=n_components)
+    return np.sqrt(2.0 / n_components) * np.cos(X @ W + b)
+
+
+def rff_function_folded(X, n_components, random_state):
+    """The same with the seed folded to 16 bits."""
+    return rff_function(X, n_components, int(random_state) & 0xFFFF)
