@@ -140,7 +140,8 @@ class _Session:
         self.deterministic = bool(ctx.declarations.deterministic)
         self.ls = length_scale_of(ctx.kernel, self.d, self.base)
         self.domain = ctx.domain
-        self.typed = isinstance(ctx.domain, str) and ctx.domain in ("gaussian", "positive")
+        # integer-valued inputs are off a sphere or a custom domain; a torch plug-in takes tensors (converted)
+        self.typed = isinstance(ctx.domain, str) and ctx.domain in ("gaussian", "positive") and ctx.plugin.input is None
         self.scale = max(1, int(round(2.0 / max(self.ls, 1e-12))))
 
     # -- data --------------------------------------------------------------------------------------
@@ -183,19 +184,21 @@ class _Session:
             return f"{o.name} = make({o.m}, {o.seed}{extra})"
         return f"{o.name} = make(n_components={o.m}, random_state={o.seed}{extra})"
 
-    def fit(self, obj: Any, X: Any) -> Any:
+    def fit(self, o: _Obj, obj: Any, X: np.ndarray) -> Any:
+        """Fit through the adapter (the declared global generator seeded around fit, a torch input converted)."""
         if self.form == "function":
             return obj
         self.log.calls += 1
-        ret = guard.call(obj.fit, X, plugin=self.plug.name, action="fit")
-        return ret if ret is not None and ret is not obj and hasattr(ret, "transform") else obj
+        return self.plug.fit_built(obj, o.m, o.seed, X).obj
 
     def transform(self, o: _Obj, obj: Any, X: Any) -> np.ndarray:
         self.log.calls += 1
         if self.form == "function":
             out = guard.call(obj, X, o.m, o.seed, plugin=self.plug.name, action="transform")
         else:
-            out = guard.call(obj.transform, X, plugin=self.plug.name, action="transform")
+            method = obj.transform if hasattr(obj, "transform") else obj  # a torch module: forward
+            Xin = self.plug.to_input(X, obj) if isinstance(X, np.ndarray) else X
+            out = guard.call(method, Xin, plugin=self.plug.name, action="transform")
         # the returned object itself (not a copy): a later call must leave it unchanged
         if isinstance(out, np.ndarray):
             return out
@@ -204,7 +207,7 @@ class _Session:
     def reference(self, o: _Obj, X64: np.ndarray) -> tuple[np.ndarray, float]:
         """A fresh object of ``o``'s configuration, fitted on what ``o`` was last fitted on, transforming the
         float64 C-ordered values: its features and the round-off tolerance of a comparison with them."""
-        fresh = self.fit(self.build(o), o.fit_values.copy() if o.fit_values is not None else None)
+        fresh = self.fit(o, self.build(o), o.fit_values.copy() if o.fit_values is not None else self.batch(ROWS, 1))
         F = np.array(self.transform(o, fresh, X64.copy()))
         u = unit_roundoff(np.float64 if F.dtype not in (np.float16, np.float32) else np.float32)
         signs = np.where(np.random.default_rng(7).random(X64.shape) < 0.5, -1.0, 1.0)
@@ -331,7 +334,7 @@ def _machine(session: _Session, log: _Log, long_calls: int) -> type[RuleBasedSta
                 self.objs.append(o)
                 return
             try:
-                o.obj = s.fit(o.obj, self.X)
+                o.obj = s.fit(o, o.obj, self.X)
             except PluginError as exc:
                 self.lines.append(f"{o.name}.fit(X)")
                 if refusal_of(exc) is None and rs <= s.seed_hi:
@@ -353,7 +356,7 @@ def _machine(session: _Session, log: _Log, long_calls: int) -> type[RuleBasedSta
             line = f"{o.name}.fit({code})"
             self.lines.append(line)
             try:
-                o.obj = s.fit(o.obj, X)
+                o.obj = s.fit(o, o.obj, X)
             except PluginError as exc:
                 if refusal_of(exc) is None and o.seed <= s.seed_hi:
                     self.fail(f"{line} failed: {exc}")
