@@ -94,3 +94,17 @@ def test_a_feature_function_is_run_as_calls_with_its_arguments():
     bad = _stateful("tests.mutants.stateful_mutants:rff_function_folded")
     assert bad.status == "fail" and "the seeds differ by 0x10000" in bad.message
     assert "a = dict(n_components=" in bad.details["program"] and "= make(" in bad.details["program"]
+
+
+class FoldsTo32Bits(sm._RFF):
+    """Seeds taken modulo 2^32 (as rfflearn does): distinct within the declared random_state range 0 … 2^32 - 1."""
+
+    def _rng(self):
+        return np.random.default_rng(int(self.random_state) % 2 ** 32)
+
+
+def test_seeds_folded_beyond_the_declared_range_are_stated_not_failed():
+    res = _stateful(FoldsTo32Bits)
+    assert res.status == "pass", res.message
+    assert res.details["beyond_seed_range"], res.details
+    assert "beyond the declared random_state range (not judged): random_state=" in res.message
