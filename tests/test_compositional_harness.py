@@ -32,7 +32,7 @@ from tests.mutants.compositional_mutants import PrintedComment1Features, printed
 
 SEEDS = [DEFAULT_SEED] + list(range(1, 21))
 ENTRIES = ["compositional-shallow", "compositional-deep1d"]
-CHECKS = ["contract", "reproducibility", "explore", "unbiasedness", "concentration", "error-rate", "adapted-approximation"]
+CHECKS = ["contract", "reproducibility", "explore", "stateful", "unbiasedness", "concentration", "error-rate", "adapted-approximation"]
 
 
 SCHEMES = {  # name: (correct factory, broken factory, kernel, dim)

@@ -42,7 +42,7 @@ STUDY = Path(__file__).resolve().parent.parent / "reports" / "calibration" / "co
 CHEAP_DEFAULT = replace(get_profile("default"), unbiased_m=256, pilot_trials=30, bias_fraction=0.03)
 
 #: A twin's design false-alarm rate per seed at the corners: 3 checks x (1e-3 / 3) x share 1/2 (feature maps);
-#: 5 Haar checks x (1e-3 / 5) x 1/2 for haar_qr.
+#: 5 Haar checks x (1e-3 / 6) x 1/2 for haar_qr (below it).
 TWIN_DESIGN_RATE = 5e-4
 #: Each planted bug, the corner of the default design where it is caught, and its correct twin.
 AT = {
@@ -225,8 +225,9 @@ def test_sign_fix_stopping_above_64_is_caught_at_the_largest_corner():
     assert _haar(sign_fix_above_64, "haar-trace-moments", pins={"d": 128}).status == "pass"  # d = 16 not run
     res = _haar(sign_fix_above_64, "haar-trace-moments")  # its twin unpinned: d = 16 runs, fails, corners not run
     assert res.status == "fail" and "corners" not in res.details
-    # the failing declared d carries the alpha split: half of the check's 2e-4 there, the rest over 2 corners
-    assert res.details["alpha_split"] == {"main": 1e-4, "per_corner": 5e-5, "corners_in_design": 2, "check_alpha": 2e-4}
+    # the failing declared d carries the alpha split: half of the check's 1e-3 / 6 there, the rest over 2 corners
+    assert res.details["alpha_split"] == pytest.approx({"main": 1e-3 / 12, "per_corner": 1e-3 / 24,
+                                                        "corners_in_design": 2, "check_alpha": 1e-3 / 6})
 
 
 def test_a_corner_where_the_check_does_not_apply_is_listed_as_skipped():

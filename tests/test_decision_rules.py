@@ -54,7 +54,7 @@ def test_exactness_judges_the_top_claimed_degree(rule, exact_to):
 def test_correct_o_sampler_passes_eigenangles_at_odd_d(d):
     """Haar on O(d) at odd d: half the draws lie in O-(d) = -SO(d), whose eigenangle law is SO(d)'s reflected.
 
-    False alarm: alpha of the check (1e-3 / 5 at the default profile) per d.
+    False alarm: alpha of the check (1e-3 / 6 at the default profile) per d.
     Kills: the SO(d) eigenangle CDF used for O-(d) at odd d (fails all three d).
     """
     r = verify_orthogonal(haar_qr, dim=d, group="O", checks=["haar-eigenangles"])["haar-eigenangles"]

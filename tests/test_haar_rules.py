@@ -121,8 +121,8 @@ def test_determinant_messages():
     bad = _one(B.so_claimed_as_o, "haar-determinant")
     assert bad.status == "fail" and bad.message == (
         f"claims O(6) but P(det = +1) is not 1/2 — observed: det = +1 in 100 of 100 draws: P(det = +1) = 1 "
-        f"[{bad.effect.low:.4g}, 1] (99.99% interval; p = {bad.pvalue:.3g}); expected: P(det = +1) = 1/2, as Haar on "
-        f"O(d) needs (rejected at alpha = 0.0002); where: d = 6, 100 draws (the pilot); likely cause: the sampler "
+        f"[{bad.effect.low:.4g}, 1] (99.9917% interval; p = {bad.pvalue:.3g}); expected: P(det = +1) = 1/2, as Haar on "
+        f"O(d) needs (rejected at alpha = 0.000167); where: d = 6, 100 draws (the pilot); likely cause: the sampler "
         f"never leaves SO(d): is it SO(d) while O(d) is claimed?")
     so = _one(haar_qr, "haar-determinant", group="SO")
     neg = so.details["negative"]
@@ -194,7 +194,7 @@ def test_entries_messages():
         rf"entries are not Haar-distributed — observed: Q\[1,1\] over 100 draws: KS D = {NUM}; mean -{NUM}, P\(>0\) = "
         rf"0\.000, mean square {NUM} \(p = {NUM}, Bonferroni over 5 entries\); expected: the law of one coordinate of "
         rf"a uniform unit vector \(sign-symmetric, Q_ij\^2 ~ Beta\(1/2, 2\.5\)\): mean 0 ± 0\.041, P\(>0\) = 1/2, mean "
-        rf"square 0\.1667 \(KS rejected at alpha = 0\.0002\); where: d = 6, 100 draws \(the pilot\); likely cause: the "
+        rf"square 0\.1667 \(KS rejected at alpha = 0\.000167\); where: d = 6, 100 draws \(the pilot\); likely cause: the "
         rf"diagonal entry never changes sign: QR without the sign correction \(Mezzadri 2006, §5\)\?", bad.message), \
         bad.message
     assert bad.details["histograms"][0]["label"] == "Q[1,1], 100 draws"
@@ -222,8 +222,8 @@ def test_trace_moment_messages():
     m, hw = float(d["mean"][0]), float(d["half_width"][0])
     assert bad.status == "fail" and bad.message == (
         f"trace moments are not Haar — observed: mean tr Q over 400 draws = {m:.4g} [{m - hw:.4g}, {m + hw:.4g}] "
-        f"(99.98% interval; half-width {hw:.2g}; p = {bad.pvalue:.3g}, Bonferroni over 3 moments); expected: E tr Q = "
-        "0, its exact Haar value on O(6) (rejected at alpha = 0.0002); where: d = 6, 400 draws")
+        f"(99.9833% interval; half-width {hw:.2g}; p = {bad.pvalue:.3g}, Bonferroni over 3 moments); expected: E tr Q = "
+        "0, its exact Haar value on O(6) (rejected at alpha = 0.000167); where: d = 6, 400 draws")
     assert bad.statistic == m and bad.effect.name == "E tr Q - Haar" and bad.effect.estimate == m
     assert (bad.effect.low, bad.effect.high) == pytest.approx((m - hw, m + hw))
 
@@ -240,7 +240,7 @@ def test_eigenangle_and_invariance_messages():
         rf"eigenangles do not follow the Haar \(Weyl\) density — observed: KS D = {NUM} over \d+ angles; CDF-quintile "
         rf"counts \[[0-9, ]+\] \(Haar ~ \d+ each\) \(p = {NUM}\); expected: one pair angle per draw distributed by "
         rf"the Weyl one-point density of its coset: CDF values uniform, equal quintile counts \(KS rejected at alpha = "
-        rf"0\.0002\); where: d = 6, \d+ draws \(the (pilot|whole sample)\)", bad.message), bad.message
+        rf"0\.000167\); where: d = 6, \d+ draws \(the (pilot|whole sample)\)", bad.message), bad.message
     inv = _one(haar_qr, "haar-invariance")
     assert inv.status == "pass" and re.fullmatch(
         rf"left and right invariance not rejected \((Q_11|tr Q) of Q vs of (Q R0|R0 Q): KS D = {NUM} \(200 vs 200 "
@@ -251,7 +251,7 @@ def test_eigenangle_and_invariance_messages():
     assert not_inv.status == "fail" and re.fullmatch(
         rf"not invariant — observed: (Q_11|tr Q) of Q vs of (Q R0|R0 Q): KS D = {NUM} \(50 vs 50 draws\) \(p = {NUM}, "
         rf"Bonferroni over 4 sub-tests\); expected: the same law for Q, Q R0 and R0 Q: Haar measure is the left- and "
-        rf"right-invariant one \(KS rejected at alpha = 0\.0002\); where: d = 6, 100 draws \(the pilot\); R0 one "
+        rf"right-invariant one \(KS rejected at alpha = 0\.000167\); where: d = 6, 100 draws \(the pilot\); R0 one "
         rf"fixed matrix of O\(6\)", not_inv.message), not_inv.message
 
 

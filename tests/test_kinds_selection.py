@@ -17,15 +17,15 @@ from rfverify.kinds.orthogonal import OrthogonalConfig, verify_orthogonal
 from rfverify.profiles import PROFILES
 
 CHECKS = {
-    "feature-map": ["contract", "reproducibility", "explore", "unbiasedness", "concentration", "error-rate",
+    "feature-map": ["contract", "reproducibility", "explore", "stateful", "unbiasedness", "concentration", "error-rate",
                     "adapted-approximation"],
     "orthogonal": ["orthogonality", "haar-determinant", "haar-entries", "haar-trace-moments", "haar-eigenangles",
-                   "haar-invariance", "explore"],
+                   "haar-invariance", "haar-screen", "explore"],
     "transform": ["transform-exactness", "transform-linearity", "transform-input", "transform-dimension", "explore"],
     "quadrature": ["rule-contract", "exactness", "rule-unbiasedness", "efficiency", "explore"],
     "kernel": ["kernel-symmetry", "kernel-psd", "kernel-normalisation", "kernel-composition", "explore"],
 }
-STATISTICAL = {"feature-map": 3, "orthogonal": 5, "transform": 0, "quadrature": 1, "kernel": 1}
+STATISTICAL = {"feature-map": 3, "orthogonal": 6, "transform": 0, "quadrature": 1, "kernel": 1}
 
 
 def test_kind_table_order_and_rows():
@@ -60,7 +60,7 @@ def test_unknown_kind_is_a_usage_error(bad):
 def test_alpha_is_the_family_share_of_each_statistical_check(profile):
     prof = PROFILES[profile]
     cfg = OrthogonalConfig(haar_qr, dim=4, profile=profile)
-    assert cfg.alpha() == pytest.approx(prof.family_alpha / 5, rel=1e-15)
+    assert cfg.alpha() == pytest.approx(prof.family_alpha / 6, rel=1e-15)
     for spec in checks_for("orthogonal"):
         assert cfg.context(spec).alpha == cfg.alpha()
 
@@ -76,7 +76,7 @@ def test_verdict_and_alpha_do_not_depend_on_the_selection():
     one = verify_orthogonal(haar_qr, dim=4, profile="quick", checks=["haar-entries"])["haar-entries"]
     many = verify_orthogonal(haar_qr, dim=4, profile="quick",
                              checks=["haar-invariance", "haar-entries", "haar-determinant"])["haar-entries"]
-    assert one.alpha == many.alpha == pytest.approx(1e-3 / 5)
+    assert one.alpha == many.alpha == pytest.approx(1e-3 / 6)
     assert (one.status, one.statistic, one.pvalue) == (many.status, many.statistic, many.pvalue)
 
 

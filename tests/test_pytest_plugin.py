@@ -33,7 +33,7 @@ def test_rbf(rfverify_case):
     rfverify_case()
 """)
     result = p.runpytest_subprocess("-v", "-p", "no:cacheprovider")  # the whole default-profile suite
-    result.assert_outcomes(passed=6, skipped=1)  # adapted-approximation: not a data-dependent map
+    result.assert_outcomes(passed=7, skipped=1)  # adapted-approximation: not a data-dependent map
     result.stdout.fnmatch_lines(["rfverify 0.1.0: seed=*, profile=default*", "*test_rbf?RBFSampler?unbiasedness?? PASSED*"])
 
 

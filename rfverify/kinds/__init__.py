@@ -56,11 +56,12 @@ class Kind:
 KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("feature-map", "rfverify.kinds.feature_map", "FeatureMapConfig", "verify",
          ("rfverify.properties.contract", "rfverify.properties.reproducibility", "rfverify.properties.exploration",
+          "rfverify.properties.stateful",
           "rfverify.properties.unbiasedness",
           "rfverify.properties.concentration", "rfverify.properties.error_rate", "rfverify.properties.adapted"),
          "a feature map: factory, function, or sklearn-style estimator"),
     Kind("orthogonal", "rfverify.kinds.orthogonal", "OrthogonalConfig", "verify_orthogonal",
-         ("rfverify.properties.orthogonality", "rfverify.properties.haar",
+         ("rfverify.properties.orthogonality", "rfverify.properties.haar", "rfverify.properties.haar_screen",
           "rfverify.properties.exploration_orthogonal"),
          "a random orthogonal-matrix sampler claimed Haar on O(d) or SO(d)"),
     Kind("transform", "rfverify.kinds.transform", "TransformConfig", "verify_transform",

@@ -1,0 +1,57 @@
+"""The ``haar-screen`` check: a sampler whose fast path above d = 128 skips QR's sign correction fails, naming the
+smallest d range where it shows; its twin (the sign fix at every d) and the reference samplers pass."""
+
+from __future__ import annotations
+
+import pytest
+
+from rfverify.kinds.orthogonal import verify_orthogonal
+from rfverify.properties.haar_screen import bands
+from rfverify.seeding import DEFAULT_SEED
+
+MUTANTS = "tests.mutants.stateful_mutants:"
+
+
+def _screen(impl, seed=DEFAULT_SEED, profile="default", **kw):
+    return verify_orthogonal(impl, dim=16, seed=seed, profile=profile, checks=["haar-screen"], **kw)["haar-screen"]
+
+
+def test_bands_cover_the_range_in_powers_of_two():
+    assert bands(1, 256) == [(1, 1), (2, 3), (4, 7), (8, 15), (16, 31), (32, 63), (64, 127), (128, 255), (256, 256)]
+    assert bands(100, 300) == [(100, 127), (128, 255), (256, 300)]
+
+
+def test_fast_path_without_the_sign_fix_fails_in_its_band():
+    res = _screen(MUTANTS + "fast_path_no_sign_fix")
+    assert res.status == "fail", res.message
+    assert res.details["smallest_failing_band"] == "d 128 … 255"
+    assert "not Haar in part of the declared d range: d 128 … 255" in res.message
+    assert res.alpha == pytest.approx(1e-3 / 6)
+    for row in res.details["bands"][:-2]:  # below d = 128 the mutant is Haar
+        assert row["p_adjusted"] >= res.alpha
+
+
+def test_the_smallest_band_is_named_when_the_range_is_narrowed():
+    res = _screen(MUTANTS + "fast_path_no_sign_fix", space={"d": (140, 200)})
+    assert res.status == "fail" and res.details["smallest_failing_band"] == "d 140 … 200"
+
+
+@pytest.mark.parametrize("impl", [MUTANTS + "sign_fix_everywhere", "rfverify.implementations.orthogonal:haar_qr",
+                                  "scipy.stats:ortho_group"])
+def test_haar_samplers_pass(impl):
+    res = _screen(impl)
+    assert res.status == "pass", res.message
+
+
+def test_so_group_screens_from_d_3():
+    res = _screen("rfverify.implementations.orthogonal:haar_qr_so", group="SO")
+    assert res.status == "pass", res.message
+    first = res.details["bands"][0]
+    assert first["band"] == "d 2 … 3" and first["dims"] == [2, 3] and first["draws"] == 4  # SO(2) draws not pooled
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(20))
+def test_twin_passes_and_mutant_fails_at_20_seeds(seed):
+    assert _screen(MUTANTS + "sign_fix_everywhere", seed=seed).status == "pass"
+    assert _screen(MUTANTS + "fast_path_no_sign_fix", seed=seed).status == "fail"

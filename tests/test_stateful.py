@@ -1,0 +1,110 @@
+"""The ``stateful`` check: every planted stateful defect caught at the default profile with its minimal program,
+every correct twin passes, refused input types are set aside and stated, and the printed program runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rfverify
+from tests.mutants import stateful_mutants as sm
+
+OPTIONS = dict(kernel="rbf", kernel_params={"gamma": 0.5}, dim=4, profile="default", checks=["stateful"],
+               metrics=False)
+
+#: What the minimal program and the finding of each mutant must show.
+EXPECTED = {
+    sm.CacheWithoutGamma: ("differ only in gamma", "gamma=1.0"),
+    sm.SharedClassState: ("a fresh object made with the same arguments", "b.fit(X)"),
+    sm.IntegerTruncated: ("every feature 0", ".astype(np.int"),
+    sm.SeedFolded16: ("the seeds differ by 0x10000", "random_state=65536"),
+    sm.WarmPathSign: ("changed at its call 1001", "for call in range(1050)"),
+    sm.MemoByIdentity: ("a fresh object made with the same arguments", "B[...] = make_batch"),
+    sm.ReturnsWorkspace: ("was changed by a later call", "F1 = a.transform("),
+}
+
+
+def _stateful(impl, **kw):
+    return rfverify.verify(impl, **{**OPTIONS, **kw}).results[0]
+
+
+@pytest.mark.parametrize("mutant", list(sm.BUGS), ids=lambda c: c.__name__)
+def test_mutant_caught_with_its_program(mutant):
+    res = _stateful(mutant)
+    assert res.status == "fail", res.message
+    finding, line = EXPECTED[mutant]
+    assert finding in res.message
+    program = res.details["program"]
+    assert line in program and line in res.message
+    assert f"import {mutant.__name__} as make" in program
+    assert res.reproduce.endswith("--check stateful") and "replay: " + res.reproduce in res.message
+    assert res.details["replayed"] is True
+
+
+@pytest.mark.parametrize("mutant", list(sm.BUGS), ids=lambda c: c.__name__)
+def test_twin_passes(mutant):
+    res = _stateful(sm.BUGS[mutant])
+    assert res.status == "pass", res.message
+    assert res.details["max_calls_per_object"] > 1000
+    assert {"replay", "seeds-differ", "parameter-matters", "repeat"} <= set(res.details["judged"])
+
+
+def test_the_program_runs_and_shows_the_defect():
+    res = _stateful(sm.SeedFolded16)
+    env: dict = {}
+    exec(res.details["program"], env)  # noqa: S102 - our own generated program
+    assert np.array_equal(env["F1"], env["G"])  # the program's last line: the same features from distant seeds
+
+
+class RefusesIntegers(sm._RFF):
+    """A correct map that refuses non-float input with a TypeError (a clean refusal)."""
+
+    def _input(self, X):
+        A = np.asarray(X)
+        if A.dtype.kind not in "f":
+            raise TypeError(f"float input required, got {A.dtype}")
+        return np.asarray(A, dtype=np.float64)
+
+
+def test_refused_input_types_are_set_aside_and_stated():
+    res = _stateful(RefusesIntegers, profile="thorough")
+    assert res.status == "pass", res.message
+    refused = res.details["refused"]
+    assert any(k.startswith("int") for k in refused), refused
+    assert "set aside: refuses" in res.message and "TypeError: float input required" in res.message
+
+
+def test_scikit_learn_rbf_sampler_passes():
+    from sklearn.kernel_approximation import RBFSampler
+
+    res = _stateful(RBFSampler)
+    assert res.status == "pass", res.message
+    assert "random_state > 4294967295" in res.details["refused"]  # 63-bit seeds: refused by sklearn, set aside
+
+
+def test_thorough_runs_objects_past_ten_thousand_calls():
+    res = _stateful(sm.PerInstanceState, profile="thorough")
+    assert res.status == "pass", res.message
+    assert res.details["long_run_calls"] == 10_000 and res.details["max_calls_per_object"] > 10_000
+
+
+def test_a_feature_function_is_run_as_calls_with_its_arguments():
+    good = _stateful("tests.mutants.stateful_mutants:rff_function")
+    assert good.status == "pass", good.message
+    bad = _stateful("tests.mutants.stateful_mutants:rff_function_folded")
+    assert bad.status == "fail" and "the seeds differ by 0x10000" in bad.message
+    assert "a = dict(n_components=" in bad.details["program"] and "= make(" in bad.details["program"]
+
+
+class FoldsTo32Bits(sm._RFF):
+    """Seeds taken modulo 2^32 (as rfflearn does): distinct within the declared random_state range 0 … 2^32 - 1."""
+
+    def _rng(self):
+        return np.random.default_rng(int(self.random_state) % 2 ** 32)
+
+
+def test_seeds_folded_beyond_the_declared_range_are_stated_not_failed():
+    res = _stateful(FoldsTo32Bits)
+    assert res.status == "pass", res.message
+    assert res.details["beyond_seed_range"], res.details
+    assert "beyond the declared random_state range (not judged): random_state=" in res.message
