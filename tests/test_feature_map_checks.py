@@ -70,6 +70,21 @@ def test_concentration_catches_shared_draw():
     assert res.status == "fail" and "Hoeffding" in res.message
 
 
+def test_a_declared_biased_map_is_held_to_concentration_about_its_mean():
+    """SORF with one HD block is biased by design and declared so: about k its tails fail at seed 3 (p = 1e-39, the
+    declared bias taken for a tail event); about its own mean they hold.  A map sharing one draw across features,
+    declared biased too, still fails about its mean (no concentration in m)."""
+    from rfverify.studies.zoo import ZOO, verify_entry
+    from tests.mutants.rff_mutants import SharedDraw
+
+    sorf1 = next(e for e in ZOO if e.name == "sorf-1")
+    res = verify_entry(sorf1, seed=3, profile="default")["concentration"]
+    assert res.status == "pass" and res.details["about"].startswith("the per-pair mean"), res.message
+    shared = rfverify.verify(SharedDraw, kernel_params={"gamma": GAMMA}, bound=C_RFF, unbiased=False,
+                             checks=["concentration"])["concentration"]
+    assert shared.status == "fail" and "about the mean estimate" in shared.message, shared.message
+
+
 def test_concentration_skips_without_bound():
     res = rfverify.verify(RandomFourierFeatures, checks=["concentration"], profile="quick")["concentration"]
     assert res.status == "skip" and "--bound" in res.message
