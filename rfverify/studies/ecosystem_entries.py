@@ -28,8 +28,6 @@ NYSTROEM_REASON = ("transform(X[i:i+1]) and row i of transform(X) differ by ~1e-
 #: seed (so no expected failure: the space excludes those corners instead; searched at quick, default and
 #: thorough with several seeds, every run passed).
 NYSTROEM_SPACE = {"norm": "typical", "d": (8, 512)}
-FHT2017_REASON = ("fht (2017) refuses rows of length 1 (ValueError 'array shape must be a power of two'): its "
-                  "is_power_of_two(1) returns False on purpose, though 1 = 2^0")
 FHT_BUILD = ("source only (numpy.distutils): in a side venv, pip install 'setuptools<60' wheel, then "
              "SETUPTOOLS_USE_DISTUTILS=stdlib pip wheel --no-build-isolation --no-deps fht (without the variable "
              "setuptools 59's distutils fails with KeyError: 'headers' in a Python 3.11 venv); install the wheel")
@@ -186,7 +184,7 @@ def fastfood_evidence() -> str:
     return "direct calls, Fastfood(n_components=8, sigma=1, random_state=0) on 5 N(0, I) rows: " + "; ".join(parts)
 
 
-def _fht2017_evidence() -> str:
+def fht2017_evidence() -> str:
     """fht (2017)'s fht1 on length 1, 2, 4 against the normalised Sylvester matrix (independent of the harness)."""
     import fht
     from scipy.linalg import hadamard
@@ -294,8 +292,7 @@ ENTRIES: tuple[Entry, ...] = (
                    "return memcpy(out, in, n); n < 64 in the AVX-512 branch), as the comment above fast_copy says; the "
                    "in-place fht_ is not affected."),
     Entry("fht-2017", "fht (2017) fht2", "transform", "rfverify.studies.ecosystem_wrappers_fht:fht2017_rows",
-          "fht 1.0.2 (source only)", FHT_BUILD, dict(dim=64, matrix="hadamard-normalized"), expected="defect",
-          xfail={"explore": FHT2017_REASON}, needs=("fht",), evidence=_fht2017_evidence,
+          "fht 1.0.2 (source only)", FHT_BUILD, dict(dim=64, matrix="hadamard-normalized"), needs=("fht",),
           wrapper="fht.fht(X) of a 2-D array is the 2-D transform (both axes); the row-wise transform is "
                   "fht.fht2(X, axes=1), a keyword the transform kind does not pass: a one-line module",
           upstream="is_power_of_two(1) returns False on purpose (if input_integer == 1: return False), so fht1/fht2 "
@@ -303,7 +300,8 @@ ENTRIES: tuple[Entry, ...] = (
                    "(normalised) Hadamard matrix is [1]. Reproduce: fht.fht1(np.ones(1)) raises ValueError. Fix: "
                    "drop the special case (return n > 0 and n & (n - 1) == 0) -- the transforms then return length-1 "
                    "rows unchanged -- or document that d >= 2.",
-          note="a refusal with a clear error (not wrong numbers) at d = 1; every other width exact"),
+          note="a clean refusal (ValueError) at d = 1, set aside and stated ('refuses d = 1'); every other width "
+               "exact (fht2017_evidence: the direct calls)"),
     Entry("hadamard-transform", "hadamard-transform hadamard_transform", "transform",
           "rfverify.studies.ecosystem_torch:hadamard_transform_apply", "hadamard-transform 0.2.0",
           "plain install (pulls torch: see the torch note); takes torch tensors",
