@@ -133,8 +133,9 @@ def end_descendants(pid: int | None, orphans: Iterable[int] = ()) -> list[int]:
             break
         _kill(found)
         killed.extend(found)
-    mine = direct_children()
-    _reap([p for p in killed if p in mine])
+    if killed:
+        mine = direct_children()
+        _reap([p for p in killed if p in mine])
     return killed
 
 

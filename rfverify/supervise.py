@@ -302,6 +302,8 @@ class Supervisor:
     def close(self) -> None:
         """End the child (and anything it started in its process group)."""
         proc, conn = self._proc, self._conn
+        if proc is not None:  # while the child lives its descendants are found through it
+            self._seen.update(sentinel.end_descendants(proc.pid))
         self._proc = self._conn = None
         if conn is not None:
             try:
@@ -404,9 +406,12 @@ class Supervisor:
         # plug-in that lifted RLIMIT_AS (or a platform without it) crosses this
         base = _statm(proc.pid, 1) if budget is not None else None
         slack = max(_SLACK, (budget or 0) // 4)
+        polls = 0
         try:
             while True:
-                self._seen.update(sentinel.descendants(proc.pid))
+                if polls:  # a request that answers within one poll is not scanned here (end_descendants does)
+                    self._seen.update(sentinel.descendants(proc.pid))
+                polls += 1
                 self._signalled(what)
                 try:
                     ready = conn.poll(POLL)

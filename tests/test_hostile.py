@@ -354,3 +354,13 @@ def test_a_module_that_imports_cleanly_is_built_once_more_by_the_harness(tmp_pat
     proc, _ = _cli("goodimport:Features", tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stderr.count("hello from import") == 1
+
+
+def test_the_biased_twin_fails_and_never_exits_0(tmp_path):
+    """The hostile plug-ins' correct parent passes; the same map scaled by 0.8 fails unbiasedness (exit 1) through
+    the API and the CLI."""
+    assert _verify(hp.Features, checks=["unbiasedness"]).exit_code == 0
+    report = _verify(hp.HBiased, checks=["unbiasedness"])
+    assert report["unbiasedness"].status == "fail" and report.exit_code == 1
+    proc, _ = _cli("tests.hostile_plugins:HBiased", tmp_path, checks=["unbiasedness"])
+    assert proc.returncode == 1 and _checks_of(tmp_path)["unbiasedness"]["status"] == "fail"
