@@ -329,25 +329,12 @@ class SpaceLog:
             if accepted and min(refused) > accepted[-1]:
                 return ">=", min(refused)
             return ("==", refused[0]) if len(refused) == 1 else ("in", tuple(refused[:8]))
-        if accepted and max(refused) < accepted[0]:
-            lo, hi = max(refused), accepted[0]  # refused at lo, accepted at hi: the smallest accepted value
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if self.probe({**self.baseline, name: mid}, 0) is None:
-                    hi = mid
-                else:
-                    lo = mid
+        if accepted and max(refused) < accepted[0]:  # the smallest accepted value, between the two
+            first = self._boundary(name, max(refused), accepted[0], refused_below=True)
             # a dimension refused at its one lowest value reads "d = 1"; a count reads "n_components < 2"
-            return ("==", hi - 1) if name in _EQUAL_AT_LOWEST and hi - 1 == min(refused) <= 1 else ("<", hi)
-        if accepted and min(refused) > accepted[-1]:
-            lo, hi = accepted[-1], min(refused)  # accepted at lo, refused at hi: the largest accepted value
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if self.probe({**self.baseline, name: mid}, 0) is None:
-                    lo = mid
-                else:
-                    hi = mid
-            return ">", lo
+            return ("==", first - 1) if name in _EQUAL_AT_LOWEST and first - 1 == min(refused) <= 1 else ("<", first)
+        if accepted and min(refused) > accepted[-1]:  # the largest accepted value, between the two
+            return ">", self._boundary(name, accepted[-1], min(refused), refused_below=False)
         if accepted and all(int(v) % 2 == 1 for v in refused) and all(int(v) % 2 == 0 for v in accepted):
             return "odd", None
         if accepted and all(int(v) % 2 == 0 for v in refused) and all(int(v) % 2 == 1 for v in accepted):
@@ -355,6 +342,19 @@ class SpaceLog:
         if len(refused) == 1:
             return "==", refused[0]
         return "in", tuple(refused[:8])
+
+    def _boundary(self, name: str, lo: int, hi: int, *, refused_below: bool) -> int:
+        """Bisection on axis ``name`` (the other axes at the baseline) between ``lo`` and ``hi``, one refused and
+        the other accepted: the accepted end of the boundary (the smallest accepted value when the refused region
+        lies below, the largest when it lies above)."""
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            accepted = self.probe({**self.baseline, name: mid}, 0) is None
+            if accepted == refused_below:
+                hi = mid
+            else:
+                lo = mid
+        return hi if refused_below else lo
 
     # -- what the verdict says ----------------------------------------------------------------------------
     def summary(self, searched: str, tried: int) -> dict[str, Any]:
