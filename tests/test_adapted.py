@@ -271,7 +271,8 @@ def test_uab_report_skips_the_random_feature_checks_with_the_reason():
     report = rfverify.verify(fast_uab, profile="quick", **RBF)
     status = {r.check: r.status for r in report.results}
     assert status == {"contract": "pass", "reproducibility": "pass", "unbiasedness": "skip", "concentration": "skip",
-                      "error-rate": "skip", "adapted-approximation": "pass", "explore": "pass"}, report.table()
+                      "error-rate": "skip", "adapted-approximation": "pass", "explore": "pass",
+                      "stateful": "pass"}, report.table()
     for name in ("unbiasedness", "concentration", "error-rate"):
         assert "not promised for a data-dependent map" in report[name].message
         assert "not a claim of the method" in report[name].message

@@ -154,6 +154,19 @@ def _fm(impl: str, check: str, **kw: Any) -> Any:
     return rfverify.verify(target, checks=[check], **opts)[check]
 
 
+def _stateful_case(impl: str) -> Any:
+    """A planted stateful defect of tests/mutants/stateful_mutants.py at the default profile (quick runs too few
+    sequences to reach every one)."""
+    return rfverify.verify(f"tests.mutants.stateful_mutants:{impl}", kernel_params={"gamma": GAMMA},
+                           checks=["stateful"], metrics=False)["stateful"]
+
+
+def _haar_screen_case(impl: str) -> Any:
+    from rfverify.kinds.orthogonal import verify_orthogonal
+
+    return verify_orthogonal(f"tests.mutants.stateful_mutants:{impl}", dim=16, checks=["haar-screen"])["haar-screen"]
+
+
 def _adapted(check: str) -> Any:
     from tests.test_adapted import RBF, ascent_uab
 
@@ -235,7 +248,9 @@ CASES: list[tuple[str, str, str, Callable[[], Any]]] = [
     ("explore-fortran-read-as-c", "explore", "fail", lambda: _explore("feature-map", "FortranReadAsC")),
     ("explore-orthogonal-d2", "explore", "fail", lambda: _explore("orthogonal", "rotation_2d_unnormalised")),
     ("explore-transform-d1", "explore", "fail", lambda: _explore("transform", "fwht_small_widths_halved")),
+    ("stateful-gamma-less-cache", "stateful", "fail", lambda: _stateful_case("CacheWithoutGamma")),
     # orthogonal
+    ("haar-screen-fast-path", "haar-screen", "fail", lambda: _haar_screen_case("fast_path_no_sign_fix")),
     ("orthogonality", "orthogonality", "fail", lambda: _orth("normalised_gaussian_rows", "orthogonality")),
     ("determinant-o", "haar-determinant", "fail", lambda: _orth("so_claimed_as_o", "haar-determinant")),
     ("determinant-so", "haar-determinant", "fail", lambda: _orth("haar_qr", "haar-determinant", 5, "SO")),

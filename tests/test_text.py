@@ -39,7 +39,7 @@ def test_a_str_that_raises_is_named():
         def __str__(self):
             raise RuntimeError
 
-    assert clean(Bad()) == "<Bad whose __str__ raised>"
+    assert clean(Bad()) == "(its message could not be shown: __str__ raised RuntimeError)"
 
 
 def test_results_and_plugin_errors_are_cleaned_where_text_enters():

@@ -327,9 +327,13 @@ class FastfoodInversePermutation(FastfoodFeatures):
 
 class ArcCosZeroInclusiveStep(ArcCosineFeatures):
     """Heaviside Theta(z) = [z >= 0] instead of [z > 0] (order 0).  Proof: for x != 0, w.x ~ N(0, |x|^2) has no atom at 0,
-    so the two maps agree with probability 1 (the domain never contains x = 0 except with probability 0)."""
+    so the two maps agree with probability 1 (the domain never contains x = 0 except with probability 0).  (An
+    earlier version computed the order-0 step whatever ``order`` it was given — not equivalent at order 1 or 2, which
+    the stateful check's moved-parameter invariant found.)"""
 
     def _features(self, X):
+        if self.order != 0:  # the mutation is in the order-0 step; the other orders stay the reference's
+            return super()._features(X)
         F = (X @ self.W_ >= 0).astype(X.dtype)
         F *= X.dtype.type(math.sqrt(2.0 / self.n_components))
         return F
