@@ -439,7 +439,7 @@ def test_latex_appendix_compiles(claims, tmp_path):
 
     engine = shutil.which("pdflatex")
     if engine is None:
-        pytest.skip("no LaTeX engine (pdflatex) installed: the appendix was not compiled; "
+        pytest.skip(reason="no LaTeX engine (pdflatex) installed: the appendix was not compiled; "
                     "apt-get install texlive-latex-base lmodern provides one")
     (tmp_path / "claims.tex").write_text(claims_latex_document(claims), encoding="utf-8")
     run = subprocess.run([engine, "-interaction=nonstopmode", "-halt-on-error", "claims.tex"], cwd=tmp_path,
