@@ -123,6 +123,8 @@ class _Session:
         space = ctx.space
         self.plug = ctx.plugin
         self.form = ctx.plugin.form
+        #: The method the program calls for features (declared with --method; transform by default).
+        self.meth = ctx.plugin.calls.method or "transform"
         self.d = min(max(int(ctx.dim), space.d.lo), space.d.hi)
         self.base = dict(sorted({**dict(ctx.kernel.params), **space.held}.items()))
         self.base = {k: v for k, v in self.base.items() if k in ctx.plugin.passthrough or k in space.params}
@@ -181,11 +183,13 @@ class _Session:
 
     def make_line(self, o: _Obj) -> str:
         extra = "".join(f", {k}={v!r}" for k, v in o.params if k in self.plug.passthrough)
+        names = [(self.plug.calls.name_of("n_components"), o.m), (self.plug.calls.name_of("random_state"), o.seed)]
+        drawn = ", ".join(f"{k}={v}" for k, v in names if k)
         if self.form == "function":
-            return f"{o.name} = dict(n_components={o.m}, random_state={o.seed})  # make(X, **{o.name})"
+            return f"{o.name} = dict({drawn}{extra})  # make(X, **{o.name})"
         if self.form == "factory":
             return f"{o.name} = make({o.m}, {o.seed}{extra})"
-        return f"{o.name} = make(n_components={o.m}, random_state={o.seed}{extra})"
+        return f"{o.name} = make({drawn}{extra})"
 
     def fit(self, o: _Obj, obj: Any, X: np.ndarray) -> Any:
         """Fit through the adapter (the declared global generator seeded around fit, a torch input converted)."""
@@ -196,12 +200,13 @@ class _Session:
 
     def transform(self, o: _Obj, obj: Any, X: Any) -> np.ndarray:
         self.log.calls += 1
-        if self.form == "function":
+        if self.form == "function" and not self.plug.calls.declared() and not self.plug.passthrough:
             out = guard.call(obj, X, o.m, o.seed, plugin=self.plug.name, action="transform")
+        elif isinstance(X, np.ndarray) or self.form == "function":  # declared method, keywords, names
+            out, _ = self.plug.features_call(obj, X, o.m, o.seed)
         else:
-            method = obj.transform if hasattr(obj, "transform") else obj  # a torch module: forward
-            Xin = self.plug.to_input(X, obj) if isinstance(X, np.ndarray) else X
-            out = guard.call(method, Xin, plugin=self.plug.name, action="transform")
+            method = getattr(obj, self.plug.calls.method or "transform", None) or obj  # a torch module: forward
+            out = guard.call(method, X, **self.plug.calls.call_kw, plugin=self.plug.name, action="transform")
         # the returned object itself (not a copy): a later call must leave it unchanged
         if isinstance(out, np.ndarray):
             return out
@@ -400,7 +405,7 @@ def _machine(session: _Session, log: _Log, long_calls: int) -> type[RuleBasedSta
             self.n_out += 1
             var = f"F{self.n_out}"
             line = (f"{var} = make({code}, **{o.name})" if s.form == "function"
-                    else f"{var} = {o.name}.transform({code})")
+                    else f"{var} = {o.name}.{s.meth}({code})")
             self.lines.append(line)
             try:
                 F = s.transform(o, o.obj, Xin)
@@ -432,19 +437,19 @@ def _machine(session: _Session, log: _Log, long_calls: int) -> type[RuleBasedSta
             k = long_calls if many and not self.long_done else 3  # one long run per sequence: the budget
             self.long_done = self.long_done or k == long_calls
             x = self.X[1:2]
-            call_code = f"make(X[1:2], **{o.name})" if s.form == "function" else f"{o.name}.transform(X[1:2])"
+            call_code = f"make(X[1:2], **{o.name})" if s.form == "function" else f"{o.name}.{s.meth}(X[1:2])"
             self.lines.append(f"for call in range({k}):\n    F = {call_code}")
             first = None
             for call in range(k):
                 try:
                     F = np.array(s.transform(o, o.obj, x))
                 except PluginError as exc:
-                    self.fail(f"call {call + 1} of {o.name}.transform(X[1:2]) failed: {exc}")
+                    self.fail(f"call {call + 1} of {o.name}.{s.meth}(X[1:2]) failed: {exc}")
                 o.calls += 1
                 if first is None:
                     first, tol = F, contract_tolerance(s.d, F)
                 elif _diff(F, first) > tol:
-                    self.fail(f"{o.name}.transform(X[1:2]) changed at its call {o.calls} (the {call + 1}-th of the "
+                    self.fail(f"{o.name}.{s.meth}(X[1:2]) changed at its call {o.calls} (the {call + 1}-th of the "
                               f"loop): {_row(F)} after {_row(first)} (max difference {_diff(F, first):.3g}, round-off "
                               f"tolerance {tol:.3g})", "a code path taken after many calls (a warm path, a counter) "
                               "that computes differently")
@@ -468,7 +473,7 @@ def _machine(session: _Session, log: _Log, long_calls: int) -> type[RuleBasedSta
             log.judge("replay")
             d = _diff(F, Fr)
             if F.shape != Fr.shape:
-                self.fail(f"{var} = {o.name}.transform({code}) returned shape {F.shape}; a fresh object made with the "
+                self.fail(f"{var} = {o.name}.{s.meth}({code}) returned shape {F.shape}; a fresh object made with the "
                           f"same arguments, fitted on the same data ({o.fit_on}), returns {Fr.shape} for the same "
                           f"values",
                           "the output depends on something besides the object's configuration, seed and input: state "
@@ -483,7 +488,7 @@ def _machine(session: _Session, log: _Log, long_calls: int) -> type[RuleBasedSta
                               f"{_row(F[j] if F.shape == Fr.shape else F)}, float64 gives {_row(Fr[j])}",
                               f"{how} input converted wrongly (truncated, wrapped or read as another type) — convert "
                               f"with np.asarray(X, dtype=float) as scikit-learn's check_array does")
-                self.fail(f"{var} = {o.name}.transform({code}) differs from a fresh object made with the same "
+                self.fail(f"{var} = {o.name}.{s.meth}({code}) differs from a fresh object made with the same "
                           f"arguments, fitted on the same data ({o.fit_on}), transforming the same values, by up to "
                           f"{d:.3g} (round-off tolerance {tol:.3g}): row {j} gave {_row(F[j] if F.ndim == 2 else F)}, "
                           f"the fresh object {_row(Fr[j])}",
@@ -516,7 +521,7 @@ def _machine(session: _Session, log: _Log, long_calls: int) -> type[RuleBasedSta
                 if diff > max(tol, tol_g):
                     continue
                 args = s.make_line(ref).split(" = ", 1)[1]
-                fresh = (f"G = {args}.fit({o.fit_on}).transform({code})" if s.form != "function"
+                fresh = (f"G = {args}.fit({o.fit_on}).{s.meth}({code})" if s.form != "function"
                          else f"G = make({code}, n_components={ref.m}, random_state={ref.seed})")
                 self.lines.append(f"{fresh}  # a fresh object with {other.name}'s arguments: the same features "
                                   f"as {var}")

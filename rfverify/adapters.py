@@ -37,6 +37,7 @@ import numpy as np
 
 from rfverify import guard
 from rfverify.errors import PluginError, UsageError
+from rfverify.plugin_calls import RESERVED, CallSpec
 from rfverify.text import type_name
 
 __all__ = ["FeatureMapPlugin", "FittedMap", "load_object", "as_feature_map", "to_numpy"]
@@ -155,26 +156,25 @@ class FittedMap:
         (a PluginError otherwise).  ``judge_width``: the caller judges the width itself (the contract check's
         one-row transforms, whose other width is a finding, not an error); it is then neither checked nor kept."""
         name = self.plugin.name
-        if self.plugin.form == "function":
-            action = f"calling {name}(X, {self.n_components}, {self.random_state})"
-            out = guard.call(self.obj, self.plugin.to_input(X, None), self.n_components, self.random_state,
-                             plugin=name, action=action,
-                             hint="a feature function must accept (X, n_components, random_state)")
-        else:
-            action = "transform"
-            method = self.obj.transform if hasattr(self.obj, "transform") else self.obj  # a torch module: forward
-            out = guard.call(method, self.plugin.to_input(X, self.obj), plugin=name, action=action,
-                             hint=f"transform(X) must accept a float64 array of shape {X.shape}")
+        out, action = self.plugin.features_call(self.obj, X, self.n_components, self.random_state)
         A = guard.as_array(out, plugin=name, action=action, complex_ok=True)
         if A.ndim != 2 or A.shape[0] != X.shape[0]:
             raise PluginError(name, f"{action} returned shape {A.shape} for {X.shape[0]} input rows",
                               f"return an array of shape ({X.shape[0]}, m)")
-        if A.shape[1] > guard.FEATURE_EXPANSION_LIMIT * max(1, self.n_components):
+        calls = self.plugin.calls
+        declared = calls.declared_width(self.n_components, int(X.shape[1])) if calls.width else None
+        if declared is not None and A.shape[1] != declared:
+            raise PluginError(name, f"{action} returned {A.shape[1]} columns; the declared width {calls.width} is "
+                              f"{declared} at m = {self.n_components}, d = {X.shape[1]}",
+                              "fix the declaration (--width EXPR of m and d) or the map")
+        if A.shape[1] > guard.FEATURE_EXPANSION_LIMIT * max(1, self.n_components, declared or 0):
             raise PluginError(name, f"{action} returned {A.shape[1]:,} features for n_components="
                               f"{self.n_components}, more than {guard.FEATURE_EXPANSION_LIMIT} per component",
                               "return a number of features proportional to n_components")
         guard.check_finite(A, plugin=name, action=f"{action} (n_components={self.n_components}, "
                            f"random_state={self.random_state})", hint="features must be finite")
+        if calls.feature_scale is not None:  # a declared normalisation of an unnormalised map
+            A = A * np.asarray(calls.scale(self.n_components, int(X.shape[1])), dtype=A.real.dtype)
         if judge_width:
             return A
         if self.n_out is None:
@@ -214,6 +214,34 @@ class FeatureMapPlugin:
     param_map: Mapping[str, Any] = field(default_factory=dict)
     #: (n_components, rows fitted) -> (features returned, the random_state that first returned them).
     widths: dict[tuple[int, int | None], tuple[int, int]] = field(default_factory=dict, repr=False)
+    #: How it is called (:mod:`rfverify.plugin_calls`): features method, call keywords, width, scale, names.
+    calls: CallSpec = field(default_factory=CallSpec)
+
+    def features_call(self, obj: Any, X: np.ndarray, n_components: int, random_state: int) -> tuple[Any, str]:
+        """The plug-in's raw features of ``X`` (its declared method, call keywords; a function with its
+        arguments) under the guard, and the action's description."""
+        name, kw = self.name, dict(self.calls.call_kw)
+        if self.form == "function":
+            n_name, r_name = self.calls.name_of("n_components"), self.calls.name_of("random_state")
+            kw.update(self.passthrough)
+            if self.calls.renamed:
+                kw.update({k: v for k, v in ((n_name, n_components), (r_name, random_state)) if k})
+                args: tuple[Any, ...] = (self.to_input(X, None),)
+            else:
+                args = (self.to_input(X, None), n_components, random_state)
+            shown = ", ".join(["X", *map(repr, args[1:]), *(f"{k}={v!r}" for k, v in kw.items())])
+            return guard.call(self.obj, *args, **kw, plugin=name, action=f"calling {name}({shown})",
+                              hint="a feature function must accept (X, n_components, random_state)"), \
+                f"calling {name}({shown})"
+        meth = self.calls.method
+        if meth is not None:
+            method = getattr(obj, meth)
+            action = f"{meth}(X{''.join(f', {k}={v!r}' for k, v in kw.items())})"
+        else:
+            method = obj.transform if hasattr(obj, "transform") else obj  # a torch module: forward
+            action = "transform" if not kw else f"transform(X{''.join(f', {k}={v!r}' for k, v in kw.items())})"
+        return guard.call(method, self.to_input(X, obj), **kw, plugin=name, action=action,
+                          hint=f"{meth or 'transform'}(X) must accept a float64 array of shape {X.shape}"), action
 
     def build(self, n_components: int, random_state: int) -> Any:
         """A fresh, unfitted object (or the function itself)."""
@@ -232,13 +260,17 @@ class FeatureMapPlugin:
             return self.obj
         if self.form == "factory":
             return self.obj(n_components, random_state, **self.passthrough, **self.init)
+        drawn = {k: v for k, v in ((self.calls.name_of("n_components"), n_components),
+                                   (self.calls.name_of("random_state"), random_state)) if k}
         if self.form == "class":
-            return self.obj(n_components=n_components, random_state=random_state, **self.passthrough, **self.init)
+            return self.obj(**drawn, **self.passthrough, **self.init)
         params = dict(self.obj.get_params(deep=False))
-        params.update(n_components=n_components, random_state=random_state, **self.passthrough, **self.init)
+        params.update(**drawn, **self.passthrough, **self.init)
         return type(self.obj)(**params)
 
     def _construct_hint(self) -> str:
+        if self.calls.renamed and self.form in ("class", "instance"):
+            return f"the constructor must accept {', '.join(k for k in map(self.calls.name_of, RESERVED) if k)}"
         return {
             "factory": "a factory must accept make(n_components, random_state)",
             "class": "the class must accept n_components= and random_state= keywords",
@@ -259,9 +291,14 @@ class FeatureMapPlugin:
     def fit_built(self, obj: Any, n_components: int, random_state: int, X: np.ndarray) -> FittedMap:
         """Fit an object made by :meth:`build`; ``fit`` may return the estimator or None."""
         if self.form != "function":
-            if self.input == "torch" and not hasattr(obj, "transform") and callable(obj):
-                return FittedMap(self, obj, n_components, random_state, fit_rows=int(np.shape(X)[0]))  # a module
-            if not hasattr(obj, "fit") or not hasattr(obj, "transform"):
+            if self.calls.method is not None and not hasattr(obj, self.calls.method):
+                raise PluginError(self.name, f"{type(obj).__name__} has no method {self.calls.method!r}",
+                                  "declare the method that returns features (--method NAME)")
+            if (self.input == "torch" or self.calls.method is not None) and not hasattr(obj, "fit") and (
+                    self.calls.method is not None or (not hasattr(obj, "transform") and callable(obj))):
+                # a torch module, or an object drawn at construction whose declared method returns features
+                return FittedMap(self, obj, n_components, random_state, fit_rows=int(np.shape(X)[0]))
+            if not hasattr(obj, "fit") or not hasattr(obj, self.calls.method or "transform"):
                 raise PluginError(self.name, f"{type(obj).__name__} has no fit/transform methods",
                                   "the factory must return an object with fit(X) and transform(X)")
             if self.global_seed is not None:
@@ -359,23 +396,37 @@ def _same(a: Any, b: Any) -> bool:
 def as_feature_map(obj: Any, *, kernel_params: Mapping[str, Any] | None = None,
                    name: str | None = None, spec: str | None = None, param_map: Mapping[str, Any] | None = None,
                    init: Mapping[str, Any] | None = None, global_seed: str | None = None,
-                   input: str | None = None) -> FeatureMapPlugin:
+                   input: str | None = None, method: str | None = None, call_kw: Mapping[str, Any] | None = None,
+                   width: str | None = None, feature_scale: str | None = None) -> FeatureMapPlugin:
     """Detect the form of ``obj`` (or load ``MODULE:ATTR``) and wrap it for the harness.
 
-    ``param_map``: kernel parameter -> ``"NAME[:EXPRESSION]"`` or ``""`` (:mod:`rfverify.param_map`);
+    ``param_map``: kernel parameter -> ``"NAME[:EXPRESSION]"`` or ``""`` (:mod:`rfverify.param_map`); its keys
+    ``n_components`` and ``random_state`` rename the width and the seed argument (``""``: not passed);
     ``init``: other constructor arguments; ``global_seed``: ``"numpy"`` or ``"torch"`` for a library seeded
-    only through that global generator; ``input``: ``"torch"`` to hand over torch tensors.
+    only through that global generator; ``input``: ``"torch"`` to hand over torch tensors; ``method``,
+    ``call_kw``, ``width``, ``feature_scale``: how the features are called and judged
+    (:mod:`rfverify.plugin_calls`).
     """
     if isinstance(obj, FeatureMapPlugin):
         return obj
     from rfverify.param_map import as_param_map
 
-    routes = as_param_map(param_map)
+    routes = dict(as_param_map(param_map))
+    names: dict[str, str | None] = {}
+    for key in RESERVED:
+        if key in routes:
+            route = routes.pop(key)
+            if route.target is not None and route.expression != key:
+                raise UsageError(f"param_map[{key!r}] renames the argument ({key}=NAME or {key}=), without a "
+                                 f"conversion: got {route.target}:{route.expression}")
+            names[key] = route.target
+    calls = CallSpec.make(method=method, call_kw=call_kw, width=width, feature_scale=feature_scale, names=names)
     init = dict(init or {})
     for k in init:
-        if not isinstance(k, str) or not k.isidentifier() or k in ("n_components", "random_state"):
-            raise UsageError(f"init argument {k!r} is not allowed: n_components and random_state are set per draw, "
-                             "and keys must be parameter names")
+        if not isinstance(k, str) or not k.isidentifier() or k in ("n_components", "random_state") or \
+                k in {v for v in names.values() if v}:
+            raise UsageError(f"init argument {k!r} is not allowed: n_components and random_state (and the names "
+                             "they are passed as) are set per draw, and keys must be parameter names")
     if global_seed not in (None, *GLOBAL_SEEDS):
         raise UsageError(f"global_seed must be None, 'numpy' or 'torch', got {global_seed!r}")
     if input not in (None, *INPUTS):
@@ -387,23 +438,24 @@ def as_feature_map(obj: Any, *, kernel_params: Mapping[str, Any] | None = None,
     who = name or (obj.__qualname__ if isinstance(obj, type) else type(obj).__qualname__)
     # detection calls plug-in code (hasattr runs __getattr__, get_params): under the guard, like every call
     with guard.guarded(who, "form detection", guard.Limits()):
-        plugin = guard.call(_detect, obj, kernel_params, name, spec, routes, init, input == "torch", plugin=who,
-                          action="form detection (fit/transform attributes, get_params())",
-                          hint="attribute lookups and get_params(deep=False) must not raise; get_params "
-                               "returns a dict", passthrough=(UsageError, PluginError))
+        plugin = guard.call(_detect, obj, kernel_params, name, spec, routes, init, input == "torch", calls,
+                            plugin=who, action="form detection (fit/transform attributes, get_params())",
+                            hint="attribute lookups and get_params(deep=False) must not raise; get_params "
+                                 "returns a dict", passthrough=(UsageError, PluginError))
     plugin.init = init
     plugin.global_seed = global_seed
     plugin.input = None if input == "numpy" else input
     plugin.param_map = routes
+    plugin.calls = calls
     return plugin
 
 
 def _routed(kernel_params: dict[str, Any], routes: Mapping[str, Any], accepted: set[str] | None,
-            var_kw: bool, who: str) -> dict[str, Any]:
+            var_kw: bool, who: str, reserved: set[str] | None = None) -> dict[str, Any]:
     """Constructor arguments from the kernel's parameters: routed by the parameter map, else by name."""
     from rfverify.param_map import apply_param_map
 
-    reserved = {"n_components", "random_state"}
+    reserved = reserved if reserved is not None else {"n_components", "random_state"}
     out = apply_param_map(routes, kernel_params)
     for target in out:
         if target in reserved:
@@ -419,37 +471,50 @@ def _routed(kernel_params: dict[str, Any], routes: Mapping[str, Any], accepted: 
 
 def _detect(obj: Any, kernel_params: dict[str, Any], name: str | None, spec: str | None,
             routes: Mapping[str, Any] | None = None, init: Mapping[str, Any] | None = None,
-            module_ok: bool = False) -> "FeatureMapPlugin":
-    reserved = {"n_components", "random_state"}
+            module_ok: bool = False, calls: CallSpec | None = None) -> "FeatureMapPlugin":
+    calls = calls or CallSpec()
+    # the names the width and the seed are passed under (None: not passed)
+    reserved = {k for k in (calls.name_of(r) for r in RESERVED) if k}
     routes = routes or {}
     init = init or {}
+    features = calls.method or "transform"
     if isinstance(obj, type):
         if module_ok and callable(getattr(obj, "forward", None)) and not hasattr(obj, "transform"):
             pass  # a torch module: called on tensors, no fit (input="torch")
+        elif calls.method is not None:
+            if not hasattr(obj, calls.method):
+                raise UsageError(f"class {obj.__qualname__} has no method {calls.method!r} (declared to return "
+                                 "the features)")
         elif not (hasattr(obj, "fit") and hasattr(obj, "transform")):
             raise UsageError(f"class {obj.__qualname__} has no fit/transform methods; "
-                             "pass an estimator class, an instance, a factory or a function")
+                             "pass an estimator class, an instance, a factory or a function (or declare the method "
+                             "that returns features: --method NAME)")
         form = "class"
         accepted, var_kw = _accepted_names(obj)
         missing = reserved - accepted
         if missing and not var_kw:
             raise UsageError(f"class {obj.__qualname__} does not accept {', '.join(sorted(missing))}; "
-                             "the contract needs Cls(n_components=..., random_state=...)")
-        passthrough = _routed(kernel_params, routes, accepted, var_kw, f"class {obj.__qualname__}")
+                             f"the contract needs Cls({', '.join(f'{k}=...' for k in sorted(reserved))}) (name them "
+                             "with --param-name n_components=NAME / random_state=NAME, or random_state= to pass none)")
+        if calls.method is not None:
+            _check_method_kw(getattr(obj, calls.method), calls, f"{obj.__qualname__}.{calls.method}")
+        passthrough = _routed(kernel_params, routes, accepted, var_kw, f"class {obj.__qualname__}", reserved)
         label = name or obj.__qualname__
-    elif hasattr(obj, "fit") and hasattr(obj, "transform") and hasattr(obj, "get_params"):
+    elif hasattr(obj, "fit") and hasattr(obj, features) and hasattr(obj, "get_params"):
         form = "instance"
         params = obj.get_params(deep=False)
         if not isinstance(params, Mapping):
             raise PluginError(type(obj).__qualname__, f"get_params(deep=False) returned {type(params).__name__}, "
                               "not a dict", "return the constructor parameters as a dict (sklearn's contract)")
         params = dict(params)
-        for key in reserved:
+        for key in sorted(reserved):
             if key not in params:
                 raise UsageError(f"{type(obj).__qualname__} has no parameter {key!r}; the contract needs "
-                                 "n_components and random_state")
+                                 "n_components and random_state (or --param-name n_components=NAME / random_state=)")
+        if calls.method is not None:
+            _check_method_kw(getattr(obj, calls.method), calls, f"{type(obj).__qualname__}.{calls.method}")
         passthrough = {}
-        for k, v in _routed(kernel_params, routes, set(params), False, type(obj).__qualname__).items():
+        for k, v in _routed(kernel_params, routes, set(params), False, type(obj).__qualname__, reserved).items():
             if k in init:
                 continue
             if not _same(params[k], v):
@@ -461,18 +526,43 @@ def _detect(obj: Any, kernel_params: dict[str, Any], name: str | None, spec: str
         accepted, var_kw = _accepted_names(obj)
         if len(req) >= 3 or (req and req[0] in _X_NAMES):
             form = "function"
-            passthrough = {}
+            who = getattr(obj, "__qualname__", "the function")
+            if calls.method is not None:
+                raise UsageError(f"function {who} returns the features itself: --method {calls.method} applies to "
+                                 "a class, an instance or a factory's product")
+            # kernel parameters reach a plain function by name (its signature) or by the parameter map
+            passthrough = _routed(kernel_params, routes, accepted, var_kw, f"function {who}", reserved)
+            if calls.renamed:
+                missing = reserved - accepted
+                if missing and not var_kw:
+                    raise UsageError(f"function {who} does not accept {', '.join(sorted(missing))} (--param-name "
+                                     "renames n_components/random_state)")
+            if calls.call_kw:
+                from rfverify.plugin_calls import check_accepts
+
+                check_accepts(obj, calls.call_kw, f"function {who}")
         else:
             form = "factory"
+            if calls.renamed:
+                raise UsageError("a factory is called make(n_components, random_state): --param-name "
+                                 "n_components=/random_state= applies to a class, an instance or a function")
             passthrough = _routed(kernel_params, routes, accepted, var_kw, getattr(obj, "__qualname__", "the factory"))
         label = name or getattr(obj, "__qualname__", type(obj).__name__)
     else:
         raise UsageError(f"cannot use {type(obj).__name__} as a feature map: pass a factory "
                          "make(n_components, random_state), a function f(X, n_components, random_state), "
-                         "or an sklearn-style estimator class or instance")
+                         "or an sklearn-style estimator class or instance"
+                         + (f" (it has no method {calls.method!r})" if calls.method else ""))
     clash = sorted(set(passthrough) & set(init))
     if clash:
         raise UsageError(f"{', '.join(clash)} set both by the kernel's parameters and by init; set it once")
     if spec is None and form != "instance":
         spec = _spec_of(obj)
     return FeatureMapPlugin(obj, form, label, spec, passthrough)
+
+
+def _check_method_kw(method: Any, calls: CallSpec, who: str) -> None:
+    if calls.call_kw:
+        from rfverify.plugin_calls import check_accepts
+
+        check_accepts(method, calls.call_kw, who)

@@ -50,6 +50,13 @@ class CliSpec:
         self.description, self.metavar, self.many = description, metavar, many
 
 
+def add_call_kw_option(p: argparse.ArgumentParser) -> None:
+    """``--call-kw KEY=VALUE`` (repeatable): an extra keyword of every call into the plug-in."""
+    p.add_argument("--call-kw", action="append", default=[], metavar="KEY=VALUE",
+                   help="an extra keyword of every call into the plug-in (a Python literal or a bare word; "
+                   "repeatable), e.g. --call-kw axes=1; a keyword the callable does not accept is a usage error")
+
+
 class KindConfig:
     """Base of every kind's validated configuration (the runner's protocol).
 

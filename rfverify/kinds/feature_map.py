@@ -21,7 +21,7 @@ from rfverify.adapters import FeatureMapPlugin, FittedMap, _spec_of, as_feature_
 from rfverify.domains import DOMAINS, PairSet, make_pairs
 from rfverify.errors import PluginError, UsageError
 from rfverify.kernels import Kernel, as_kernel
-from rfverify.kinds.base import CliSpec, KindConfig, parse_int
+from rfverify.kinds.base import CliSpec, KindConfig, add_call_kw_option, parse_int
 from rfverify.kinds.pins import add_pin_options, pin_options, pins_from_cli
 from rfverify.options import parse_param, parse_seed, parse_space
 from rfverify.profiles import Profile
@@ -302,7 +302,9 @@ class FeatureMapConfig(KindConfig):
                  data_dependent: bool | None = None, deterministic: bool | None = None,
                  param_map: Mapping[str, Any] | None = None, init: Mapping[str, Any] | None = None,
                  global_seed: str | None = None, input: str | None = None, space: Mapping[str, Any] | None = None,
-                 pins: Mapping[str, Any] | None = None) -> None:
+                 pins: Mapping[str, Any] | None = None, method: str | None = None,
+                 call_kw: Mapping[str, Any] | None = None, width: str | None = None,
+                 feature_scale: str | None = None) -> None:
         self.kernel = as_kernel(kernel, kernel_params)
         self.kernel_spec = kernel_spec if kernel_spec is not None else (kernel if isinstance(kernel, str) else None)
         if self.kernel_spec is None and callable(kernel) and not isinstance(kernel, Kernel):
@@ -333,7 +335,8 @@ class FeatureMapConfig(KindConfig):
         self._pair_cache: dict[str, Any] = {}
         self.plugin: FeatureMapPlugin = as_feature_map(
             implementation, kernel_params=dict(self.kernel.params), name=as_name(name), param_map=param_map,
-            init=init, global_seed=global_seed, input=input)
+            init=init, global_seed=global_seed, input=input, method=method, call_kw=call_kw, width=width,
+            feature_scale=feature_scale)
         if deterministic not in (None, True, False):
             raise UsageError(f"deterministic must be True, False or None (the plug-in's attribute), got "
                              f"{deterministic!r}")
@@ -344,6 +347,9 @@ class FeatureMapConfig(KindConfig):
         from dataclasses import replace
 
         self.declarations = replace(self.declarations, deterministic=bool(deterministic))
+        if self.plugin.calls.name_of("random_state") is None and not (deterministic or self.plugin.global_seed):
+            raise UsageError("random_state is not passed (--param-name random_state=): declare how the map is "
+                             "seeded, --global-seed numpy|torch, or that it draws nothing, --deterministic")
         self.pins = dict(pins or {})
         self.space = self._space(space)
 
@@ -395,6 +401,7 @@ class FeatureMapConfig(KindConfig):
             parts += ["--global-seed", self.plugin.global_seed]
         if self.plugin.input:
             parts += ["--input", self.plugin.input]
+        parts += self.plugin.calls.options()
         return parts + pin_options(self.pins)
 
     def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> CheckContext:
@@ -423,6 +430,7 @@ class FeatureMapConfig(KindConfig):
                             f"{self.plugin.global_seed}: seeded from each draw's random_state before fit, "
                             "restored after"),
             "input": self.plugin.input or "numpy",
+            "calls": self.plugin.calls.as_dict(),
             "space": self.space.describe(),
         }
 
@@ -502,6 +510,16 @@ class FeatureMapConfig(KindConfig):
                         "random_state before fit and restore it after (recorded in the report)")
         fm.add_argument("--input", choices=["numpy", "torch"], default="numpy",
                         help="hand the plug-in numpy arrays (default) or torch tensors on its device and dtype")
+        fm.add_argument("--method", metavar="NAME",
+                        help="the method that returns features (default transform; a private name such as "
+                        "_featurize is allowed and noted in the report); fit is called when the object has one")
+        fm.add_argument("--width", metavar="EXPR",
+                        help="the output width as an expression of m (the requested n_components) and d, e.g. 2*m; "
+                        "another width is an error")
+        fm.add_argument("--feature-scale", metavar="EXPR",
+                        help="judge the features multiplied by EXPR of m and d, e.g. 'sqrt(2/m)' for a library "
+                        "returning unnormalised features (the report says so)")
+        add_call_kw_option(fm)
         add_pin_options(fm)
 
     @staticmethod
@@ -509,7 +527,11 @@ class FeatureMapConfig(KindConfig):
         """The plug-in keywords (deterministic, param_map, init, global_seed, input) of the command line."""
         from rfverify.param_map import parse_param_map
 
+        from rfverify.plugin_calls import parse_call_kw
+
         return dict(deterministic=True if getattr(args, "deterministic", False) else None,
+                    method=getattr(args, "method", None), call_kw=parse_call_kw(getattr(args, "call_kw", None)),
+                    width=getattr(args, "width", None), feature_scale=getattr(args, "feature_scale", None),
                     param_map=parse_param_map(getattr(args, "param_name", []) or []),
                     init=dict(parse_param(p, "--init") for p in getattr(args, "init", []) or []),
                     global_seed=getattr(args, "global_seed", None),
@@ -567,7 +589,9 @@ def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "
            data_dependent: bool | None = None, metrics: bool | None = None, deterministic: bool | None = None,
            param_map: Mapping[str, Any] | None = None, init: Mapping[str, Any] | None = None,
            global_seed: str | None = None, input: str | None = None, space: Mapping[str, Any] | None = None,
-           pins: Mapping[str, Any] | None = None, strict_space: bool = False) -> Report:
+           pins: Mapping[str, Any] | None = None, strict_space: bool = False, method: str | None = None,
+           call_kw: Mapping[str, Any] | None = None, width: str | None = None,
+           feature_scale: str | None = None) -> Report:
     """Verify a feature map against a kernel; returns a :class:`~rfverify.results.Report`.
 
     ``implementation`` is a factory, a function, an sklearn-style class or
@@ -587,6 +611,9 @@ def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "
     ``init``: constructor arguments; ``global_seed``: ``"numpy"``/``"torch"`` for a library seeded only
     through that global generator (seeded from each draw's random_state, restored after, recorded);
     ``input``: ``"torch"`` hands the plug-in torch tensors (see :mod:`rfverify.adapters`).
+    ``method``, ``call_kw``, ``width``, ``feature_scale``: the method returning features, extra keywords of that
+    call, the output width and a normalisation as expressions of m (:mod:`rfverify.plugin_calls`); the keys
+    ``n_components``/``random_state`` of ``param_map`` rename (or, with ``""``, drop) those arguments.
     ``space`` narrows the configuration space ``explore`` searches and ``pins`` fixes axes of it
     (:mod:`rfverify.spaces`).  A clean refusal (ValueError, TypeError, NotImplementedError) away from the main
     configuration sets that configuration aside and the verdict states the refused region;
@@ -596,7 +623,8 @@ def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "
                               domain=domain, bound=bound, unbiased=unbiased, bias_bound=bias_bound,
                               seed=seed, profile=profile, name=name, data_dependent=data_dependent,
                               deterministic=deterministic, param_map=param_map, init=init,
-                              global_seed=global_seed, input=input, space=space, pins=pins)
+                              global_seed=global_seed, input=input, space=space, pins=pins, method=method,
+                              call_kw=call_kw, width=width, feature_scale=feature_scale)
     from rfverify.runner import run
 
     return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit,

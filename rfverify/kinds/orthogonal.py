@@ -30,9 +30,10 @@ import numpy as np
 from rfverify import guard
 from rfverify.adapters import load_object
 from rfverify.errors import PluginError, UsageError
-from rfverify.kinds.base import CliSpec, KindConfig, parse_int
+from rfverify.kinds.base import CliSpec, KindConfig, add_call_kw_option, parse_int
 from rfverify.kinds.pins import pins_from_cli
 from rfverify.options import parse_seed, parse_space
+from rfverify.plugin_calls import parse_call_kw
 from rfverify.profiles import Profile
 from rfverify.registry import BaseContext, CheckSpec
 from rfverify.seeding import DEFAULT_SEED
@@ -94,10 +95,14 @@ def _validate_group(group: Any) -> str:
 class OrthogonalSampler:
     """The plug-in, whatever its form: ``draw(d, rng) -> (d, d) ndarray`` with health checks."""
 
-    def __init__(self, implementation: Any, *, name: str | None = None) -> None:
+    def __init__(self, implementation: Any, *, name: str | None = None, call_kw: Mapping[str, Any] | None = None) -> None:
+        from rfverify.plugin_calls import as_call_kw
+
         self.spec: str | None = implementation if isinstance(implementation, str) else None
         obj = load_object(implementation) if isinstance(implementation, str) else implementation
         self.obj = obj
+        #: Extra keywords of every draw (``--call-kw``).
+        self.call_kw = as_call_kw(call_kw)
         if callable(getattr(obj, "rvs", None)) and not callable(getattr(obj, "sample", None)):
             self.form = "rvs"
         elif callable(getattr(obj, "sample", None)) and not isinstance(obj, type):
@@ -113,6 +118,11 @@ class OrthogonalSampler:
             if mod and qual and "<" not in qual:
                 self.spec = f"{mod}:{qual}"
         self.name = name or getattr(obj, "__name__", None) or getattr(obj, "name", None) or type(obj).__name__
+        if self.call_kw:
+            from rfverify.plugin_calls import check_accepts
+
+            fn = {"rvs": getattr(obj, "rvs", None), "sample-method": getattr(obj, "sample", None)}.get(self.form, obj)
+            check_accepts(fn, self.call_kw, self.name)
 
     def draw(self, d: int, rng: np.random.Generator) -> np.ndarray:
         """One matrix; a raising sampler, a wrong shape, a non-float or non-finite value is a PluginError."""
@@ -120,11 +130,12 @@ class OrthogonalSampler:
         hint = "the sampler must accept (d, rng) or rvs(dim=d, random_state=rng)"
         # the plug-in's own UsageError is a fault too: it refused a valid d
         if self.form == "rvs":
-            out = guard.call(self.obj.rvs, dim=d, random_state=rng, plugin=self.name, action=action, hint=hint)
+            out = guard.call(self.obj.rvs, dim=d, random_state=rng, **self.call_kw, plugin=self.name, action=action,
+                             hint=hint)
         elif self.form == "sample-method":
-            out = guard.call(self.obj.sample, d, rng, plugin=self.name, action=action, hint=hint)
+            out = guard.call(self.obj.sample, d, rng, **self.call_kw, plugin=self.name, action=action, hint=hint)
         else:
-            out = guard.call(self.obj, d, rng, plugin=self.name, action=action, hint=hint)
+            out = guard.call(self.obj, d, rng, **self.call_kw, plugin=self.name, action=action, hint=hint)
         Q = guard.as_array(out, plugin=self.name, action=action, complex_ok=True)
         if np.iscomplexobj(Q):
             raise PluginError(self.name, f"{action} returned a complex {Q.dtype} matrix: not supported (complex "
@@ -148,7 +159,8 @@ class OrthogonalConfig(KindConfig):
 
     def __init__(self, implementation: Any, *, dim: int = 8, group: str = "O", seed: int = DEFAULT_SEED,
                  profile: str | Profile = "default", name: str | None = None,
-                 pins: Mapping[str, Any] | None = None, space: Mapping[str, Any] | None = None) -> None:
+                 pins: Mapping[str, Any] | None = None, space: Mapping[str, Any] | None = None,
+                 call_kw: Mapping[str, Any] | None = None) -> None:
         self.dim = self.validate_dim(dim)
         self.group = _validate_group(group)
         #: Axes of the space ``explore`` searches fixed by the caller (``d``; :mod:`rfverify.kinds.pins`).
@@ -163,7 +175,7 @@ class OrthogonalConfig(KindConfig):
             else ORTHOGONAL_BUDGETS["default"]
         from rfverify.validation import as_name
 
-        self.sampler = OrthogonalSampler(implementation, name=as_name(name))
+        self.sampler = OrthogonalSampler(implementation, name=as_name(name), call_kw=call_kw)
         self._cache: dict[tuple[Any, ...], np.ndarray] = {}
         self._dtype: np.dtype | None = None
 
@@ -176,13 +188,16 @@ class OrthogonalConfig(KindConfig):
 
     def as_dict(self) -> dict[str, Any]:
         return {"dim": self.dim, "group": self.group, "form": self.sampler.form, "spec": self.sampler.spec,
+                "call_kw": dict(self.sampler.call_kw),
                 "budget": {"draws": self.budget.draws, "pilot": self.budget.pilot,
                            "ortho_draws": self.budget.ortho_draws},
                 "note": KERNEL_NOTE}
 
     def reproduce_options(self) -> list[str]:
         pinned = ["--pin", f"d={self.pins['d']}"] if self.pins.get("d") is not None else []
-        return ["--dim", str(self.dim), "--group", self.group, *pinned]
+        from rfverify.plugin_calls import call_kw_options
+
+        return ["--dim", str(self.dim), "--group", self.group, *pinned, *call_kw_options(self.sampler.call_kw)]
 
     def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> "OrthogonalContext":
         return OrthogonalContext(spec.name, self.profile, self.seeds, alpha, reproduce, config=self)
@@ -192,11 +207,13 @@ class OrthogonalConfig(KindConfig):
         p.add_argument("--dim", default="8", help="matrix dimension d (default 8)")
         p.add_argument("--group", default="O", choices=["O", "SO"], help="declared group (default O)")
         p.add_argument("--pin", action="append", default=[], metavar="d=D", help="explore: pin the dimension searched")
+        add_call_kw_option(p)
 
     @classmethod
     def from_cli(cls, args: argparse.Namespace) -> "OrthogonalConfig":
         return cls(args.target, dim=parse_int(args.dim, "--dim"), group=args.group, seed=parse_seed(args.seed),
-                   profile=args.profile, pins=pins_from_cli(args), space=parse_space(getattr(args, "space", None)))
+                   profile=args.profile, pins=pins_from_cli(args), space=parse_space(getattr(args, "space", None)),
+                   call_kw=parse_call_kw(args.call_kw))
 
     def preflight(self) -> str | None:
         """Draw once (a health check); the problem, or None."""
@@ -297,7 +314,7 @@ def verify_orthogonal(implementation: Any, *, dim: int = 8, group: str = "O", se
                       xfail: Mapping[str, str] | None = None, name: str | None = None,
                       time_limit: float | None = None, memory_limit: int | str | None = None,
                       pins: Mapping[str, Any] | None = None, space: Mapping[str, Any] | None = None,
-                      strict_space: bool = False) -> Any:
+                      strict_space: bool = False, call_kw: Mapping[str, Any] | None = None) -> Any:
     """Verify a random orthogonal-matrix sampler claimed Haar on ``group`` (O or SO) at dimension ``dim``.
 
     ``implementation``: ``sample(d, rng)``, an object with ``sample`` or
@@ -306,11 +323,11 @@ def verify_orthogonal(implementation: Any, *, dim: int = 8, group: str = "O", se
     ``memory_limit``: per check (:class:`rfverify.guard.Limits`).  ``pins``: ``{"d": D}`` fixes the dimension
     ``explore`` searches and runs the Haar battery at that corner dimension alone (``--pin d=D``); ``space``:
     ``{"d": (lo, hi)}`` narrows it; ``strict_space``: a refusal anywhere in it fails ``explore``
-    (:mod:`rfverify.refusals`).
+    (:mod:`rfverify.refusals`).  ``call_kw``: extra keywords of every draw (``--call-kw KEY=VALUE``).
     """
     from rfverify.runner import run
 
     config = OrthogonalConfig(implementation, dim=dim, group=group, seed=seed, profile=profile, name=name, pins=pins,
-                              space=space)
+                              space=space, call_kw=call_kw)
     return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit,
                strict_space=strict_space)

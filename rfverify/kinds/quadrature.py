@@ -30,9 +30,10 @@ import numpy as np
 from rfverify import guard
 from rfverify.adapters import load_object
 from rfverify.errors import PluginError, UsageError
-from rfverify.kinds.base import CliSpec, KindConfig, parse_int
+from rfverify.kinds.base import CliSpec, KindConfig, add_call_kw_option, parse_int
 from rfverify.kinds.pins import pins_from_cli
 from rfverify.options import parse_seed, parse_space
+from rfverify.plugin_calls import parse_call_kw
 from rfverify.profiles import Profile
 from rfverify.registry import BaseContext, CheckSpec
 from rfverify.results import Report
@@ -154,13 +155,18 @@ def budget_for(profile: Profile) -> QuadratureBudget:
 class QuadraturePlugin:
     """A rule under test; :meth:`draw` calls it and validates what it returns."""
 
-    def __init__(self, rule: Any, *, name: str | None = None, spec: str | None = None) -> None:
+    def __init__(self, rule: Any, *, name: str | None = None, spec: str | None = None,
+                 call_kw: Mapping[str, Any] | None = None) -> None:
+        from rfverify.plugin_calls import as_call_kw, with_call_kw
+
         if isinstance(rule, str):
             spec = rule
             rule = load_object(rule)
         if not callable(rule):
             raise UsageError(f"a quadrature rule must be callable as rule(d, rng), got {type(rule).__name__}")
-        self.rule = rule
+        #: Extra keywords of every draw (``--call-kw``).
+        self.call_kw = as_call_kw(call_kw)
+        self.rule = with_call_kw(rule, self.call_kw, getattr(rule, "__qualname__", type(rule).__name__))
         self.spec = spec
         self.name = name or getattr(rule, "name", None) or getattr(rule, "__qualname__", None) or type(rule).__name__
         self.form = "rule"
@@ -251,7 +257,7 @@ class QuadratureConfig(KindConfig):
     def __init__(self, rule: Any, *, dim: int = 8, degree: int = 0, unbiased: bool = True,
                  seed: int = DEFAULT_SEED, profile: str | Profile = "default", name: str | None = None,
                  deterministic: bool = False, space: Mapping[str, Any] | None = None,
-                 pins: Mapping[str, Any] | None = None) -> None:
+                 pins: Mapping[str, Any] | None = None, call_kw: Mapping[str, Any] | None = None) -> None:
         self.dim = self.validate_dim(dim)
         #: The caller's narrowing of the space ``explore`` searches (``d``: an integer or (lo, hi); ``d_exp``:
         #: (lo, hi), d = 2^k) and its pins (``d``, ``seed``; :mod:`rfverify.kinds.pins`).
@@ -264,13 +270,17 @@ class QuadratureConfig(KindConfig):
         self.deterministic = as_flag(deterministic, "deterministic") or getattr(rule, "deterministic", None) is True
         self._init_common(seed, profile)
         self.budget = budget_for(self.profile)
-        self.plugin = rule if isinstance(rule, QuadraturePlugin) else QuadraturePlugin(rule, name=as_name(name))
+        self.plugin = rule if isinstance(rule, QuadraturePlugin) else QuadraturePlugin(rule, name=as_name(name),
+                                                                                       call_kw=call_kw)
         #: The dimensions ``explore`` searches (validated now: a bad space is a UsageError at construction).
         self.explored_dims = _spaces().quadrature_dims(self)
 
     def reproduce_options(self) -> list[str]:
+        from rfverify.plugin_calls import call_kw_options
+
         return ["--dim", str(self.dim), "--degree", str(self.degree), "--unbiased" if self.unbiased else "--biased",
-                *(["--deterministic"] if self.deterministic else [])]
+                *(["--deterministic"] if self.deterministic else []),
+                *call_kw_options(getattr(self.plugin, "call_kw", {}))]
 
     def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> QuadratureContext:
         return QuadratureContext(spec.name, self.profile, self.seeds, alpha, reproduce, plugin=self.plugin,
@@ -291,6 +301,7 @@ class QuadratureConfig(KindConfig):
         p.add_argument("--pin", action="append", default=[], metavar="KEY=VALUE",
                        help="pin d (explore; rule-unbiasedness runs at that corner dimension alone) or the rng "
                        "seed of the draw explore searches (repeatable)")
+        add_call_kw_option(p)
 
     @classmethod
     def from_cli(cls, args: argparse.Namespace) -> "QuadratureConfig":
@@ -299,7 +310,8 @@ class QuadratureConfig(KindConfig):
         config = cls(load_object(args.target), dim=parse_int(args.dim, "--dim"),
                      degree=parse_int(args.degree, "--degree"), unbiased=not args.biased,
                      seed=parse_seed(args.seed), profile=args.profile, deterministic=args.deterministic,
-                     pins=pins_from_cli(args), space=parse_space(getattr(args, "space", None)))
+                     pins=pins_from_cli(args), space=parse_space(getattr(args, "space", None)),
+                     call_kw=parse_call_kw(args.call_kw))
         config.plugin.spec = args.target
         return config
 
@@ -310,7 +322,8 @@ class QuadratureConfig(KindConfig):
     def as_dict(self) -> dict[str, Any]:
         return {"dim": self.dim, "declarations": {"degree": self.degree, "unbiased": self.unbiased,
                                                   "deterministic": self.deterministic},
-                "spec": self.plugin.spec, "budget": self.budget.__dict__}
+                "spec": self.plugin.spec, "budget": self.budget.__dict__,
+                "call_kw": dict(getattr(self.plugin, "call_kw", {}))}
 
     def preflight(self) -> str | None:
         """Draw once (a health check); the problem, or None."""
@@ -329,7 +342,7 @@ def verify_quadrature(rule: Any, *, dim: int = 8, degree: int = 0, unbiased: boo
                       name: str | None = None, time_limit: float | None = None,
                       memory_limit: int | str | None = None, deterministic: bool = False,
                       space: Mapping[str, Any] | None = None, pins: Mapping[str, Any] | None = None,
-                      strict_space: bool = False) -> Report:
+                      strict_space: bool = False, call_kw: Mapping[str, Any] | None = None) -> Report:
     """Verify a quadrature rule ``rule(d, rng) -> (points, weights)`` against its declarations.
 
     ``degree``: claimed degree of exactness for every draw; ``unbiased``:
@@ -341,10 +354,11 @@ def verify_quadrature(rule: Any, *, dim: int = 8, degree: int = 0, unbiased: boo
     ``space`` narrows the dimensions ``explore`` searches (``{"d": (lo, hi)}``, or ``{"d_exp": (lo, hi)}`` for
     d = 2^k only; the rule's ``rfverify_space`` attribute does the same), ``pins`` fixes ``d`` and the ``seed``;
     ``strict_space``: a refusal anywhere in the space fails ``explore`` (:mod:`rfverify.refusals`).
+    ``call_kw``: extra keywords of every draw (``--call-kw KEY=VALUE``).
     """
     from rfverify.runner import run
 
     config = QuadratureConfig(rule, dim=dim, degree=degree, unbiased=unbiased, seed=seed, profile=profile,
-                              name=name, deterministic=deterministic, space=space, pins=pins)
+                              name=name, deterministic=deterministic, space=space, pins=pins, call_kw=call_kw)
     return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit,
                strict_space=strict_space)

@@ -30,10 +30,11 @@ import numpy as np
 from rfverify import guard
 from rfverify.adapters import load_object
 from rfverify.errors import PluginError, UsageError
-from rfverify.kinds.base import CliSpec, KindConfig, parse_int
+from rfverify.kinds.base import CliSpec, KindConfig, add_call_kw_option, parse_int
 from rfverify.kinds.pins import pins_from_cli
 from rfverify.kinds.matrices import DenseOperator, HadamardOperator, MatrixOperator
 from rfverify.options import parse_seed, parse_space
+from rfverify.plugin_calls import parse_call_kw
 from rfverify.profiles import Profile
 from rfverify.registry import BaseContext, CheckSpec
 from rfverify.seeding import DEFAULT_SEED
@@ -155,7 +156,9 @@ class DeclaredMatrix:
 class TransformPlugin:
     """``apply(X) -> (n, d)``; raising, NaN and wrong shapes become :class:`PluginError`."""
 
-    def __init__(self, implementation: Any, *, name: str | None = None) -> None:
+    def __init__(self, implementation: Any, *, name: str | None = None, call_kw: Mapping[str, Any] | None = None) -> None:
+        from rfverify.plugin_calls import as_call_kw, with_call_kw
+
         self.spec: str | None = implementation if isinstance(implementation, str) else None
         obj = load_object(implementation) if isinstance(implementation, str) else implementation
         if callable(getattr(obj, "apply", None)) and not isinstance(obj, type):
@@ -166,6 +169,9 @@ class TransformPlugin:
             self.form = "function"
         else:
             raise UsageError(f"{implementation!r} is not apply(X) -> (n, d) nor an object with an apply method")
+        #: Extra keywords of every call (``--call-kw``: fht (2017)'s ``fht2(X, axes=1)``).
+        self.call_kw = as_call_kw(call_kw)
+        self.fn = with_call_kw(self.fn, self.call_kw, f"{getattr(obj, '__qualname__', implementation)}")
         if self.spec is None:
             mod, qual = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
             if mod and qual and "<" not in qual:
@@ -203,7 +209,8 @@ class TransformConfig(KindConfig):
 
     def __init__(self, implementation: Any, *, dim: int = 64, matrix: Any = "hadamard", inplace: bool = False,
                  seed: int = DEFAULT_SEED, profile: str | Profile = "default", name: str | None = None,
-                 pins: Mapping[str, Any] | None = None, space: Mapping[str, Any] | None = None) -> None:
+                 pins: Mapping[str, Any] | None = None, space: Mapping[str, Any] | None = None,
+                 call_kw: Mapping[str, Any] | None = None) -> None:
         self.dim = self.validate_dim(dim)
         #: Axes of the space ``explore`` searches fixed by the caller (``d``; :mod:`rfverify.kinds.pins`).
         self.pins = dict(pins or {})
@@ -224,7 +231,7 @@ class TransformConfig(KindConfig):
         self.inplace = as_flag(inplace, "inplace")
         self._init_common(seed, profile)
         self.budget = TRANSFORM_BUDGETS.get(self.profile.name, TRANSFORM_BUDGETS["default"])
-        self.plugin = TransformPlugin(implementation, name=as_name(name))
+        self.plugin = TransformPlugin(implementation, name=as_name(name), call_kw=call_kw)
 
     @property
     def M(self) -> np.ndarray:
@@ -237,11 +244,14 @@ class TransformConfig(KindConfig):
 
     def as_dict(self) -> dict[str, Any]:
         return {"dim": self.dim, "matrix": self.matrix.spec or self.matrix.name, "inplace": self.inplace,
-                "form": self.plugin.form, "spec": self.plugin.spec, "batch_sizes": list(self.budget.ns)}
+                "form": self.plugin.form, "spec": self.plugin.spec, "batch_sizes": list(self.budget.ns),
+                "call_kw": dict(self.plugin.call_kw)}
 
     def reproduce_options(self) -> list[str]:
+        from rfverify.plugin_calls import call_kw_options
+
         return ["--dim", str(self.dim), "--matrix", self.matrix.spec or "<MODULE:ATTR>"] + (
-            ["--inplace"] if self.inplace else [])
+            ["--inplace"] if self.inplace else []) + call_kw_options(self.plugin.call_kw)
 
     def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> "TransformContext":
         return TransformContext(spec.name, self.profile, self.seeds, alpha, reproduce, config=self)
@@ -252,13 +262,14 @@ class TransformConfig(KindConfig):
         p.add_argument("--matrix", default="hadamard",
                        help="hadamard | hadamard-normalized | MODULE:ATTR of M(d) -> (d, d) (default hadamard)")
         p.add_argument("--inplace", action="store_true", help="apply may overwrite its input")
+        add_call_kw_option(p)
         p.add_argument("--pin", action="append", default=[], metavar="d=D", help="explore: pin the width searched")
 
     @classmethod
     def from_cli(cls, args: argparse.Namespace) -> "TransformConfig":
         return cls(args.target, dim=parse_int(args.dim, "--dim"), matrix=args.matrix, inplace=args.inplace,
                    seed=parse_seed(args.seed), profile=args.profile, pins=pins_from_cli(args),
-                   space=parse_space(getattr(args, "space", None)))
+                   space=parse_space(getattr(args, "space", None)), call_kw=parse_call_kw(args.call_kw))
 
     def preflight(self) -> str | None:
         """Apply once to a 2-row float64 batch (a health check); the problem, or None."""
@@ -307,17 +318,18 @@ def verify_transform(implementation: Any, *, dim: int = 64, matrix: Any = "hadam
                      checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
                      name: str | None = None, time_limit: float | None = None,
                      memory_limit: int | str | None = None, space: Mapping[str, Any] | None = None,
-                     strict_space: bool = False) -> Any:
+                     strict_space: bool = False, call_kw: Mapping[str, Any] | None = None) -> Any:
     """Verify that ``apply(X)`` equals ``X @ M.T`` for the declared ``matrix`` at dimension ``dim``.
 
     Returns a :class:`~rfverify.results.Report` (kind ``transform``).  ``time_limit`` /
     ``memory_limit``: per check (:class:`rfverify.guard.Limits`).  ``space``: ``{"d_exp": (lo, hi)}`` narrows
     the widths ``explore`` searches; ``strict_space``: a refusal anywhere in them fails ``explore``
-    (:mod:`rfverify.refusals`).
+    (:mod:`rfverify.refusals`).  ``call_kw``: extra keywords of every call (``{"axes": 1}`` for fht (2017)'s
+    ``fht2``; ``--call-kw axes=1``).
     """
     from rfverify.runner import run
 
     config = TransformConfig(implementation, dim=dim, matrix=matrix, inplace=inplace, seed=seed,
-                             profile=profile, name=name, space=space)
+                             profile=profile, name=name, space=space, call_kw=call_kw)
     return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit,
                strict_space=strict_space)
