@@ -262,11 +262,20 @@ class FeatureMapPlugin:
             return self.obj(n_components, random_state, **self.passthrough, **self.init)
         drawn = {k: v for k, v in ((self.calls.name_of("n_components"), n_components),
                                    (self.calls.name_of("random_state"), random_state)) if k}
+        kw = {k: v for k, v in self.passthrough.items() if not k.startswith(".")}
         if self.form == "class":
-            return self.obj(**drawn, **self.passthrough, **self.init)
+            return self._set_attributes(self.obj(**drawn, **kw, **self.init))
         params = dict(self.obj.get_params(deep=False))
-        params.update(**drawn, **self.passthrough, **self.init)
-        return type(self.obj)(**params)
+        params.update(**drawn, **kw, **self.init)
+        return self._set_attributes(type(self.obj)(**params))
+
+    def _set_attributes(self, obj: Any) -> Any:
+        """The routes to ``.ATTRIBUTE`` (``--param-name gamma=.lengthscale:...``) set after construction: a
+        library whose constructor takes the parameter nowhere (gpytorch's kernels ignore unknown keywords)."""
+        for k, v in self.passthrough.items():
+            if k.startswith("."):
+                setattr(obj, k[1:], v)
+        return obj
 
     def _construct_hint(self) -> str:
         if self.calls.renamed and self.form in ("class", "instance"):
@@ -460,6 +469,8 @@ def _routed(kernel_params: dict[str, Any], routes: Mapping[str, Any], accepted: 
     for target in out:
         if target in reserved:
             raise UsageError(f"param_map cannot set {target}: it is set per draw")
+        if target.startswith("."):  # an attribute set after construction
+            continue
         if accepted is not None and target not in accepted and not var_kw:
             raise UsageError(f"{who} does not accept {target!r} (param_map sends a kernel parameter there); "
                              f"it accepts {', '.join(sorted(accepted - reserved)) or 'nothing else'}")
@@ -517,6 +528,9 @@ def _detect(obj: Any, kernel_params: dict[str, Any], name: str | None, spec: str
         for k, v in _routed(kernel_params, routes, set(params), False, type(obj).__qualname__, reserved).items():
             if k in init:
                 continue
+            if k.startswith("."):  # an attribute set after construction
+                passthrough[k] = v
+                continue
             if not _same(params[k], v):
                 raise UsageError(f"{type(obj).__qualname__}({k}={params[k]!r}) disagrees with the kernel "
                                  f"parameter {k}={v!r}; make them agree (or route it: param_map / --param-name)")
@@ -553,6 +567,9 @@ def _detect(obj: Any, kernel_params: dict[str, Any], name: str | None, spec: str
                          "make(n_components, random_state), a function f(X, n_components, random_state), "
                          "or an sklearn-style estimator class or instance"
                          + (f" (it has no method {calls.method!r})" if calls.method else ""))
+    if form in ("function", "factory") and any(k.startswith(".") for k in passthrough):
+        raise UsageError(f"{label}: a .ATTRIBUTE route (--param-name KEY=.NAME) sets an attribute of a constructed "
+                         "object; a function or a factory takes its parameters as arguments")
     clash = sorted(set(passthrough) & set(init))
     if clash:
         raise UsageError(f"{', '.join(clash)} set both by the kernel's parameters and by init; set it once")

@@ -54,7 +54,10 @@ Two layers, both used by every plug-in kind:
     before and after: a plug-in that seeds or draws from them is an error
     (its results would depend on, and disturb, the caller's state); both
     states are restored.  Checks never print or touch global state, so
-    whatever changed inside the scope was done by the plug-in.
+    whatever changed inside the scope was done by the plug-in -- unless the
+    scope imported a module for the first time (a library's import may
+    draw): the baseline then moves past the imports and the next scope
+    judges the plug-in's calls with its modules loaded.
 
 Outputs are converted and validated by :func:`as_array` (``None``, ragged
 lists, strings, objects, complex where not allowed, and float16 are refused)
@@ -80,6 +83,7 @@ from typing import Any, Callable
 import numpy as np
 
 from rfverify.errors import PluginError, UsageError
+from rfverify.import_watch import ImportWatch
 from rfverify.refusals import Refusal, is_refusal
 
 __all__ = ["Limits", "DEFAULT_TIME_LIMITS", "DEFAULT_MEMORY_LIMIT", "FEATURE_EXPANSION_LIMIT",
@@ -482,6 +486,8 @@ class guarded:
         _LAST.action = None
         self._np_state = np.random.get_state()
         self._py_state = random.getstate()
+        # the baseline moves past first imports (a library's import may draw): rfverify.import_watch
+        self._watch = ImportWatch(self._np_state, self._py_state).__enter__()
         self._streams = (sys.stdout, sys.stderr)
         self._out, self._err = _Capture(sys.stdout, "stdout"), _Capture(sys.stderr, "stderr")
         self._start = time.monotonic()
@@ -544,6 +550,7 @@ class guarded:
     # -- exit -------------------------------------------------------------------------------------
     def _restore(self) -> None:
         self._armed = False
+        self._watch.__exit__()
         if self._alarm is not None:
             old_handler, (delay, interval) = self._alarm
             signal.setitimer(signal.ITIMER_REAL, 0)
@@ -565,11 +572,10 @@ class guarded:
         cpu = time.thread_time() - self._thread_cpu0
         could_interrupt = self._alarm is not None
         self._restore()
-        np_changed = not _same_np_state(self._np_state, np.random.get_state())
-        py_changed = random.getstate() != self._py_state
-        if np_changed:
+        np_changed, py_changed = self._watch.np_changed(), self._watch.py_changed()
+        if not _same_np_state(self._np_state, np.random.get_state()):  # restored, whoever changed it
             np.random.set_state(self._np_state)
-        if py_changed:
+        if random.getstate() != self._py_state:
             random.setstate(self._py_state)
         if exc_type is not None and issubclass(exc_type, KeyboardInterrupt):
             return False

@@ -9,6 +9,7 @@ receives it and how it converts::
     gamma=std_kernel:1/sqrt(2*gamma)
     gamma=gamma                     # the same name and value (the default for a name the constructor accepts)
     gamma=                          # do not pass gamma at all (the constructor's gamma means something else)
+    gamma=.lengthscale:1/sqrt(2*gamma)   # set the attribute after construction (gpytorch's RFFKernel)
 
 The expression is evaluated by a small, safe evaluator over the :mod:`ast` of the text (numbers, the
 kernel's parameters, ``+ - * / **``, unary minus, ``sqrt exp log abs`` and ``pi``, ``e``): no names,
@@ -99,8 +100,8 @@ def _route(key: str, text: Any) -> ParamRoute:
         return ParamRoute(None, "")
     target, _, expr = text.partition(":")
     target = target.strip()
-    if not target.isidentifier():
-        raise UsageError(f"param_map[{key!r}]: {target!r} is not a parameter name")
+    if not (target[1:] if target.startswith(".") else target).isidentifier():
+        raise UsageError(f"param_map[{key!r}]: {target!r} is not a parameter name (or .ATTRIBUTE)")
     return ParamRoute(target, expr.strip() or key)
 
 
