@@ -103,8 +103,7 @@ class _Runner:
         params = tuple(sorted((k[len("param:"):], v) for k, v in form.items() if k.startswith("param:")))
         ex = FMExample(form["d"], form["n_components"], params, seed, form["batch"], form["dtype"], form["layout"],
                        form["norm"], 0, 0)
-        plug = replace(self.ctx.plugin, passthrough={k: v for k, v in ex.params if k in self.ctx.plugin.passthrough},
-                       widths={})
+        plug = replace(self.ctx.plugin, passthrough=self.ctx.plugin.passthrough_at(ex.params), widths={})
         X = self.batch(ex, ex.n, 0, dtype=ex.dtype, layout=ex.layout)
         try:
             plug.fit_built(plug.build(ex.m, seed), ex.m, seed, X).transform(X)
@@ -114,8 +113,7 @@ class _Runner:
 
     def _evaluate(self, ex: FMExample) -> str | None:
         ctx = self.ctx
-        passthrough = {k: v for k, v in ex.params if k in ctx.plugin.passthrough}
-        plug = replace(ctx.plugin, passthrough=passthrough, widths={})
+        plug = replace(ctx.plugin, passthrough=ctx.plugin.passthrough_at(ex.params), widths={})
         m, rs, d = ex.m, ex.random_state, ex.d
         Xin = self.batch(ex, ex.n, ex.data_seed, dtype=ex.dtype, layout=ex.layout)
         saved = Xin.copy()

@@ -174,7 +174,7 @@ class _Session:
 
     # -- the plug-in's calls -------------------------------------------------------------------------
     def _kwargs(self, o: _Obj) -> dict[str, Any]:
-        return {**{k: v for k, v in o.params if k in self.plug.passthrough}}
+        return self.plug.passthrough_at(o.params)
 
     def build(self, o: _Obj) -> Any:
         plug = replace(self.plug, passthrough=self._kwargs(o), widths={})
@@ -203,7 +203,8 @@ class _Session:
         if self.form == "function" and not self.plug.calls.declared() and not self.plug.passthrough:
             out = guard.call(obj, X, o.m, o.seed, plugin=self.plug.name, action="transform")
         elif isinstance(X, np.ndarray) or self.form == "function":  # declared method, keywords, names
-            out, _ = self.plug.features_call(obj, X, o.m, o.seed)
+            plug = replace(self.plug, passthrough=self._kwargs(o), widths={}) if self.form == "function" else self.plug
+            out, _ = plug.features_call(obj, X, o.m, o.seed)
         else:
             method = getattr(obj, self.plug.calls.method or "transform", None) or obj  # a torch module: forward
             out = guard.call(method, X, **self.plug.calls.call_kw, plugin=self.plug.name, action="transform")
@@ -522,7 +523,7 @@ def _machine(session: _Session, log: _Log, long_calls: int) -> type[RuleBasedSta
                     continue
                 args = s.make_line(ref).split(" = ", 1)[1]
                 fresh = (f"G = {args}.fit({o.fit_on}).{s.meth}({code})" if s.form != "function"
-                         else f"G = make({code}, n_components={ref.m}, random_state={ref.seed})")
+                         else f"G = make({code}, **{s.make_line(ref).split(' = ', 1)[1].split('  #')[0]})")
                 self.lines.append(f"{fresh}  # a fresh object with {other.name}'s arguments: the same features "
                                   f"as {var}")
                 if param:

@@ -216,6 +216,26 @@ class FeatureMapPlugin:
     widths: dict[tuple[int, int | None], tuple[int, int]] = field(default_factory=dict, repr=False)
     #: How it is called (:mod:`rfverify.plugin_calls`): features method, call keywords, width, scale, names.
     calls: CallSpec = field(default_factory=CallSpec)
+    #: The kernel's parameters the passthrough was made from (a moved configuration re-routes them).
+    kernel_params: Mapping[str, Any] = field(default_factory=dict)
+
+    def passthrough_at(self, params: Any) -> dict[str, Any]:
+        """The constructor arguments at kernel parameters moved to ``params`` (a mapping or pairs): a routed
+        parameter is converted again (``gamma=sigma:...`` sets sigma from the moved gamma), the others replace
+        their own entry; everything else passed (a routed parameter not moved) stays."""
+        from rfverify.param_map import evaluate
+
+        moved = dict(params)
+        out = dict(self.passthrough)
+        values = {**self.kernel_params, **moved}
+        for k, v in moved.items():
+            route = self.param_map.get(k)
+            if route is not None:
+                if route.target is not None:
+                    out[route.target] = v if route.expression == k else evaluate(route.expression, values)
+            elif k in out:
+                out[k] = v
+        return out
 
     def features_call(self, obj: Any, X: np.ndarray, n_components: int, random_state: int) -> tuple[Any, str]:
         """The plug-in's raw features of ``X`` (its declared method, call keywords; a function with its
@@ -456,6 +476,7 @@ def as_feature_map(obj: Any, *, kernel_params: Mapping[str, Any] | None = None,
     plugin.input = None if input == "numpy" else input
     plugin.param_map = routes
     plugin.calls = calls
+    plugin.kernel_params = dict(kernel_params)
     return plugin
 
 

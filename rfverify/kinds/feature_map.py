@@ -160,8 +160,7 @@ class CheckContext(BaseContext):
         moved = {k: v for k, v in corner.params}
         kernel = self.kernel if not moved else as_kernel(self.kernel.name, {**self.kernel.params, **moved})
         # the widths seen are per configuration (a map may round n_components up to a multiple of d)
-        plugin = replace(self.plugin, passthrough={**self.plugin.passthrough, **{
-            k: v for k, v in moved.items() if k in self.plugin.passthrough}}, widths={})
+        plugin = replace(self.plugin, passthrough=self.plugin.passthrough_at(moved), widths={})
         # the pins come last, so they win over any given before (argparse keeps the last --dtype, --pin d=)
         reproduce = self.reproduce if corner.covers == "pinned" else (
             self.reproduce + " " + " ".join(pin_options(corner.pins())))
