@@ -165,7 +165,9 @@ def fingerprint(entry: Entry, profile: str, source: str | None = None) -> str:
             versions.append(metadata.version(_DIST.get(mod, mod)))
         except Exception:  # noqa: BLE001 - a module without distribution metadata: its import path instead
             versions.append(mod)
-    payload = json.dumps([source or source_fingerprint(), _module_hash(entry.target), entry.kind, entry.target,
+    # a declaration that is rfverify's own code (the additive chi-squared kernel a MODULE:ATTR callable) is hashed too
+    own = sorted({_module_hash(f"{v.__module__}:x") for v in entry.options.values() if callable(v)} - {""})
+    payload = json.dumps([source or source_fingerprint(), _module_hash(entry.target), own, entry.kind, entry.target,
                           _jsonable(entry.options),
                           dict(entry.xfail), entry.expected, profile, versions], sort_keys=True, default=str)
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
@@ -209,6 +211,7 @@ def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: s
                                "package": e.package, "install": e.install, "expected": e.expected,
                                "declarations": _jsonable(e.options), "xfail": dict(e.xfail), "wrapper": e.wrapper,
                                "upstream": e.upstream, "note": e.note, "command": e.cli(), "light": e.light,
+                               "declared": e.declared(), "arrays": e.arrays(),
                                "fingerprint": fp, "seeds": {}, "seconds": 0.0}
         absent = missing(e)
         if absent:
@@ -330,13 +333,11 @@ def markdown(table: Mapping[str, Any]) -> str:
              + ".",
              f"* Entries that still need a wrapper module: {len(s['wrappers'])} ({', '.join(s['wrappers']) or 'none'})"
              "; why, per entry, below.", "",
-             "| entry | library | package on the index / install | declarations | verdict (seeds) | seconds per seed "
-             "(wall, CPU) | wrapper |",
-             "|---|---|---|---|---|---|---|"]
+             "| entry | library | package on the index / install | declared | torch/JAX/GPU | verdict (seeds) | "
+             "seconds per seed (wall, CPU) | wrapper |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in table["entries"]:
-        decl = ", ".join(f"{k}={v}" for k, v in r["declarations"].items())
-        if r["xfail"]:
-            decl += "; xfail " + ", ".join(r["xfail"])
+        decl = r.get("declared") or ", ".join(f"{k}={v}" for k, v in r["declarations"].items())
         counts = ", ".join(f"{v} {k}" for k, v in r.get("counts", {}).items())
         verdict = r["verdict"] + (f" ({counts})" if counts else "") + (f": {r['missing']}" if r.get("missing") else "")
         also = _other_failures(r)
@@ -346,7 +347,7 @@ def markdown(table: Mapping[str, Any]) -> str:
         if refused:
             verdict += "; refuses " + ", ".join(refused)
         lines.append(f"| `{r['name']}` | {r['library']} (`{r['target']}`) | {r['package']}: {r['install']} | {decl} | "
-                     f"{verdict} | {_per_seed(r)} | {r['wrapper'] or 'none'} |")
+                     f"{r.get('arrays', 'numpy')} | {verdict} | {_per_seed(r)} | {r['wrapper'] or 'none'} |")
     notes = [f"* `{r['name']}`: {r['note']}" for r in table["entries"] if r.get("note")]
     if notes:
         lines += ["", "## Notes per entry", "", *notes]
@@ -472,8 +473,7 @@ def main(args: Any) -> int:
     selected = entries(args.only, args.light)
     if args.list:
         for e in selected:
-            print(f"{e.name:34} {e.kind:12} {e.target}  {_jsonable(e.options)}"
-                  + (f"  xfail {sorted(e.xfail)}" if e.xfail else ""))
+            print(f"{e.name:34} {e.kind:12} {e.target}  declared: {e.declared()}  [{e.arrays()}]")
         return 0
     first = parse_seed(args.seed)
     seeds = [first] + [s for s in seed_list(parse_int(args.seeds, "--seeds"))[1:] if s != first]

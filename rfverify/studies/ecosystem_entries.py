@@ -14,8 +14,13 @@ __all__ = ["Entry", "ENTRIES", "NOT_RUN", "COST_HINT", "TORCH_NOTE", "brute_forc
            "brute_force_ffht"]
 
 RFF = dict(kernel="rbf", kernel_params={"gamma": 0.5}, bound=math.sqrt(2.0))
-RFFLEARN = dict(RFF, param_map={"gamma": "std_kernel:1/sqrt(2*gamma)"}, global_seed="numpy")
+#: rfflearn has no feature-map class: its PCA classes draw W and b in fit (set_weight, numpy's global generator) and
+#: Base.conv(X) = cos(X W + b) returns the unnormalised features; their width is dim_kernel, and no random_state.
+RFFLEARN = dict(RFF, param_map={"gamma": "std_kernel:1/sqrt(2*gamma)", "n_components": "dim_kernel",
+                                "random_state": ""}, global_seed="numpy", method="conv", feature_scale="sqrt(2/m)")
 
+ADDITIVE_CHI2_REASON = ("AdditiveChi2Sampler.transform returns integer features for integer input (int32 data "
+                        "truncates every feature): the output takes X's dtype")
 ORF_REASON = ("rfflearn ORF scales the rows of Q by chi(d) radii (np.dot(np.diag(s), Q)) but uses the columns "
               "as frequencies: each frequency's coordinates get independent radii, so w is not Gaussian")
 NYSTROEM_REASON = ("transform(X[i:i+1]) and row i of transform(X) differ by ~1e-10: K(X, landmarks) @ S^-1/2 "
@@ -80,6 +85,38 @@ class Entry:
     def cli(self) -> str:
         """The one command that verifies this entry (its declarations on the command line)."""
         return f"rfverify ecosystem --only {self.name}"
+
+    def declared(self) -> str:
+        """What the entry had to state beyond the kernel (or matrix) it is held to: its declarations, as options."""
+        o, out = dict(self.options), []
+        for k, r in sorted(dict(o.get("param_map") or {}).items()):
+            out.append(f"--param-name {k}={r}")
+        for k, v in sorted(dict(o.get("init") or {}).items()):
+            out.append(f"--init {k}={v}")
+        for k, v in sorted(dict(o.get("call_kw") or {}).items()):
+            out.append(f"--call-kw {k}={v}")
+        for key, opt in (("method", "--method"), ("width", "--width"), ("feature_scale", "--feature-scale"),
+                         ("global_seed", "--global-seed"), ("input", "--input")):
+            if o.get(key):
+                out.append(f"{opt} {o[key]}")
+        for key, opt in (("data_dependent", "--data-dependent"), ("deterministic", "--deterministic")):
+            if o.get(key):
+                out.append(opt)
+        for k, v in sorted(dict(o.get("pins") or {}).items()):
+            out.append(f"--pin {k}={v}")
+        for k, v in sorted(dict(o.get("space") or {}).items()):
+            out.append(f"--space {k}={v}")
+        out += [f"--xfail {k}" for k in self.xfail]
+        if self.wrapper:
+            out.append("a wrapper module")
+        return ", ".join(out) or "nothing"
+
+    def arrays(self) -> str:
+        """The array library and device the entry computes in (the table's torch/JAX/GPU column)."""
+        if self.torch:
+            how = "tensors in, through the wrapper" if self.wrapper else "--input torch"
+            return f"torch, CPU ({how}; float32 features)" if self.kind == "feature-map" else f"torch, CPU ({how})"
+        return "numpy"
 
 
 def brute_force_rfflearn(rand_type: str, *, d: int = 16, gamma: float = 0.5, draws: int = 300,
@@ -169,6 +206,27 @@ def brute_force_ffht(widths: Sequence[int] = (1, 2, 4, 8, 16, 1024), draws: int 
     return out
 
 
+def additive_chi2_kernel(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """The additive chi-squared kernel k(x, y) = sum_i 2 x_i y_i / (x_i + y_i) (0 where x_i + y_i = 0), the kernel
+    scikit-learn's AdditiveChi2Sampler approximates (Vedaldi and Zisserman 2012); a Gram matrix."""
+    X, Y = np.asarray(X, dtype=np.float64), np.asarray(Y, dtype=np.float64)
+    den = X[:, None, :] + Y[None, :, :]
+    safe = np.where(den > 0, den, 1.0)
+    return np.where(den > 0, 2.0 * X[:, None, :] * Y[None, :, :] / safe, 0.0).sum(axis=-1)
+
+
+def additive_chi2_evidence() -> str:
+    """AdditiveChi2Sampler on the same values as int32 and as float64 (independent of the harness)."""
+    from sklearn.kernel_approximation import AdditiveChi2Sampler
+
+    X = np.array([[1, 2, 3]], dtype=np.int32)
+    s = AdditiveChi2Sampler(sample_steps=2).fit(X)
+    a, b = s.transform(X), s.transform(X.astype(np.float64))
+    return (f"direct calls, AdditiveChi2Sampler(sample_steps=2) on the row [1, 2, 3]: as int32 it returns "
+            f"{a.dtype} {np.array2string(a[0, :4])}..., as float64 {np.array2string(b[0, :4], precision=4)}... "
+            f"(largest difference {float(np.max(np.abs(a - b))):.3g})")
+
+
 def fastfood_evidence() -> str:
     """Fastfood fitted and applied on 5 rows of d = 1, 2, 3 columns (independent of the harness)."""
     from sklearn_extra.kernel_approximation import Fastfood
@@ -226,6 +284,23 @@ ENTRIES: tuple[Entry, ...] = (
           xfail={"contract": NYSTROEM_REASON},
           note="data-dependent (landmarks from X): held to adapted-approximation, the checks over the randomness "
                "skip with the reason; one declared expected failure (contract), not a defect of the library"),
+    Entry("sklearn-additive-chi2", "scikit-learn AdditiveChi2Sampler", "feature-map",
+          "sklearn.kernel_approximation:AdditiveChi2Sampler", SKL, SKL_INSTALL,
+          dict(kernel=additive_chi2_kernel, domain="positive", deterministic=True,
+               unbiased=False, param_map={"n_components": "sample_steps", "random_state": ""},
+               init={"sample_interval": 0.4}, width="d*(2*m-1)"),
+          expected="defect", xfail={"stateful": ADDITIVE_CHI2_REASON}, evidence=additive_chi2_evidence,
+          upstream="AdditiveChi2Sampler.transform keeps an integer input's dtype for its output: _transform_dense "
+                   "allocates X_new with np.empty_like-style dtype of X, so the features of integer data are truncated "
+                   "to integers. Reproduce: X = np.array([[1, 2, 3]], dtype=np.int32); "
+                   "AdditiveChi2Sampler(sample_steps=2).fit(X).transform(X) returns [[0 1 1 0 ...]] where the float64 "
+                   "input gives [[0.707 1. 1.225 0.631 ...]]. Fix: convert X to float (validate_data(..., "
+                   "dtype=[np.float64, np.float32])) before transforming.",
+          note="deterministic (no random_state: --deterministic, --param-name random_state=), its size is "
+               "sample_steps (--param-name n_components=sample_steps, --init sample_interval=0.4 so every "
+               "sample_steps is accepted) and its width d (2 sample_steps - 1) (--width 'd*(2*m-1)'); held to the "
+               "additive chi-squared kernel (a MODULE:ATTR kernel) on the positive domain, claimed biased (a "
+               "truncated spectrum: its bias is measured, not promised)"),
     Entry("sklearn-extra-fastfood", "scikit-learn-extra Fastfood", "feature-map",
           "sklearn_extra.kernel_approximation:Fastfood", "scikit-learn-extra 0.3.0",
           "its wheel is built for numpy 1.x; rebuilt from source (--no-binary --no-build-isolation, needs cython "
@@ -242,29 +317,28 @@ ENTRIES: tuple[Entry, ...] = (
                "the statistical corners set it aside and the verdict states 'refuses d = 1' (first found by "
                "explore as a crash; the library still fits one-column data that transform then refuses: see "
                "fastfood_evidence)"),
-    Entry("rfflearn-rff", "rfflearn RFF", "feature-map", "rfverify.studies.ecosystem_wrappers:RfflearnRFF",
+    Entry("rfflearn-rff", "rfflearn RFF", "feature-map", "rfflearn.cpu:RFFPCA",
           "rfflearn", "plain install; seeds only through numpy's global generator; raw features unscaled", RFFLEARN,
-          needs=("rfflearn",), wrapper="rfflearn has no feature-map class (its matrix lives in its regressors; "
-                                      "Base.conv(X) = cos(XW + b), unscaled, no fit/transform) and no function "
-                                      "returns features: get_rff_matrix(dim_in, dim_out, std) returns W alone, b is "
-                                      "drawn in Base.set_weight, and the sqrt(2/m) scale is nowhere, so no "
-                                      "--init/--param-name/--global-seed combination reaches a plug-in form (that "
-                                      "would need a new 'matrix builder + feature formula' form in rfverify)"),
-    Entry("rfflearn-orf", "rfflearn ORF", "feature-map", "rfverify.studies.ecosystem_wrappers:RfflearnORF",
+          needs=("rfflearn",),
+          note="no feature-map class: RFFPCA's fit draws W and b (set_weight) and its conv(X) = cos(XW + b) is the "
+               "feature map, declared with --method conv, --feature-scale 'sqrt(2/m)' (the library's features are "
+               "unnormalised: the kernel estimate is m/2 times the kernel), --param-name n_components=dim_kernel and "
+               "random_state= (none: --global-seed numpy); fit also runs scikit-learn's PCA on the features, unused"),
+    Entry("rfflearn-orf", "rfflearn ORF", "feature-map", "rfflearn.cpu:ORFPCA",
           "rfflearn", "plain install", RFFLEARN, expected="defect", xfail={"unbiasedness": ORF_REASON},
-          needs=("rfflearn",), wrapper="as rfflearn-rff", evidence=_evidence("orf"),
+          needs=("rfflearn",), evidence=_evidence("orf"),
           upstream="get_orf_matrix builds V = std * np.dot(np.diag(s), Q) and uses V's *columns* as frequencies "
                    "(conv: X @ W), so the chi radii scale coordinates, not frequencies. Reproduce: with "
                    "W = get_orf_matrix(16, 64, 1.0), the mean of cos(delta @ W) over draws at delta = "
                    "sqrt(2 ln 4 / 16)(1, ..., 1) differs from exp(-|delta|^2/2) = 0.25 (see the evidence). Fix: "
                    "V = std * np.dot(Q, np.diag(s)) (scale the columns; Yu et al. 2016, W = S Q / sigma with rows "
                    "as frequencies)."),
-    Entry("rfflearn-qrf", "rfflearn QRF", "feature-map", "rfverify.studies.ecosystem_wrappers:RfflearnQRF",
+    Entry("rfflearn-qrf", "rfflearn QRF", "feature-map", "rfflearn.cpu:QRFPCA",
           "rfflearn", "plain install", RFFLEARN, expected="defect", xfail={"unbiasedness": QRF_BIAS_OR_ODD_M,
                                                                            "explore": QRF_ODD_M_REASON,
                                                                            "concentration": QRF_AT_CORNER,
                                                                            "error-rate": QRF_BIAS_OR_ODD_M},
-          needs=("rfflearn",), wrapper="as rfflearn-rff", evidence=_evidence("qrf"),
+          needs=("rfflearn",), evidence=_evidence("qrf"),
           upstream="get_qrf_matrix feeds Box-Muller with W[:, index] and W[:, index + 1] -- two consecutive points "
                    "of one Sobol sequence, which are not independent uniforms -- so the frequencies are not "
                    "N(0, std^2 I). Reproduce: pool the entries of get_qrf_matrix(16, 256, 1.0) over 40 draws and "
@@ -291,46 +365,49 @@ ENTRIES: tuple[Entry, ...] = (
                    "ffht.fht(np.ones(4, np.float32)) -> not [4, 0, 0, 0]. Fix: copy small sizes with memcpy (if (n < 32) "
                    "return memcpy(out, in, n); n < 64 in the AVX-512 branch), as the comment above fast_copy says; the "
                    "in-place fht_ is not affected."),
-    Entry("fht-2017", "fht (2017) fht2", "transform", "rfverify.studies.ecosystem_wrappers_fht:fht2017_rows",
-          "fht 1.0.2 (source only)", FHT_BUILD, dict(dim=64, matrix="hadamard-normalized"), needs=("fht",),
-          wrapper="fht.fht(X) of a 2-D array is the 2-D transform (both axes); the row-wise transform is "
-                  "fht.fht2(X, axes=1), a keyword the transform kind does not pass: a one-line module",
+    Entry("fht-2017", "fht (2017) fht2", "transform", "fht:fht2",
+          "fht 1.0.2 (source only)", FHT_BUILD, dict(dim=64, matrix="hadamard-normalized", call_kw={"axes": 1}),
+          needs=("fht",),
           upstream="is_power_of_two(1) returns False on purpose (if input_integer == 1: return False), so fht1/fht2 "
                    "raise 'array shape must be a power of two' for length-1 rows although 1 = 2^0 and the 1 x 1 "
                    "(normalised) Hadamard matrix is [1]. Reproduce: fht.fht1(np.ones(1)) raises ValueError. Fix: "
                    "drop the special case (return n > 0 and n & (n - 1) == 0) -- the transforms then return length-1 "
                    "rows unchanged -- or document that d >= 2.",
-          note="a clean refusal (ValueError) at d = 1, set aside and stated ('refuses d = 1'); every other width "
-               "exact (fht2017_evidence: the direct calls)"),
+          note="fht2(X) of a 2-D array is the 2-D transform (both axes): the row-wise one is declared with "
+               "--call-kw axes=1; a clean refusal (ValueError) at d = 1, set aside and stated ('refuses d = 1'); every "
+               "other width exact (fht2017_evidence: the direct calls)"),
     Entry("hadamard-transform", "hadamard-transform hadamard_transform", "transform",
           "rfverify.studies.ecosystem_torch:hadamard_transform_apply", "hadamard-transform 0.2.0",
           "plain install (pulls torch: see the torch note); takes torch tensors",
           dict(dim=64, matrix="hadamard-normalized"), needs=("torch", "hadamard_transform"), torch=True,
           wrapper="the transform kind hands numpy arrays and hadamard_transform takes torch tensors (--input torch "
                   "is a feature-map declaration; the transform kind has no input adapter yet): a 1-line conversion"),
-    Entry("gpytorch-rff", "gpytorch RFFKernel", "feature-map", "rfverify.studies.ecosystem_torch:gpytorch_rff",
+    Entry("gpytorch-rff", "gpytorch RFFKernel", "feature-map", "gpytorch.kernels:RFFKernel",
           "gpytorch 1.15.2", "plain install (pulls torch: see the torch note); float32; draws from torch's global "
-          "generator", dict(RFF, param_map={"gamma": "lengthscale:1/sqrt(2*gamma)"}, init={"num_dims": 16},
-                            global_seed="torch", input="torch", pins={"d": 16}),
+          "generator", dict(RFF, param_map={"gamma": ".lengthscale:1/sqrt(2*gamma)", "n_components": "num_samples",
+                                            "random_state": ""},
+                            init={"num_dims": 16}, global_seed="torch", input="torch", pins={"d": 16},
+                            method="_featurize", call_kw={"normalize": True}, width="2*m"),
           needs=("torch", "gpytorch"), torch=True,
-          wrapper="RFFKernel is a kernel (forward(x1, x2) returns a lazy covariance), not a feature map: its features "
-                  "are the private _featurize(x, normalize=True), its width is num_samples (not n_components) and its "
-                  "lengthscale is set after construction; the factory returns a torch module around the library's "
-                  "own kernel (--input torch and --global-seed torch do the rest)",
-          note="float32 features: judged with float32 round-off; explored at d = 16 only (num_dims fixes the "
-               "frequencies' dimension at construction, so that the draw is seeded)"),
+          note="RFFKernel is a kernel (forward(x1, x2) returns a lazy covariance): its features are the private "
+               "_featurize(x, normalize=True) (--method _featurize --call-kw normalize=True; private: may change "
+               "without notice), 2 num_samples columns (--width 2*m, --param-name n_components=num_samples); its "
+               "constructor ignores unknown keywords, so the lengthscale is set after construction "
+               "(--param-name gamma=.lengthscale:1/sqrt(2*gamma)); float32 features: judged with float32 round-off; "
+               "explored at d = 16 only (num_dims fixes the frequencies' dimension at construction, so that the draw "
+               "is seeded)"),
     Entry("rff-pytorch", "random-fourier-features-pytorch GaussianEncoding", "feature-map",
-          "rfverify.studies.ecosystem_torch:rff_gaussian_encoding", "random-fourier-features-pytorch 1.0.1",
+          "rff.layers:GaussianEncoding", "random-fourier-features-pytorch 1.0.1",
           "plain install (pulls torch and torchvision: rff imports torchvision, so the CPU-only torch wheel is not "
           "enough -- see the torch note); float32; draws from torch's global generator",
-          dict(RFF, param_map={"gamma": "sigma:sqrt(gamma/2)/pi"}, init={"input_size": 16}, global_seed="torch",
-               input="torch", pins={"d": 16}),
+          dict(RFF, param_map={"gamma": "sigma:sqrt(gamma/2)/pi", "n_components": "encoded_size", "random_state": ""},
+               init={"input_size": 16}, global_seed="torch", input="torch", pins={"d": 16}, width="2*m",
+               feature_scale="1/sqrt(m)"),
           needs=("torch", "rff"), torch=True,
-          wrapper="GaussianEncoding(sigma, input_size, encoded_size) returns (cos 2 pi Bv, sin 2 pi Bv) unscaled (an "
-                  "encoding for coordinate networks: the kernel estimate is m times the kernel); the factory builds "
-                  "the library's module with encoded_size = n_components and scales its output by 1/sqrt(m)",
-          note="float32 features; k(delta) = exp(-2 pi^2 sigma^2 |delta|^2), so sigma = sqrt(gamma/2)/pi; explored "
-               "at d = 16 only (input_size fixes it)"),
+          note="GaussianEncoding returns (cos 2 pi Bv, sin 2 pi Bv) unscaled (an encoding for coordinate networks: "
+               "the kernel estimate is m times the kernel): --feature-scale '1/sqrt(m)', --width 2*m, "
+               "--param-name n_components=encoded_size; k(delta) = exp(-2 pi^2 sigma^2 |delta|^2), so sigma = "
+               "sqrt(gamma/2)/pi; explored at d = 16 only (input_size fixes it)"),
     Entry("scipy-ortho-group", "scipy.stats ortho_group", "orthogonal", "scipy.stats:ortho_group", "scipy",
           "plain install", dict(dim=8, group="O"), light=True),
     Entry("scipy-special-ortho-group", "scipy.stats special_ortho_group", "orthogonal",
@@ -365,7 +442,7 @@ NOT_RUN: tuple[tuple[str, str, str], ...] = (
 #: Seconds per seed at the default profile (the 15-seed table of a94721c): within a seed, pools start the
 #: costliest units first, so that rfflearn-qrf's long units do not start last and run alone.  Only the order
 #: changes.
-COST_HINT = {"sklearn-rbf": 16.0, "sklearn-skewed-chi2": 18.5, "sklearn-polynomial-count-sketch": 33.4,
+COST_HINT = {"sklearn-additive-chi2": 30.0, "sklearn-rbf": 16.0, "sklearn-skewed-chi2": 18.5, "sklearn-polynomial-count-sketch": 33.4,
              "sklearn-nystroem": 1.5, "sklearn-extra-fastfood": 22.9, "rfflearn-rff": 10.8, "rfflearn-orf": 37.5,
              "rfflearn-qrf": 115.9, "fht-cpu": 0.2, "scipy-ortho-group": 1.8, "scipy-special-ortho-group": 1.9,
              # not in that table: guesses from one quick-profile run each (float32 torch modules are slow)
