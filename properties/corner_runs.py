@@ -18,6 +18,7 @@ from rfverify.domains import min_dim
 from rfverify.errors import PLUGIN_RAISED, PluginError
 from rfverify.refusals import InconsistentRefusal, Refusal, refusal_of
 from rfverify.kinds.feature_map import CheckContext
+from rfverify.messages import failure_message
 from rfverify.results import CheckResult
 from rfverify.spaces import FeatureMapSpace, declared_space
 
@@ -155,12 +156,17 @@ def at_corners(ctx: CheckContext, body: Callable[[CheckContext], CheckResult], *
                          "to": moved.describe(), "why": f"{refusal.text()} (at {refusal.action})"})
             c = replace(moved, covers=c.covers)
             cctx = ctx.at_corner(c, corner_alpha, corner_profile(ctx.profile, c))
+        declared = next((x for x in ctx.corner_xfail if x.matches(c.as_dict())), None)
         try:
             r = body(cctx)
         except CornerNotApplicable as exc:
             done.append({**c.as_dict(), "covers": c.covers, "status": "skip", "why": str(exc)})
             continue
         except PluginError as exc:  # the plug-in failed here: an error, after the other corners are judged
+            if declared is not None:  # the declared failure at this corner: expected, the others still judged
+                done.append({**c.as_dict(), "covers": c.covers, "status": "xfail", "where": c.describe(),
+                             "reason": declared.reason, "message": f"the plug-in failed: {exc}"[:300]})
+                continue
             if refusal_of(exc) is not None and c.covers != "pinned":
                 exc = PluginError(ctx.name, f"refused the corner configuration {c.describe()} during the check "
                                   f"({refusal_of(exc).text()}) after accepting it with two seeds before: a refusal "
@@ -169,6 +175,17 @@ def at_corners(ctx: CheckContext, body: Callable[[CheckContext], CheckResult], *
             done.append({**c.as_dict(), "covers": c.covers, "status": "error", "message": str(exc)[:300]})
             raised = raised or (c, cctx, exc)
             continue
+        if declared is not None and r.status == "fail":
+            done.append({**_summary(c, r), "status": "xfail", "where": c.describe(), "reason": declared.reason})
+            continue
+        if declared is not None and r.status == "pass":
+            done.append({**_summary(c, r), "status": "xpass", "where": c.describe(), "reason": declared.reason})
+            stale = r.message
+            return cctx.result("fail", failure_message(
+                f"expected to fail at the corner {c.describe()} ({declared.reason}) but passed", f"pass: {stale}",
+                "fail there, as declared (--xfail " + f"{declared.check}@{declared.text})",
+                cause="the bug is fixed or the declaration is stale: remove the corner's expected failure"),
+                details={"corner": c.as_dict(), "alpha_split": split, "corners": done})
         done.append(_summary(c, r))
         if r.status == "fail":
             return with_details(r, {"corner": c.as_dict(), "alpha_split": split, "corners": done})
@@ -179,6 +196,10 @@ def at_corners(ctx: CheckContext, body: Callable[[CheckContext], CheckResult], *
         return cctx.result("error", f"at the corner configuration {c.describe()} ({c.covers}): {exc}",
                            details={"corner": c.as_dict(), "alpha_split": split, "corners": done,
                                     "error_source": PLUGIN_RAISED})
+    if main is None and done and done[0]["status"] == "xfail":  # the pinned corner is the declared failure
+        d = done[0]
+        return ctx.result("xfail", f"expected failure at the corner {d['where']} ({d['reason']}): {d['message']}",
+                          details={"corner": corners[0].as_dict(), "alpha_split": split, "corners": done})
     if main is None:  # the pinned configuration (the only one) is one where the check does not apply
         return ctx.result("skip", f"not applicable at the pinned configuration {corners[0].describe()}: "
                                   f"{done[0]['why']}", details={"corner": corners[0].as_dict(), "alpha_split": split,
@@ -189,6 +210,8 @@ def at_corners(ctx: CheckContext, body: Callable[[CheckContext], CheckResult], *
     note = (f"; at {len(ran)} corner configuration{'s' if len(ran) != 1 else ''} too "
             f"({'; '.join(_short(d) for d in ran)})") if ran else ""
     for d in done:
+        if d["status"] == "xfail":
+            note += f"; expected failure at the corner {d['where']} ({d['reason']}): {d.get('message', '')[:200]}"
         if d["status"] == "refused":
             note += f"; set aside: the corner {d['where']} (the plug-in refuses it: {d['why']})"
         elif d["status"] == "moved":

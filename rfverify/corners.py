@@ -69,7 +69,7 @@ from typing import Any, Mapping
 from rfverify.profiles import Profile
 
 __all__ = ["Corner", "CornerBudget", "CORNER_BUDGETS", "CORNER_D_MAX", "design", "corner_budget", "corner_profile",
-           "corner_from_pins", "alpha_split"]
+           "corner_from_pins", "alpha_split", "CornerXfail", "split_xfail"]
 
 #: The largest d a corner uses: d * d <= 2^16, the explored space's cost cap for d x d draws.
 CORNER_D_MAX = 256
@@ -246,3 +246,67 @@ def with_details(result: Any, extra: Mapping[str, Any]) -> Any:
 
     return _replace(result, details={**dict(result.details), **extra})
 
+
+
+# -- expected failures at one corner (--xfail CHECK@KEY=VALUE=REASON) -------------------------------------------
+
+#: The corner keys an expected failure may name (``m`` is n_components); any other key is a kernel parameter.
+_CORNER_KEYS = {"d": "d", "n_components": "n_components", "m": "n_components", "dtype": "dtype"}
+
+
+@dataclass(frozen=True)
+class CornerXfail:
+    """A declared failure at the corners matching ``where`` (``{"d": 1}``, ``{"n_components": 1}``,
+    ``{"dtype": "float32", "gamma": 4.0}``): the check's verdict at the main configuration and its other corners
+    stands; the matching corner's failure (or the plug-in raising there) is expected, and a pass there fails."""
+
+    check: str
+    where: tuple[tuple[str, Any], ...]
+    reason: str
+
+    @property
+    def text(self) -> str:
+        return ",".join(f"{k}={v}" for k, v in self.where)
+
+    def matches(self, corner: Mapping[str, Any]) -> bool:
+        """Whether ``corner`` (:meth:`Corner.as_dict`) is one of the declared configurations."""
+        for key, value in self.where:
+            if key in ("d", "dtype"):
+                if corner.get(key) != value:
+                    return False
+            elif key == "n_components":
+                m = corner.get("n_components")
+                if not (value in m if isinstance(m, list) else m == value):
+                    return False
+            elif dict(corner.get("params") or {}).get(key) != value:
+                return False
+        return True
+
+
+def split_xfail(xfail: Mapping[str, str] | None) -> tuple[dict[str, str] | None, dict[str, tuple[CornerXfail, ...]]]:
+    """``{check: reason}`` and the corner-scoped ones (``{"check@key=value,...": reason}``) apart:
+    ``(plain or None, {check: (CornerXfail, ...)})``; a malformed corner is a one-line UsageError."""
+    import ast
+
+    from rfverify.errors import UsageError
+
+    plain: dict[str, str] = {}
+    scoped: dict[str, list[CornerXfail]] = {}
+    for key, reason in (xfail or {}).items():
+        if "@" not in key:
+            plain[key] = reason
+            continue
+        check, _, corner = key.partition("@")
+        where = []
+        for part in corner.split(","):
+            k, sep, v = part.partition("=")
+            if not sep or not k.strip().isidentifier() or not v.strip():
+                raise UsageError(f"expected failure {key!r}: the corner is KEY=VALUE[,KEY=VALUE] (d, n_components, "
+                                 "dtype or a kernel parameter), e.g. concentration@n_components=1")
+            try:
+                value = ast.literal_eval(v.strip())
+            except (ValueError, SyntaxError):
+                value = v.strip()
+            where.append((_CORNER_KEYS.get(k.strip(), k.strip()), value))
+        scoped.setdefault(check, []).append(CornerXfail(check, tuple(where), reason))
+    return (plain or None), {k: tuple(v) for k, v in scoped.items()}

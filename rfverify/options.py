@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
 
 from rfverify.errors import UsageError
@@ -128,12 +129,25 @@ def space_options(space: Any) -> list[str]:
     return out
 
 
+#: ``CHECK@KEY=VALUE[,KEY=VALUE...]=REASON`` (:func:`rfverify.corners.parse_corner_xfail` reads the corner).
+_CORNER_XFAIL = re.compile(r"^(?P<check>[\w-]+)@(?P<corner>\w+=[^=,@]+(?:,\w+=[^=,@]+)*)=(?P<reason>.*\S.*)$", re.S)
+
+
 def parse_xfail(items: list[str] | None) -> dict[str, str] | None:
-    """``--xfail CHECK=REASON`` options (repeatable) as the runner's ``{check: reason}``; None when none given."""
+    """``--xfail CHECK=REASON`` options (repeatable) as the runner's ``{check: reason}``; None when none given.
+    ``--xfail CHECK@KEY=VALUE=REASON`` (e.g. ``concentration@n_components=1=crashes at m = 1``) declares the
+    failure at one corner configuration only (key ``CHECK@KEY=VALUE``; :func:`rfverify.corners.split_xfail`)."""
     if not items:
         return None
     out: dict[str, str] = {}
     for text in items:
+        scoped = _CORNER_XFAIL.match(str(text))
+        if scoped:  # CHECK@KEY=VALUE[,KEY=VALUE]=REASON: an expected failure at one corner configuration
+            key = f"{scoped['check']}@{scoped['corner']}"
+            if key in out:
+                raise UsageError(f"--xfail {key} given twice")
+            out[key] = scoped["reason"].strip()
+            continue
         check, sep, reason = str(text).partition("=")
         if not sep or not check.strip() or not reason.strip():
             raise UsageError(f"--xfail takes CHECK=REASON (e.g. --xfail unbiasedness='rows of Q scaled by chi radii'), "

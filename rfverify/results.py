@@ -222,7 +222,11 @@ class Report:
                 lines.append(f"{r.check} {word} {coverage_statement(space)}")
             corners = r.details.get("corners") if isinstance(r.details, Mapping) else None
             for c in corners if isinstance(corners, list) else ():
-                if isinstance(c, Mapping) and c.get("status") == "refused":
+                if isinstance(c, Mapping) and c.get("status") == "xfail":
+                    word = {"pass": "PASSED", "fail": "FAILED", "xfail": "XFAILED"}.get(r.status, r.status.upper())
+                    lines.append(f"{r.check} {word} at the main configuration; expected failure at the corner "
+                                 f"{c.get('where', '?')} ({c.get('reason', '')}): {str(c.get('message', ''))[:160]}")
+                elif isinstance(c, Mapping) and c.get("status") == "refused":
                     lines.append(f"{r.check}: the corner {c.get('where', '?')} was set aside: {c.get('why', '')}")
                 elif isinstance(c, Mapping) and c.get("status") == "moved":
                     lines.append(f"{r.check}: the corner {c.get('where', '?')} was judged at {c.get('to', '?')}: "

@@ -158,6 +158,7 @@ def run(config: Any, *, checks: Iterable[str] | None = None, xfail: Mapping[str,
     if strict_space is not None:
         config.strict_space = bool(strict_space)
 
+    xfail = _corner_xfail(config, xfail)
     specs = select(config.checks(), config.kind, checks, xfail)
     limits = Limits.resolve(config.profile.name, time_limit, memory_limit)
     want_metrics = bool((checks is None if metrics is None else metrics) and hasattr(config, "metrics"))
@@ -182,6 +183,30 @@ def supervisor(config: Any, limits: Limits) -> Any:
     from rfverify.supervise import Supervisor
 
     return Supervisor(config, limits, config.context(config.checks()[0]).name, (preflight, run_check, _metrics))
+
+
+def _corner_xfail(config: Any, xfail: Mapping[str, str] | None) -> dict[str, str] | None:
+    """The check-wide expected failures; the corner-scoped ones (``CHECK@KEY=VALUE``) are validated and handed to
+    the configuration (``config.corner_xfail``), whose statistical checks judge them corner by corner."""
+    from rfverify.corners import split_xfail
+
+    plain, scoped = split_xfail(as_xfail(xfail))
+    if not scoped:
+        return plain
+    specs = {s.name: s for s in config.checks()}
+    for check in scoped:
+        spec = specs.get(check)
+        if spec is None:
+            select(config.checks(), config.kind, None, {check: "?"})  # the one-line error naming the checks
+        if config.kind != "feature-map" or not spec.statistical:
+            raise UsageError(f"--xfail {check}@...: an expected failure at one corner applies to the statistical "
+                             f"checks of a feature map ({', '.join(n for n, s in specs.items() if s.statistical)}), "
+                             "which run at corner configurations; declare the whole check (--xfail CHECK=REASON) or "
+                             "narrow the space (--space KEY=LO:HI)")
+        if plain and check in plain:
+            raise UsageError(f"--xfail {check} is declared for the whole check and at a corner: keep one")
+    config.corner_xfail = scoped
+    return plain
 
 
 def _run_all(specs: list[CheckSpec], xfail: Mapping[str, str] | None,

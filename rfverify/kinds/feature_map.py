@@ -146,6 +146,9 @@ class CheckContext(BaseContext):
     pins: Mapping[str, Any] = field(default_factory=dict)
     #: The corner configuration this context evaluates (None: the main configuration), see :meth:`at_corner`.
     corner: Any = None
+    #: Expected failures at corners of this check (``--xfail CHECK@KEY=VALUE=REASON``; :class:`rfverify.corners.
+    #: CornerXfail`): judged by the statistical checks' corner runs, the main verdict shown beside them.
+    corner_xfail: tuple[Any, ...] = ()
 
     @property
     def name(self) -> str:
@@ -407,7 +410,8 @@ class FeatureMapConfig(KindConfig):
         return CheckContext(spec.name, self.profile, self.seeds, alpha, reproduce,
                             plugin=self.plugin, kernel=self.kernel, domain=self.domain, dim=self.dim,
                             declarations=self.declarations, pair_cache=self._pair_cache, space=self.space,
-                            respace=None if self.space_declared else self.respace, pins=self.pins)
+                            respace=None if self.space_declared else self.respace, pins=self.pins,
+                            corner_xfail=tuple(getattr(self, "corner_xfail", {}).get(spec.name, ())))
 
     def target(self) -> dict[str, Any]:
         """What the implementation is held to (here: the kernel)."""
