@@ -122,6 +122,10 @@ class _Shared:
             config = _config_class(case.kind)(case.implementation, seed=seed, profile=profile,
                                               name=case.label or None, **case.options)
             config.strict_space = strict_space
+            if case.corner_xfail:  # expected failures at one corner (CHECK@KEY=VALUE), judged by the checks
+                from rfverify.corners import split_xfail
+
+                config.corner_xfail = split_xfail(dict(case.corner_xfail))[1]
             limits = limits if limits is not None else Limits.resolve(config.profile.name)
             if isolation_wanted():
                 sup = supervisor(config, limits)
@@ -143,6 +147,8 @@ class Case:
     label: str = ""
     kind: str = "feature-map"
     shared: _Shared = field(default_factory=_Shared, compare=False, repr=False)
+    #: Expected failures at one corner, ``(("check@key=value", reason), ...)`` (every check of the implementation).
+    corner_xfail: tuple[tuple[str, str], ...] = ()
 
     def run(self, seed: int, profile: str, limits: Any = None, strict_space: bool = False) -> CheckResult:
         """The check's result (never an exception for a misbehaving plug-in: status ``error``); ``strict_space``:
@@ -265,7 +271,8 @@ def parametrize_with_checks(implementations: Any, *, kind: str = "feature-map", 
     ``bias_bound``), for orthogonal samplers ``dim`` and ``group``, for transforms
     ``dim``, ``matrix``, ``inplace``, for quadrature rules ``dim``, ``degree``,
     ``unbiased``.  Seed, profile and limits come from the command line.
-    ``xfail``: ``{check: reason}`` (expected to fail at every profile) or
+    ``xfail``: ``{check: reason}`` (expected to fail at every profile), ``{"check@n_components=1": reason}``
+    (expected to fail at that corner only, the main verdict judged; :mod:`rfverify.corners`) or
     ``{check: {profile: reason}}`` (expected to fail at those profiles only; at
     any other profile the check must pass) -- a defect a small budget cannot
     see (a 2 % bias at the quick profile) is declared where it is caught.
@@ -281,17 +288,23 @@ def parametrize_with_checks(implementations: Any, *, kind: str = "feature-map", 
     labels = list(ids) if ids is not None else [_label(i) for i in implementations]
     if len(labels) != len(implementations):
         raise ValueError("ids must name every implementation")
+    corner = tuple((k, v) for k, v in dict(xfail or {}).items() if isinstance(k, str) and "@" in k)
+    xfail = {k: v for k, v in dict(xfail or {}).items() if not (isinstance(k, str) and "@" in k)} or None
     flat, xfail = _per_profile_xfail(xfail)
     specs = select(checks_for(kind), kind, checks, flat)
     cases = []
     for impl, label in zip(implementations, labels):
         try:
-            config_class(impl, name=label, **options)  # validate now, at collection
+            built = config_class(impl, name=label, **options)  # validate now, at collection
         except TypeError as exc:  # an option the kind does not take
             raise UsageError(f"{kind}: {exc}") from None
+        if corner:
+            from rfverify.runner import bind_corner_xfail
+
+            bind_corner_xfail(built, dict(corner))  # a malformed corner or a check without corners: at collection
         shared = _Shared()
         for spec in specs:
-            case = Case(impl, spec.name, dict(options), (xfail or {}).get(spec.name), label, kind, shared)
+            case = Case(impl, spec.name, dict(options), (xfail or {}).get(spec.name), label, kind, shared, corner)
             cases.append(pytest.param(case, id=f"{label}[{spec.name}]",
                                       marks=pytest.mark.xdist_group(name=f"rfverify:{label}")))
     return pytest.mark.parametrize("rfverify_case", cases, indirect=True)

@@ -18,7 +18,7 @@ from rfverify.registry import CheckSpec
 from rfverify.results import CheckResult, Report
 from rfverify.validation import as_check_names, as_xfail, show
 
-__all__ = ["run_check", "run", "select", "preflight", "supervisor", "CHECK_HOOK", "apply_xfail"]
+__all__ = ["run_check", "run", "select", "preflight", "supervisor", "CHECK_HOOK", "apply_xfail", "bind_corner_xfail"]
 
 #: Progress hook, ``hook(check, index, total, result)``, called before (result None) and after each
 #: check by :func:`run`; set by ``rfverify report`` for its progress display (never affects results).
@@ -158,7 +158,7 @@ def run(config: Any, *, checks: Iterable[str] | None = None, xfail: Mapping[str,
     if strict_space is not None:
         config.strict_space = bool(strict_space)
 
-    xfail = _corner_xfail(config, xfail)
+    xfail = bind_corner_xfail(config, xfail)
     specs = select(config.checks(), config.kind, checks, xfail)
     limits = Limits.resolve(config.profile.name, time_limit, memory_limit)
     want_metrics = bool((checks is None if metrics is None else metrics) and hasattr(config, "metrics"))
@@ -185,7 +185,7 @@ def supervisor(config: Any, limits: Limits) -> Any:
     return Supervisor(config, limits, config.context(config.checks()[0]).name, (preflight, run_check, _metrics))
 
 
-def _corner_xfail(config: Any, xfail: Mapping[str, str] | None) -> dict[str, str] | None:
+def bind_corner_xfail(config: Any, xfail: Mapping[str, str] | None) -> dict[str, str] | None:
     """The check-wide expected failures; the corner-scoped ones (``CHECK@KEY=VALUE``) are validated and handed to
     the configuration (``config.corner_xfail``), whose statistical checks judge them corner by corner."""
     from rfverify.corners import split_xfail

@@ -58,3 +58,26 @@ def test_cli(capsys):
                  f"concentration@n_components=1={REASON}", "--quiet"])
     out = capsys.readouterr().out
     assert code == 0 and "concentration PASSED at the main configuration; expected failure at the corner" in out
+
+
+def test_pytest_plugin_takes_the_corner_declaration(pytester):
+    pytester.makepyfile(f"""
+from rfverify.pytest_plugin import parametrize_with_checks
+from tests.declared_maps import CrashAtM1
+
+@parametrize_with_checks([CrashAtM1], kernel="rbf", kernel_params={{"gamma": 0.5}}, bound=2 ** 0.5,
+                         checks=["concentration"], xfail={{"concentration@n_components=1": "{REASON}"}})
+def test_crash(rfverify_case):
+    rfverify_case()
+
+@parametrize_with_checks([CrashAtM1], kernel="rbf", kernel_params={{"gamma": 0.5}}, bound=2 ** 0.5,
+                         checks=["concentration"])
+def test_crash_undeclared(rfverify_case):
+    rfverify_case()
+""")
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[1])
+    result = pytester.runpytest_subprocess("--rfverify-profile", "default", "-p", "no:cacheprovider",
+                                           "--rootdir", root, "-o", f"pythonpath={root}")
+    result.assert_outcomes(passed=1, failed=1)  # declared: the main verdict passes; undeclared: the crash errs
