@@ -18,7 +18,6 @@ from rfverify.domains import min_dim
 from rfverify.errors import PLUGIN_RAISED, PluginError
 from rfverify.refusals import InconsistentRefusal, Refusal, refusal_of
 from rfverify.kinds.feature_map import CheckContext
-from rfverify.messages import failure_message
 from rfverify.results import CheckResult
 from rfverify.spaces import FeatureMapSpace, declared_space
 
@@ -180,12 +179,10 @@ def at_corners(ctx: CheckContext, body: Callable[[CheckContext], CheckResult], *
             continue
         if declared is not None and r.status == "pass":
             done.append({**_summary(c, r), "status": "xpass", "where": c.describe(), "reason": declared.reason})
-            stale = r.message
-            return cctx.result("fail", failure_message(
-                f"expected to fail at the corner {c.describe()} ({declared.reason}) but passed", f"pass: {stale}",
-                "fail there, as declared (--xfail " + f"{declared.check}@{declared.text})",
-                cause="the bug is fixed or the declaration is stale: remove the corner's expected failure"),
-                details={"corner": c.as_dict(), "alpha_split": split, "corners": done})
+            return cctx.fail(f"expected to fail at the corner {c.describe()} ({declared.reason}) but passed",
+                             f"pass: {r.message}", f"fail there, as declared (--xfail {declared.check}@{declared.text})",
+                             cause="the bug is fixed or the declaration is stale: remove the corner's expected failure",
+                             details={"corner": c.as_dict(), "alpha_split": split, "corners": done})
         done.append(_summary(c, r))
         if r.status == "fail":
             return with_details(r, {"corner": c.as_dict(), "alpha_split": split, "corners": done})
@@ -198,8 +195,9 @@ def at_corners(ctx: CheckContext, body: Callable[[CheckContext], CheckResult], *
                                     "error_source": PLUGIN_RAISED})
     if main is None and done and done[0]["status"] == "xfail":  # the pinned corner is the declared failure
         d = done[0]
-        return ctx.result("xfail", f"expected failure at the corner {d['where']} ({d['reason']}): {d['message']}",
-                          details={"corner": corners[0].as_dict(), "alpha_split": split, "corners": done})
+        return ctx.fail(f"the plug-in failed at the pinned corner {d['where']}", d["message"], "a verdict there",
+                        status="xfail", prefix=f"expected failure ({d['reason']}): ",
+                        details={"corner": corners[0].as_dict(), "alpha_split": split, "corners": done})
     if main is None:  # the pinned configuration (the only one) is one where the check does not apply
         return ctx.result("skip", f"not applicable at the pinned configuration {corners[0].describe()}: "
                                   f"{done[0]['why']}", details={"corner": corners[0].as_dict(), "alpha_split": split,

@@ -180,7 +180,9 @@ class Report:
             rows.append((r.check, r.status.upper(), format_number(r.statistic), format_number(r.pvalue), format_number(alpha), format_number(tolerance),
                          note))
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-        out = [head, ""]
+        calls = self.config.get("calls") if isinstance(self.config, Mapping) else None
+        notes = [f"declared: {n}" for n in (calls.get("notes") or [])] if isinstance(calls, Mapping) else []
+        out = [head, *notes, ""]
         for i, row in enumerate(rows):
             out.append("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
             if i == 0:

@@ -81,3 +81,11 @@ def test_crash_undeclared(rfverify_case):
     result = pytester.runpytest_subprocess("--rfverify-profile", "default", "-p", "no:cacheprovider",
                                            "--rootdir", root, "-o", f"pythonpath={root}")
     result.assert_outcomes(passed=1, failed=1)  # declared: the main verdict passes; undeclared: the crash errs
+
+
+def test_the_pinned_corner_alone_is_an_expected_failure():
+    """A corner's reproduce command pins it: there the declared failure is the check's (xfail), not an error."""
+    opts = dict(OPTS, profile="quick", pins={"d": 1, "n_components": 1})
+    assert rfverify.verify(CrashAtM1, **opts)["concentration"].status == "error"
+    r = rfverify.verify(CrashAtM1, xfail={"concentration@n_components=1": REASON}, **opts)["concentration"]
+    assert r.status == "xfail" and REASON in r.message and "ZeroDivisionError" in r.message
