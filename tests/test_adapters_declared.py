@@ -131,3 +131,21 @@ def test_cli_declarations_and_reproduce(capsys):
                  "--quiet"])
     assert code == 0
     assert main(["check", "feature-map", "tests.declared_maps:NumSamples", "--width", "2*q", "--quiet"]) == 2
+
+
+def test_a_deterministic_map_with_its_own_size_parameter():
+    """scikit-learn's AdditiveChi2Sampler: no n_components (sample_steps), no random_state, deterministic."""
+    skl = pytest.importorskip("sklearn.kernel_approximation")
+    from rfverify.studies.ecosystem_entries import additive_chi2_kernel
+
+    opts = dict(kernel=additive_chi2_kernel, domain="positive", profile="quick", unbiased=False,
+                checks=["contract", "reproducibility"])
+    with pytest.raises(UsageError, match="does not accept n_components, random_state"):
+        rfverify.verify(skl.AdditiveChi2Sampler, **opts)
+    names = {"n_components": "sample_steps", "random_state": ""}
+    with pytest.raises(UsageError, match="random_state is not passed"):
+        rfverify.verify(skl.AdditiveChi2Sampler, param_map=names, **opts)
+    rep = rfverify.verify(skl.AdditiveChi2Sampler, param_map=names, deterministic=True, width="d*(2*m-1)",
+                          init={"sample_interval": 0.4}, **opts)
+    assert set(statuses(rep).values()) == {"pass"}, rep.table()
+    assert "identical for every random_state, as declared deterministic" in rep["reproducibility"].message
