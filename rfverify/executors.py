@@ -130,9 +130,9 @@ def run_task(task: Task, expect_version: str | None = None, where: str | None = 
     t0 = time.perf_counter()
     try:
         fn = _resolve(task.fn)
-        from threadpoolctl import threadpool_limits
+        from rfverify.threads import single_threaded
 
-        with threadpool_limits(limits=1):
+        with single_threaded():
             value = fn(*task.args)
         return Outcome(task.key, value=value, worker=worker, seconds=time.perf_counter() - t0)
     except UsageError as exc:

@@ -42,7 +42,6 @@ import os
 import platform
 import statistics
 import time
-from contextlib import nullcontext
 from typing import Any, Callable
 
 import numpy as np
@@ -112,11 +111,9 @@ def environment() -> dict[str, Any]:
 
 
 def _blas_limit(k: int) -> Any:
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover
-        return nullcontext()
-    return threadpool_limits(limits=k, user_api="blas")
+    from rfverify.threads import limit_threads
+
+    return limit_threads(k, "blas")
 
 
 def _import_fht_cpu() -> Any:

@@ -211,11 +211,11 @@ def run_unit(unit: Unit, library: str | None = None) -> dict[str, Any]:
     Numerical libraries run single-threaded here, in-process or in a worker alike, so a result
     cannot depend on how many BLAS threads happened to be available.
     """
-    from threadpoolctl import threadpool_limits
+    from rfverify.threads import single_threaded
 
     t0 = time.perf_counter()
     try:
-        with threadpool_limits(limits=1):
+        with single_threaded():
             if unit.role == "reference":
                 from rfverify.studies.zoo import verify_entry, zoo_entries
 
