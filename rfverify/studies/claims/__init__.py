@@ -15,7 +15,6 @@ Every claim draws its randomness from fixed seeds, so results are byte-identical
 from __future__ import annotations
 
 import importlib
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
