@@ -200,7 +200,7 @@ def _entries_at(ctx: OrthogonalContext) -> CheckResult:
     n_all = ctx.budget.draws
     ri, rj = rng.integers(0, d, size=n_all), rng.integers(0, d, size=n_all)
 
-    def test(sample: np.ndarray) -> tuple[float, str, dict]:
+    def test(sample: np.ndarray) -> tuple[float, tuple[str, str, str], dict]:
         n = len(sample)
         cols = [sample[:, i, j] for i, j in positions] + [sample[np.arange(n), ri[:n], rj[:n]]]
         names = [f"Q[{i + 1},{j + 1}]" for i, j in positions] + ["a random entry per draw"]
@@ -298,7 +298,7 @@ def _trace_moments_at(ctx: OrthogonalContext) -> CheckResult:
     p, n = float(mt.p_adjusted[k]), len(sample)
     reject = p < ctx.alpha
 
-    m, hw = float(details["mean"][k]), float(details["half_width"][k])
+    m, hw = float(mt.mean[k]), float(mt.half_width[k])
     eff = effect(f"E {names[k]} - Haar", m - exp[k], m - exp[k] - hw, m - exp[k] + hw, 1 - ctx.alpha)
     common = dict(statistic=m, pvalue=p, threshold=ctx.alpha, effect=eff, details=details)
     if reject:

@@ -69,7 +69,8 @@ def haar_at_corners(ctx: OrthogonalContext, body: Callable[[OrthogonalContext], 
             done.append({"d": d, "status": "skip", "reason": reason})
             continue
         if with_main:  # a corner of the design (a pinned d is the caller's own: a refusal there stays an error)
-            refusal = probe_corner(lambda s, d=d: ctx.config.sampler.draw(d, _probe_rng(ctx, d, s)), name=ctx.name,
+            # probe_corner calls the lambda at once, at this d
+            refusal = probe_corner(lambda s: ctx.config.sampler.draw(d, _probe_rng(ctx, d, s)), name=ctx.name,
                                    where=f"d = {d}", action=_action(ctx))
             if refusal is not None:
                 done.append({"d": d, "status": "refused", "where": f"d = {d}", "why": refusal.text()})

@@ -79,8 +79,9 @@ def rule_at_corners(ctx: QuadratureContext, body: Callable[[QuadratureContext], 
     done: list[dict[str, Any]] = []
     for d in dims:
         if with_main:  # a corner of the design (a pinned d is the caller's own: a refusal there stays an error)
-            refusal = probe_corner(lambda s, d=d: ctx.plugin.draw(d, ctx.seeds.rng("quadrature", "corner-probe", d,
-                                                                                    trial=s)),
+            # probe_corner calls the lambda at once, at this d
+            refusal = probe_corner(lambda s: ctx.plugin.draw(d, ctx.seeds.rng("quadrature", "corner-probe", d,
+                                                                              trial=s)),
                                    name=ctx.name, where=f"d = {d}", action="rule(d, rng)")
             if refusal is not None:
                 done.append({"d": d, "status": "refused", "where": f"d = {d}", "why": refusal.text()})

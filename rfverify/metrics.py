@@ -82,7 +82,7 @@ def target_alignment(K_hat: np.ndarray, y: Any) -> float:
     return alignment(K_hat, target_gram(y))
 
 
-def t_interval(values: Sequence[float], confidence: float = METRICS_CONFIDENCE) -> tuple[float, float, float]:
+def t_interval(values: Sequence[float] | np.ndarray, confidence: float = METRICS_CONFIDENCE) -> tuple[float, float, float]:
     """(mean, low, high): two-sided Student t interval for the mean over seeds.
 
     Zero spread gives the point interval; one value gives (v, -inf, inf) — no interval from one seed.

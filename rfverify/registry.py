@@ -70,7 +70,7 @@ _REGISTRY: dict[str, dict[str, CheckSpec]] = {}
 
 def register_check(kind: str, name: str, *, statistical: bool, alpha_share: bool | None = None,
                    decision: str | None = None,
-                   applies: Callable[["BaseContext"], str | None] | None = None,
+                   applies: Callable[..., str | None] | None = None,
                    cost: str = "") -> Callable[[Callable[..., CheckResult]], Callable[..., CheckResult]]:
     """Decorator registering ``func`` as check ``name`` for plug-in ``kind``.
 
