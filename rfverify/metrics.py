@@ -19,12 +19,12 @@ nothing passes or fails on it.  The seeds come from the configuration's
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
-from scipy import stats
+
+from rfverify.stats import t_interval
 
 __all__ = [
     "relative_frobenius_error",
@@ -80,21 +80,6 @@ def target_gram(y: Any) -> np.ndarray:
 def target_alignment(K_hat: np.ndarray, y: Any) -> float:
     """Alignment of K_hat with the target kernel of the labels y (alber2017 eq. 9)."""
     return alignment(K_hat, target_gram(y))
-
-
-def t_interval(values: Sequence[float], confidence: float = METRICS_CONFIDENCE) -> tuple[float, float, float]:
-    """(mean, low, high): two-sided Student t interval for the mean over seeds.
-
-    Zero spread gives the point interval; one value gives (v, -inf, inf) — no interval from one seed.
-    """
-    v = np.asarray([x for x in values if math.isfinite(x)], dtype=float)
-    if v.size == 0:
-        return float("nan"), float("nan"), float("nan")
-    mean = float(np.mean(v))
-    if v.size == 1:
-        return mean, float("-inf"), float("inf")
-    half = float(stats.t.ppf(0.5 + confidence / 2, v.size - 1) * np.std(v, ddof=1) / math.sqrt(v.size))
-    return mean, mean - half, mean + half
 
 
 _METRICS: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {

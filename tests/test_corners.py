@@ -286,7 +286,7 @@ def test_a_skewed_estimate_at_a_corner_is_not_a_false_alarm():
 def test_cochran_rule_marks_skewed_pairs():
     import numpy as np
 
-    from rfverify.properties.unbiasedness import cochran_n, too_skewed
+    from rfverify.stats import cochran_n, too_skewed
 
     rng = np.random.default_rng(0)
     symmetric = rng.standard_normal(400)
