@@ -99,7 +99,8 @@ def features_needed(m: np.ndarray, err: np.ndarray, target: float) -> tuple[floa
 
 
 @register_check("feature-map", "adapted-approximation", statistical=True, alpha_share=False, applies=_applies,
-                cost="seeds x grid fits of the map and its reference basis (default 5 x 5, m = 8..128)")
+                cost="seeds x grid fits of the map and its reference basis (default 5 x 5, m = 8..128)",
+                figures=("adapted",))
 def check_adapted_approximation(ctx: CheckContext) -> CheckResult:
     """A data-dependent basis is not worse than its random starting basis on held-out points.
 

@@ -82,7 +82,8 @@ def _mean_test(ctx: CheckContext, values: np.ndarray, exact: np.ndarray, alpha: 
 
 
 @register_check("feature-map", "unbiasedness", statistical=True, applies=not_for_data_dependent,
-                cost="pilot + R fits at m = profile.unbiased_m (R from the target bias, default <= 3000)")
+                cost="pilot + R fits at m = profile.unbiased_m (R from the target bias, default <= 3000)",
+                figures=("kernel-scatter", "bias"))
 def check_unbiasedness(ctx: CheckContext) -> CheckResult:
     """The mean of k_hat(x, y) over independent seeds equals k(x, y) at every designed pair.
 

@@ -99,6 +99,7 @@ class KindConfig:
         """The context check ``spec`` runs in."""
         ctx = self._context(spec, self.alpha(), self.reproduce(spec.name))
         ctx.strict_space = bool(self.strict_space)
+        ctx.figures = spec.figures
         return ctx
 
     @property
