@@ -21,6 +21,7 @@ from rfverify.metrics import alignment, held_out_data, labels_of, relative_frobe
 from rfverify.kinds.feature_map import CheckContext, reference_random_basis
 from rfverify.registry import effect, register_check
 from rfverify.results import CheckResult
+from rfverify.profiles import budget as profile_budget
 from rfverify.stats import one_sided_t, t_interval
 
 #: Confidence of the reported savings interval (a measurement, not the test).
@@ -40,11 +41,6 @@ class AdaptedBudget:
     n_test: int
 
 
-BUDGETS = {
-    "quick": AdaptedBudget((8, 16, 32), 4, 256, 64),
-    "default": AdaptedBudget((8, 16, 32, 64, 128), 5, 256, 64),
-    "thorough": AdaptedBudget((8, 16, 32, 64, 128, 256), 10, 512, 128),
-}
 
 
 def _applies(ctx: CheckContext) -> str | None:
@@ -131,7 +127,7 @@ def check_adapted_approximation(ctx: CheckContext) -> CheckResult:
     statistic of a correct UAB or SAB is far below 0.
     Reference: alber2017 §3.2 (eqs. 8, 9), §4.2 and Fig. 1.
     """
-    budget = BUDGETS.get(ctx.profile.name, BUDGETS["default"])
+    budget = AdaptedBudget(**profile_budget(ctx.profile, "adapted"))
     X_fit, X_test = held_out_data(ctx, budget.n_fit, budget.n_test, "adapted", "points")
     K = ctx.kernel(X_test, X_test)
     grid = budget.grid

@@ -24,6 +24,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from rfverify.profiles import budget as profile_budget
 from rfverify.stats import t_interval
 
 __all__ = [
@@ -37,7 +38,6 @@ __all__ = [
     "kernel_metrics",
     "sample_domain",
     "MetricsBudget",
-    "METRICS_BUDGETS",
     "report_metrics",
     "METRICS_CONFIDENCE",
 ]
@@ -146,11 +146,6 @@ class MetricsBudget:
 
 
 #: Per profile; default: 10 seeds at m = 256 on 64 held-out points (64^2 kernel entries each).
-METRICS_BUDGETS: dict[str, MetricsBudget] = {
-    "quick": MetricsBudget(m=256, seeds=5, n_fit=128, n_test=48),
-    "default": MetricsBudget(m=256, seeds=10, n_fit=256, n_test=64),
-    "thorough": MetricsBudget(m=1024, seeds=20, n_fit=512, n_test=128),
-}
 
 
 def held_out_data(ctx: Any, n_fit: int, n_test: int, *key: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -182,7 +177,7 @@ def report_metrics(ctx: Any, budget: MetricsBudget | None = None) -> dict[str, A
     ``ctx`` is a feature-map check context (plugin, kernel, domain, dim, seeds, profile, pairs).
     Raises :class:`~rfverify.errors.PluginError` if the map misbehaves (the runner records it).
     """
-    budget = budget or METRICS_BUDGETS.get(ctx.profile.name, METRICS_BUDGETS["default"])
+    budget = budget or MetricsBudget(**profile_budget(ctx.profile, "metrics"))
     X_fit, X_test = held_out_data(ctx, budget.n_fit, budget.n_test, "metrics", "points")
     dom = ctx.domain if isinstance(ctx.domain, str) else getattr(ctx.domain, "__qualname__", "domain")
     K = ctx.kernel(X_test, X_test)

@@ -18,7 +18,8 @@ from scipy import stats
 import rfverify
 from rfverify.implementations.adapted import UnsupervisedAdaptedBasis, mixture_domain
 from rfverify.implementations.rff import RandomFourierFeatures
-from rfverify.properties.adapted import BUDGETS, features_needed
+from rfverify.profiles import budget
+from rfverify.properties.adapted import AdaptedBudget, features_needed
 from rfverify.stats import one_sided_t
 from tests.test_adapted import ascent_uab, fast_sab, fast_uab
 
@@ -262,16 +263,15 @@ def test_an_unadapted_basis_judged_on_alignment_reports_the_alignment_not_identi
 
 def test_the_budgets_are_frozen():
     with pytest.raises(dataclasses.FrozenInstanceError):
-        BUDGETS["quick"].seeds = 1
+        AdaptedBudget(**budget("quick", "adapted")).seeds = 1
 
 
 def test_budgets_and_the_savings_interval():
     from rfverify.stats import t_interval
-    from rfverify.properties.adapted import BUDGETS, AdaptedBudget
-
-    assert BUDGETS == {"quick": AdaptedBudget((8, 16, 32), 4, 256, 64),
-                       "default": AdaptedBudget((8, 16, 32, 64, 128), 5, 256, 64),
-                       "thorough": AdaptedBudget((8, 16, 32, 64, 128, 256), 10, 512, 128)}
+    assert {p: AdaptedBudget(**budget(p, "adapted")) for p in ("quick", "default", "thorough")} == \
+        {"quick": AdaptedBudget((8, 16, 32), 4, 256, 64),
+         "default": AdaptedBudget((8, 16, 32, 64, 128), 5, 256, 64),
+         "thorough": AdaptedBudget((8, 16, 32, 64, 128, 256), 10, 512, 128)}
     r = _run(fast_uab)
     d = r.details
     mean, lo, hi = t_interval(np.log(d["savings_per_seed"]), 0.95)
