@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 from rfverify.messages import Finding, failure_message
 from rfverify.profiles import Profile
@@ -159,6 +159,32 @@ class BaseContext:
         message = failure_message(headline, observed, expected, interval=interval, level=level, evidence=evidence,
                                   where=where, cause=cause, findings=findings, note=note)
         return self.result(status, prefix + message, **kw)
+
+
+@runtime_checkable
+class RunnableConfig(Protocol):
+    """What :func:`rfverify.runner.run` and the supervised child rely on in a kind's configuration; every kind's
+    :class:`rfverify.kinds.base.KindConfig` implements it (``tests/test_kinds_selection.py`` holds them to it)."""
+
+    kind: str
+    profile: Profile
+    strict_space: bool
+
+    @property
+    def label(self) -> str:
+        """The implementation's name in every output."""
+
+    def checks(self) -> list[CheckSpec]:
+        """The kind's checks, in report order."""
+
+    def context(self, spec: CheckSpec) -> BaseContext:
+        """The context check ``spec`` runs in."""
+
+    def preflight(self) -> str | None:
+        """Call the plug-in once; the problem, or None."""
+
+    def header(self) -> dict[str, Any]:
+        """The report header."""
 
 
 def effect(name: str, estimate: float, low: float, high: float, confidence: float,

@@ -209,7 +209,7 @@ class KernelConfig(KindConfig):
         self.psd = psd if psd is not None else (decl is not False)
         self.psd_note = (self.kernel._spec.psd_note if self.kernel._spec is not None and not self.kernel._spec.psd
                          else "declared not positive semi-definite")
-        self._init_common(seed, profile)
+        super().__init__(seed, profile)
         self.budget = _budget(self.profile)
         self.name = name or self.kernel.describe()
         self.feature_map = load_object(feature_map) if isinstance(feature_map, str) else feature_map

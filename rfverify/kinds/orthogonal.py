@@ -159,7 +159,7 @@ class OrthogonalConfig(KindConfig):
         for key in self.space:
             if key not in ("d", "dim"):
                 raise UsageError(f"unknown configuration key {key!r} for an orthogonal sampler; use d")
-        self._init_common(seed, profile)
+        super().__init__(seed, profile)
         self.budget = orthogonal_budget(self.profile)
         from rfverify.validation import as_name
 

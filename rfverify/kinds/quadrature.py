@@ -257,7 +257,7 @@ class QuadratureConfig(KindConfig):
 
         self.unbiased = as_flag(unbiased, "unbiased")
         self.deterministic = as_flag(deterministic, "deterministic") or getattr(rule, "deterministic", None) is True
-        self._init_common(seed, profile)
+        super().__init__(seed, profile)
         self.budget = budget_for(self.profile)
         self.plugin = rule if isinstance(rule, QuadraturePlugin) else QuadraturePlugin(rule, name=as_name(name))
         #: The dimensions ``explore`` searches (validated now: a bad space is a UsageError at construction).

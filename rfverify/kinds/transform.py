@@ -217,7 +217,7 @@ class TransformConfig(KindConfig):
         from rfverify.validation import as_flag, as_name
 
         self.inplace = as_flag(inplace, "inplace")
-        self._init_common(seed, profile)
+        super().__init__(seed, profile)
         self.budget = TransformBudget(**budget(self.profile, "transform"))
         self.plugin = TransformPlugin(implementation, name=as_name(name))
 
