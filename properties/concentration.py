@@ -53,7 +53,8 @@ def _tails(err: np.ndarray, m_out: int, C: float, R: int,
 
 
 @register_check("feature-map", "concentration", statistical=True, applies=_applies,
-                cost="conc_trials fits at m = conc_m (default 200 at m = 1024)")
+                cost="conc_trials fits at m = conc_m (default 200 at m = 1024)",
+                figures=("tails",))
 def check_concentration(ctx: CheckContext) -> CheckResult:
     """Observed sup |feature| * sqrt(m) <= C and tail frequencies under 2 exp(-m eps^2 / (2 C^4)).
 

@@ -33,7 +33,8 @@ NESTED_WHY = "distribution-free: exact for any tails"
 
 
 @register_check("feature-map", "error-rate", statistical=True, applies=not_for_deterministic,
-                cost="rate_trials fits at each m in rate_ms (default 100 x 7, m = 16..1024)")
+                cost="rate_trials fits at each m in rate_ms (default 100 x 7, m = 16..1024)",
+                figures=("error-rate",))
 def check_error_rate(ctx: CheckContext) -> CheckResult:
     """The mean squared error E(k_hat - k)^2 decays like 1/m: log-log slope not above -1.
 

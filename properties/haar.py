@@ -167,7 +167,8 @@ def _entry_positions(d: int) -> list[tuple[int, int]]:
 
 
 @register_check("orthogonal", "haar-entries", statistical=True, applies=_needs_d2,
-                cost="5 one-sample KS tests on the shared sample (pilot 150 / 1500 draws at default)")
+                cost="5 one-sample KS tests on the shared sample (pilot 150 / 1500 draws at default)",
+                figures=("histograms",))
 def check_entries(ctx: OrthogonalContext) -> CheckResult:
     """The law of the entries: each Q_ij is sign-symmetric with Q_ij^2 ~ Beta(1/2, (d-1)/2).
 
@@ -259,7 +260,8 @@ def expected_trace_moments(d: int, group: str) -> np.ndarray:
 
 
 @register_check("orthogonal", "haar-trace-moments", statistical=True,
-                cost="traces of Q and Q^2 over the whole shared sample (1500 draws at default)")
+                cost="traces of Q and Q^2 over the whole shared sample (1500 draws at default)",
+                figures=("bias",))
 def check_trace_moments(ctx: OrthogonalContext) -> CheckResult:
     """Trace moments: E tr Q = 0, E (tr Q)^2 = 1 and E tr(Q^2) = 1 (exact Haar values for every d).
 

@@ -130,7 +130,8 @@ def left_out(d: int, degree: int, deterministic: bool, battery: list[Integrand])
 
 @register_check("quadrature", "rule-unbiasedness", statistical=True,
                 cost="unbiased_draws draws x ~20 integrands at the declared d (default 10000), and 2000 draws at "
-                     "each corner dimension (default: the smallest and largest d of the space)")
+                     "each corner dimension (default: the smallest and largest d of the space)",
+                figures=("kernel-scatter", "bias"))
 def check_rule_unbiasedness(ctx: QuadratureContext) -> CheckResult:
     """The mean of the rule's estimate over independent draws equals the Gaussian integral, at the declared d and
     at the corner dimensions of the rule's space.

@@ -39,18 +39,15 @@ from hypothesis.reporting import with_reporter
 from hypothesis.strategies import SearchStrategy
 
 from rfverify.hypothesis_compat import search_constants_hidden
+from rfverify.profiles import budget
 from rfverify.refusals import Refused
 from rfverify.threads import one_blas_thread
 
-__all__ = ["BUDGETS", "Exploration", "search", "refine", "budget_for", "coverage", "d_band", "one_blas_thread"]
-
-#: Configurations generated per ``explore`` check, per profile.
-BUDGETS: dict[str, int] = {"quick": 25, "default": 150, "thorough": 600}
-
+__all__ = ["Exploration", "search", "refine", "budget_for", "coverage", "d_band", "one_blas_thread"]
 
 def budget_for(profile_name: str) -> int:
-    """The number of configurations a profile explores (:data:`BUDGETS`; 150 for an unknown profile)."""
-    return BUDGETS.get(profile_name, BUDGETS["default"])
+    """The number of configurations a profile explores (``explore`` in :data:`rfverify.profiles.BUDGETS`)."""
+    return int(budget(profile_name, "explore"))
 
 
 @dataclass(frozen=True)

@@ -143,7 +143,7 @@ def _check_view(name: str, r: Any) -> dict[str, Any]:
     coverage = _coverage_view(details.pop("coverage", None), details.get("space_searched"))
     held = _held_view(details)
     scalars, tables = _detail_tables(details)
-    plots = plots_for(details, salt=f"{page_filename(name)}-{r.check}")
+    plots = plots_for(details, r.figures, salt=f"{page_filename(name)}-{r.check}")
     return {
         "check": r.check,
         "anchor": "check-" + re.sub(r"[^A-Za-z0-9_-]+", "-", r.check),

@@ -123,29 +123,30 @@ def figure_to_svg(fig: Figure, salt: str) -> str:
     return text
 
 
-def figures_for(details: Mapping[str, Any]) -> list[tuple[str, str, str, Figure]]:
-    """``(key, title, caption, figure)`` for every plot the registered plotters can draw from ``details``."""
+def figures_for(details: Mapping[str, Any], figures: Sequence[str]) -> list[tuple[str, str, str, Figure]]:
+    """``(key, title, caption, figure)`` for each plot a check declared (``figures``, its registration's names, in
+    that order) that its ``details`` have data for: a plotter returns None when they have none (a skipped check,
+    a run without the optional measurement).  A declared name no plotter has is a ``KeyError``; a plotter that
+    raises on the details of the check it serves is a bug and is not hidden."""
     out: list[tuple[str, str, str, Figure]] = []
     if not isinstance(details, Mapping):
         return out
-    for key, (title, caption, fn) in PLOTTERS.items():
+    for key in figures:
+        title, caption, fn = PLOTTERS[key]
         with matplotlib.rc_context(_RC):
-            try:
-                fig = fn(details)
-                text = "" if fig is None else (caption(details) if callable(caption) else caption)
-                title = title(details) if callable(title) else title
-            except (KeyError, TypeError, ValueError, IndexError, AttributeError):
-                fig = None  # details of an unexpected shape: skip this plot, never the page
-        if fig is None:
-            continue
+            fig = fn(details)
+            if fig is None:
+                continue
+            text = caption(details) if callable(caption) else caption
+            title = title(details) if callable(title) else title
         out.append((key, title, text, fig))
     return out
 
 
-def plots_for(details: Mapping[str, Any], *, salt: str) -> list[Plot]:
-    """Every plot the registered plotters can draw from ``details`` (in registry order)."""
+def plots_for(details: Mapping[str, Any], figures: Sequence[str], *, salt: str) -> list[Plot]:
+    """The plots a check declared (``figures``) that its ``details`` have data for, in declared order."""
     return [Plot(key, title, caption, figure_to_svg(fig, f"{salt}-{key}"))
-            for key, title, caption, fig in figures_for(details)]
+            for key, title, caption, fig in figures_for(details, figures)]
 
 
 # --------------------------------------------------------------------------- helpers
