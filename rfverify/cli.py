@@ -12,7 +12,7 @@ import os
 import shlex
 import sys
 import traceback
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NoReturn, Sequence
 
 from rfverify.version import __version__
 from rfverify.cli_text import EXIT_SIGPIPE, HelpFormatter, add_quiet, epilog, stdout_closed
@@ -28,7 +28,7 @@ class _Parser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", HelpFormatter)  # keeps the examples of every --help as typed
         super().__init__(*args, **kwargs)
 
-    def error(self, message: str) -> None:  # one line, exit 2
+    def error(self, message: str) -> NoReturn:  # one line, exit 2
         raise UsageError(f"{message} (see '{self.prog} --help')")
 
 

@@ -127,7 +127,7 @@ class KindConfig(abc.ABC):
     @property
     def label(self) -> str:
         plugin = getattr(self, "plugin", None)
-        return self.target_spec or getattr(plugin, "name", "implementation")
+        return self.target_spec or str(getattr(plugin, "name", None) or "implementation")
 
     # -- what each kind provides (abstract: a kind that forgets one cannot be instantiated) ---------------
     @abc.abstractmethod
