@@ -132,8 +132,19 @@ class MachineBase(RuleBasedStateMachine):
         self.lines: list[str] = []
         self.outputs: list[tuple[str, np.ndarray, np.ndarray]] = []  # (line, returned array, its copy)
 
+    def program_lines(self) -> tuple[str, ...]:
+        """The program so far; a copy of the plug-in that no later line uses is left out."""
+        out = []
+        for k, line in enumerate(self.lines):
+            name, _, rest = line.partition(" = ")
+            if rest.startswith("copy.deepcopy(") and not any(
+                    f"{name}." in later or f"{name}(" in later for later in self.lines[k + 1:]):
+                continue
+            out.append(line)
+        return tuple(out)
+
     def fail(self, problem: str, cause: str = "", **kw: Any) -> None:
-        f = Failure(problem, tuple(self.lines), cause, **kw)
+        f = Failure(problem, self.program_lines(), cause, **kw)
         self.log.last = f
         if self.log.first is None:
             self.log.first = f
@@ -199,7 +210,7 @@ def fresh_verdict(found: Failure) -> tuple[str, str, dict[str, Any]]:
 
 
 def machine_result(ctx: BaseContext, log: Log, details: dict[str, Any], *, preamble: str, passed: str,
-                   headline: str, expected: str, noun: str = "calls") -> CheckResult:
+                   headline: str, expected: str, noun: str = "calls", alias: str = "make") -> CheckResult:
     """The check's result: a pass stating what ran and what was set aside, or the shrunk failure printed as a
     program (``details["program"]``) with the command that replays it, confirmed in a fresh interpreter where the
     finding says how."""
@@ -222,7 +233,7 @@ def machine_result(ctx: BaseContext, log: Log, details: dict[str, Any], *, pream
     shown = ("the shortest failing sequence, shrunk by Hypothesis" if log.replayed else
              "as first found, not shrunk: the failure did not happen again when replayed")
     steps = sum(1 for line in found.program if not line.startswith(" "))
-    note = (f"the program ({shown}; `make` is the plug-in):\n{program}\nreplay: {replay}"
+    note = (f"the program ({shown}; `{alias}` is the plug-in):\n{program}\nreplay: {replay}"
             + (f"\nset aside: {refused}" if refused else ""))
     observed = found.problem + (f"; {confirmed}" if confirmed else "")
     result = ctx.fail(found.headline or headline, observed, expected,
