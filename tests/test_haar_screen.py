@@ -75,4 +75,7 @@ def test_so_group_screens_from_d_3():
 @pytest.mark.parametrize("seed", range(20))
 def test_twin_passes_and_mutant_fails_at_20_seeds(seed):
     assert _screen(MUTANTS + "sign_fix_everywhere", seed=seed).status == "pass"
-    assert _screen(MUTANTS + "fast_path_no_sign_fix", seed=seed).status == "fail"
+    res = _screen(MUTANTS + "fast_path_no_sign_fix", seed=seed)
+    assert res.status == "fail"
+    lo, hi = res.details["shrunk_range"]
+    assert 128 < lo <= hi <= 256, res.details["shrunk_range"]
