@@ -35,6 +35,7 @@ from rfverify.properties.stateful_base import (FAR_SEEDS, INPUT_TYPES, Log, Mach
 from rfverify.refusals import refusal_of
 from rfverify.registry import BaseContext, register_check
 from rfverify.results import CheckResult
+from rfverify.spaces import declared_space
 from rfverify.tolerances import orthogonality_tolerance, roundoff_inner_product
 
 __all__ = ["check_stateful_sampler", "check_stateful_rule", "check_stateful_transform", "KIND_RUNS", "REPEATS",
@@ -121,7 +122,13 @@ class _DrawSession:
             kind == "quadrature" and not _is_function(plugin.rule))
         self.deterministic = bool(getattr(ctx, "deterministic", False))
         d = int(ctx.dim)
-        self.dims = tuple(sorted({d, max(3, d // 2)} if d >= 3 else {d}))
+        declared = declared_space(plugin.obj if kind == "orthogonal" else plugin.rule)
+        dr = declared.get("d") if isinstance(declared, dict) else None
+        lo, hi = dr if isinstance(dr, (tuple, list)) and len(dr) == 2 else (1, d)
+        half = max(3, d // 2)
+        # the declared d, and half of it where the plug-in's declared space holds it (at least 3: a draw at d = 1
+        # or 2 has too few values for distinct seeds to give distinct draws)
+        self.dims = tuple(sorted({d, half} if d >= 3 and int(lo) <= half <= int(hi) else {d}))
         self.alias = "sampler" if kind == "orthogonal" else "rule"
 
     def new_object(self) -> Any:
