@@ -63,6 +63,33 @@ def fresh_draw(plugin: Any, d: int, seed: int) -> Any:
     return tuple(np.array(a) for a in out) if isinstance(out, tuple) else np.array(out)
 
 
+def fresh_draws(plugin: Any, d: int, seeds: tuple[int | None, ...]) -> tuple[tuple[np.ndarray, ...], ...]:
+    """Draws in a row from ``plugin``, one per seed (None: the generator of the draw before again): the first and
+    the last."""
+    rng = None
+    out = []
+    for seed in seeds:
+        rng = np.random.default_rng(seed) if seed is not None else rng
+        out.append(tuple(np.array(a) for a in _arrays(plugin.draw(d, rng))))
+    return out[0], out[-1]
+
+
+def _pair_judge(same_expected: bool, what: str, tol: float) -> Callable:
+    """What a fresh interpreter's first and last draw mean for a finding that they are the same (``again``) or
+    that they differ (``repeat``)."""
+
+    def judge(pair: Any) -> tuple[str, str]:
+        first, last = pair
+        same = max(diff(a, b) for a, b in zip(first, last)) <= tol
+        if same == same_expected:
+            return f"confirmed in a fresh Python process: {what} there too", ""
+        return ("in a fresh Python process not so: the finding needs state the earlier calls left in this process",
+                "a generator or cache kept in the module or the class that earlier calls filled — use the rng "
+                "passed in, keep state on the instance")
+
+    return judge
+
+
 def fresh_apply(plugin: Any, X: Any) -> np.ndarray:
     """``plugin(X)`` (a transform's rows M x)."""
     return np.array(apply_any(plugin, X))
@@ -280,7 +307,10 @@ def _draw_machine(s: _DrawSession, log: Log, repeats: int) -> type[MachineBase]:
                 self.fail(f"two draws from one generator r are the same ({row_text(A[0])}; max difference {gap:.3g})",
                           "the generator passed in is not used (only its seed read, or a cached draw returned): draw "
                           "from rng itself",
-                          headline="two draws from one generator give the same draw")
+                          headline="two draws from one generator give the same draw",
+                          fresh=(fresh_draws, (s.pristine, d, (base, None))),
+                          judge=_pair_judge(True, "the two draws from one generator are the same",
+                                            s.tolerance(tuple(np.array(a) for a in A), d)))
 
         @precondition(lambda self: bool(self.objs) and not self.repeated)
         @rule(i=st.integers(0, MAX_OBJECTS - 1), base=st.sampled_from(BASE_SEEDS))
@@ -301,8 +331,11 @@ def _draw_machine(s: _DrawSession, log: Log, repeats: int) -> type[MachineBase]:
                     first, tol = got, s.tolerance(got, d)
                 elif max(diff(a, b) for a, b in zip(got, first)) > tol:
                     self.fail(f"call {call + 1} of {code} gave {row_text(got[0])} after {row_text(first[0])}",
-                              "a code path taken after many calls, or state kept between calls",
-                              headline="the same seed does not reproduce the draw")
+                              "a generator kept between calls (on the instance, in the class or the module) instead "
+                              "of the rng passed in, or a code path taken after many calls",
+                              headline="the same seed does not reproduce the draw",
+                              fresh=(fresh_draws, (s.pristine, d, (base,) * (call + 1))),
+                              judge=_pair_judge(False, f"call {call + 1} differs from the first", tol))
             log.judge("repeat")
 
     DrawMachine.log = log
