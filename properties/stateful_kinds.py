@@ -29,10 +29,10 @@ from hypothesis import strategies as st
 from hypothesis.stateful import precondition, rule
 
 from rfverify import guard
-from rfverify.errors import PluginError
+from rfverify.errors import PluginError, UsageError
 from rfverify.properties.stateful_base import (FAR_SEEDS, INPUT_TYPES, Log, MachineBase, diff, far_seed,
                                                machine_result, row_text, run_machine, typed_input)
-from rfverify.refusals import refusal_of
+from rfverify.refusals import Refusal, refusal_of
 from rfverify.registry import BaseContext, register_check
 from rfverify.results import CheckResult
 from rfverify.spaces import declared_space
@@ -153,8 +153,11 @@ class _DrawSession:
         dr = declared.get("d") if isinstance(declared, dict) else None
         lo, hi = dr if isinstance(dr, (tuple, list)) and len(dr) == 2 else (1, d)
         half = max(3, d // 2)
-        # the declared d, and half of it where the plug-in's declared space holds it (at least 3: a draw at d = 1
-        # or 2 has too few values for distinct seeds to give distinct draws)
+        de = declared.get("d_exp") if isinstance(declared, dict) else None
+        if isinstance(de, (tuple, list)) and len(de) == 2:  # d = 2^k only: half of a power of two, in the range
+            lo, hi = 2 ** int(de[0]), 2 ** int(de[1])
+            half = half if half & (half - 1) == 0 else d
+        # the declared d, and half of it (at least 3) where the plug-in's declared space holds it
         self.dims = tuple(sorted({d, half} if d >= 3 and int(lo) <= half <= int(hi) else {d}))
         self.alias = "sampler" if kind == "orthogonal" else "rule"
 
@@ -163,7 +166,12 @@ class _DrawSession:
 
     def draw(self, obj: Any, d: int, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
         self.log.calls += 1
-        return _arrays(obj.draw(d, rng))
+        try:
+            return _arrays(obj.draw(d, rng))
+        except UsageError as exc:  # a rule's own UsageError passes the kind's adapter: a clean refusal of this d
+            err = PluginError(self.plugin.name, f"{self.alias}({d}, rng) refused: {exc}")
+            err.refusal = Refusal("UsageError", str(exc).splitlines()[0][:200], f"{self.alias}({d}, rng)")
+            raise err from None
 
     def call_code(self, name: str, d: int, rng: str) -> str:
         form = getattr(self.plugin, "form", "rule")
@@ -269,7 +277,7 @@ def _draw_machine(s: _DrawSession, log: Log, repeats: int) -> type[MachineBase]:
                                   f"{gap:.3g} (round-off tolerance {tol:.3g})",
                                   "the draw depends on state besides the rng passed in",
                                   headline="the same seed does not reproduce the draw")
-                elif not s.deterministic:
+                elif not s.deterministic and d >= 2:  # O(1) = {1, -1}: two seeds share a draw half the time
                     log.judge("seeds-differ")
                     if gap <= tol:
                         lo, hi = sorted((seed, other.seed))
@@ -281,7 +289,7 @@ def _draw_machine(s: _DrawSession, log: Log, repeats: int) -> type[MachineBase]:
                                   fresh=(fresh_draw, (s.pristine, d, other.seed)),
                                   judge=_same_judge(other.var, values, tol))
 
-        @precondition(lambda self: bool(self.objs) and not s.deterministic)
+        @precondition(lambda self: bool(self.objs) and not s.deterministic and s.dims[-1] >= 2)
         @rule(i=st.integers(0, MAX_OBJECTS - 1), base=st.sampled_from(BASE_SEEDS))
         def again(self, i: int, base: int) -> None:
             """Two draws from one generator: the second differs from the first (the generator advanced)."""
@@ -300,7 +308,11 @@ def _draw_machine(s: _DrawSession, log: Log, repeats: int) -> type[MachineBase]:
                 B = s.draw(self.objs[name], d, rng)
                 self.keep(self.lines[-1], *B)
             except PluginError as exc:
-                self.fail(f"{self.lines[-1]} failed: {exc}")
+                if refusal_of(exc) is None:
+                    self.fail(f"{self.lines[-1]} failed: {exc}")
+                log.refuse(f"d = {d}", exc)
+                del self.lines[-3:]
+                return
             log.judge("generator-advances")
             gap = max(diff(a, b) for a, b in zip(A, B))
             if gap <= s.tolerance(tuple(np.array(a) for a in A), d):
@@ -326,7 +338,11 @@ def _draw_machine(s: _DrawSession, log: Log, repeats: int) -> type[MachineBase]:
                 try:
                     got = tuple(np.array(a) for a in s.draw(self.objs[name], d, np.random.default_rng(base)))
                 except PluginError as exc:
-                    self.fail(f"call {call + 1} of {code} failed: {exc}")
+                    if refusal_of(exc) is None:
+                        self.fail(f"call {call + 1} of {code} failed: {exc}")
+                    log.refuse(f"d = {d}", exc)
+                    self.lines.pop()
+                    return
                 if first is None:
                     first, tol = got, s.tolerance(got, d)
                 elif max(diff(a, b) for a, b in zip(got, first)) > tol:
@@ -512,7 +528,11 @@ def _transform_machine(s: _TransformSession, log: Log, repeats: int) -> type[Mac
                 try:
                     Y = np.array(s.apply(self.objs[name], self.X[1:2]))
                 except PluginError as exc:
-                    self.fail(f"call {call + 1} of {code} failed: {exc}")
+                    if refusal_of(exc) is None:
+                        self.fail(f"call {call + 1} of {code} failed: {exc}")
+                    log.refuse("apply on X[1:2]", exc)
+                    self.lines.pop()
+                    return
                 if first is None:
                     first, tol = Y, s.tolerance(self.X[1:2], Y.dtype)
                 elif diff(Y, first) > tol:
@@ -556,7 +576,9 @@ def _run_draws(ctx: BaseContext, plugin: Any, kind: str) -> CheckResult:
     return machine_result(ctx, log, details, preamble=session.preamble(), alias=session.alias,
                           passed=f"{log.runs} call sequences ({log.calls} {what} calls at d in {list(session.dims)}): "
                                  f"every draw at seed s was the pristine copy's, earlier draws unchanged"
-                                 + ("" if session.deterministic else ", distinct seeds distinct draws"),
+                                 + (", distinct seeds distinct draws" if "seeds-differ" in log.judged else
+                                    " (distinct seeds not judged: " + ("declared deterministic)" if
+                                                                       session.deterministic else "d = 1)")),
                           headline=f"a {what}'s draws depend on its history (the calls before them)",
                           expected=f"a {what}'s draw depends only on d and the rng passed in; returned arrays stay as "
                                    "they were")

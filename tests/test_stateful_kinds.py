@@ -128,3 +128,30 @@ def float_only_transform(X):
     if A.dtype.kind != "f":
         raise TypeError(f"float input required, got {A.dtype}")
     return km.converting_transform(A)
+
+
+@pytest.mark.parametrize("group,impl", [("O", "haar_qr"), ("SO", "haar_qr_so")])
+def test_d_1_is_not_judged_for_distinct_seeds(group, impl):
+    """O(1) = {1, -1}: two seeds share a draw half the time; SO(1) = {1}: always. Not a finding."""
+    res = verify_orthogonal(f"rfverify.implementations.orthogonal:{impl}", dim=1, group=group,
+                            checks=["stateful"])["stateful"]
+    assert res.status == "pass", res.message
+    assert "seeds-differ" not in res.details["judged"] and "distinct seeds not judged: d = 1" in res.message
+
+
+def test_a_rule_refusing_half_the_dimension_is_set_aside():
+    """A rule for even d only (rfverify's UsageError, as the butterfly rules raise it): at d = 6 its refusal of
+    d = 3 is set aside and stated, not an error."""
+    res = verify_quadrature("tests.test_stateful_kinds:even_rule", dim=6, degree=0, checks=["stateful"])["stateful"]
+    assert res.details["dims"] == [3, 6]
+    assert res.status == "pass", res.message
+    assert "d = 3" in res.details["refused"] and "even d only" in res.message
+
+
+def even_rule(d, rng):
+    """Monte Carlo points for even d; odd d refused."""
+    from rfverify.errors import UsageError
+
+    if d % 2:
+        raise UsageError(f"even d only, got d={d}")
+    return km.uncached_rule(d, rng)
