@@ -112,6 +112,15 @@ def _arrays(out: Any) -> tuple[np.ndarray, ...]:
     return out if isinstance(out, tuple) else (out,)
 
 
+def _copy(obj: Any) -> Any:
+    """A deep copy, or the object itself where it cannot be copied (then the copies share its state: stated in
+    ``details["copies"]``)."""
+    try:
+        return copy.deepcopy(obj)
+    except Exception:  # noqa: BLE001 - a plug-in's __deepcopy__ or an uncopyable member
+        return obj
+
+
 def _pristine(plugin: Any) -> tuple[Any, str]:
     """A deep copy of the plug-in adapter made before any call of the machine (the reference replay's object), and
     how it was made."""
@@ -162,7 +171,7 @@ class _DrawSession:
         self.alias = "sampler" if kind == "orthogonal" else "rule"
 
     def new_object(self) -> Any:
-        return copy.deepcopy(self.pristine) if self.instance else self.plugin
+        return _copy(self.pristine) if self.instance else self.plugin
 
     def draw(self, obj: Any, d: int, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
         self.log.calls += 1
@@ -399,7 +408,7 @@ class _TransformSession:
         self.operator = ctx.operator
 
     def new_object(self) -> Any:
-        return copy.deepcopy(self.pristine) if self.instance else self.plugin
+        return _copy(self.pristine) if self.instance else self.plugin
 
     def batch(self, seed: int, n: int = ROWS) -> np.ndarray:
         return np.random.default_rng(seed).standard_normal((n, self.d))
