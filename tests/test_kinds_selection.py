@@ -20,9 +20,10 @@ CHECKS = {
     "feature-map": ["contract", "reproducibility", "explore", "stateful", "unbiasedness", "concentration", "error-rate",
                     "adapted-approximation"],
     "orthogonal": ["orthogonality", "haar-determinant", "haar-entries", "haar-trace-moments", "haar-eigenangles",
-                   "haar-invariance", "haar-screen", "explore"],
-    "transform": ["transform-exactness", "transform-linearity", "transform-input", "transform-dimension", "explore"],
-    "quadrature": ["rule-contract", "exactness", "rule-unbiasedness", "efficiency", "explore"],
+                   "haar-invariance", "haar-screen", "explore", "stateful"],
+    "transform": ["transform-exactness", "transform-linearity", "transform-input", "transform-dimension", "explore",
+                  "stateful"],
+    "quadrature": ["rule-contract", "exactness", "rule-unbiasedness", "efficiency", "explore", "stateful"],
     "kernel": ["kernel-symmetry", "kernel-psd", "kernel-normalisation", "kernel-composition", "explore"],
 }
 STATISTICAL = {"feature-map": 3, "orthogonal": 6, "transform": 0, "quadrature": 1, "kernel": 1}

@@ -214,7 +214,7 @@ def test_paper_formulas_as_printed_vs_corrected():
 def test_every_quadrature_check_documented():
     assert "quadrature" in KINDS
     names = {s.name for s in checks_for("quadrature")}
-    assert names == {"rule-contract", "exactness", "rule-unbiasedness", "efficiency", "explore"}
+    assert names == {"rule-contract", "exactness", "rule-unbiasedness", "efficiency", "explore", "stateful"}
 
 
 # ---------------------------------------------------------------- CLI
