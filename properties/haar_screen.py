@@ -16,6 +16,7 @@ from scipy import stats as sst
 
 from rfverify.errors import PluginError
 from rfverify.kinds.orthogonal import OrthogonalContext
+from rfverify.profiles import budget
 from rfverify.properties.exploration_orthogonal import ORTHOGONAL_SPACE
 from rfverify.properties.haar import expected_trace_moments
 from rfverify.registry import register_check
@@ -23,10 +24,9 @@ from rfverify.results import CheckResult
 from rfverify.spaces import declared_space
 from rfverify.strategies import Range
 
-__all__ = ["check_haar_screen", "SCREEN_BUDGETS", "bands", "screened_range"]
+__all__ = ["check_haar_screen", "bands", "screened_range"]
 
 #: (dimensions drawn per band, matrices per dimension) per profile.
-SCREEN_BUDGETS: dict[str, tuple[int, int]] = {"quick": (2, 3), "default": (3, 4), "thorough": (6, 8)}
 
 
 def bands(lo: int, hi: int) -> list[tuple[int, int]]:
@@ -146,7 +146,7 @@ def check_haar_screen(ctx: OrthogonalContext) -> CheckResult:
     54(5), §5; P. Diaconis & M. Shahshahani (1994), J. Appl. Probab. 31A, Thm 4.
     """
     space = screened_range(ctx)
-    per_band, per_dim = SCREEN_BUDGETS.get(ctx.profile.name, SCREEN_BUDGETS["default"])
+    per_band, per_dim = budget(ctx.profile, "haar-screen")
     rng = ctx.rng("haar-screen", "dims")
     group = ctx.group
     rows: list[dict[str, Any]] = []

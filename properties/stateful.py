@@ -22,6 +22,7 @@ from hypothesis.stateful import precondition, rule
 from rfverify import guard
 from rfverify.errors import PluginError
 from rfverify.kinds.feature_map import CheckContext
+from rfverify.profiles import budget
 from rfverify.properties.stateful_base import (FAR_SEEDS, INPUT_TYPES, Log, MachineBase, diff, far_seed,
                                                machine_result, program_text, row_text, run_machine, typed_input)
 from rfverify.refusals import refusal_of
@@ -31,14 +32,11 @@ from rfverify.spaces import length_scale_of
 from rfverify.strategies import make_batch
 from rfverify.tolerances import contract_tolerance, roundoff_inner_product, unit_roundoff
 
-__all__ = ["check_stateful", "RUNS", "LONG_CALLS", "FAR_SEEDS", "INPUT_TYPES", "program_text", "fresh_features"]
+__all__ = ["check_stateful", "FAR_SEEDS", "INPUT_TYPES", "program_text", "fresh_features"]
 
-#: (sequences generated, steps per sequence) per profile: quick a small fixed budget (its cost stays within the
-#: noise of a quick run), default and thorough the search.
-RUNS: dict[str, tuple[int, int]] = {"quick": (3, 6), "default": (20, 12), "thorough": (120, 16)}
-#: The call-count axis: a ``repeat`` step calls transform this many times on one row (past 1,000; thorough 10^4;
-#: quick: no long run).
-LONG_CALLS: dict[str, int] = {"quick": 3, "default": 1_050, "thorough": 10_000}
+#: The budgets (``stateful``: sequences and steps; ``stateful-long-calls``: the call-count axis) are in
+#: :data:`rfverify.profiles.BUDGETS`: quick a small fixed budget (its cost stays within the noise of a quick run, no
+#: long run), default and thorough the search (past 1,000 calls of one object; thorough 10^4).
 #: Objects alive at once, and the widths they are built with (at least 16 features: two correct draws coincide on
 #: 8 rows with negligible probability).
 MAX_OBJECTS = 4
@@ -554,8 +552,8 @@ def check_stateful(ctx: CheckContext) -> CheckResult:
     truncation is a failure with the values shown.
     Reference: Hypothesis' rule-based state machines (MacIver et al., JOSS 2019); the plug-in contract (README).
     """
-    runs, steps = RUNS.get(ctx.profile.name, RUNS["default"])
-    long_calls = LONG_CALLS.get(ctx.profile.name, LONG_CALLS["default"])
+    runs, steps = budget(ctx.profile, "stateful")
+    long_calls = int(budget(ctx.profile, "stateful-long-calls"))
     seed = ctx.random_state("stateful", trial=0)
     log, session = run_feature_map_machine(ctx, runs=runs, steps=steps, long_calls=long_calls, seed=seed)
     details: dict[str, Any] = {"max_calls_per_object": log.max_calls_per_object, "long_run_calls": long_calls,

@@ -30,6 +30,7 @@ from hypothesis.stateful import precondition, rule
 
 from rfverify import guard
 from rfverify.errors import PluginError, UsageError
+from rfverify.profiles import budget
 from rfverify.properties.stateful_base import (FAR_SEEDS, INPUT_TYPES, Log, MachineBase, diff, far_seed,
                                                machine_result, row_text, run_machine, typed_input)
 from rfverify.refusals import Refusal, refusal_of
@@ -38,13 +39,11 @@ from rfverify.results import CheckResult
 from rfverify.spaces import declared_space
 from rfverify.tolerances import orthogonality_tolerance, roundoff_inner_product
 
-__all__ = ["check_stateful_sampler", "check_stateful_rule", "check_stateful_transform", "KIND_RUNS", "REPEATS",
-           "fresh_draw", "fresh_apply"]
+__all__ = ["check_stateful_sampler", "check_stateful_rule", "check_stateful_transform", "fresh_draw", "fresh_apply"]
 
-#: (sequences generated, steps per sequence) per profile; quick a small fixed budget (a smoke test).
-KIND_RUNS: dict[str, tuple[int, int]] = {"quick": (3, 6), "default": (20, 12), "thorough": (100, 16)}
-#: Calls of one ``repeat`` step (every one must give the first call's result).
-REPEATS: dict[str, int] = {"quick": 3, "default": 60, "thorough": 1_000}
+#: The budgets are in :data:`rfverify.profiles.BUDGETS`: ``stateful-kinds`` (sequences generated, steps per
+#: sequence; quick a small fixed budget, a smoke test) and ``stateful-repeats`` (calls of one ``repeat`` step, every
+#: one must give the first call's result).
 MAX_OBJECTS = 3
 BASE_SEEDS = (0, 1, 12345)
 NAMES = "abcghk"
@@ -574,8 +573,8 @@ def _seed(ctx: BaseContext) -> int:
 
 
 def _run_draws(ctx: BaseContext, plugin: Any, kind: str) -> CheckResult:
-    runs, steps = KIND_RUNS.get(ctx.profile.name, KIND_RUNS["default"])
-    repeats = REPEATS.get(ctx.profile.name, REPEATS["default"])
+    runs, steps = budget(ctx.profile, "stateful-kinds")
+    repeats = int(budget(ctx.profile, "stateful-repeats"))
     log = Log()
     session = _DrawSession(ctx, plugin, kind, log)
     run_machine(_draw_machine(session, log, repeats), log, runs=runs, steps=steps, seed=_seed(ctx))
@@ -648,8 +647,8 @@ def check_stateful_transform(ctx: Any) -> CheckResult:
     own input buffer, as an in-place transform returns it, is not kept).
     Applies to: every transform (an in-place transform is handed a copy of every input).
     """
-    runs, steps = KIND_RUNS.get(ctx.profile.name, KIND_RUNS["default"])
-    repeats = REPEATS.get(ctx.profile.name, REPEATS["default"])
+    runs, steps = budget(ctx.profile, "stateful-kinds")
+    repeats = int(budget(ctx.profile, "stateful-repeats"))
     log = Log()
     session = _TransformSession(ctx, log)
     run_machine(_transform_machine(session, log, repeats), log, runs=runs, steps=steps, seed=_seed(ctx))

@@ -65,7 +65,11 @@ PROFILES = {
 #: * ``adapted``: ``adapted-approximation`` (:class:`rfverify.properties.adapted.AdaptedBudget`);
 #: * ``quadrature``, ``orthogonal``, ``transform``, ``kernel``: each kind's sample sizes (``<Kind>Budget`` in
 #:   :mod:`rfverify.kinds`); ``quadrature-corners``, ``orthogonal-corners``: (number of corners, the budget at a
-#:   corner).
+#:   corner); ``haar-screen``: (draws per band, draws per dimension) of the Haar screen; ``stateful``,
+#:   ``stateful-kinds``: (sequences generated, steps per sequence) of the state machines of feature maps and of the
+#:   other kinds (quick a small fixed budget, a smoke test); ``stateful-long-calls``: the call-count axis (calls of
+#:   one ``repeat`` step of a feature map; past 1,000 at default, 10^4 thorough); ``stateful-repeats``: calls of one
+#:   ``repeat`` step of a sampler, rule or transform.
 BUDGETS: dict[str, dict[str, Any]] = {
     "quick": {
         "explore": 25,
@@ -80,6 +84,11 @@ BUDGETS: dict[str, dict[str, Any]] = {
         "orthogonal-corners": (0, dict(draws=60, pilot=30, ortho_draws=4)),
         "transform": dict(ns=(1, 3, 16)),
         "kernel": dict(psd_sets=6, symmetry_sets=3, composition_m=256, composition_max_trials=600),
+        "haar-screen": (2, 3),
+        "stateful": (3, 6),
+        "stateful-long-calls": 3,
+        "stateful-kinds": (3, 6),
+        "stateful-repeats": 3,
     },
     "default": {
         "explore": 150,
@@ -94,6 +103,11 @@ BUDGETS: dict[str, dict[str, Any]] = {
         "orthogonal-corners": (2, dict(draws=60, pilot=30, ortho_draws=4)),
         "transform": dict(ns=(1, 2, 3, 17, 64)),
         "kernel": dict(psd_sets=12, symmetry_sets=6, composition_m=512, composition_max_trials=2000),
+        "haar-screen": (3, 4),
+        "stateful": (20, 12),
+        "stateful-long-calls": 1_050,
+        "stateful-kinds": (20, 12),
+        "stateful-repeats": 60,
     },
     "thorough": {
         "explore": 600,
@@ -108,6 +122,11 @@ BUDGETS: dict[str, dict[str, Any]] = {
         "orthogonal-corners": (3, dict(draws=300, pilot=60, ortho_draws=8)),
         "transform": dict(ns=(1, 2, 3, 5, 17, 64, 255, 1024)),
         "kernel": dict(psd_sets=24, symmetry_sets=12, composition_m=1024, composition_max_trials=10000),
+        "haar-screen": (6, 8),
+        "stateful": (120, 16),
+        "stateful-long-calls": 10_000,
+        "stateful-kinds": (100, 16),
+        "stateful-repeats": 1_000,
     },
 }
 
