@@ -213,9 +213,13 @@ def _machine(session: _Session, log: Log, long_calls: int) -> type[MachineBase]:
             self.long_done = False
 
         # -- helpers -------------------------------------------------------------------------------
-        def _pick(self, i: int, fitted: bool = True) -> _Obj | None:
+        def _pick(self, i: int, fitted: bool = True) -> _Obj:
+            """The ``i``-th living (fitted) object, cyclically; every rule that picks has a precondition that one
+            exists."""
             pool = [o for o in self.objs if o.fit_on is not None or not fitted]
-            return pool[i % len(pool)] if pool else None
+            if not pool:  # pragma: no cover - excluded by the rules' preconditions
+                raise RuntimeError("no object to pick: a rule ran without its precondition")
+            return pool[i % len(pool)]
 
         # -- rules ---------------------------------------------------------------------------------
         @precondition(lambda self: len(self.objs) < MAX_OBJECTS)

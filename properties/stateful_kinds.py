@@ -156,7 +156,7 @@ class _DrawSession:
         self.instance = getattr(plugin, "form", "") in ("sample-method", "rvs") or (
             kind == "quadrature" and not _is_function(plugin.rule))
         self.deterministic = bool(getattr(ctx, "deterministic", False))
-        d = int(ctx.dim)
+        d = int(getattr(ctx, "dim"))  # every sampler's and rule's context has the declared d
         declared = declared_space(plugin.obj if kind == "orthogonal" else plugin.rule)
         dr = declared.get("d") if isinstance(declared, dict) else None
         lo, hi = dr if isinstance(dr, (tuple, list)) and len(dr) == 2 else (1, d)
