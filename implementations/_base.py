@@ -34,7 +34,7 @@ rfverify.errors.UsageError: n_components must be a positive integer, got 0
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -42,12 +42,14 @@ from rfverify.errors import UsageError
 
 __all__ = ["FeatureMap", "DTYPES"]
 
+_Map = TypeVar("_Map", bound="FeatureMap")
+
 #: The dtypes a map may compute in (``dtype=`` parameter, where a scheme offers one).
 DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _is_positive_int(v: Any) -> bool:
-    return not isinstance(v, bool) and isinstance(v, (int, np.integer)) and v >= 1
+    return not isinstance(v, bool) and isinstance(v, (int, np.integer)) and bool(v >= 1)
 
 
 class FeatureMap:
@@ -69,7 +71,7 @@ class FeatureMap:
         return {"n_components": self.n_components, "random_state": self.random_state,
                 **{k: getattr(self, k) for k in self._params}}
 
-    def set_params(self, **params: Any) -> "FeatureMap":
+    def set_params(self: _Map, **params: Any) -> _Map:
         for k, v in params.items():
             setattr(self, k, v)
         return self

@@ -50,7 +50,9 @@ class FourierBase(FeatureMap):
     reduce the variance of exactly this average (Yu et al. 2016).
     """
 
-    _params = ("gamma", "dtype")
+    _params: tuple[str, ...] = ("gamma", "dtype")
+    gamma: float
+    dtype: Any
 
     def __init__(self, n_components: int = 100, random_state: Any = None, gamma: float = 1.0,
                  dtype: Any = np.float64) -> None:

@@ -130,9 +130,11 @@ def run_rows(fn: Any, n: int, d: int, threads: Any, *args: Any) -> int:
     bounds = [n * i // chunks for i in range(chunks + 1)]
     counter = itertools.count()
     cond = threading.Condition()
-    state = {"done": 0, "error": None}
+    done = 0
+    errors: list[BaseException] = []
 
     def work() -> None:
+        nonlocal done
         while True:
             i = next(counter)  # atomic under the GIL
             if i >= chunks:
@@ -140,10 +142,10 @@ def run_rows(fn: Any, n: int, d: int, threads: Any, *args: Any) -> int:
             try:
                 fn(bounds[i], bounds[i + 1])
             except BaseException as exc:  # pragma: no cover - kernels do not raise
-                state["error"] = exc
+                errors.append(exc)
             with cond:
-                state["done"] += 1
-                if state["done"] == chunks:
+                done += 1
+                if done == chunks:
                     cond.notify_all()
 
     try:
@@ -154,7 +156,7 @@ def run_rows(fn: Any, n: int, d: int, threads: Any, *args: Any) -> int:
         pass
     work()
     with cond:
-        cond.wait_for(lambda: state["done"] == chunks)
-    if state["error"] is not None:  # pragma: no cover
-        raise state["error"]
+        cond.wait_for(lambda: done == chunks)
+    if errors:  # pragma: no cover
+        raise errors[-1]
     return k

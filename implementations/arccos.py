@@ -45,7 +45,9 @@ class ArcCosineFeatures(FeatureMap):
     Bound: for n = 0 every feature is 0 or sqrt(2/m), so C = sqrt(2); for n >= 1 unbounded.
     """
 
-    _params = ("order", "dtype")
+    _params: tuple[str, ...] = ("order", "dtype")
+    order: int
+    dtype: Any
 
     def __init__(self, n_components: int = 100, random_state: Any = None, order: int = 1,
                  dtype: Any = np.float64) -> None:

@@ -373,6 +373,7 @@ class CompositeFeatures(FeatureMap):
     """The feature map of a tree: m independent draws, concatenated, / sqrt(m) (one draw if exact)."""
 
     _params = ("tree",)
+    tree: Node
 
     def __init__(self, tree: Node, n_components: int = 100, random_state: Any = None) -> None:
         super().__init__(n_components, random_state, tree=tree)

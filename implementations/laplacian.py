@@ -21,6 +21,7 @@ class LaplacianRandomFeatures(FeatureMap):
     """sqrt(2/m) cos(Wx + b) with Cauchy(0, gamma) frequencies; ``W_`` C-contiguous (d, m)."""
 
     _params = ("gamma",)
+    gamma: float
 
     def __init__(self, n_components: int = 100, random_state: Any = None, gamma: float = 1.0) -> None:
         super().__init__(n_components, random_state, gamma=gamma)

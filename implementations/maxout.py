@@ -45,6 +45,7 @@ class _MaxoutBase(FeatureMap):
     """``q``, and the weights ``W_`` of shape ``(d, m * q)``: column ``l * q + j`` is ``w_j^l``."""
 
     _params = ("q",)
+    q: int
 
     def __init__(self, n_components: int = 100, random_state: Any = None, q: int = 2) -> None:
         super().__init__(n_components, random_state, q=q)

@@ -393,6 +393,11 @@ class QuadratureFeatures(FeatureMap):
 
     default_rule = "sr33-haar"
     default_kernel = "rbf"
+    gamma: float
+    order: int
+    rule: Any  # a name in RULES or a rule(d, rng) callable
+    kernel_name: str
+    centre: str
 
     def __init__(self, n_components: int = 8, random_state: Any = None, *, gamma: float = 1.0, order: int = 0,
                  rule: Any = None, kernel: str | None = None, centre: str = "drop") -> None:

@@ -35,6 +35,7 @@ class _RFFBase(FeatureMap):
     """The two Gaussian RFF forms: ``gamma``, frequencies stored as ``W_`` (d, m)."""
 
     _params = ("gamma",)
+    gamma: float
 
     def __init__(self, n_components: int = 100, random_state: Any = None, gamma: float = 1.0) -> None:
         super().__init__(n_components, random_state, gamma=gamma)

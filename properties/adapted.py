@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from rfverify.errors import PluginError
 from rfverify.metrics import alignment, held_out_data, labels_of, relative_frobenius_error, target_alignment
-from rfverify.metrics import t_interval
 from rfverify.kinds.feature_map import CheckContext, reference_random_basis
 from rfverify.registry import effect, register_check
 from rfverify.results import CheckResult
+from rfverify.profiles import budget as profile_budget
+from rfverify.stats import one_sided_t, t_interval
 
 #: Confidence of the reported savings interval (a measurement, not the test).
 SAVINGS_CONFIDENCE = 0.95
@@ -41,11 +41,6 @@ class AdaptedBudget:
     n_test: int
 
 
-BUDGETS = {
-    "quick": AdaptedBudget((8, 16, 32), 4, 256, 64),
-    "default": AdaptedBudget((8, 16, 32, 64, 128), 5, 256, 64),
-    "thorough": AdaptedBudget((8, 16, 32, 64, 128, 256), 10, 512, 128),
-}
 
 
 def _applies(ctx: CheckContext) -> str | None:
@@ -99,17 +94,9 @@ def features_needed(m: np.ndarray, err: np.ndarray, target: float) -> tuple[floa
     return float(m[-1] * math.exp((lt - le[-1]) / MC_SLOPE)), True
 
 
-def _one_sided_t(x: np.ndarray) -> tuple[float, float]:
-    """(t, p) for H0: E x <= 0 against E x > 0; zero spread decides exactly (p = 0 or 1)."""
-    mean, sd = float(np.mean(x)), float(np.std(x, ddof=1)) if len(x) >= 2 else 0.0
-    if sd == 0.0 or not math.isfinite(sd):
-        return (math.copysign(math.inf, mean) if mean != 0 else 0.0), (0.0 if mean > 0 else 1.0)
-    t = mean / (sd / math.sqrt(len(x)))
-    return t, float(stats.t.sf(t, len(x) - 1))
-
-
 @register_check("feature-map", "adapted-approximation", statistical=True, alpha_share=False, applies=_applies,
-                cost="seeds x grid fits of the map and its reference basis (default 5 x 5, m = 8..128)")
+                cost="seeds x grid fits of the map and its reference basis (default 5 x 5, m = 8..128)",
+                figures=("adapted",))
 def check_adapted_approximation(ctx: CheckContext) -> CheckResult:
     """A data-dependent basis is not worse than its random starting basis on held-out points.
 
@@ -140,7 +127,7 @@ def check_adapted_approximation(ctx: CheckContext) -> CheckResult:
     statistic of a correct UAB or SAB is far below 0.
     Reference: alber2017 §3.2 (eqs. 8, 9), §4.2 and Fig. 1.
     """
-    budget = BUDGETS.get(ctx.profile.name, BUDGETS["default"])
+    budget = AdaptedBudget(**profile_budget(ctx.profile, "adapted"))
     X_fit, X_test = held_out_data(ctx, budget.n_fit, budget.n_test, "adapted", "points")
     K = ctx.kernel(X_test, X_test)
     grid = budget.grid
@@ -179,7 +166,7 @@ def check_adapted_approximation(ctx: CheckContext) -> CheckResult:
     else:
         worse = (np.log(np.maximum(e_a, ERROR_FLOOR)) - np.log(np.maximum(e_r, ERROR_FLOOR))).ravel()
         stat_name = "log error ratio"
-    t, p = _one_sided_t(worse)
+    t, p = one_sided_t(worse)
     # savings: features to reach the reference's error at the largest m, per seed
     needs = [features_needed(m_a[s], e_a[s], e_r[s, -1]) for s in range(S)]
     savings = [m_r[s, -1] / need for s, (need, _) in enumerate(needs)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 import numpy as np
 
 from rfverify.kinds.feature_map import CheckContext, not_for_deterministic
@@ -24,10 +26,20 @@ def _applies(ctx: CheckContext) -> str | None:
     return None
 
 
+class _TailRow(TypedDict):
+    """One bound level of ``details["tails"]``: eps, the bound, the largest tail frequency, its pair, all of them."""
+
+    eps: float
+    bound: float
+    max_frequency: float
+    pair: int
+    frequencies: np.ndarray
+
+
 def _tails(err: np.ndarray, m_out: int, C: float, R: int,
-           levels: tuple[float, ...]) -> tuple[list[dict[str, object]], list[float]]:
+           levels: tuple[float, ...]) -> tuple[list[_TailRow], list[float]]:
     """Per bound level: eps, the bound, the tail frequencies per pair and the exact binomial p-values."""
-    rows: list[dict[str, object]] = []
+    rows: list[_TailRow] = []
     p_all: list[float] = []
     for b in levels:
         eps = hoeffding_epsilon(m_out, b, C)
@@ -41,7 +53,8 @@ def _tails(err: np.ndarray, m_out: int, C: float, R: int,
 
 
 @register_check("feature-map", "concentration", statistical=True, applies=_applies,
-                cost="conc_trials fits at m = conc_m (default 200 at m = 1024)")
+                cost="conc_trials fits at m = conc_m (default 200 at m = 1024)",
+                figures=("tails",))
 def check_concentration(ctx: CheckContext) -> CheckResult:
     """Observed sup |feature| * sqrt(m) <= C and tail frequencies under 2 exp(-m eps^2 / (2 C^4)).
 

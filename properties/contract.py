@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from rfverify.adapters import FittedMap
 from rfverify.errors import PluginError
 from rfverify.kinds.feature_map import CheckContext
 from rfverify.refusals import refusal_of
@@ -158,7 +159,7 @@ def _reprs(params: dict[str, object] | None) -> dict[str, str] | None:
     return None if params is None else {k: repr(v) for k, v in params.items()}
 
 
-def feature_sensitivity(fitted: object, X: np.ndarray, dtype: np.dtype) -> np.ndarray:
+def feature_sensitivity(fitted: FittedMap, X: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """S[i, k] = sum_j |X[i, j]| |d Phi[i, k] / d x_j| by forward differences (d transforms of these rows), the
     step sqrt(eps) of the features' dtype relative to each row's largest coordinate (also used by ``explore``)."""
     fdt = np.dtype(dtype).type if np.dtype(dtype).kind == "f" else np.float64

@@ -62,7 +62,7 @@ def refused_corner(ctx: CheckContext, c: Corner) -> Refusal | None:
     :class:`~rfverify.refusals.Refusal`); both accepted: None (the check judges it); one of each: an
     :class:`~rfverify.refusals.InconsistentRefusal`.  A non-refusal error is left to the check, which reports it."""
     for m in c.grid or (c.m,):
-        said = []
+        said: list[Refusal | None] = []
         for trial in (0, 1):
             try:
                 ctx.estimate_once(m, ctx.random_state("refusal-probe", m, trial=trial))
@@ -75,8 +75,8 @@ def refused_corner(ctx: CheckContext, c: Corner) -> Refusal | None:
                 said.append(refusal_of(exc))
         if said[0] is not None and said[1] is not None:
             return said[0]
-        if said[0] is not None or said[1] is not None:
-            ref = said[0] or said[1]
+        ref = said[0] if said[0] is not None else said[1]
+        if ref is not None:
             raise InconsistentRefusal(ctx.name, f"refused the corner configuration {c.describe()} with one seed "
                                       f"({ref.text()}, at {ref.action}) and accepted it with another: a refusal must "
                                       "not depend on the seed",
@@ -166,9 +166,10 @@ def at_corners(ctx: CheckContext, body: Callable[[CheckContext], CheckResult], *
                 done.append({**c.as_dict(), "covers": c.covers, "status": "xfail", "where": c.describe(),
                              "reason": declared.reason, "message": f"the plug-in failed: {exc}"[:300]})
                 continue
-            if refusal_of(exc) is not None and c.covers != "pinned":
+            late = refusal_of(exc)
+            if late is not None and c.covers != "pinned":
                 exc = PluginError(ctx.name, f"refused the corner configuration {c.describe()} during the check "
-                                  f"({refusal_of(exc).text()}) after accepting it with two seeds before: a refusal "
+                                  f"({late.text()}) after accepting it with two seeds before: a refusal "
                                   "must not depend on the seed or on the call's history",
                                   "refuse a configuration always or never (validate the arguments, not the draw)")
             done.append({**c.as_dict(), "covers": c.covers, "status": "error", "message": str(exc)[:300]})
@@ -189,8 +190,8 @@ def at_corners(ctx: CheckContext, body: Callable[[CheckContext], CheckResult], *
         if main is None:
             main = r
     if raised is not None:
-        c, cctx, exc = raised
-        return cctx.result("error", f"at the corner configuration {c.describe()} ({c.covers}): {exc}",
+        c, cctx, err = raised
+        return cctx.result("error", f"at the corner configuration {c.describe()} ({c.covers}): {err}",
                            details={"corner": c.as_dict(), "alpha_split": split, "corners": done,
                                     "error_source": PLUGIN_RAISED})
     if main is None and done and done[0]["status"] == "xfail":  # the pinned corner is the declared failure

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 
+from typing import TypedDict
+
 import numpy as np
 from scipy import stats as st
 
@@ -31,7 +33,8 @@ NESTED_WHY = "distribution-free: exact for any tails"
 
 
 @register_check("feature-map", "error-rate", statistical=True, applies=not_for_deterministic,
-                cost="rate_trials fits at each m in rate_ms (default 100 x 7, m = 16..1024)")
+                cost="rate_trials fits at each m in rate_ms (default 100 x 7, m = 16..1024)",
+                figures=("error-rate",))
 def check_error_rate(ctx: CheckContext) -> CheckResult:
     """The mean squared error E(k_hat - k)^2 decays like 1/m: log-log slope not above -1.
 
@@ -131,7 +134,7 @@ def _error_rate_at(ctx: CheckContext) -> CheckResult:
     if ctx.declarations.bound is None:  # no bound: the distribution-free nested comparison (NESTED_WHY)
         details.update({"slope": fit.slope, "slope_se": fit.se, "intercept": fit.intercept, "mse_se_log": fit.y_se,
                         "slope_pvalue_descriptive": p})  # the plot's fit line; the verdict is the nested test's
-        nested = _nested(ctx, widths, values, pairs.exact, unbiased, quantity, details, exact_mse)
+        nested = _nested(ctx, widths, values, pairs.exact, unbiased, quantity, details, exact_mse, fit.slope)
         if nested is not None:
             return nested
         details.pop("slope_pvalue_descriptive")
@@ -196,8 +199,21 @@ def _fallback(details: dict[str, object]) -> str:
     return f" ({details['nested']}: judged by the slope z-test, which assumes a light-tailed error)"
 
 
+class NestedComparison(TypedDict):
+    """One comparison of :func:`nested_comparisons`: width ``m2 = k m`` against averages of ``k`` estimates at m."""
+
+    m: int
+    m2: int
+    k: int
+    seeds: int
+    averages: int
+    error_at_m2: float
+    error_of_averages: float
+    pvalue: float
+
+
 def nested_comparisons(widths: list[int], values: list[np.ndarray], exact: np.ndarray, unbiased: bool = True,
-                       rng: np.random.Generator | None = None, floor: float = 0.0) -> list[dict[str, object]]:
+                       rng: np.random.Generator | None = None, floor: float = 0.0) -> list[NestedComparison]:
     """Each width w2 = k w1 of the grid against the average of k independent estimates at w1 (NESTED_WHY).
 
     ``values[i]``: the (seeds x pairs) estimates at ``widths[i]``, seeds independent within and across widths.
@@ -215,7 +231,7 @@ def nested_comparisons(widths: list[int], values: list[np.ndarray], exact: np.nd
     permutation p-value is 0.5).  A pair of widths that is not a larger whole multiple,
     or with fewer than NESTED_MIN_AVERAGES averages, is not compared.
     """
-    comps: list[dict[str, object]] = []
+    comps: list[NestedComparison] = []
     for i in range(len(widths) - 1):
         w1, w2 = widths[i], widths[i + 1]
         A, B = values[i], values[i + 1]
@@ -244,7 +260,7 @@ def nested_comparisons(widths: list[int], values: list[np.ndarray], exact: np.nd
 
 
 def _nested(ctx: CheckContext, widths: list[int], values: list[np.ndarray], exact: np.ndarray, unbiased: bool,
-            quantity: str, details: dict[str, object], floor: float) -> CheckResult | None:
+            quantity: str, details: dict[str, object], floor: float, slope: float) -> CheckResult | None:
     """The error rate of a map without a declared bound, by :func:`nested_comparisons` (Bonferroni over them);
     None when the widths allow no comparison."""
     prof = ctx.profile
@@ -274,11 +290,11 @@ def _nested(ctx: CheckContext, widths: list[int], values: list[np.ndarray], exac
             evidence=f"p = {float(worst['pvalue']):.3g}, adjusted {p_adj:.3g}", where=where,
             cause=("the features within one draw are correlated (a shared or reused draw?): adding features helps less "
                    "than adding independent draws"),
-            statistic=float(details["slope"]), pvalue=p_adj, threshold=ctx.alpha, details=details)
+            statistic=float(slope), pvalue=p_adj, threshold=ctx.alpha, details=details)
     ks = sorted({int(c["k"]) for c in comps})
     k_txt = "/".join(map(str, ks))
     return ctx.result(
         "pass", f"one estimate at width {k_txt}w is no worse than the average of {k_txt} independent estimates at "
         f"width w ({len(comps)} comparisons over m = {widths[0]}..{widths[-1]}, smallest adjusted p = {p_adj:.3g}; "
-        f"distribution-free, as the map declares no bound; {quantity} falls like m^{details['slope']:.3f})",
-        statistic=float(details["slope"]), pvalue=p_adj, threshold=ctx.alpha, details=details)
+        f"distribution-free, as the map declares no bound; {quantity} falls like m^{slope:.3f})",
+        statistic=float(slope), pvalue=p_adj, threshold=ctx.alpha, details=details)

@@ -199,9 +199,9 @@ class _Runner:
         if cfg.normalized:
             dev = np.abs(np.diag(K) - 1.0)
             if float(dev.max()) > eta:
-                i = int(np.argmax(dev))
-                return (f"not normalised: k(x, x) = {float(K[i, i]):.10g} at a point of norm "
-                        f"{float(np.linalg.norm(Z[i])):.3g} (expected 1 ± {eta:.2g}, the round-off tolerance)")
+                at = int(np.argmax(dev))
+                return (f"not normalised: k(x, x) = {float(K[at, at]):.10g} at a point of norm "
+                        f"{float(np.linalg.norm(Z[at])):.3g} (expected 1 ± {eta:.2g}, the round-off tolerance)")
         if cfg.psd:
             return self._psd(ex, K, r2, acc)
         return None

@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 from rfverify.errors import PluginError, UsageError
 from rfverify.explore import coverage, d_band, search
 from rfverify.kinds.orthogonal import OrthogonalContext
+from rfverify.profiles import PROFILES
+from rfverify.profiles import budget as profile_budget
 from rfverify.properties.space_guard import SpaceGuard
 from rfverify.refusals import Axis, Refusal, SpaceLog, held_where, refusal_of, refused_note, strict_failure
 from rfverify.registry import register_check
@@ -31,7 +33,6 @@ __all__ = ["check_explore_orthogonal", "ORTHOGONAL_SPACE", "OrthExample"]
 ORTHOGONAL_SPACE = Range(1, 256)
 #: Dimensions searched per profile: fewer than a feature map's, because each costs three d x d draws (a QR of
 #: 256 x 256 is 0.05-0.2 s of CPU on the 2-core machine): default about 5 s of CPU.
-ORTHOGONAL_BUDGETS = {"quick": 15, "default": 40, "thorough": 150}
 
 
 @dataclass(frozen=True)
@@ -126,7 +127,7 @@ def _probe(ctx: OrthogonalContext) -> Any:
 
 
 @register_check("orthogonal", "explore", statistical=False,
-                cost=", ".join(f"{p} {n}" for p, n in ORTHOGONAL_BUDGETS.items()) + " dimensions")
+                cost=", ".join(f"{p} {profile_budget(p, 'explore-orthogonal')}" for p in PROFILES) + " dimensions")
 def check_explore_orthogonal(ctx: OrthogonalContext) -> CheckResult:
     """Orthogonality, the declared group and determinism searched over every dimension with Hypothesis.
 
@@ -156,7 +157,7 @@ def check_explore_orthogonal(ctx: OrthogonalContext) -> CheckResult:
     strategy = st.builds(OrthExample, orthogonal_dimensions(space.lo, space.hi), st.integers(0, 2 ** 32 - 1))
     explicit = _explicit(space)
     seed = ctx.seeds.random_state("orthogonal", "explore", ctx.group)
-    budget = ORTHOGONAL_BUDGETS.get(ctx.profile.name, ORTHOGONAL_BUDGETS["default"])
+    budget = int(profile_budget(ctx.profile, "explore-orthogonal"))
     main = {"d": space.lo if space.lo == space.hi else ctx.dim}  # the declared d, or the pinned one
     guard = SpaceGuard(SpaceLog([Axis("d")], main, _probe(ctx), name=ctx.name), main=[main])
     found = search(strategy, lambda ex: _problem(ctx, ex, guard), seed=seed, budget=budget, explicit=explicit)

@@ -167,7 +167,8 @@ def _entry_positions(d: int) -> list[tuple[int, int]]:
 
 
 @register_check("orthogonal", "haar-entries", statistical=True, applies=_needs_d2,
-                cost="5 one-sample KS tests on the shared sample (pilot 150 / 1500 draws at default)")
+                cost="5 one-sample KS tests on the shared sample (pilot 150 / 1500 draws at default)",
+                figures=("histograms",))
 def check_entries(ctx: OrthogonalContext) -> CheckResult:
     """The law of the entries: each Q_ij is sign-symmetric with Q_ij^2 ~ Beta(1/2, (d-1)/2).
 
@@ -200,7 +201,7 @@ def _entries_at(ctx: OrthogonalContext) -> CheckResult:
     n_all = ctx.budget.draws
     ri, rj = rng.integers(0, d, size=n_all), rng.integers(0, d, size=n_all)
 
-    def test(sample: np.ndarray) -> tuple[float, str, dict]:
+    def test(sample: np.ndarray) -> tuple[float, tuple[str, str, str], dict]:
         n = len(sample)
         cols = [sample[:, i, j] for i, j in positions] + [sample[np.arange(n), ri[:n], rj[:n]]]
         names = [f"Q[{i + 1},{j + 1}]" for i, j in positions] + ["a random entry per draw"]
@@ -259,7 +260,8 @@ def expected_trace_moments(d: int, group: str) -> np.ndarray:
 
 
 @register_check("orthogonal", "haar-trace-moments", statistical=True,
-                cost="traces of Q and Q^2 over the whole shared sample (1500 draws at default)")
+                cost="traces of Q and Q^2 over the whole shared sample (1500 draws at default)",
+                figures=("bias",))
 def check_trace_moments(ctx: OrthogonalContext) -> CheckResult:
     """Trace moments: E tr Q = 0, E (tr Q)^2 = 1 and E tr(Q^2) = 1 (exact Haar values for every d).
 
@@ -298,7 +300,7 @@ def _trace_moments_at(ctx: OrthogonalContext) -> CheckResult:
     p, n = float(mt.p_adjusted[k]), len(sample)
     reject = p < ctx.alpha
 
-    m, hw = float(details["mean"][k]), float(details["half_width"][k])
+    m, hw = float(mt.mean[k]), float(mt.half_width[k])
     eff = effect(f"E {names[k]} - Haar", m - exp[k], m - exp[k] - hw, m - exp[k] + hw, 1 - ctx.alpha)
     common = dict(statistic=m, pvalue=p, threshold=ctx.alpha, effect=eff, details=details)
     if reject:

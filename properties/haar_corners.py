@@ -1,4 +1,4 @@
-"""The Haar battery at the corner dimensions (:mod:`rfverify.corners`, :data:`rfverify.kinds.orthogonal.ORTHOGONAL_CORNERS`).
+"""The Haar battery at the corner dimensions (:mod:`rfverify.corners`, :func:`rfverify.kinds.orthogonal.orthogonal_corners`).
 
 Every Haar check runs at the declared d with ``(1 - share) alpha`` and at each corner dimension of the profile's
 design (the smallest and the largest d of the sampler's space, the largest cut at 128; thorough also d = 2) with
@@ -25,7 +25,7 @@ import numpy as np
 
 from rfverify.corners import split_alpha, with_details
 from rfverify.errors import PluginError
-from rfverify.kinds.orthogonal import ORTHOGONAL_CORNER_D_MAX, ORTHOGONAL_CORNERS, OrthogonalContext
+from rfverify.kinds.orthogonal import ORTHOGONAL_CORNER_D_MAX, OrthogonalContext, orthogonal_corners
 from rfverify.properties.exploration_orthogonal import _action, _space
 from rfverify.properties.space_guard import corner_note, probe_corner, refused_inside
 from rfverify.results import CheckResult
@@ -41,7 +41,7 @@ def corner_dimensions(ctx: OrthogonalContext) -> tuple[list[int], bool]:
     pinned = ctx.config.pins.get("d")
     if pinned is not None:
         return [int(pinned)], False
-    n, _ = ORTHOGONAL_CORNERS.get(ctx.profile.name, ORTHOGONAL_CORNERS["default"])
+    n, _ = orthogonal_corners(ctx.profile)
     space = _space(ctx)
     out: list[int] = []
     for d in (space.lo, min(space.hi, max(space.lo, ORTHOGONAL_CORNER_D_MAX)), max(space.lo, min(2, space.hi)))[:n]:
@@ -53,7 +53,7 @@ def corner_dimensions(ctx: OrthogonalContext) -> tuple[list[int], bool]:
 def haar_at_corners(ctx: OrthogonalContext, body: Callable[[OrthogonalContext], CheckResult],
                     applies: Callable[[OrthogonalContext], str | None] | None = None) -> CheckResult:
     """``body`` at the declared d and at the corner dimensions; the first failing configuration's result."""
-    n, budget = ORTHOGONAL_CORNERS.get(ctx.profile.name, ORTHOGONAL_CORNERS["default"])
+    n, budget = orthogonal_corners(ctx.profile)
     alpha = ctx.alpha
     main_alpha, corner_alpha = split_alpha(alpha, n, CORNER_SHARE)
     dims, with_main = corner_dimensions(ctx)
@@ -69,7 +69,8 @@ def haar_at_corners(ctx: OrthogonalContext, body: Callable[[OrthogonalContext], 
             done.append({"d": d, "status": "skip", "reason": reason})
             continue
         if with_main:  # a corner of the design (a pinned d is the caller's own: a refusal there stays an error)
-            refusal = probe_corner(lambda s, d=d: ctx.config.sampler.draw(d, _probe_rng(ctx, d, s)), name=ctx.name,
+            # probe_corner calls the lambda at once, at this d
+            refusal = probe_corner(lambda s: ctx.config.sampler.draw(d, _probe_rng(ctx, d, s)), name=ctx.name,
                                    where=f"d = {d}", action=_action(ctx))
             if refusal is not None:
                 done.append({"d": d, "status": "refused", "where": f"d = {d}", "why": refusal.text()})

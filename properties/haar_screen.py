@@ -16,6 +16,7 @@ from scipy import stats as sst
 
 from rfverify.errors import PluginError
 from rfverify.kinds.orthogonal import OrthogonalContext
+from rfverify.profiles import budget
 from rfverify.properties.exploration_orthogonal import ORTHOGONAL_SPACE
 from rfverify.properties.haar import expected_trace_moments
 from rfverify.registry import register_check
@@ -23,10 +24,9 @@ from rfverify.results import CheckResult
 from rfverify.spaces import declared_space
 from rfverify.strategies import Range
 
-__all__ = ["check_haar_screen", "SCREEN_BUDGETS", "bands", "screened_range"]
+__all__ = ["check_haar_screen", "bands", "screened_range"]
 
 #: (dimensions drawn per band, matrices per dimension) per profile.
-SCREEN_BUDGETS: dict[str, tuple[int, int]] = {"quick": (2, 3), "default": (3, 4), "thorough": (6, 8)}
 
 
 def bands(lo: int, hi: int) -> list[tuple[int, int]]:
@@ -70,6 +70,55 @@ def screened_range(ctx: OrthogonalContext) -> Range:
     return Range(max(ORTHOGONAL_SPACE.lo, int(lo)), min(ctx.config.DIM_RANGE[1], int(hi)))
 
 
+def _band_row(ctx: OrthogonalContext, band: tuple[int, int], per_band: int, per_dim: int, rng: np.random.Generator,
+              stream: tuple[Any, ...]) -> dict[str, Any] | None:
+    """The pooled z of one band: ``per_band`` dimensions drawn in it, ``per_dim`` draws each (None: nothing to
+    screen there); a sampler's failure is a PluginError naming d."""
+    width = band[1] - band[0] + 1
+    dims = sorted(int(v) for v in (band[0] + rng.choice(width, size=min(per_band, width), replace=False)))
+    sums = np.zeros(4)
+    draws = 0
+    for d in dims:
+        for t in range(per_dim):
+            try:
+                Q = np.asarray(ctx.config.sampler.draw(d, ctx.rng(*stream, d, t)), dtype=np.float64)
+            except PluginError as exc:
+                raise PluginError(ctx.name, f"at d = {d}: {exc}") from None
+            got = _stats(Q, d, ctx.group)
+            if got is not None:
+                sums += got
+                draws += 1
+    if draws == 0:
+        return None
+    z_sign = sums[0] / np.sqrt(sums[1]) if sums[1] > 0 else 0.0
+    z_trace = sums[2] / np.sqrt(sums[3]) if sums[3] > 0 else 0.0
+    return {"band": _describe(band), "range": list(band), "dims": dims, "draws": draws, "z_sign": float(z_sign),
+            "z_trace": float(z_trace)}
+
+
+def shrink_band(ctx: OrthogonalContext, band: tuple[int, int], crit: float, per_band: int,
+                per_dim: int) -> tuple[tuple[int, int], list[dict[str, Any]]]:
+    """The smallest d range inside a failing ``band`` where the screen still rejects: bisect it, keep the lower
+    half that rejects (else the upper one), stop when neither half rejects alone or one d is left.  Each half is
+    screened afresh (its own dimensions and draws, the same budget as a band) against the band tests' critical
+    value ``crit``: a localisation of a failure already decided, not a new verdict.  Returns the range and the
+    rows of the halves that rejected."""
+    lo, hi = band
+    steps: list[dict[str, Any]] = []
+    while hi > lo:
+        mid = (lo + hi) // 2
+        for half in ((lo, mid), (mid + 1, hi)):
+            row = _band_row(ctx, half, per_band, per_dim, ctx.rng("haar-screen", "bisect", *half),
+                            ("haar-screen", "bisect"))
+            if row is not None and max(abs(row["z_sign"]), abs(row["z_trace"])) > crit:
+                lo, hi = half
+                steps.append(row)
+                break
+        else:
+            break
+    return (lo, hi), steps
+
+
 def _describe(band: tuple[int, int]) -> str:
     return f"d = {band[0]}" if band[0] == band[1] else f"d {band[0]} … {band[1]}"
 
@@ -87,8 +136,9 @@ def check_haar_screen(ctx: OrthogonalContext) -> CheckResult:
     declares ``rfverify_space = {"d": (lo, hi)}``; up to 1024), a few draws each (quick 2 x 3, default 3 x 4,
     thorough 6 x 8); per band the two pooled sums standardised by their exact Haar variance, two-sided normal
     z-tests, Bonferroni over bands x 2 at the check's own alpha share (``profile.family_alpha /
-    statistical_count``).  A failure names the smallest band that rejects (the smallest d range where it shows)
-    and every band's z.
+    statistical_count``).  A failure names the smallest d range where it shows: the smallest band that rejects,
+    bisected (each half screened afresh at the same critical value, the lower half kept when both reject) until
+    neither half rejects alone — and every band's z.
     Applies to: every sampler (SO(1) and SO(2) bands are not screened: their diagonal is fixed or equal).
     Catches: a fast path above some d that skips QR's sign correction (E tr Q about -sqrt(2d/pi)), a sampler
     biased towards the identity in part of the range only.
@@ -96,31 +146,17 @@ def check_haar_screen(ctx: OrthogonalContext) -> CheckResult:
     54(5), §5; P. Diaconis & M. Shahshahani (1994), J. Appl. Probab. 31A, Thm 4.
     """
     space = screened_range(ctx)
-    per_band, per_dim = SCREEN_BUDGETS.get(ctx.profile.name, SCREEN_BUDGETS["default"])
+    per_band, per_dim = budget(ctx.profile, "haar-screen")
     rng = ctx.rng("haar-screen", "dims")
     group = ctx.group
     rows: list[dict[str, Any]] = []
     for band in bands(space.lo, space.hi):
-        width = band[1] - band[0] + 1
-        dims = sorted(int(v) for v in (band[0] + rng.choice(width, size=min(per_band, width), replace=False)))
-        sums = np.zeros(4)
-        draws = 0
-        for d in dims:
-            for t in range(per_dim):
-                try:
-                    Q = np.asarray(ctx.config.sampler.draw(d, ctx.rng("haar-screen", d, t)), dtype=np.float64)
-                except PluginError as exc:
-                    return ctx.result("error", f"the sampler failed at d = {d}: {exc}")
-                got = _stats(Q, d, group)
-                if got is not None:
-                    sums += got
-                    draws += 1
-        if draws == 0:
-            continue
-        z_sign = sums[0] / np.sqrt(sums[1]) if sums[1] > 0 else 0.0
-        z_trace = sums[2] / np.sqrt(sums[3]) if sums[3] > 0 else 0.0
-        rows.append({"band": _describe(band), "dims": dims, "draws": draws, "z_sign": float(z_sign),
-                     "z_trace": float(z_trace)})
+        try:
+            row = _band_row(ctx, band, per_band, per_dim, rng, ("haar-screen",))
+        except PluginError as exc:
+            return ctx.result("error", f"the sampler failed: {exc}")
+        if row is not None:
+            rows.append(row)
     if not rows:
         return ctx.result("skip", f"no dimension of the declared range {space.lo} … {space.hi} can be screened "
                           f"on {group}(d) (SO(1), SO(2) only)")
@@ -139,16 +175,24 @@ def check_haar_screen(ctx: OrthogonalContext) -> CheckResult:
                           f"({sum(r['draws'] for r in rows)} draws): diagonal signs and traces as under Haar measure "
                           f"(largest |z| {largest:.2f}, critical {crit:.2f})", statistic=float(largest),
                           pvalue=worst["p_adjusted"], details=details)
-    first = failing[0]  # bands are in increasing d: the smallest d range where it shows
+    first = failing[0]  # bands are in increasing d: the smallest band where it shows
+    try:
+        shrunk, steps = shrink_band(ctx, tuple(first["range"]), crit, per_band, per_dim)
+    except PluginError as exc:
+        return ctx.result("error", f"the sampler failed while the failing band was bisected: {exc}")
+    details["shrunk_range"] = list(shrunk)
+    details["bisection"] = steps
+    where_shrunk = (f"{_describe(shrunk)} (the smallest d range where it shows, bisected from {first['band']}: "
+                    + (", ".join(r["band"] for r in steps) if steps else "no half rejects alone") + ")")
     stat = "diagonal signs" if abs(first["z_sign"]) >= abs(first["z_trace"]) else "trace"
     z = first["z_sign"] if stat == "diagonal signs" else first["z_trace"]
     others = ", ".join(r["band"] for r in failing[1:])
     details["smallest_failing_band"] = first["band"]
-    return ctx.fail(f"not Haar in part of the declared d range: {first['band']}",
+    return ctx.fail(f"not Haar in part of the declared d range: {_describe(shrunk)}",
                     f"the {stat} pooled over {first['draws']} draws at d in {first['dims']} give z = {z:.2f}",
                     f"|z| <= {crit:.2f} (Bonferroni over {tests} band tests at alpha = {ctx.alpha:.3g})",
-                    where=f"{first['band']} (the smallest d range where it shows; the declared range is "
-                          f"{space.lo} … {space.hi})" + (f"; also {others}" if others else ""),
+                    where=f"{where_shrunk}; the declared range is {space.lo} … {space.hi}"
+                          + (f"; also {others}" if others else ""),
                     cause="a code path in this range that skips QR's sign correction (multiply Q's columns by "
                           "sign(diag R)), or draws from another law",
                     statistic=float(abs(z)), pvalue=first["p_adjusted"], details=details)

@@ -27,7 +27,8 @@ def _applies(ctx: KernelContext) -> str | None:
 
 @register_check("kernel", "kernel-composition", statistical=True, applies=_applies,
                 cost="the feature-map unbiasedness test at m = budget.composition_m (default 512), "
-                     "seeds from a pilot of 50, at most budget.composition_max_trials (default 2000)")
+                     "seeds from a pilot of 50, at most budget.composition_max_trials (default 2000)",
+                figures=("kernel-scatter", "bias"))
 def check_composition(ctx: KernelContext) -> CheckResult:
     """The composite's feature map, built by the lecture's rules from its parts' maps, estimates the composite.
 

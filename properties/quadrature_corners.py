@@ -1,6 +1,6 @@
 """rule-unbiasedness at the corner dimensions of a quadrature rule's space (:mod:`rfverify.corners`).
 
-The design (:data:`rfverify.kinds.quadrature.QUADRATURE_CORNERS`): quick none; default the smallest and the
+The design (:func:`rfverify.kinds.quadrature.quadrature_corners`): quick none; default the smallest and the
 largest d of the rule's space (``rfverify_space``, ``space=``; the largest cut at 64), thorough also the smallest
 d >= 2 (the first d with the arc-cosine integrands); a corner equal to the declared d, or to an earlier corner, is
 dropped (its alpha is not redistributed).  A d = 2^k space (``d_exp``) gives corners that are powers of two.
@@ -33,7 +33,7 @@ from typing import Any, Callable
 
 from rfverify.corners import split_alpha, with_details
 from rfverify.errors import PluginError
-from rfverify.kinds.quadrature import QUADRATURE_CORNER_D_MAX, QUADRATURE_CORNERS, QuadratureContext
+from rfverify.kinds.quadrature import QUADRATURE_CORNER_D_MAX, QuadratureContext, quadrature_corners
 from rfverify.properties.space_guard import corner_note, probe_corner, refused_inside
 from rfverify.results import CheckResult
 
@@ -48,7 +48,7 @@ def corner_dimensions(ctx: QuadratureContext) -> tuple[list[int], bool]:
     pinned = ctx.config.pins.get("d") if ctx.config is not None else None
     if pinned is not None:
         return [int(pinned)], False
-    n, _ = QUADRATURE_CORNERS.get(ctx.profile.name, QUADRATURE_CORNERS["default"])
+    n, _ = quadrature_corners(ctx.profile)
     dims = tuple(ctx.config.explored_dims) if ctx.config is not None else (ctx.dim,)
     capped = [d for d in dims if d <= QUADRATURE_CORNER_D_MAX] or [dims[0]]
     from_two = [d for d in dims if d >= 2]
@@ -63,13 +63,13 @@ def corner_dimensions(ctx: QuadratureContext) -> tuple[list[int], bool]:
 def corner_alphas(alpha: float, profile: str) -> tuple[float, float, int]:
     """(the declared d's alpha, each corner's alpha, corners in the design) from the check's ``alpha``; with no
     corner in the design (quick) a pinned corner runs at the whole alpha."""
-    n, _ = QUADRATURE_CORNERS.get(profile, QUADRATURE_CORNERS["default"])
+    n, _ = quadrature_corners(profile)
     return (*split_alpha(alpha, n, CORNER_SHARE), n)
 
 
 def rule_at_corners(ctx: QuadratureContext, body: Callable[[QuadratureContext], CheckResult]) -> CheckResult:
     """``body`` at the declared d and at the corner dimensions; the first failing configuration's result."""
-    _, budget = QUADRATURE_CORNERS.get(ctx.profile.name, QUADRATURE_CORNERS["default"])
+    _, budget = quadrature_corners(ctx.profile)
     main_alpha, corner_alpha, n = corner_alphas(ctx.alpha, ctx.profile.name)
     dims, with_main = corner_dimensions(ctx)
     split = {"main": main_alpha, "per_corner": corner_alpha, "corners_in_design": n, "check_alpha": ctx.alpha}
@@ -79,8 +79,9 @@ def rule_at_corners(ctx: QuadratureContext, body: Callable[[QuadratureContext], 
     done: list[dict[str, Any]] = []
     for d in dims:
         if with_main:  # a corner of the design (a pinned d is the caller's own: a refusal there stays an error)
-            refusal = probe_corner(lambda s, d=d: ctx.plugin.draw(d, ctx.seeds.rng("quadrature", "corner-probe", d,
-                                                                                    trial=s)),
+            # probe_corner calls the lambda at once, at this d
+            refusal = probe_corner(lambda s: ctx.plugin.draw(d, ctx.seeds.rng("quadrature", "corner-probe", d,
+                                                                              trial=s)),
                                    name=ctx.name, where=f"d = {d}", action="rule(d, rng)")
             if refusal is not None:
                 done.append({"d": d, "status": "refused", "where": f"d = {d}", "why": refusal.text()})

@@ -106,7 +106,8 @@ def _quadrature(poly: list[tuple[int, np.ndarray]], P: np.ndarray, w: np.ndarray
 
 
 @register_check("quadrature", "exactness", statistical=False,
-                cost="exact_draws draws x exact_polys polynomials per degree 0..degree+1 (Wick sums exact)")
+                cost="exact_draws draws x exact_polys polynomials per degree 0..degree+1 (Wick sums exact)",
+                figures=("exactness",))
 def check_exactness(ctx: QuadratureContext) -> CheckResult:
     """Every single draw integrates every polynomial of total degree <= the claimed degree exactly.
 

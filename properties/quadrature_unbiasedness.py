@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, TypedDict
 
 import numpy as np
 from scipy import stats as st
@@ -32,6 +32,18 @@ class Integrand:
     exact: float
 
 
+def _cos_along(a: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda P: np.cos(P @ a)
+
+
+def _both_positive(x: np.ndarray, y: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda P: (((P @ x) > 0) & ((P @ y) > 0)).astype(float)
+
+
+def _relu_product(x: np.ndarray, y: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda P: np.maximum(P @ x, 0) * np.maximum(P @ y, 0)
+
+
 def integrands(d: int, rng: np.random.Generator) -> list[Integrand]:
     """The battery: cos(w . a) at several |a| (random and axis directions), degree-4 and degree-6
     monomials and powers of linear forms, and the arc-cosine kernel integrands phi(w.x) phi(w.y).
@@ -47,7 +59,7 @@ def integrands(d: int, rng: np.random.Generator) -> list[Integrand]:
     out: list[Integrand] = []
     for s in COS_SCALES:
         a = s * u
-        out.append(Integrand(f"cos(w.a), |a|={s:g}", lambda P, a=a: np.cos(P @ a), math.exp(-s * s / 2)))
+        out.append(Integrand(f"cos(w.a), |a|={s:g}", _cos_along(a), math.exp(-s * s / 2)))
     out.append(Integrand("cos(w_1)", lambda P: np.cos(P[:, 0]), math.exp(-0.5)))
     out.append(Integrand("w_1^4", lambda P: P[:, 0] ** 4, 3.0))
     out.append(Integrand("(u.w)^4", lambda P: (P @ u) ** 4, 3.0))
@@ -63,10 +75,10 @@ def integrands(d: int, rng: np.random.Generator) -> list[Integrand]:
         for th in ANGLES:
             x, y = u, math.cos(th) * u + math.sin(th) * v
             out.append(Integrand(f"arccos0 theta={th / math.pi:.2g}pi",
-                                 lambda P, x=x, y=y: (((P @ x) > 0) & ((P @ y) > 0)).astype(float),
+                                 _both_positive(x, y),
                                  (math.pi - th) / (2 * math.pi)))
             out.append(Integrand(f"arccos1 theta={th / math.pi:.2g}pi",
-                                 lambda P, x=x, y=y: np.maximum(P @ x, 0) * np.maximum(P @ y, 0),
+                                 _relu_product(x, y),
                                  (math.sin(th) + (math.pi - th) * math.cos(th)) / (2 * math.pi)))
     return out
 
@@ -118,7 +130,8 @@ def left_out(d: int, degree: int, deterministic: bool, battery: list[Integrand])
 
 @register_check("quadrature", "rule-unbiasedness", statistical=True,
                 cost="unbiased_draws draws x ~20 integrands at the declared d (default 10000), and 2000 draws at "
-                     "each corner dimension (default: the smallest and largest d of the space)")
+                     "each corner dimension (default: the smallest and largest d of the space)",
+                figures=("kernel-scatter", "bias"))
 def check_rule_unbiasedness(ctx: QuadratureContext) -> CheckResult:
     """The mean of the rule's estimate over independent draws equals the Gaussian integral, at the declared d and
     at the corner dimensions of the rule's space.
@@ -221,6 +234,18 @@ def _random_rule(ctx: QuadratureContext) -> str | None:
     return None
 
 
+class _EfficiencyRow(TypedDict):
+    """One integrand of the efficiency table (``details["table"]``)."""
+
+    integrand: str
+    var_rule: float
+    points: int
+    var_per_evaluation: float
+    var_monte_carlo: float
+    efficiency: float
+    interval: list[float]
+
+
 @register_check("quadrature", "efficiency", statistical=False, decision="measurement", applies=_random_rule,
                 cost="unbiased_draws draws + mc_evaluations Gaussian evaluations per integrand")
 def check_efficiency(ctx: QuadratureContext) -> CheckResult:
@@ -242,7 +267,7 @@ def check_efficiency(ctx: QuadratureContext) -> CheckResult:
     vals, n = rule_estimates(ctx, battery, R, "efficiency")
     W = ctx.rng("monte-carlo").standard_normal((ctx.budget.mc_evaluations, ctx.dim))
     z = float(st.norm.isf((1 - EFFICIENCY_CONFIDENCE) / 2))
-    rows = []
+    rows: list[_EfficiencyRow] = []
     for j, g in enumerate(battery):
         v_rule, se_rule = _log_var_se(vals[:, j])
         v_mc, se_mc = _log_var_se(g.f(W))

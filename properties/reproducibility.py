@@ -97,4 +97,5 @@ def check_reproducibility(ctx: CheckContext) -> CheckResult:
 def _untouched_since_seeded(seed: int) -> bool:
     """Whether numpy's global generator is exactly as ``np.random.seed(seed)`` left it (nothing drawn, not reseeded)."""
     now, fresh = np.random.get_state(), np.random.RandomState(seed).get_state()
+    assert isinstance(now, tuple) and isinstance(fresh, tuple), "legacy MT19937 states (get_state's default)"
     return now[0] == fresh[0] and np.array_equal(now[1], fresh[1]) and now[2:] == fresh[2:]

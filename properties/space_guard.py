@@ -95,8 +95,11 @@ def probe_corner(call: Callable[[int], Any], *, name: str, where: str, seeds: tu
         return first
     if first is None and second is None:
         return None
-    ref, refused_seed, accepted_seed = (first, seeds[0], seeds[1]) if first is not None else (second, seeds[1],
-                                                                                              seeds[0])
+    if first is not None:
+        ref, refused_seed, accepted_seed = first, seeds[0], seeds[1]
+    else:
+        assert second is not None  # both None returned above
+        ref, refused_seed, accepted_seed = second, seeds[1], seeds[0]
     raise InconsistentRefusal(name, f"at the corner {where} refused the call with seed {refused_seed} "
                               f"({ref.text()}, at {ref.action}) but accepted it with seed {accepted_seed}: a refusal "
                               "must not depend on the seed", "refuse a configuration always or never (validate the "

@@ -12,21 +12,19 @@ shortest sequence and printed as the user's own program (:func:`program_text`).
 
 from __future__ import annotations
 
-import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 import numpy as np
-from hypothesis import HealthCheck, Phase, Verbosity, settings
 from hypothesis import strategies as st
-from hypothesis.errors import Flaky
-from hypothesis.reporting import with_reporter
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
+from hypothesis.stateful import precondition, rule
 
 from rfverify import guard
 from rfverify.errors import PluginError
-from rfverify.hypothesis_compat import search_constants_hidden
 from rfverify.kinds.feature_map import CheckContext
+from rfverify.profiles import budget
+from rfverify.properties.stateful_base import (FAR_SEEDS, INPUT_TYPES, Log, MachineBase, diff, far_seed,
+                                               machine_result, program_text, row_text, run_machine, typed_input)
 from rfverify.refusals import refusal_of
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
@@ -34,18 +32,11 @@ from rfverify.spaces import length_scale_of
 from rfverify.strategies import make_batch
 from rfverify.tolerances import contract_tolerance, roundoff_inner_product, unit_roundoff
 
-__all__ = ["check_stateful", "RUNS", "LONG_CALLS", "FAR_SEEDS", "INPUT_TYPES", "program_text"]
+__all__ = ["check_stateful", "FAR_SEEDS", "INPUT_TYPES", "program_text", "fresh_features"]
 
-#: (sequences generated, steps per sequence) per profile.
-RUNS: dict[str, tuple[int, int]] = {"quick": (8, 10), "default": (20, 12), "thorough": (120, 16)}
-#: The call-count axis: a ``repeat`` step calls transform this many times on one row (past 1,000; thorough 10^4).
-LONG_CALLS: dict[str, int] = {"quick": 1_001, "default": 1_050, "thorough": 10_000}
-#: Seeds far from a living object's seed s: s + 2^16, s + 2^31, 2^32 - 1, and 63-bit seeds (set aside, stated, where
-#: the plug-in does not accept them: they are beyond the declared random_state range).
-FAR_SEEDS = ("s + 2**16", "s + 2**31", "2**32 - 1", "2**62 + s", "2**63 - 1")
-#: The input types a transform is given besides float64; each must give the float64 features of the same values
-#: (or be refused cleanly: set aside and stated).
-INPUT_TYPES = ("int32", "int64", "uint8", "bool", "float16", "list", "tuple")
+#: The budgets (``stateful``: sequences and steps; ``stateful-long-calls``: the call-count axis) are in
+#: :data:`rfverify.profiles.BUDGETS`: quick a small fixed budget (its cost stays within the noise of a quick run, no
+#: long run), default and thorough the search (past 1,000 calls of one object; thorough 10^4).
 #: Objects alive at once, and the widths they are built with (at least 16 features: two correct draws coincide on
 #: 8 rows with negligible probability).
 MAX_OBJECTS = 4
@@ -57,12 +48,7 @@ NAMES = "abcghkpq"
 #: Another code path (a view, a converted dtype) may differ by this many times the features' change under a
 #: one-ulp relative perturbation of the input, times (d + 2) — as ``explore`` allows.
 ROUNDOFF_MARGIN = 8.0
-
-
-def _far(rel: str, s: int) -> int:
-    """The seed ``rel`` of seed ``s`` (kept below 2^63: a 63-bit seed at most)."""
-    return {"s + 2**16": s + 2 ** 16, "s + 2**31": s + 2 ** 31, "2**32 - 1": 2 ** 32 - 1, "2**62 + s": 2 ** 62 + s,
-            "2**63 - 1": 2 ** 63 - 1}[rel] % 2 ** 63
+_far, _diff, _row, _typed = far_seed, diff, row_text, typed_input
 
 
 @dataclass
@@ -79,46 +65,35 @@ class _Obj:
     calls: int = 0
 
 
-@dataclass
-class _Failure(Exception):
-    problem: str
-    program: tuple[str, ...]
-    cause: str = ""
+def _transform_call(plug: Any, obj: Any, X: Any, m: int, seed: int) -> np.ndarray:
+    """``obj.transform(X)`` through the adapter (a function form called with its arguments, a torch input
+    converted); the returned array itself, not a copy."""
+    if plug.form == "function" and not plug.calls.declared() and not plug.passthrough:
+        out = guard.call(obj, X, m, seed, plugin=plug.name, action="transform")
+    elif isinstance(X, np.ndarray) or plug.form == "function":  # the declared method, keywords, names
+        out, _ = plug.features_call(obj, X, m, seed)
+    else:
+        method = getattr(obj, plug.calls.method or "transform", None) or obj  # a torch module: forward
+        out = guard.call(method, X, **plug.calls.call_kw, plugin=plug.name, action="transform")
+    if isinstance(out, np.ndarray):
+        return out
+    return guard.as_array(out, plugin=plug.name, action="transform", complex_ok=True)
 
 
-@dataclass
-class _Log:
-    """What every run of the machine shares: the failures seen, the refusals set aside, the calls made."""
-
-    runs: int = 0
-    steps: int = 0
-    calls: int = 0
-    max_calls_per_object: int = 0
-    last: _Failure | None = None
-    first: _Failure | None = None
-    refused: dict[str, str] = field(default_factory=dict)
-    #: Seeds beyond the declared random_state range that the plug-in accepted but folded onto another seed.
-    beyond: dict[str, str] = field(default_factory=dict)
-    judged: dict[str, int] = field(default_factory=dict)
-
-    def refuse(self, what: str, exc: PluginError) -> None:
-        ref = refusal_of(exc)
-        self.refused.setdefault(what, ref.text() if ref is not None else str(exc))
-
-    def judge(self, what: str) -> None:
-        self.judged[what] = self.judged.get(what, 0) + 1
-
-
-def program_text(lines: tuple[str, ...] | list[str], preamble: str) -> str:
-    """The shrunk sequence as a runnable Python program: the preamble (imports, ``make``, the data) and the steps."""
-    return preamble + "\n" + "\n".join(lines)
+def fresh_features(plug: Any, m: int, seed: int, fit_values: np.ndarray | None, X: Any) -> np.ndarray:
+    """A new object ``plug.build(m, seed)`` fitted on ``fit_values`` transforming ``X``: what a fresh interpreter
+    computes to confirm a finding (:func:`rfverify.fresh.run_fresh`)."""
+    obj = plug.build(m, seed)
+    if plug.form != "function" and fit_values is not None:
+        obj = plug.fit_built(obj, m, seed, fit_values).obj
+    return np.array(_transform_call(plug, obj, X, m, seed))
 
 
 class _Session:
     """The plug-in as the machine calls it (each call through :func:`rfverify.guard.call`) and the fresh-object
     replays the invariants compare with."""
 
-    def __init__(self, ctx: CheckContext, log: _Log) -> None:
+    def __init__(self, ctx: CheckContext, log: Log) -> None:
         self.ctx, self.log = ctx, log
         space = ctx.space
         self.plug = ctx.plugin
@@ -200,18 +175,11 @@ class _Session:
 
     def transform(self, o: _Obj, obj: Any, X: Any) -> np.ndarray:
         self.log.calls += 1
-        if self.form == "function" and not self.plug.calls.declared() and not self.plug.passthrough:
-            out = guard.call(obj, X, o.m, o.seed, plugin=self.plug.name, action="transform")
-        elif isinstance(X, np.ndarray) or self.form == "function":  # declared method, keywords, names
-            plug = replace(self.plug, passthrough=self._kwargs(o), widths={}) if self.form == "function" else self.plug
-            out, _ = plug.features_call(obj, X, o.m, o.seed)
-        else:
-            method = getattr(obj, self.plug.calls.method or "transform", None) or obj  # a torch module: forward
-            out = guard.call(method, X, **self.plug.calls.call_kw, plugin=self.plug.name, action="transform")
-        # the returned object itself (not a copy): a later call must leave it unchanged
-        if isinstance(out, np.ndarray):
-            return out
-        return guard.as_array(out, plugin=self.plug.name, action="transform", complex_ok=True)
+        return _transform_call(self.plug_of(o) if self.form == "function" else self.plug, obj, X, o.m, o.seed)
+
+    def plug_of(self, o: _Obj) -> Any:
+        """The adapter building ``o``'s configuration (what a fresh interpreter is handed)."""
+        return replace(self.plug, passthrough=self._kwargs(o), widths={})
 
     def reference(self, o: _Obj, X64: np.ndarray) -> tuple[np.ndarray, float]:
         """A fresh object of ``o``'s configuration, fitted on what ``o`` was last fitted on, transforming the
@@ -229,73 +197,34 @@ class _Session:
         return F, tol
 
 
-def _diff(A: np.ndarray, B: np.ndarray) -> float:
-    if A.shape != B.shape:
-        return float("inf")
-    return float(np.max(np.abs(A - B))) if A.size else 0.0
-
-
-def _row(v: np.ndarray, k: int = 4) -> str:
-    flat = np.asarray(v).ravel()
-    shown = ", ".join(f"{x:.4g}" for x in flat[:k])
-    return f"[{shown}{', …' if flat.size > k else ''}]"
-
-
-def _typed(X: np.ndarray, kind: str, scale: int) -> tuple[Any, str, np.ndarray]:
-    """(the input in ``kind``, the code that makes it from X, the same values in float64)."""
-    Z = np.rint(scale * X)
-    code = f"np.rint({scale} * X)" if scale != 1 else "np.rint(X)"
-    if kind in ("int32", "int64"):
-        A = Z.astype(kind)
-        return A, f"{code}.astype(np.{kind})", A.astype(np.float64)
-    if kind == "uint8":
-        A = np.abs(Z).astype(np.uint8)
-        return A, f"np.abs({code}).astype(np.uint8)", A.astype(np.float64)
-    if kind == "bool":
-        A = Z != 0
-        return A, f"{code} != 0", A.astype(np.float64)
-    if kind == "float16":
-        A = X.astype(np.float16)
-        return A, "X.astype(np.float16)", A.astype(np.float64)
-    if kind == "list":
-        return X.tolist(), "X.tolist()", np.array(X, dtype=np.float64)
-    return tuple(map(tuple, X.tolist())), "tuple(map(tuple, X.tolist()))", np.array(X, dtype=np.float64)
-
-
 #: The transform inputs a step draws: each (label, whether it needs the typed inputs).
 INPUTS = ("X", "refill", "X", "refill", "fresh", "row", "slice", "strided") + INPUT_TYPES
 #: How a new object relates to a living one (``new``: a fresh configuration).
 RELATIONS = ("new", "parameter", "s + 2**16", "same", "parameter", "s + 2**16", "new") + FAR_SEEDS[1:]
 
 
-def _machine(session: _Session, log: _Log, long_calls: int) -> type[RuleBasedStateMachine]:
+def _machine(session: _Session, log: Log, long_calls: int) -> type[MachineBase]:
     """The state machine class of one check run (its rules close over the session)."""
     s = session
 
-    class FeatureMapMachine(RuleBasedStateMachine):
+    class FeatureMapMachine(MachineBase):
         def __init__(self) -> None:
             super().__init__()
-            log.runs += 1
             self.objs: list[_Obj] = []
             self.made = 0
-            self.lines: list[str] = []
             self.X = s.batch(ROWS, 1)
             self.B = s.batch(ROWS, 2)
-            self.outputs: list[tuple[str, np.ndarray, np.ndarray]] = []  # (line, returned array, its copy)
             self.n_out = 0
             self.long_done = False
 
         # -- helpers -------------------------------------------------------------------------------
-        def fail(self, problem: str, cause: str = "") -> None:
-            f = _Failure(problem, tuple(self.lines), cause)
-            log.last = f
-            if log.first is None:
-                log.first = f
-            raise f
-
-        def _pick(self, i: int, fitted: bool = True) -> _Obj | None:
+        def _pick(self, i: int, fitted: bool = True) -> _Obj:
+            """The ``i``-th living (fitted) object, cyclically; every rule that picks has a precondition that one
+            exists."""
             pool = [o for o in self.objs if o.fit_on is not None or not fitted]
-            return pool[i % len(pool)] if pool else None
+            if not pool:  # pragma: no cover - excluded by the rules' preconditions
+                raise RuntimeError("no object to pick: a rule ran without its precondition")
+            return pool[i % len(pool)]
 
         # -- rules ---------------------------------------------------------------------------------
         @precondition(lambda self: len(self.objs) < MAX_OBJECTS)
@@ -418,7 +347,7 @@ def _machine(session: _Session, log: _Log, long_calls: int) -> type[RuleBasedSta
                 return
             o.calls += 1
             log.max_calls_per_object = max(log.max_calls_per_object, o.calls)
-            self._judge(o, F, X64, var, how, code)
+            self._judge(o, F, X64, var, how, code, Xin)
 
         @precondition(lambda self: any(o.fit_on is not None for o in self.objs))
         @rule(i=st.integers(0, MAX_OBJECTS - 1), seed=st.integers(10, 13))
@@ -457,18 +386,9 @@ def _machine(session: _Session, log: _Log, long_calls: int) -> type[RuleBasedSta
             log.max_calls_per_object = max(log.max_calls_per_object, o.calls)
             log.judge("repeat")
 
-        # -- invariants ----------------------------------------------------------------------------
-        @invariant()
-        def earlier_outputs_unchanged(self) -> None:
-            log.steps += 1
-            for line, returned, copy in self.outputs:
-                if not np.array_equal(returned, copy):
-                    self.fail(f"the array returned by `{line}` was changed by a later call (max change "
-                              f"{_diff(returned, copy):.3g}; now {_row(returned)}, was {_row(copy)})",
-                              "an internal buffer returned and overwritten by the next call — return a copy")
-
-        def _judge(self, o: _Obj, F: np.ndarray, X64: np.ndarray, var: str, how: str, code: str) -> None:
-            self.outputs = self.outputs[-32:] + [(self.lines[-1], F, np.array(F, copy=True))]
+        # -- invariants (returned arrays: MachineBase) -----------------------------------------------
+        def _judge(self, o: _Obj, F: np.ndarray, X64: np.ndarray, var: str, how: str, code: str, Xin: Any) -> None:
+            self.keep(self.lines[-1], F)
             F = np.array(F)
             Fr, tol = s.reference(o, X64)
             log.judge("replay")
@@ -481,6 +401,8 @@ def _machine(session: _Session, log: _Log, long_calls: int) -> type[RuleBasedSta
                           "shared between objects (a class attribute, a module-level cache)")
             if d > tol:
                 j = int(np.argmax(np.max(np.abs(F - Fr), axis=1))) if F.shape == Fr.shape else 0
+                fresh = (fresh_features, (s.plug_of(o), o.m, o.seed, o.fit_values, Xin))
+                judge = _replay_judge(o.name, var, F, Fr, tol, how in INPUT_TYPES)
                 if how in INPUT_TYPES:
                     log.judge(how)
                     zero = " (every feature 0: the input truncated?)" if F.size and not np.any(F) else ""
@@ -488,14 +410,16 @@ def _machine(session: _Session, log: _Log, long_calls: int) -> type[RuleBasedSta
                               f"up to {d:.3g} (round-off tolerance {tol:.3g}){zero}: row {j} = {_row(X64[j], 6)} gave "
                               f"{_row(F[j] if F.shape == Fr.shape else F)}, float64 gives {_row(Fr[j])}",
                               f"{how} input converted wrongly (truncated, wrapped or read as another type) — convert "
-                              f"with np.asarray(X, dtype=float) as scikit-learn's check_array does")
+                              f"with np.asarray(X, dtype=float) as scikit-learn's check_array does",
+                              headline=f"{how} input gives other features than float64 input of the same values",
+                              fresh=fresh, judge=judge)
                 self.fail(f"{var} = {o.name}.{s.meth}({code}) differs from a fresh object made with the same "
                           f"arguments, fitted on the same data ({o.fit_on}), transforming the same values, by up to "
                           f"{d:.3g} (round-off tolerance {tol:.3g}): row {j} gave {_row(F[j] if F.ndim == 2 else F)}, "
                           f"the fresh object {_row(Fr[j])}",
                           "the output depends on something besides the object's configuration, seed and input: state "
                           "shared between objects (a class attribute, a module-level cache), a memo keyed by the "
-                          "array's identity, or a counter of calls")
+                          "array's identity, or a counter of calls", fresh=fresh, judge=judge)
             if how in INPUT_TYPES:
                 log.judge(how)
             self._compare_objects(o, Fr, tol, var, X64, code)
@@ -518,10 +442,12 @@ def _machine(session: _Session, log: _Log, long_calls: int) -> type[RuleBasedSta
                     continue  # judged where that object itself is transformed
                 what = "parameter-matters" if param else "seeds-differ"
                 log.judge(what)
-                diff = _diff(F, G)
-                if diff > max(tol, tol_g):
+                gap = _diff(F, G)
+                if gap > max(tol, tol_g):
                     continue
                 args = s.make_line(ref).split(" = ", 1)[1]
+                replay = (fresh_features, (s.plug_of(ref), ref.m, ref.seed, ref.fit_values, X64))
+                judge = _other_judge(other.name, F, max(tol, tol_g), moved[0] if param else None)
                 fresh = (f"G = {args}.fit({o.fit_on}).{s.meth}({code})" if s.form != "function"
                          else f"G = make({code}, **{s.make_line(ref).split(' = ', 1)[1].split('  #')[0]})")
                 self.lines.append(f"{fresh}  # a fresh object with {other.name}'s arguments: the same features "
@@ -529,9 +455,10 @@ def _machine(session: _Session, log: _Log, long_calls: int) -> type[RuleBasedSta
                 if param:
                     self.fail(f"{o.name} and {other.name} differ only in {moved[0]} ({dict(o.params)[moved[0]]!r} vs "
                               f"{dict(other.params)[moved[0]]!r}) but give the same features on {code} (max difference "
-                              f"{diff:.3g}, round-off tolerance {max(tol, tol_g):.3g}): {_row(F[0])} and {_row(G[0])}",
+                              f"{gap:.3g}, round-off tolerance {max(tol, tol_g):.3g}): {_row(F[0])} and {_row(G[0])}",
                               f"{moved[0]} is ignored, or a draw is cached without it (a cache keyed by (random_state, "
-                              f"d, n_components) only) — key any cache by the whole configuration")
+                              f"d, n_components) only) — key any cache by the whole configuration",
+                              fresh=replay, judge=judge)
                 lo, hi = sorted((o.seed, other.seed))
                 if hi > s.seed_hi:  # beyond the declared random_state range: stated, not judged
                     log.beyond.setdefault(f"random_state={hi} gives the features of random_state={lo}",
@@ -540,51 +467,70 @@ def _machine(session: _Session, log: _Log, long_calls: int) -> type[RuleBasedSta
                     continue
                 self.fail(f"random_state={o.seed} ({o.name}) and random_state={other.seed} ({other.name}) give the "
                           f"same "
-                          f"features on {code} (max difference {diff:.3g}, round-off tolerance {max(tol, tol_g):.3g}); "
+                          f"features on {code} (max difference {gap:.3g}, round-off tolerance {max(tol, tol_g):.3g}); "
                           f"the seeds differ by {hi - lo:#x}: {_row(F[0])} and {_row(G[0])}",
                           "seeds folded (to 16 or 32 bits, or hashed) before seeding — pass the whole seed to the "
-                          "generator (np.random.default_rng(seed) takes any non-negative integer)")
+                          "generator (np.random.default_rng(seed) takes any non-negative integer)",
+                          headline="two distinct seeds give the same features", fresh=replay, judge=judge)
 
+    FeatureMapMachine.log = log
     return FeatureMapMachine
 
 
-def run_machine(ctx: CheckContext, *, runs: int, steps: int, long_calls: int, seed: int) -> _Log:
-    """Run the state machine ``runs`` times (at most ``steps`` steps each), seeded, silent, no example database;
-    the log holds the shrunk failure (``last``; ``first`` when the replay did not fail again)."""
-    log = _Log()
+def _replay_judge(name: str, var: str, F: np.ndarray, Fr: np.ndarray, tol: float, typed: bool) -> Any:
+    """What the fresh interpreter's result of ``name``'s calls alone means, against the machine's ``F`` and the
+    in-process fresh object's ``Fr``."""
+
+    def judge(Fa: np.ndarray) -> tuple[str, str]:
+        if _diff(Fa, Fr) <= tol:
+            return (f"confirmed in a fresh Python process: {name}'s arguments there give the fresh object's "
+                    f"features ({_row(np.asarray(Fa).ravel())}), not {var}'s", "")
+        if _diff(Fa, F) <= tol:
+            if typed:
+                return ("a fresh Python process gives the same features for this input: the conversion itself, "
+                        "not state", "")
+            return (f"a fresh Python process gives {var}'s features, not the in-process fresh object's: state the "
+                    f"earlier calls left in the process changed the fresh object",
+                    "state kept in the module or the class (a module-level cache, a class attribute) that earlier "
+                    "calls filled and later objects read — key any cache by the whole configuration, keep state on "
+                    "the instance")
+        return (f"a fresh Python process gives a third result ({_row(np.asarray(Fa).ravel())}, "
+                f"{_diff(Fa, Fr):.3g} from the in-process fresh object)",
+                "the output is not a function of the configuration, seed and input: global state, the clock, hash "
+                "randomisation")
+
+    return judge
+
+
+def _other_judge(other: str, F: np.ndarray, tol: float, param: str | None) -> Any:
+    """What a fresh interpreter's features of ``other``'s arguments mean when the process gave ``F`` for both."""
+
+    def judge(Ga: np.ndarray) -> tuple[str, str]:
+        if _diff(Ga, F) > tol:
+            what = f"{param} is used" if param else "the seeds give distinct draws"
+            return (f"in a fresh Python process {other}'s arguments give other features "
+                    f"({_row(np.asarray(Ga).ravel())}): {what} there, so the draw is shared through state in the "
+                    f"process", f"a draw cached in the module or the class under a key without "
+                    f"{param or 'the whole seed'} (a module-level cache) — key any cache by the whole configuration")
+        if param:
+            return (f"confirmed in a fresh Python process: {other}'s arguments give the same features there too",
+                    f"{param} is ignored (not passed on to the draw)")
+        return ("confirmed in a fresh Python process: the other seed gives the same features there too", "")
+
+    return judge
+
+
+def run_feature_map_machine(ctx: CheckContext, *, runs: int, steps: int, long_calls: int,
+                            seed: int) -> tuple[Log, _Session]:
+    """Run the feature-map machine (:func:`rfverify.properties.stateful_base.run_machine`): its log and session."""
+    log = Log()
     session = _Session(ctx, log)
-    machine = _machine(session, log, long_calls)
-    machine._hypothesis_internal_use_seed = int(seed)  # what hypothesis.seed() sets; stateful tests honour it
-    conf = settings(max_examples=max(1, runs), stateful_step_count=max(1, steps), database=None, deadline=None,
-                    derandomize=False, phases=(Phase.explicit, Phase.generate, Phase.shrink),
-                    verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
-                    print_blob=False)
-    log.replayed = True  # type: ignore[attr-defined]
-    try:
-        with with_reporter(lambda *a, **k: None), search_constants_hidden(), np.errstate(all="ignore"), \
-                warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # a plug-in's warnings (n_components > rows) are not findings here
-            run_state_machine_as_test(machine, settings=conf)
-    except _Failure:
-        pass
-    except Flaky:
-        log.replayed = False  # type: ignore[attr-defined]
-    except BaseException as exc:  # an exception group holding our failure
-        if not _holds_failure(exc):
-            raise
-    log.session = session  # type: ignore[attr-defined]
-    return log
-
-
-def _holds_failure(exc: BaseException) -> bool:
-    if isinstance(exc, _Failure):
-        return True
-    return any(_holds_failure(e) for e in getattr(exc, "exceptions", ()) or ())
+    return run_machine(_machine(session, log, long_calls), log, runs=runs, steps=steps, seed=seed), session
 
 
 @register_check("feature-map", "stateful", statistical=False,
-                cost="quick 8, default 20, thorough 120 call sequences of up to 10/12/16 steps; runs of 1,001/1,050/"
-                     "10,000 calls")
+                cost="quick 3, default 20, thorough 120 call sequences of up to 6/12/16 steps; runs of 1,050/10,000 "
+                     "calls (default/thorough)")
 def check_stateful(ctx: CheckContext) -> CheckResult:
     """An object with a history: sequences of constructor, fit, refit and transform calls across several living
     objects, checked after every step by a Hypothesis state machine and shrunk to the shortest failing program.
@@ -592,18 +538,19 @@ def check_stateful(ctx: CheckContext) -> CheckResult:
     Property: an object's output depends only on its own configuration, random_state and input — it equals a
     fresh object's made with the same arguments, fitted on the same data, transforming the same values, whatever
     other objects exist, were fitted or called before, and however often this one was called (runs past 1,000
-    calls per object; thorough 10,000); an array returned earlier is not changed by later calls; transforming
+    calls per object at the default profile; thorough 10,000); an array returned earlier is not changed by later calls; transforming
     the same array object again after refilling it in place gives the new values' features; objects that differ
     in one kernel parameter only give different features; objects that differ in random_state only give
     different features (data-independent random maps), including seeds far apart (s and s + 2^16, s + 2^31,
     2^32 - 1, and 63-bit seeds where the plug-in accepts them); int32, int64, uint8, bool and float16 input, and
     Python lists and tuples, give the float64 features of the same values, or are refused cleanly.
     Test: a ``hypothesis.stateful.RuleBasedStateMachine`` (rules create, vary, fit, transform, refill, repeat), run for
-    quick 8, default 20, thorough 120 sequences of up to 10/12/16 steps, seeded from the check key (derandomised, no
+    quick 3, default 20, thorough 120 sequences of up to 6/12/16 steps (quick: no long run, a smoke budget), seeded from the check key (derandomised, no
     example database); every comparison allows the round-off tolerance ``explore`` uses (``256 gamma_{d+2}
     max|Phi|``, or ``8 (d + 2)`` times the features' change under a one-ulp perturbation of the input if
-    larger); a failure is shrunk by Hypothesis and printed as a runnable program.  No randomness is judged, so
-    no alpha.
+    larger); a failure is shrunk by Hypothesis and printed as a runnable program, and the finding is recomputed
+    in a fresh Python interpreter (:mod:`rfverify.fresh`), where no module-level cache survives, to say whether
+    the state lives in the process or in the object.  No randomness is judged, so no alpha.
     Applies to: every feature map (a function form: module-level state and input types only; data-dependent maps
     and maps declared deterministic: not "different seeds give different features").
     Refusals (:mod:`rfverify.refusals`): a constructor, fit or transform that refuses cleanly (ValueError,
@@ -614,41 +561,19 @@ def check_stateful(ctx: CheckContext) -> CheckResult:
     truncation is a failure with the values shown.
     Reference: Hypothesis' rule-based state machines (MacIver et al., JOSS 2019); the plug-in contract (README).
     """
-    runs, steps = RUNS.get(ctx.profile.name, RUNS["default"])
-    long_calls = LONG_CALLS.get(ctx.profile.name, LONG_CALLS["default"])
+    runs, steps = budget(ctx.profile, "stateful")
+    long_calls = int(budget(ctx.profile, "stateful-long-calls"))
     seed = ctx.random_state("stateful", trial=0)
-    log = run_machine(ctx, runs=runs, steps=steps, long_calls=long_calls, seed=seed)
-    session: _Session = log.session  # type: ignore[attr-defined]
-    details: dict[str, Any] = {"sequences": log.runs, "steps": log.steps, "plugin_calls": log.calls,
-                               "max_calls_per_object": log.max_calls_per_object, "long_run_calls": long_calls,
-                               "judged": dict(sorted(log.judged.items())), "refused": dict(sorted(log.refused.items())),
-                               "beyond_seed_range": dict(sorted(log.beyond.items())),
+    log, session = run_feature_map_machine(ctx, runs=runs, steps=steps, long_calls=long_calls, seed=seed)
+    details: dict[str, Any] = {"max_calls_per_object": log.max_calls_per_object, "long_run_calls": long_calls,
                                "d": session.d, "widths": list(session.widths),
                                "kernel_parameter_variants": [list(v) for v in session.variants],
                                "input_types": list(INPUT_TYPES) if session.typed else []}
-    refused = "; ".join(f"refuses {k} ({v})" for k, v in sorted(log.refused.items()))
-    if log.beyond:  # a statement, never a failure: those seeds are outside the space the verdict covers
-        refused = "; ".join(filter(None, [refused, "beyond the declared random_state range (not judged): " + "; ".join(
-            sorted(log.beyond))]))
-    found = log.last if getattr(log, "replayed", True) else log.first
-    if found is None:
-        types = "" if session.typed else " (input types not tried: the input domain is not R^d)"
-        return ctx.result("pass", f"{log.runs} call sequences ({log.calls} plug-in calls, up to "
-                          f"{log.max_calls_per_object} calls per object): every object's output was its own{types}"
-                          + (f"; set aside: {refused}" if refused else ""), statistic=float(log.runs),
-                          details=details)
-    program = program_text(found.program, session.preamble())
-    replay = ctx.reproduce
-    details["program"] = program
-    details["replay"] = replay
-    details["replayed"] = getattr(log, "replayed", True)
-    shown = ("the shortest failing sequence, shrunk by Hypothesis" if details["replayed"] else
-             "as first found, not shrunk: the failure did not happen again when replayed")
-    steps = sum(1 for line in found.program if not line.startswith(" "))
-    note = (f"the program ({shown}; `make` is the plug-in):\n{program}\nreplay: {replay}"
-            + (f"\nset aside: {refused}" if refused else ""))
-    result = ctx.fail("an object's output depends on its history (the calls before it)", found.problem,
-                      "every object's output depends only on its own configuration, random_state and input",
-                      where=f"after a sequence of {steps} calls, printed below as a program", cause=found.cause,
-                      note=note, statistic=float(log.runs), details=details)
-    return replace(result, reproduce=replay)
+    types = "" if session.typed else " (input types not tried: the input domain is not R^d)"
+    return machine_result(ctx, log, details, preamble=session.preamble(),
+                          passed=f"{log.runs} call sequences ({log.calls} plug-in calls, up to "
+                                 f"{log.max_calls_per_object} calls per object): every object's output was its "
+                                 f"own{types}",
+                          headline="an object's output depends on its history (the calls before it)",
+                          expected="every object's output depends only on its own configuration, random_state and "
+                                   "input")

@@ -29,7 +29,7 @@ def check_input_untouched(ctx: TransformContext) -> CheckResult:
     """
     d = ctx.dim
     rng = ctx.rng("X")
-    cases = {
+    cases: dict[str, np.ndarray] = {
         "float64": rng.standard_normal((INPUT_ROWS, d)),
         "float32": rng.standard_normal((INPUT_ROWS, d)).astype(np.float32),
     }

@@ -12,7 +12,7 @@ from rfverify.kinds.feature_map import CheckContext, not_for_data_dependent
 from rfverify.properties.corner_runs import at_corners
 from rfverify.registry import effect, register_check
 from rfverify.results import CheckResult
-from rfverify.stats import detectable_effect, mean_test, required_trials
+from rfverify.stats import cochran_n, detectable_effect, mean_test, required_trials, too_skewed
 
 
 def _diagnose(mean: np.ndarray, exact: np.ndarray, m: int | None = None, kernel: str = "") -> str:
@@ -81,62 +81,9 @@ def _mean_test(ctx: CheckContext, values: np.ndarray, exact: np.ndarray, alpha: 
     return test
 
 
-#: Cochran's rule for the t-test of a mean (Sampling Techniques, 3rd ed., 1977, §2.15): trusted when n > 25 G1²,
-#: G1 the population skewness.  At a corner (m = 1 … 65) an estimate can be as skewed as a product of squared
-#: Gaussians (arc-cosine order 2 at m = 3: 30 seeds gave mean 0.285 against the exact 0.868 and t far in the left
-#: tail — a false alarm on a correct map); such a pair gets more seeds, or is not tested at that corner.
-COCHRAN = 25.0
-#: The two-sided level Cochran's constant is stated for (95% intervals).
-COCHRAN_LEVEL = 0.05
-
-
-def cochran_constant(alpha: float = COCHRAN_LEVEL) -> float:
-    """Cochran's constant carried to the level ``alpha`` of the test: ``25 (e(z) / e(z_0.025))²``, e(z) = z(2z² + 1).
-
-    The one-term Edgeworth expansion of the studentised mean (Hall, *The Bootstrap and Edgeworth Expansion*, 1992,
-    §2.6) puts the skewness error of a tail at phi(z) G1 (2z² + 1) / (6 sqrt(n)); relative to the tail itself
-    (about phi(z) / z) that is G1 z (2z² + 1) / (6 sqrt(n)).  Cochran's n > 25 G1² bounds it at z = 1.96; the same
-    relative error at the z of a corner's per-pair level (alpha about 1.7e-6 at the default profile, z = 4.8) needs
-    a constant about 170 times larger.  Measured on scikit-learn's PolynomialCountSketch, a correct map: at its
-    corner d = 2, m = 1 the estimate takes two values (G1 = 3.6) and the t-test on 30 seeds rejected 14.5% of
-    samples at that level; at the largest kernel parameters (degree 5, gamma 1e3, m = 65; G1 = -4.4, excess
-    kurtosis 43) 5.5e-4 — the two false alarms of the 21-seed ecosystem run (seeds 15 and 16).
-    """
-    from scipy.stats import norm
-
-    def e(z: float) -> float:
-        return z * (2.0 * z * z + 1.0)
-
-    z0 = float(norm.isf(COCHRAN_LEVEL / 2))
-    z = max(float(norm.isf(alpha / 2)), z0)
-    return COCHRAN * (e(z) / e(z0)) ** 2
-
-
-def cochran_n(values: np.ndarray, alpha: float = COCHRAN_LEVEL, cap: int | None = None) -> int:
-    """Seeds the most skewed non-constant pair needs by Cochran's rule at the test's per-pair level ``alpha`` (the
-    sample skewness standing in for G1); with ``cap``, only among the pairs that ``cap`` seeds can make testable."""
-    needs = cochran_constant(alpha) * _skewness(values) ** 2
-    if cap is not None:
-        needs = needs[needs <= cap]
-    return int(math.ceil(float(np.max(needs)))) if needs.size else 0
-
-
-def too_skewed(values: np.ndarray, alpha: float = COCHRAN_LEVEL) -> np.ndarray:
-    """Per pair: n <= K(alpha) G1² (too few seeds for the t-test at this skewness and level; Cochran's rule carried
-    to the level, :func:`cochran_constant`)."""
-    return values.shape[0] <= cochran_constant(alpha) * _skewness(values) ** 2
-
-
-def _skewness(values: np.ndarray) -> np.ndarray:
-    centred = values - values.mean(axis=0)
-    sd = np.sqrt((centred ** 2).mean(axis=0))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        g1 = (centred ** 3).mean(axis=0) / sd ** 3
-    return np.where(sd > 0, g1, 0.0)
-
-
 @register_check("feature-map", "unbiasedness", statistical=True, applies=not_for_data_dependent,
-                cost="pilot + R fits at m = profile.unbiased_m (R from the target bias, default <= 3000)")
+                cost="pilot + R fits at m = profile.unbiased_m (R from the target bias, default <= 3000)",
+                figures=("kernel-scatter", "bias"))
 def check_unbiasedness(ctx: CheckContext) -> CheckResult:
     """The mean of k_hat(x, y) over independent seeds equals k(x, y) at every designed pair.
 

@@ -12,7 +12,7 @@ import os
 import shlex
 import sys
 import traceback
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NoReturn, Sequence
 
 from rfverify.version import __version__
 from rfverify.cli_text import EXIT_SIGPIPE, HelpFormatter, add_quiet, epilog, stdout_closed
@@ -28,7 +28,7 @@ class _Parser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", HelpFormatter)  # keeps the examples of every --help as typed
         super().__init__(*args, **kwargs)
 
-    def error(self, message: str) -> None:  # one line, exit 2
+    def error(self, message: str) -> NoReturn:  # one line, exit 2
         raise UsageError(f"{message} (see '{self.prog} --help')")
 
 
@@ -280,8 +280,9 @@ def _check_many(targets: list[str], args: argparse.Namespace) -> int:
     with _executor(args) as executor, _bar(len(targets), args, "implementation") as bar:
         reports = verify_many(targets, kind="feature-map", seed=seed, profile=args.profile, checks=args.check,
                               executor=executor, progress=_unit_progress(bar, "implementations verified"), **options)
-    if args.json:
-        text = json.dumps([r.to_dict() for r in reports], indent=2, allow_nan=False) + "\n"
+    if args.json:  # the shape follows the targets named, never the executor: one target, one report object
+        text = reports[0].to_json() if len(targets) == 1 else \
+            json.dumps([r.to_dict() for r in reports], indent=2, allow_nan=False) + "\n"
         if args.json == "-":
             sys.stdout.write(text)
         else:

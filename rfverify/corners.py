@@ -40,7 +40,7 @@ alpha / 12; quick: share 0 (no corner; a corner pinned at quick runs at the chec
 frequency law changed), not a repetition of the main configuration's precision: unbiasedness detects a bias of
 ``bias_fraction`` of the kernel's scale with the profile's power (capped at ``max_trials`` seeds), the error
 rate is fitted on ``rate_ms`` (odd feature counts) with ``rate_trials`` seeds each, concentration uses
-``conc_trials`` seeds at the corner's m.  See :data:`CORNER_BUDGETS`.
+``conc_trials`` seeds at the corner's m.  See ``corners`` in :data:`rfverify.profiles.BUDGETS`.
 
 **Replaying a corner.**  A failure at a corner names it (``where: ... at the corner configuration d = 1,
 n_components=1, float64``) and its reproduce command pins it (``--n-components 1 --dtype float64 --pin d=1``);
@@ -66,9 +66,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
-from rfverify.profiles import Profile
+from rfverify.profiles import Profile, budget
 
-__all__ = ["Corner", "CornerBudget", "CORNER_BUDGETS", "CORNER_D_MAX", "design", "corner_budget", "corner_profile",
+__all__ = ["Corner", "CornerBudget", "CORNER_D_MAX", "design", "corner_budget", "corner_profile",
            "corner_from_pins", "alpha_split", "CornerXfail", "split_xfail"]
 
 #: The largest d a corner uses: d * d <= 2^16, the explored space's cost cap for d x d draws.
@@ -106,17 +106,11 @@ class CornerBudget:
 
 #: Per profile.  quick: no corner (the sample sizes serve a pinned corner replayed at quick); default: four corners
 #: sharing half of each check's alpha; thorough: six.
-CORNER_BUDGETS: dict[str, CornerBudget] = {
-    "quick": CornerBudget(0, 0.0, 0.15, 20, 150, 33, (17, 65), 20, 40, (0.2,)),
-    "default": CornerBudget(4, 0.5, 0.1, 30, 400, 65, (17, 65, 257), 40, 100, (0.2, 0.05)),
-    "thorough": CornerBudget(6, 0.5, 0.05, 50, 2000, 129, (17, 65, 257, 1025), 100, 400, (0.2, 0.05, 0.01)),
-}
 
 
 def corner_budget(profile: Profile | str) -> CornerBudget:
     """The corner budget of a profile (a custom profile gets the default's)."""
-    name = profile if isinstance(profile, str) else profile.name
-    return CORNER_BUDGETS.get(name, CORNER_BUDGETS["default"])
+    return CornerBudget(**budget(profile, "corners"))
 
 
 def corner_profile(profile: Profile, corner: "Corner") -> Profile:

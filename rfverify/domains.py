@@ -201,8 +201,8 @@ def make_pairs(
         if domain == "sphere":
             scale = 1.0
         else:
-            hint = kernel.length_scale(d)
-            scale = hint if hint is not None else _calibrate_scale(kernel, d, rng, domain == "positive")
+            length = kernel.length_scale(d)
+            scale = length if length is not None else _calibrate_scale(kernel, d, rng, domain == "positive")
             X, Y = scale * X, scale * Y
     exact = kernel.pairwise(X, Y)
     diag = np.sqrt(np.abs(kernel.pairwise(X, X) * kernel.pairwise(Y, Y)))

@@ -130,9 +130,9 @@ def run_task(task: Task, expect_version: str | None = None, where: str | None = 
     t0 = time.perf_counter()
     try:
         fn = _resolve(task.fn)
-        from threadpoolctl import threadpool_limits
+        from rfverify.threads import single_threaded
 
-        with threadpool_limits(limits=1):
+        with single_threaded():
             value = fn(*task.args)
         return Outcome(task.key, value=value, worker=worker, seconds=time.perf_counter() - t0)
     except UsageError as exc:
@@ -249,7 +249,9 @@ def run_in_child(task: Task, expect_version: str | None = None) -> Outcome:
 
         me = multiprocessing.current_process()
         if me.daemon:  # Dask's nanny starts workers as daemons, which multiprocessing forbids children;
-            me._config["daemon"] = False  # the child watches this process and exits with it (_child_init)
+            # the child watches this process and exits with it (_child_init); _config is multiprocessing's
+            # private per-process settings, which its stubs do not declare
+            me._config["daemon"] = False  # type: ignore[attr-defined]
         _CHILD = _child_pool()
     try:
         return _CHILD.submit(run_task, task, expect_version, _worker_name()).result()

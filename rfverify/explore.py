@@ -29,9 +29,8 @@ True
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from hypothesis import HealthCheck, Phase, Verbosity, example, given, reject, settings
 from hypothesis import seed as hypothesis_seed
@@ -40,17 +39,15 @@ from hypothesis.reporting import with_reporter
 from hypothesis.strategies import SearchStrategy
 
 from rfverify.hypothesis_compat import search_constants_hidden
+from rfverify.profiles import budget
 from rfverify.refusals import Refused
+from rfverify.threads import one_blas_thread
 
-__all__ = ["BUDGETS", "Exploration", "search", "refine", "budget_for", "coverage", "d_band", "one_blas_thread"]
-
-#: Configurations generated per ``explore`` check, per profile.
-BUDGETS: dict[str, int] = {"quick": 25, "default": 150, "thorough": 600}
-
+__all__ = ["Exploration", "search", "refine", "budget_for", "coverage", "d_band", "one_blas_thread"]
 
 def budget_for(profile_name: str) -> int:
-    """The number of configurations a profile explores (:data:`BUDGETS`; 150 for an unknown profile)."""
-    return BUDGETS.get(profile_name, BUDGETS["default"])
+    """The number of configurations a profile explores (``explore`` in :data:`rfverify.profiles.BUDGETS`)."""
+    return int(budget(profile_name, "explore"))
 
 
 @dataclass(frozen=True)
@@ -216,18 +213,6 @@ def coverage(found: Exploration, axes: Mapping[str, Callable[[Any], Any]], *, si
         row["smallest failing"] = "" if worst is None else describe(worst) + mark
         rows.append(row)
     return rows
-
-
-@contextmanager
-def one_blas_thread() -> Iterator[None]:
-    """BLAS/LAPACK on one thread (threadpoolctl): an exploration makes thousands of small calls (eigh of 128 x 128,
-    QR of 64 x 64), which a multi-threaded BLAS slows down up to tenfold on a loaded machine (measured: the
-    kernel explore of rbf_laplacian_mix, quick, 10.7 s -> 1.1 s at load 15 on 2 cores).  Verdicts are unchanged
-    (every comparison allows round-off)."""
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
 
 
 def refine(found: Exploration, smaller: Iterable[Any], prop: Callable[[Any], str | None]) -> Exploration:

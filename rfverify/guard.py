@@ -453,12 +453,12 @@ class _Capture(io.TextIOBase):
 
 
 def _address_space() -> int | None:
-    """Bytes of virtual address space in use (Linux), else None."""
+    """Bytes of virtual address space in use (psutil: Linux, macOS), else None."""
     try:
-        with open("/proc/self/statm", "rb") as fh:
-            pages = int(fh.read().split()[0])
-        return pages * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
+        import psutil
+
+        return int(psutil.Process().memory_info().vms)
+    except Exception:  # psutil missing a field on this platform: no address-space reading
         return None
 
 

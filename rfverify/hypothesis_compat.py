@@ -64,7 +64,9 @@ def search_constants_hidden() -> Iterator[None]:
             f"Hypothesis {hypothesis.__version__} changed the internals rfverify's explore uses to make a seeded "
             f"search independent of the imported modules ({type(exc).__name__}: {exc}); install a verified "
             f"release (hypothesis>={lo},<{hi})") from exc
-    _p._get_local_constants, _p.CONSTANTS_CACHE = (lambda: empty), _SEARCH_CONSTANTS_CACHE
+    # a plain dict in place of Hypothesis' LRUCache (the provider only gets and sets keys in it): a duck-typed
+    # stand-in the stubs of the private module cannot express
+    _p._get_local_constants, _p.CONSTANTS_CACHE = (lambda: empty), _SEARCH_CONSTANTS_CACHE  # type: ignore[assignment]
     try:
         yield
     finally:

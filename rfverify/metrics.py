@@ -19,12 +19,13 @@ nothing passes or fails on it.  The seeds come from the configuration's
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
-from scipy import stats
+
+from rfverify.profiles import budget as profile_budget
+from rfverify.stats import t_interval
 
 __all__ = [
     "relative_frobenius_error",
@@ -37,7 +38,6 @@ __all__ = [
     "kernel_metrics",
     "sample_domain",
     "MetricsBudget",
-    "METRICS_BUDGETS",
     "report_metrics",
     "METRICS_CONFIDENCE",
 ]
@@ -80,21 +80,6 @@ def target_gram(y: Any) -> np.ndarray:
 def target_alignment(K_hat: np.ndarray, y: Any) -> float:
     """Alignment of K_hat with the target kernel of the labels y (alber2017 eq. 9)."""
     return alignment(K_hat, target_gram(y))
-
-
-def t_interval(values: Sequence[float], confidence: float = METRICS_CONFIDENCE) -> tuple[float, float, float]:
-    """(mean, low, high): two-sided Student t interval for the mean over seeds.
-
-    Zero spread gives the point interval; one value gives (v, -inf, inf) — no interval from one seed.
-    """
-    v = np.asarray([x for x in values if math.isfinite(x)], dtype=float)
-    if v.size == 0:
-        return float("nan"), float("nan"), float("nan")
-    mean = float(np.mean(v))
-    if v.size == 1:
-        return mean, float("-inf"), float("inf")
-    half = float(stats.t.ppf(0.5 + confidence / 2, v.size - 1) * np.std(v, ddof=1) / math.sqrt(v.size))
-    return mean, mean - half, mean + half
 
 
 _METRICS: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {
@@ -161,11 +146,6 @@ class MetricsBudget:
 
 
 #: Per profile; default: 10 seeds at m = 256 on 64 held-out points (64^2 kernel entries each).
-METRICS_BUDGETS: dict[str, MetricsBudget] = {
-    "quick": MetricsBudget(m=256, seeds=5, n_fit=128, n_test=48),
-    "default": MetricsBudget(m=256, seeds=10, n_fit=256, n_test=64),
-    "thorough": MetricsBudget(m=1024, seeds=20, n_fit=512, n_test=128),
-}
 
 
 def held_out_data(ctx: Any, n_fit: int, n_test: int, *key: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -197,7 +177,7 @@ def report_metrics(ctx: Any, budget: MetricsBudget | None = None) -> dict[str, A
     ``ctx`` is a feature-map check context (plugin, kernel, domain, dim, seeds, profile, pairs).
     Raises :class:`~rfverify.errors.PluginError` if the map misbehaves (the runner records it).
     """
-    budget = budget or METRICS_BUDGETS.get(ctx.profile.name, METRICS_BUDGETS["default"])
+    budget = budget or MetricsBudget(**profile_budget(ctx.profile, "metrics"))
     X_fit, X_test = held_out_data(ctx, budget.n_fit, budget.n_test, "metrics", "points")
     dom = ctx.domain if isinstance(ctx.domain, str) else getattr(ctx.domain, "__qualname__", "domain")
     K = ctx.kernel(X_test, X_test)

@@ -25,16 +25,16 @@ from __future__ import annotations
 import ast
 import math
 import operator
-from typing import Any, Iterable, Mapping, NamedTuple
+from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 from rfverify.errors import UsageError
 
 __all__ = ["ParamRoute", "parse_param_map", "as_param_map", "apply_param_map", "evaluate"]
 
-_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+_BINARY: dict[type, Callable[[Any, Any], Any]] = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
            ast.Pow: operator.pow}
-_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
-_FUNCTIONS = {"sqrt": math.sqrt, "exp": math.exp, "log": math.log, "abs": abs}
+_UNARY: dict[type, Callable[[Any], Any]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+_FUNCTIONS: dict[str, Callable[[Any], Any]] = {"sqrt": math.sqrt, "exp": math.exp, "log": math.log, "abs": abs}
 _CONSTANTS = {"pi": math.pi, "e": math.e}
 #: Longest expression accepted (a parameter conversion is a few symbols; this bounds the AST walk).
 MAX_EXPRESSION = 200

@@ -24,7 +24,7 @@ import re
 import sys
 import threading
 import time
-from typing import IO, Any, Iterator
+from typing import IO, Any, Iterator, cast
 
 from rfverify.text import plural
 
@@ -124,7 +124,8 @@ class Progress:
                                    TimeRemainingColumn)
 
         _install_fork_hook()
-        console = Console(file=_LockedStream(self.stream), force_terminal=True, highlight=False, soft_wrap=False)
+        # the proxy forwards every other attribute to the stream (__getattr__): an IO[str] by duck typing
+        console = Console(file=cast(IO[str], _LockedStream(self.stream)), force_terminal=True, highlight=False, soft_wrap=False)
         self._bar = RichProgress(BarColumn(bar_width=20), TimeElapsedColumn(), TextColumn("· about"),
                                  TimeRemainingColumn(), TextColumn("left ·"), TextColumn("{task.description}"),
                                  console=console, transient=True, auto_refresh=True, refresh_per_second=4)

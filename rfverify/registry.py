@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 from rfverify.messages import Finding, failure_message
 from rfverify.profiles import Profile
@@ -42,6 +42,8 @@ class CheckSpec:
     alpha_share: bool
     applies: Callable[["BaseContext"], str | None] | None
     cost: str
+    #: The plots its ``details`` feed (names in :data:`rfverify.report.plots.PLOTTERS`).
+    figures: tuple[str, ...] = ()
 
     @property
     def statistical(self) -> bool:
@@ -70,14 +72,16 @@ _REGISTRY: dict[str, dict[str, CheckSpec]] = {}
 
 def register_check(kind: str, name: str, *, statistical: bool, alpha_share: bool | None = None,
                    decision: str | None = None,
-                   applies: Callable[["BaseContext"], str | None] | None = None,
-                   cost: str = "") -> Callable[[Callable[..., CheckResult]], Callable[..., CheckResult]]:
+                   applies: Callable[..., str | None] | None = None,
+                   cost: str = "", figures: tuple[str, ...] = ()) -> Callable[[Callable[..., CheckResult]], Callable[..., CheckResult]]:
     """Decorator registering ``func`` as check ``name`` for plug-in ``kind``.
 
     ``statistical``: the verdict is a hypothesis test at ``ctx.alpha``.  ``alpha_share`` (default: the same as
     ``statistical``): it takes its own share of the kind's family-wise alpha; ``False`` for a statistical check
     that applies exactly where checks with shares are skipped and tests at one of theirs.  ``decision`` names a
-    non-statistical check's kind of verdict when it is not ``deterministic``: ``measurement``.
+    non-statistical check's kind of verdict when it is not ``deterministic``: ``measurement``.  ``figures``: the
+    names of the plots (:mod:`rfverify.report.plots`) its ``details`` feed; each result carries them, and a report
+    draws exactly those.
     """
     share = statistical if alpha_share is None else alpha_share
     how = decision or ("statistical" if statistical else "deterministic")
@@ -90,7 +94,7 @@ def register_check(kind: str, name: str, *, statistical: bool, alpha_share: bool
         table = _REGISTRY.setdefault(kind, {})
         if name in table and table[name].func is not func:
             raise ValueError(f"check {kind}/{name} registered twice")
-        table[name] = CheckSpec(kind, name, func, how, share, applies, cost)
+        table[name] = CheckSpec(kind, name, func, how, share, applies, cost, tuple(figures))
         return func
 
     return deco
@@ -118,6 +122,8 @@ class BaseContext:
     #: Strict space (``--strict-space``): a refusal anywhere in the searched space fails ``explore``
     #: (:mod:`rfverify.refusals`); by default a clean refusal away from the main configuration narrows the space.
     strict_space: bool = False
+    #: The plots the check declared (:func:`register_check`), carried by every result it makes.
+    figures: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:  # pragma: no cover - overridden
@@ -133,6 +139,7 @@ class BaseContext:
             seed=self.seeds.root,
             reproduce=self.reproduce,
             alpha=kw.pop("alpha", self.alpha if kw.get("pvalue") is not None else None),
+            figures=kw.pop("figures", self.figures),
             **kw,
         )
 
@@ -152,6 +159,32 @@ class BaseContext:
         message = failure_message(headline, observed, expected, interval=interval, level=level, evidence=evidence,
                                   where=where, cause=cause, findings=findings, note=note)
         return self.result(status, prefix + message, **kw)
+
+
+@runtime_checkable
+class RunnableConfig(Protocol):
+    """What :func:`rfverify.runner.run` and the supervised child rely on in a kind's configuration; every kind's
+    :class:`rfverify.kinds.base.KindConfig` implements it (``tests/test_kinds_selection.py`` holds them to it)."""
+
+    kind: str
+    profile: Profile
+    strict_space: bool
+
+    @property
+    def label(self) -> str:
+        """The implementation's name in every output."""
+
+    def checks(self) -> list[CheckSpec]:
+        """The kind's checks, in report order."""
+
+    def context(self, spec: CheckSpec) -> BaseContext:
+        """The context check ``spec`` runs in."""
+
+    def preflight(self) -> str | None:
+        """Call the plug-in once; the problem, or None."""
+
+    def header(self) -> dict[str, Any]:
+        """The report header."""
 
 
 def effect(name: str, estimate: float, low: float, high: float, confidence: float,

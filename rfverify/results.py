@@ -72,6 +72,8 @@ class CheckResult:
     seed: int | None = None
     reproduce: str = ""
     details: Mapping[str, Any] = field(default_factory=dict)
+    #: The plots the check declared for its ``details`` (:func:`rfverify.registry.register_check`).
+    figures: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -80,6 +82,7 @@ class CheckResult:
 
         object.__setattr__(self, "message", clean(self.message))
         object.__setattr__(self, "implementation", clean(self.implementation, NAME_LIMIT, one_line=True))
+        object.__setattr__(self, "figures", tuple(str(f) for f in self.figures or ()))
 
     @property
     def ok(self) -> bool:
@@ -98,6 +101,7 @@ class CheckResult:
             "seed": self.seed,
             "reproduce": self.reproduce,
             "details": _jsonable(self.details),
+            "figures": list(self.figures),
         }
 
     def explain(self) -> str:

@@ -146,9 +146,10 @@ class FeatureMapSpace:
             for raw, value in layer.items():
                 key = _ALIASES.get(raw, raw)
                 if key in _RANGES:
-                    space = replace(space, **{key: _as_range(key, value, getattr(cls(), key))})
+                    # a key of _RANGES names a Range field, one of _CHOICES a tuple field (mypy sees every field)
+                    space = replace(space, **{key: _as_range(key, value, getattr(cls(), key))})  # type: ignore[arg-type]
                 elif key in _CHOICES:
-                    space = replace(space, **{key: _as_choice(key, value)})
+                    space = replace(space, **{key: _as_choice(key, value)})  # type: ignore[arg-type]
                 elif key in _PINS_ONLY:
                     space = replace(space, fixed={**space.fixed, key: _as_range(key, value, Range(0, 2 ** 31)).lo})
                 elif key in specs:
@@ -262,8 +263,8 @@ def _fm_examples(draw: Any, space: FeatureMapSpace, kernel_params: dict[str, Any
     dtype = draw(st.sampled_from(space.dtype))
     layout = draw(st.sampled_from(space.layout))
     norm = draw(st.sampled_from(space.norm))
-    data_seed = space.fixed.get("data_seed") if "data_seed" in space.fixed else draw(st.integers(0, 2 ** 16))
-    split = space.fixed.get("split") if "split" in space.fixed else draw(st.integers(0, 2 ** 16))
+    data_seed = int(space.fixed["data_seed"]) if "data_seed" in space.fixed else draw(st.integers(0, 2 ** 16))
+    split = int(space.fixed["split"]) if "split" in space.fixed else draw(st.integers(0, 2 ** 16))
     return FMExample(d, m, tuple(sorted(params.items())), rs, n, dtype, layout, norm, data_seed, split)
 
 

@@ -32,10 +32,10 @@ Design
   whole session, only the child dies and the run goes on — the way pytest-xdist reports a crashed worker
   (``worker 'gw0' crashed while running 'test_x'``: the item running at the time fails, a replacement
   worker takes the rest).  The supervisor applies the guard's rules (:mod:`rfverify.guard`): the
-  limit is the CPU time of the child's main thread (``/proc/PID/task/PID/stat``), a child past the limit in
-  wall time whose threads together used less than :data:`~rfverify.guard.STALL_SHARE` of a core
-  (``/proc/PID/stat``) is a hang, and :data:`~rfverify.guard.WALL_FACTOR` times the limit of wall time is the
-  backstop; where ``/proc`` is missing (macOS) the limit is wall time, as before.
+  limit is the CPU time of the child's main thread, a child past the limit in wall time whose threads together
+  used less than :data:`~rfverify.guard.STALL_SHARE` of a core is a hang, and :data:`~rfverify.guard.WALL_FACTOR`
+  times the limit of wall time is the backstop.  CPU times and memory come from psutil, the same rule on Linux
+  and macOS; where a platform does not say (psutil raises), the limit is wall time.
 * **Memory**: the guard's ``RLIMIT_AS`` inside the child, and a watchdog outside: the child's resident
   size, polled every :data:`POLL` seconds, above its size at the start of the request plus the budget
   kills it (``SIGKILL``).
@@ -71,6 +71,8 @@ import tempfile
 import time
 import weakref
 from typing import Any, Iterator
+
+import psutil
 
 from rfverify import guard, sentinel
 from rfverify.errors import PluginError, UsageError
@@ -144,11 +146,12 @@ def _signal_name(num: int) -> str:
 
 
 def _statm(pid: int, field: int) -> int | None:
-    """Bytes of process ``pid`` from ``/proc/PID/statm`` (Linux; field 0: address space, 1: resident)."""
+    """Bytes of process ``pid`` (field 0: address space, 1: resident), from psutil (Linux, macOS); None when the
+    process is gone or the platform does not say."""
     try:
-        with open(f"/proc/{pid}/statm", "rb") as fh:
-            return int(fh.read().split()[field]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
+        info = psutil.Process(pid).memory_info()
+        return int(info.vms if field == 0 else info.rss)
+    except (psutil.Error, OSError, ValueError):
         return None
 
 
@@ -158,13 +161,17 @@ def _page_text(page: mmap.mmap, start: int, size: int) -> str:
 
 
 def _cpu_seconds(pid: int, main_thread: bool = False) -> float | None:
-    """User + system CPU seconds of process ``pid`` (all its threads; ``main_thread``: its main thread's), from
-    ``/proc``; None without it."""
+    """User + system CPU seconds of process ``pid`` (all its threads; ``main_thread``: its main thread's), from psutil:
+    the same rule on Linux and macOS; None when the process is gone or the platform does not say."""
     try:
-        with open(f"/proc/{pid}/task/{pid}/stat" if main_thread else f"/proc/{pid}/stat", "rb") as fh:
-            fields = fh.read().rsplit(b")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
+        proc = psutil.Process(pid)
+        if not main_thread:
+            t = proc.cpu_times()
+            return float(t.user + t.system)
+        threads = proc.threads()  # the main thread: id == pid on Linux, listed first on macOS
+        main = next((th for th in threads if th.id == pid), threads[0] if threads else None)
+        return None if main is None else float(main.user_time + main.system_time)
+    except (psutil.Error, OSError, ValueError, IndexError):
         return None
 
 

@@ -18,7 +18,9 @@ from scipy import stats
 import rfverify
 from rfverify.implementations.adapted import UnsupervisedAdaptedBasis, mixture_domain
 from rfverify.implementations.rff import RandomFourierFeatures
-from rfverify.properties.adapted import BUDGETS, _one_sided_t, features_needed
+from rfverify.profiles import budget
+from rfverify.properties.adapted import AdaptedBudget, features_needed
+from rfverify.stats import one_sided_t
 from tests.test_adapted import ascent_uab, fast_sab, fast_uab
 
 RBF = {"kernel": "rbf", "kernel_params": {"gamma": 0.5}, "dim": 16, "domain": mixture_domain}
@@ -31,18 +33,18 @@ def _run(impl, **kw):
 
 
 def test_one_sided_t_and_its_exact_decisions_without_spread():
-    t, p = _one_sided_t(np.array([1.0, 2.0, 3.0]))
+    t, p = one_sided_t(np.array([1.0, 2.0, 3.0]))
     assert t == pytest.approx(2.0 / (1.0 / math.sqrt(3.0))) and p == pytest.approx(stats.t.sf(2 * math.sqrt(3), 2))
-    t, p = _one_sided_t(np.array([-1.0, 0.0, -2.0, 1.0]))
+    t, p = one_sided_t(np.array([-1.0, 0.0, -2.0, 1.0]))
     assert t == pytest.approx(-0.5 / (np.std([-1, 0, -2, 1], ddof=1) / 2)) and p > 0.5  # H0 E x <= 0 not rejected
-    assert _one_sided_t(np.array([0.25, 0.25])) == (math.inf, 0.0)  # always worse, no spread: rejected exactly
-    assert _one_sided_t(np.array([-0.25, -0.25])) == (-math.inf, 1.0)
-    assert _one_sided_t(np.array([0.0, 0.0, 0.0])) == (0.0, 1.0)  # identical to the reference: not worse
-    assert _one_sided_t(np.array([0.5])) == (math.inf, 0.0)  # one value: no spread
-    t, p = _one_sided_t(np.array([1.0, 2.0]))  # two values are a t-test with one degree of freedom
+    assert one_sided_t(np.array([0.25, 0.25])) == (math.inf, 0.0)  # always worse, no spread: rejected exactly
+    assert one_sided_t(np.array([-0.25, -0.25])) == (-math.inf, 1.0)
+    assert one_sided_t(np.array([0.0, 0.0, 0.0])) == (0.0, 1.0)  # identical to the reference: not worse
+    assert one_sided_t(np.array([0.5])) == (math.inf, 0.0)  # one value: no spread
+    t, p = one_sided_t(np.array([1.0, 2.0]))  # two values are a t-test with one degree of freedom
     assert t == pytest.approx(1.5 / (math.sqrt(0.5) / math.sqrt(2.0))) and p == pytest.approx(stats.t.sf(3.0, 1))
     with np.errstate(invalid="ignore"):
-        assert _one_sided_t(np.array([math.inf, 1.0])) == (math.inf, 0.0)  # non-finite spread decides by the sign
+        assert one_sided_t(np.array([math.inf, 1.0])) == (math.inf, 0.0)  # non-finite spread decides by the sign
 
 
 def test_features_needed_at_the_edges_of_the_grid():
@@ -74,7 +76,7 @@ def test_the_pass_message_is_recomputed_from_the_details():
     assert r.status == "pass" and d["objective"] == "kernel-approximation" and d["seeds"] == 4
     assert d["n_components"] == [8, 16, 32] and (d["n_fit"], d["n_test"]) == (256, 64)
     worse = np.asarray(d["statistic_per_fit"])
-    t, p = _one_sided_t(worse)
+    t, p = one_sided_t(worse)
     assert r.pvalue == p and r.statistic == pytest.approx(float(np.mean(worse)))
     assert e.name == "held-out error ratio adapted/reference" and e.confidence == 1 - r.alpha
     assert e.estimate == pytest.approx(math.exp(np.mean(worse)))
@@ -98,7 +100,7 @@ def test_the_failure_message_of_a_worse_basis():
     r = _run(ascent_uab)
     d = r.details
     worse = np.asarray(d["statistic_per_fit"])
-    t, p = _one_sided_t(worse)
+    t, p = one_sided_t(worse)
     e = r.effect
     assert r.status == "fail" and r.pvalue == p < r.alpha and r.threshold == r.alpha
     assert r.message == (
@@ -261,16 +263,15 @@ def test_an_unadapted_basis_judged_on_alignment_reports_the_alignment_not_identi
 
 def test_the_budgets_are_frozen():
     with pytest.raises(dataclasses.FrozenInstanceError):
-        BUDGETS["quick"].seeds = 1
+        AdaptedBudget(**budget("quick", "adapted")).seeds = 1
 
 
 def test_budgets_and_the_savings_interval():
-    from rfverify.metrics import t_interval
-    from rfverify.properties.adapted import BUDGETS, AdaptedBudget
-
-    assert BUDGETS == {"quick": AdaptedBudget((8, 16, 32), 4, 256, 64),
-                       "default": AdaptedBudget((8, 16, 32, 64, 128), 5, 256, 64),
-                       "thorough": AdaptedBudget((8, 16, 32, 64, 128, 256), 10, 512, 128)}
+    from rfverify.stats import t_interval
+    assert {p: AdaptedBudget(**budget(p, "adapted")) for p in ("quick", "default", "thorough")} == \
+        {"quick": AdaptedBudget((8, 16, 32), 4, 256, 64),
+         "default": AdaptedBudget((8, 16, 32, 64, 128), 5, 256, 64),
+         "thorough": AdaptedBudget((8, 16, 32, 64, 128, 256), 10, 512, 128)}
     r = _run(fast_uab)
     d = r.details
     mean, lo, hi = t_interval(np.log(d["savings_per_seed"]), 0.95)
@@ -288,7 +289,7 @@ def test_the_t_test_rejects_strictly_below_alpha(monkeypatch):
 
     alpha = _run(fast_uab).threshold
     for p, status in ((alpha, "pass"), (alpha * (1 - 1e-12), "fail")):
-        monkeypatch.setattr(adapted, "_one_sided_t", lambda x, p=p: (1.0, p))
+        monkeypatch.setattr(adapted, "one_sided_t", lambda x, p=p: (1.0, p))
         r = _run(fast_uab)
         assert (r.status, r.pvalue) == (status, p), r.message
 

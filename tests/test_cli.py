@@ -117,3 +117,21 @@ def test_every_sub_command_dispatches_from_the_table():
 
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     assert set(sub.choices) == set(COMMANDS)
+
+
+def test_check_json_has_one_shape_whatever_the_executor(in_tests_dir, capsys):
+    """One target gives one report object, in-process or on a pool (--jobs 2 sends it through the executor); several
+    targets give a list."""
+    argv = ["check", "feature-map", "tests.mutants.rff_mutants:HalfScale", *RBF, "--check", "unbiasedness",
+            "--profile", "quick", "--json", "-"]
+    assert main(argv) == 1
+    alone = json.loads(capsys.readouterr().out)
+    assert main(argv + ["--jobs", "2"]) == 1
+    pooled = json.loads(capsys.readouterr().out)
+    assert isinstance(alone, dict) and isinstance(pooled, dict)
+    assert [(c["check"], c["status"], c.get("p"), c.get("statistic")) for c in pooled["checks"]] == \
+        [(c["check"], c["status"], c.get("p"), c.get("statistic")) for c in alone["checks"]]
+    code = main(argv[:3] + ["rfverify.implementations.rff:RandomFourierFeatures", *argv[3:]])
+    both = json.loads(capsys.readouterr().out)
+    assert code == 1, both
+    assert isinstance(both, list) and [r["passed"] for r in both] == [False, True]

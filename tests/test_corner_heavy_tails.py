@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import rfverify
-from rfverify.properties.unbiasedness import cochran_constant, too_skewed
+from rfverify.stats import cochran_constant, too_skewed
 
 pytest.importorskip("sklearn")
 from sklearn.kernel_approximation import PolynomialCountSketch  # noqa: E402

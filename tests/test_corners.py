@@ -26,7 +26,8 @@ import pytest
 
 import rfverify
 from rfverify.cli import main
-from rfverify.corners import CORNER_BUDGETS, alpha_split, design
+from rfverify.corners import alpha_split, corner_budget, design
+from rfverify.profiles import PROFILES
 from rfverify.implementations.rff import RandomFourierFeatures
 from rfverify.profiles import get_profile
 from rfverify.seeding import DEFAULT_SEED
@@ -63,7 +64,7 @@ def _verify(impl, check, profile="default", seed=DEFAULT_SEED, **kw):
 
 def test_design_covers_every_corner_level():
     corners = design(FeatureMapSpace(params=GAMMA), 16, {"gamma": 0.5}, "default")
-    assert len(corners) == CORNER_BUDGETS["default"].corners == 4
+    assert len(corners) == corner_budget("default").corners == 4
     ds, ms = {c.d for c in corners}, {c.m for c in corners}
     assert {1, 16, 256} <= ds and 1 in ms
     assert any(c.m % 2 == 1 and c.m % c.d and c.m > 1 for c in corners)  # odd, not a multiple of d
@@ -79,7 +80,7 @@ def test_design_stays_in_the_declared_space():
 
     space = FeatureMapSpace.build([{"d": (8, 64), "n_components": (16, 4096), "dtype": "float64",
                                     "gamma": (0.1, 10.0)}], params={"gamma": Gamma()})
-    for profile in CORNER_BUDGETS:
+    for profile in PROFILES:
         for c in design(space, 16, {"gamma": 0.5}, profile):
             assert 8 <= c.d <= 64 and 16 <= c.m and c.dtype == "float64", c
             assert 0.1 <= dict(c.params).get("gamma", 0.5) <= 10.0, c
@@ -87,11 +88,11 @@ def test_design_stays_in_the_declared_space():
     assert {c.d for c in fixed} == {16}
 
 
-@pytest.mark.parametrize("profile", list(CORNER_BUDGETS))
+@pytest.mark.parametrize("profile", list(PROFILES))
 def test_alpha_split_is_bonferroni_within_the_check_share(profile):
     alpha = 1e-3 / 3
     main_alpha, corner_alpha = alpha_split(alpha, profile)
-    assert main_alpha + CORNER_BUDGETS[profile].corners * corner_alpha == pytest.approx(alpha)
+    assert main_alpha + corner_budget(profile).corners * corner_alpha == pytest.approx(alpha)
     assert main_alpha >= alpha / 2
 
 
@@ -286,7 +287,7 @@ def test_a_skewed_estimate_at_a_corner_is_not_a_false_alarm():
 def test_cochran_rule_marks_skewed_pairs():
     import numpy as np
 
-    from rfverify.properties.unbiasedness import cochran_n, too_skewed
+    from rfverify.stats import cochran_n, too_skewed
 
     rng = np.random.default_rng(0)
     symmetric = rng.standard_normal(400)

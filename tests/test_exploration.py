@@ -19,7 +19,7 @@ import pytest
 import rfverify
 from rfverify.cli import main
 from rfverify.errors import UsageError
-from rfverify.explore import BUDGETS
+from rfverify.profiles import budget
 from rfverify.implementations.rff import RandomFourierFeatures, RandomFourierFeaturesCosSin
 from rfverify.seeding import DEFAULT_SEED
 from rfverify.spaces import FeatureMapSpace
@@ -50,7 +50,7 @@ def test_corner_bug_found_with_its_minimal_configuration(bug):
 def test_correct_twin_passes(twin):
     res = _explore(twin)
     assert res.status == "pass", res.message
-    assert res.details["calls"] == BUDGETS["default"]
+    assert res.details["calls"] == budget("default", "explore")
 
 
 @pytest.mark.slow

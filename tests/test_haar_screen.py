@@ -25,7 +25,11 @@ def test_fast_path_without_the_sign_fix_fails_in_its_band():
     res = _screen(MUTANTS + "fast_path_no_sign_fix")
     assert res.status == "fail", res.message
     assert res.details["smallest_failing_band"] == "d 128 … 255"
-    assert "not Haar in part of the declared d range: d 128 … 255" in res.message
+    lo, hi = res.details["shrunk_range"]  # bisected: the smallest d range where it shows, above d = 128
+    assert 128 < lo <= hi <= 256, res.details["shrunk_range"]
+    assert (lo, hi) == (129, 129)  # at the default seed the bisection ends at the first d of the fast path
+    assert "not Haar in part of the declared d range: d = 129" in res.message
+    assert "bisected from d 128 … 255" in res.message
     assert res.alpha == pytest.approx(1e-3 / 6)
     for row in res.details["bands"][:-2]:  # below d = 128 the mutant is Haar
         assert row["p_adjusted"] >= res.alpha
@@ -34,6 +38,23 @@ def test_fast_path_without_the_sign_fix_fails_in_its_band():
 def test_the_smallest_band_is_named_when_the_range_is_narrowed():
     res = _screen(MUTANTS + "fast_path_no_sign_fix", space={"d": (140, 200)})
     assert res.status == "fail" and res.details["smallest_failing_band"] == "d 140 … 200"
+    assert res.details["shrunk_range"] == [140, 140]
+
+
+def test_a_defect_in_a_sub_range_of_a_band_is_shrunk_to_it():
+    """The sign fix skipped above d = 192 only: the band 128 … 255 fails, the bisection keeps the upper half (the
+    lower one does not reject) and names a range inside 193 … 255."""
+    res = _screen("tests.test_haar_screen:upper_fast_path")
+    assert res.status == "fail", res.message
+    lo, hi = res.details["shrunk_range"]
+    assert 193 <= lo <= hi <= 255, res.details["shrunk_range"]
+    assert res.details["bisection"][0]["band"] == "d 192 … 255"
+
+
+def upper_fast_path(d, rng):
+    from tests.mutants.stateful_mutants import _haar
+
+    return _haar(d, rng, fix=not 192 < d <= 255)
 
 
 @pytest.mark.parametrize("impl", [MUTANTS + "sign_fix_everywhere", "rfverify.implementations.orthogonal:haar_qr",
@@ -54,4 +75,7 @@ def test_so_group_screens_from_d_3():
 @pytest.mark.parametrize("seed", range(20))
 def test_twin_passes_and_mutant_fails_at_20_seeds(seed):
     assert _screen(MUTANTS + "sign_fix_everywhere", seed=seed).status == "pass"
-    assert _screen(MUTANTS + "fast_path_no_sign_fix", seed=seed).status == "fail"
+    res = _screen(MUTANTS + "fast_path_no_sign_fix", seed=seed)
+    assert res.status == "fail"
+    lo, hi = res.details["shrunk_range"]
+    assert 128 < lo <= hi <= 256, res.details["shrunk_range"]

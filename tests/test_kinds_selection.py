@@ -20,9 +20,10 @@ CHECKS = {
     "feature-map": ["contract", "reproducibility", "explore", "stateful", "unbiasedness", "concentration", "error-rate",
                     "adapted-approximation"],
     "orthogonal": ["orthogonality", "haar-determinant", "haar-entries", "haar-trace-moments", "haar-eigenangles",
-                   "haar-invariance", "haar-screen", "explore"],
-    "transform": ["transform-exactness", "transform-linearity", "transform-input", "transform-dimension", "explore"],
-    "quadrature": ["rule-contract", "exactness", "rule-unbiasedness", "efficiency", "explore"],
+                   "haar-invariance", "haar-screen", "explore", "stateful"],
+    "transform": ["transform-exactness", "transform-linearity", "transform-input", "transform-dimension", "explore",
+                  "stateful"],
+    "quadrature": ["rule-contract", "exactness", "rule-unbiasedness", "efficiency", "explore", "stateful"],
     "kernel": ["kernel-symmetry", "kernel-psd", "kernel-normalisation", "kernel-composition", "explore"],
 }
 STATISTICAL = {"feature-map": 3, "orthogonal": 6, "transform": 0, "quadrature": 1, "kernel": 1}
@@ -139,5 +140,25 @@ def test_label_is_the_target_spec_else_the_plugins_name():
 
     class Bare(KindConfig):
         kind = "kernel"
+        _context = target = as_dict = preflight = reproduce_options = lambda self, *a: None  # type: ignore[assignment]
+        add_cli_options = from_cli = classmethod(lambda cls, *a: None)  # type: ignore[assignment]
 
-    assert Bare().label == "implementation" and Bare().target_spec is None
+    assert Bare(0, "quick").label == "implementation" and Bare(0, "quick").target_spec is None
+
+
+def test_a_kind_is_an_abstract_config_implementing_the_runners_protocol():
+    """A kind that forgets a hook cannot be instantiated (TypeError naming it), and every kind's configuration is a
+    RunnableConfig, the protocol the runner relies on."""
+    from rfverify.registry import RunnableConfig
+
+    class Forgetful(KindConfig):
+        kind = "kernel"
+
+    with pytest.raises(TypeError, match="abstract method.*_context"):
+        Forgetful(0, "quick")
+    for name, kind in KINDS.items():
+        cls = kind.config_class()
+        assert issubclass(cls, KindConfig) and not getattr(cls, "__abstractmethods__", None), name
+    from rfverify.kinds.feature_map import FeatureMapConfig
+
+    assert isinstance(FeatureMapConfig("rfverify.implementations.rff:RandomFourierFeatures", dim=4), RunnableConfig)

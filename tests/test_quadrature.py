@@ -14,7 +14,7 @@ from tests.mutants import quadrature_mutants as qm
 import rfverify
 from rfverify.cli import main
 from rfverify.implementations import quadrature as Q
-from rfverify.kinds.quadrature import (QUADRATURE_BUDGETS, double_factorial, gaussian_monomial_moment,
+from rfverify.kinds.quadrature import (double_factorial, gaussian_monomial_moment,
                                  verify_quadrature, wick_moment)
 from rfverify.kinds import KINDS, checks_for
 from rfverify.seeding import DEFAULT_SEED
@@ -214,7 +214,7 @@ def test_paper_formulas_as_printed_vs_corrected():
 def test_every_quadrature_check_documented():
     assert "quadrature" in KINDS
     names = {s.name for s in checks_for("quadrature")}
-    assert names == {"rule-contract", "exactness", "rule-unbiasedness", "efficiency", "explore"}
+    assert names == {"rule-contract", "exactness", "rule-unbiasedness", "efficiency", "explore", "stateful"}
 
 
 # ---------------------------------------------------------------- CLI
@@ -275,20 +275,19 @@ def test_resample_detection_budget():
     """Smallest number of draws at which rule-unbiasedness catches footnote 3's redraw (d = 8)."""
     import dataclasses
 
-    from rfverify import quadrature as qmod
+
+    from rfverify.profiles import BUDGETS, PROFILES
 
     found = None
     for R in (25, 50, 100, 200, 400):
-        qmod.QUADRATURE_BUDGETS["tiny"] = dataclasses.replace(QUADRATURE_BUDGETS["quick"], unbiased_draws=R)
+        BUDGETS["tiny"] = {"quadrature": {**BUDGETS["quick"]["quadrature"], "unbiased_draws": R}}
         try:
-            from rfverify.profiles import PROFILES
-
             prof = dataclasses.replace(PROFILES["quick"], name="tiny")
             caught = sum(verify_quadrature(qm.resample_radii, dim=D, degree=3, seed=s, profile=prof,
                                            checks=["rule-unbiasedness"])["rule-unbiasedness"].status == "fail"
                          for s in range(20))
         finally:
-            del qmod.QUADRATURE_BUDGETS["tiny"]
+            del BUDGETS["tiny"]
         if caught == 20:
             found = R
             break

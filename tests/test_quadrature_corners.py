@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import json
 import shlex
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from rfverify.cli import main
 from rfverify.implementations.quadrature import sr33_haar
-from rfverify.kinds.quadrature import QUADRATURE_BUDGETS, QUADRATURE_CORNERS, QuadratureConfig
+from rfverify.kinds.quadrature import QuadratureConfig, quadrature_corners
+from rfverify.profiles import BUDGETS, PROFILES
 from rfverify.properties.quadrature_corners import corner_alphas, corner_dimensions, rule_at_corners
 from rfverify.properties.quadrature_unbiasedness import integrands, left_out
 from rfverify.runner import run
@@ -66,11 +66,11 @@ def test_corner_dimensions_follow_the_declared_space():
     assert at(1, "thorough", space={"d": (1, 1)}) == ([], True)
 
 
-@pytest.mark.parametrize("profile", list(QUADRATURE_CORNERS))
+@pytest.mark.parametrize("profile", list(PROFILES))
 def test_alpha_split_stays_within_the_check_alpha(profile):
     alpha = 1e-3
     main_alpha, corner_alpha, n = corner_alphas(alpha, profile)
-    assert n == QUADRATURE_CORNERS[profile][0]
+    assert n == quadrature_corners(profile)[0]
     assert main_alpha + n * corner_alpha <= alpha * (1 + 1e-12)
     assert main_alpha >= alpha / 2
     if n == 0:  # quick: no corner; a pinned corner runs at the whole alpha
@@ -112,7 +112,7 @@ def test_corner_bugs_are_invisible_to_exactness_and_explore():
 
 def test_a_corner_failure_names_the_corner_and_its_reproduce_command_replays_it(monkeypatch, capsys):
     # A cheaper main configuration (only the corner's alpha, budget and streams matter to the replay).
-    monkeypatch.setitem(QUADRATURE_BUDGETS, "default", replace(QUADRATURE_BUDGETS["default"], unbiased_draws=500))
+    monkeypatch.setitem(BUDGETS["default"], "quadrature", {**BUDGETS["default"]["quadrature"], "unbiased_draws": 500})
     res = _run(f"{MOD}:sr33_radius_chi1_at_d1")
     assert res.status == "fail" and "at the corner dimension d = 1" in res.message, res.message
     assert res.details["corner"] == {"d": 1} and res.details["alpha_split"]["corners_in_design"] == 2
@@ -128,7 +128,7 @@ def test_a_corner_failure_names_the_corner_and_its_reproduce_command_replays_it(
 def test_a_pinned_corner_replays_the_numbers_of_the_full_run(monkeypatch):
     """A correct rule: the corner d = 1 inside the full default run and d = 1 pinned give the same p-value (the same
     streams, alpha and budget), and the pinned run has no declared-d configuration."""
-    monkeypatch.setitem(QUADRATURE_BUDGETS, "default", replace(QUADRATURE_BUDGETS["default"], unbiased_draws=500))
+    monkeypatch.setitem(BUDGETS["default"], "quadrature", {**BUDGETS["default"]["quadrature"], "unbiased_draws": 500})
     full = _run(sr33_haar, space={"d": (1, 4)})  # corners d = 1 and 4; main d = 8 is outside but still declared
     at1 = next(c for c in full.details["corners"] if c["d"] == 1)
     pinned = _run(sr33_haar, pins={"d": 1})

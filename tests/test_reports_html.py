@@ -28,11 +28,12 @@ def _report(name: str = "impl", kind: str = "feature-map", results: tuple[CheckR
                   profile="quick", config={"dim": 4}, results=results, version="0")
 
 
-def _result(check: str, status: str = "pass", message: str = "ok", **details: object) -> CheckResult:
+def _result(check: str, status: str = "pass", message: str = "ok", figures: tuple[str, ...] = (),
+            **details: object) -> CheckResult:
     return CheckResult(check=check, implementation="impl", status=status, message=message, statistic=1.5,
                        pvalue=0.25, threshold=1e-3, alpha=1e-3,
                        effect=Effect("bias", 0.01, -0.02, 0.04, 0.999, 0.03, 0.99), seed=1,
-                       reproduce=f"rfverify check feature-map m:A --check {check}", details=details)
+                       reproduce=f"rfverify check feature-map m:A --check {check}", details=details, figures=figures)
 
 
 def test_untrusted_text_is_escaped_everywhere(tmp_path: Path) -> None:
@@ -72,9 +73,10 @@ def test_feature_map_plots_from_details() -> None:
            "intercept": 0.5, "mse_se_log": [0.05, 0.05, 0.05],
            "tails": [{"eps": 0.2, "bound": 0.1, "frequencies": [0.0, 0.01, 0.02]},
                      {"eps": 0.3, "bound": 0.01, "frequencies": [0.0, 0.0, 0.0]}], "bound_C": 1.41, "m_out": 256}
-    keys = [p.key for p in plots_for(det, salt="t")]
+    declared = ("kernel-scatter", "bias", "error-rate", "tails")
+    keys = [p.key for p in plots_for(det, declared, salt="t")]
     assert keys == ["kernel-scatter", "bias", "error-rate", "tails"]
-    assert plots_for({"note": "nothing to plot"}, salt="t") == []
+    assert plots_for({"note": "nothing to plot"}, declared, salt="t") == []
 
 
 def test_generic_details_of_other_kinds_render() -> None:
@@ -85,12 +87,13 @@ def test_generic_details_of_other_kinds_render() -> None:
             "claimed_degree": 3}
     bench = {"benchmarks": [{"name": "fwht", "d": 1024, "seconds": 1e-4}, {"name": "dense", "d": 1024, "seconds": 2e-3}]}
     bad = {"exact": "abc", "mean": [1, 2], "m": [0, -1], "mse": [1], "tails": [1, 2], "histograms": [{"edges": [0]}]}
-    rep = _report(kind="orthogonal", results=(_result("haar", **hist), _result("exactness", **quad),
+    rep = _report(kind="orthogonal", results=(_result("haar", figures=("histograms",), **hist),
+                                              _result("exactness", figures=("exactness",), **quad),
                                               _result("speed", **bench), _result("odd", **bad)))
     page = render_report_page("q", rep, provenance=PROV)
-    assert [p.key for p in plots_for(hist, salt="h")] == ["histograms"]
-    assert [p.key for p in plots_for(quad, salt="q")] == ["exactness"]
-    assert plots_for(bad, salt="b") == []
+    assert [p.key for p in plots_for(hist, ("histograms",), salt="h")] == ["histograms"]
+    assert [p.key for p in plots_for(quad, ("exactness",), salt="q")] == ["exactness"]
+    assert plots_for(bad, (), salt="b") == []  # declares no plot: its odd details are tables only
     assert page.count('<svg ') == 2
     assert "<th>seconds</th>" in page and "fwht" in page
 
@@ -107,7 +110,8 @@ def test_registered_plotter_and_unique_svg_ids() -> None:
 
     register_plotter("test-curve", "Curve", "a test", plot)
     try:
-        page = render_report_page("p", _report(results=(_result("a", curve=[1, 2, 3]), _result("b", curve=[3, 2, 1]))),
+        page = render_report_page("p", _report(results=(_result("a", figures=("test-curve",), curve=[1, 2, 3]),
+                                                        _result("b", figures=("test-curve",), curve=[3, 2, 1]))),
                                   provenance=PROV)
     finally:
         PLOTTERS.pop("test-curve")

@@ -108,3 +108,24 @@ def test_seeds_folded_beyond_the_declared_range_are_stated_not_failed():
     assert res.status == "pass", res.message
     assert res.details["beyond_seed_range"], res.details
     assert "beyond the declared random_state range (not judged): random_state=" in res.message
+
+
+def test_a_module_cache_is_told_from_an_ignored_parameter_in_a_fresh_process():
+    """The gamma-less module cache: in a fresh interpreter b's arguments give other features (gamma is used, the
+    draw is shared through the process); a map that ignores gamma gives the same features there too."""
+    res = _stateful(sm.CacheWithoutGamma)
+    assert res.details["fresh_process"]["replayed"] is True
+    assert "in a fresh Python process b's arguments give other features" in res.message
+    assert "a draw cached in the module or the class under a key without gamma" in res.message
+    res = _stateful(IgnoresGamma)
+    assert res.status == "fail" and "confirmed in a fresh Python process" in res.message
+    assert "gamma is ignored (not passed on to the draw)" in res.message
+
+
+class IgnoresGamma(sm._RFF):
+    """gamma accepted and ignored (the frequencies of gamma = 0.5 always): not state, a parameter dropped."""
+
+    def _draw(self, d):
+        rng = self._rng()
+        W = rng.normal(0.0, 1.0, size=(d, self.n_components))
+        return W, rng.uniform(0.0, 2.0 * np.pi, size=self.n_components)

@@ -402,3 +402,26 @@ def test_a_rewritten_entry_keeps_its_place_and_every_description(tmp_path):
     assert [e["description"] for e in index["reports"]] == ["alpha map", "beta map, fixed", "gamma map"]
     page = (tmp_path / "index.html").read_text()
     assert "alpha map" in page and "gamma map" in page and "beta map, fixed" in page
+
+
+def test_cpu_time_readings_come_from_psutil_per_process_and_main_thread():
+    """The limit reads the child's main-thread CPU time, the stall rule its whole-process CPU time (psutil: one rule
+    on Linux and macOS): a process burning CPU in a side thread only shows it in the whole-process reading."""
+    import subprocess
+
+    from rfverify.supervise import _cpu_seconds, _statm
+
+    code = ("import threading, time\n"
+            "def burn():\n    t = time.process_time()\n    while time.process_time() - t < 0.6: pass\n"
+            "th = threading.Thread(target=burn); th.start(); th.join(); print('done', flush=True); time.sleep(30)\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "done"
+        whole, main = _cpu_seconds(proc.pid), _cpu_seconds(proc.pid, main_thread=True)
+        assert whole is not None and main is not None
+        assert whole >= 0.5 and main < 0.3, (whole, main)
+        assert _statm(proc.pid, 1) > 1 << 20 and _statm(proc.pid, 0) >= _statm(proc.pid, 1)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert _cpu_seconds(proc.pid) is None and _statm(proc.pid, 1) is None  # gone: no reading, no exception

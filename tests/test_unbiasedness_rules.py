@@ -13,8 +13,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from rfverify.properties.unbiasedness import (_diagnose, _mean_test, _skewness, classify, cochran_constant, cochran_n,
-                                             too_skewed)
+from rfverify.properties.unbiasedness import _diagnose, _mean_test, classify
+from rfverify.stats import cochran_constant, cochran_n, skewness, too_skewed
 
 EXACT = np.array([1.0, 1.0, 0.8, 0.6, 0.4, 0.3, 0.2, 0.1, 0.05, 0.01, 0.0])
 
@@ -196,7 +196,7 @@ def test_at_a_corner_a_too_skewed_pair_is_not_tested_at_the_per_pair_level():
 
 def test_skewness_and_cochran_n():
     values = np.c_[np.where(np.arange(100) % 10 == 0, 9.0, 0.0), np.full(100, 3.0), np.arange(100.0)]
-    g1 = _skewness(values)
+    g1 = skewness(values)
     assert g1[0] == pytest.approx(8 / 3)  # a two-point law with p = 0.1: (1 - 2p) / sqrt(p (1 - p))
     assert g1[1] == 0.0 and abs(g1[2]) < 1e-12
     assert cochran_n(values, 0.05) == int(np.ceil(25 * (8 / 3) ** 2))  # 178

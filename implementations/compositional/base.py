@@ -86,7 +86,7 @@ class BaseRFS:
 
     def _kernel(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         phi_x, phi_y = self._explicit_map(x), self._explicit_map(y)
-        if phi_x is None:  # pragma: no cover - subclasses without a map override _kernel
+        if phi_x is None or phi_y is None:  # pragma: no cover - subclasses without a map override _kernel
             raise NotImplementedError
         return phi_x @ phi_y.T
 

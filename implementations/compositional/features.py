@@ -159,7 +159,7 @@ def leaf_count_pgf(skeleton: Skeleton, n_terms: int, *, total_calls: bool = Fals
     T = int(n_terms)
     s = np.zeros(T)
     s[1] = 1.0
-    G: list[np.ndarray | None] = [None] * len(skeleton.nodes)
+    G: dict[int, np.ndarray] = {}  # node -> its series, filled in topological order
     cache: dict[tuple, np.ndarray] = {}
     for v, node in enumerate(skeleton.nodes):
         if isinstance(node, InputNode):
@@ -182,7 +182,7 @@ def leaf_count_pgf(skeleton: Skeleton, n_terms: int, *, total_calls: bool = Fals
             out = np.concatenate([[0.0], out[:-1]])
         cache[key] = out
         G[v] = out
-    return G[-1]
+    return G[len(skeleton.nodes) - 1]
 
 
 def comment1_real(psi: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -218,6 +218,9 @@ class CompositionalFeatures(FeatureMap):
     """
 
     _params = ("skeleton", "conversion", "deduplicate")
+    skeleton: Skeleton
+    conversion: str
+    deduplicate: bool
     #: ``fit()`` without X draws all randomness too: the skeleton fixes the input width.
     _fit_without_data = True
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Union
+from typing import Sequence, Union
 
 import numpy as np
 
@@ -190,21 +190,25 @@ def _gram_block(S: Skeleton, X: np.ndarray, Y: np.ndarray, target: int) -> np.nd
     needed = np.zeros(len(nodes), dtype=bool)
     needed[target] = True
     for v in range(target, -1, -1):
-        if needed[v] and isinstance(nodes[v], InternalNode):
-            needed[list(nodes[v].children)] = True
+        nv = nodes[v]
+        if needed[v] and isinstance(nv, InternalNode):
+            needed[list(nv.children)] = True
     remaining = np.zeros(len(nodes), dtype=np.int64)  # parents still to consume node u
     for v in range(target + 1):
-        if needed[v] and isinstance(nodes[v], InternalNode):
-            for u in set(nodes[v].children):
+        nv = nodes[v]
+        if needed[v] and isinstance(nv, InternalNode):
+            for u in set(nv.children):
                 remaining[u] += 1
     maps: dict[int, tuple[np.ndarray, np.ndarray] | None] = {}
     grams: dict[int, np.ndarray] = {}
 
-    def base_map(u: int):
+    def base_map(u: int) -> tuple[np.ndarray, np.ndarray] | None:
         n = nodes[u]
+        assert isinstance(n, InputNode), "explicit maps are of input nodes"
         if u not in maps:
             fx = n.base.explicit_map(X[:, n.start : n.start + n.base.dim])
-            maps[u] = None if fx is None else (fx, n.base.explicit_map(Y[:, n.start : n.start + n.base.dim]))
+            fy = None if fx is None else n.base.explicit_map(Y[:, n.start : n.start + n.base.dim])
+            maps[u] = None if fx is None or fy is None else (fx, fy)
         return maps[u]
 
     for v in range(target + 1):
@@ -217,10 +221,10 @@ def _gram_block(S: Skeleton, X: np.ndarray, Y: np.ndarray, target: int) -> np.nd
             continue
         ch = np.asarray(n.children)
         acc = np.zeros((X.shape[0], Y.shape[0]))
-        linear = [u for u in ch if isinstance(nodes[u], InputNode) and base_map(u) is not None]
+        linear = [fm for u in ch if isinstance(nodes[u], InputNode) and (fm := base_map(u)) is not None]
         if linear:  # Σ_u φ_u(x)·φ_u(y) as one product (repeated children repeat their columns)
-            FX = np.concatenate([maps[u][0] for u in linear], axis=1)
-            FY = np.concatenate([maps[u][1] for u in linear], axis=1)
+            FX = np.concatenate([fx for fx, _ in linear], axis=1)
+            FY = np.concatenate([fy for _, fy in linear], axis=1)
             acc += FX @ FY.T
         for u in ch:
             if isinstance(nodes[u], InputNode) and base_map(u) is not None:
@@ -304,7 +308,7 @@ def _conv_positions(size: int, width: int, stride: int) -> list[int]:
     return list(range(0, size - width + 1, stride))
 
 
-def conv1d_skeleton(length: int, layers: list[tuple[int, int, ConjugateActivation]], top: ConjugateActivation | None,
+def conv1d_skeleton(length: int, layers: Sequence[tuple[int, int, ConjugateActivation]], top: ConjugateActivation | None,
                     *, base: BaseRFS | None = None, name: str = "conv1d") -> Skeleton:
     """1-D skeleton: ``layers`` of (width, stride, σ̂) valid convolutions, then a fully connected ``top`` node."""
     return conv2d_skeleton(1, length, [((1, w), (1, s), a) for w, s, a in layers], top, base=base, name=name)
@@ -323,9 +327,9 @@ def conv2d_skeleton(height: int, width: int, layers: list[tuple], top: Conjugate
         raise UsageError(f"{name}: needs at least one layer or a top node")
     pix = np.arange(height * width).reshape(height, width)
 
-    def windows(grid: np.ndarray, k, st):
-        kr, kc = (k, k) if np.isscalar(k) else k
-        sr, sc = (st, st) if np.isscalar(st) else st
+    def windows(grid: np.ndarray, k: int | tuple[int, int], st: int | tuple[int, int]) -> list[list[np.ndarray]]:
+        kr, kc = (k, k) if isinstance(k, (int, np.integer)) else k
+        sr, sc = (st, st) if isinstance(st, (int, np.integer)) else st
         rows, cols = _conv_positions(grid.shape[0], kr, sr), _conv_positions(grid.shape[1], kc, sc)
         return [[grid[r : r + kr, c : c + kc].ravel() for c in cols] for r in rows]
 

@@ -17,6 +17,7 @@ list (:func:`rfverify.kinds.checks_for`), the reproduce command and the report h
 
 from __future__ import annotations
 
+import abc
 import argparse
 import shlex
 from typing import Any, ClassVar
@@ -57,12 +58,14 @@ def add_call_kw_option(p: argparse.ArgumentParser) -> None:
                    "repeatable), e.g. --call-kw axes=1; a keyword the callable does not accept is a usage error")
 
 
-class KindConfig:
-    """Base of every kind's validated configuration (the runner's protocol).
+class KindConfig(abc.ABC):
+    """Base of every kind's validated configuration (it implements :class:`rfverify.registry.RunnableConfig`, what
+    the runner relies on).
 
     Subclasses set ``kind`` (a key of :data:`rfverify.kinds.KINDS`), ``DIM_RANGE`` (the dimensions the kind
     accepts, with the reason in ``DIM_WHY``) and ``CLI``, and implement ``_context``, ``target``,
-    ``as_dict``, ``preflight``, ``reproduce_options``, ``add_cli_options`` and ``from_cli``.
+    ``as_dict``, ``preflight``, ``reproduce_options``, ``add_cli_options`` and ``from_cli`` (abstract), and call
+    ``super().__init__(seed, profile)``.
     """
 
     kind: ClassVar[str]
@@ -79,8 +82,8 @@ class KindConfig:
     #: The space the caller narrowed (``space=``, ``--space KEY=LO:HI``), echoed in every reproduce command.
     caller_space: dict[str, Any] = {}
 
-    def _init_common(self, seed: Any, profile: str | Profile) -> None:
-        """Seed source and profile (every kind's ``__init__`` calls this)."""
+    def __init__(self, seed: Any, profile: str | Profile) -> None:
+        """Seed source and profile (every kind's ``__init__`` calls ``super().__init__(seed, profile)``)."""
         self.seeds = SeedSource(seed)
         self.profile = get_profile(profile)
 
@@ -106,6 +109,7 @@ class KindConfig:
         """The context check ``spec`` runs in."""
         ctx = self._context(spec, self.alpha(), self.reproduce(spec.name))
         ctx.strict_space = bool(self.strict_space)
+        ctx.figures = spec.figures
         return ctx
 
     @property
@@ -130,28 +134,35 @@ class KindConfig:
     @property
     def label(self) -> str:
         plugin = getattr(self, "plugin", None)
-        return self.target_spec or getattr(plugin, "name", "implementation")
+        return self.target_spec or str(getattr(plugin, "name", None) or "implementation")
 
-    # -- what each kind provides -------------------------------------------------------------
-    def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> BaseContext:  # pragma: no cover
-        raise NotImplementedError
+    # -- what each kind provides (abstract: a kind that forgets one cannot be instantiated) ---------------
+    @abc.abstractmethod
+    def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> BaseContext:
+        """The context check ``spec`` runs in, at the check's ``alpha`` with its ``reproduce`` command."""
 
-    def target(self) -> dict[str, Any]:  # pragma: no cover
-        raise NotImplementedError
+    @abc.abstractmethod
+    def target(self) -> dict[str, Any]:
+        """What the implementation is held to (a kernel, a group, a matrix, an integral), as the report states it."""
 
-    def as_dict(self) -> dict[str, Any]:  # pragma: no cover
-        raise NotImplementedError
+    @abc.abstractmethod
+    def as_dict(self) -> dict[str, Any]:
+        """The configuration record of the report."""
 
-    def preflight(self) -> str | None:  # pragma: no cover
-        raise NotImplementedError
+    @abc.abstractmethod
+    def preflight(self) -> str | None:
+        """Call the plug-in once (a health check); the problem, or None."""
 
-    def reproduce_options(self) -> list[str]:  # pragma: no cover
-        raise NotImplementedError
+    @abc.abstractmethod
+    def reproduce_options(self) -> list[str]:
+        """This configuration's options in the reproduce command (between the target and ``--seed``)."""
 
     @classmethod
-    def add_cli_options(cls, parser: argparse.ArgumentParser) -> None:  # pragma: no cover
-        raise NotImplementedError
+    @abc.abstractmethod
+    def add_cli_options(cls, parser: argparse.ArgumentParser) -> None:
+        """The kind's options on ``rfverify check <kind>``."""
 
     @classmethod
-    def from_cli(cls, args: argparse.Namespace) -> "KindConfig":  # pragma: no cover
-        raise NotImplementedError
+    @abc.abstractmethod
+    def from_cli(cls, args: argparse.Namespace) -> "KindConfig":
+        """The configuration from parsed command-line options."""

@@ -333,7 +333,7 @@ class FeatureMapConfig(KindConfig):
         self.data_dependence: dict[str, Any] | None = None
         self.declarations = Declarations(_validate_bound(bound), as_flag(unbiased, "unbiased"), _validate_bound(bias_bound),
                                          data_dependent is True)
-        self._init_common(seed, profile)
+        super().__init__(seed, profile)
         self._pair_cache: dict[str, Any] = {}
         self.plugin: FeatureMapPlugin = as_feature_map(
             implementation, kernel_params=dict(self.kernel.params), name=as_name(name), param_map=param_map,

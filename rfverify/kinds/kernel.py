@@ -42,13 +42,13 @@ from rfverify.kinds import checks_for
 from rfverify.kinds.base import CliSpec, KindConfig, parse_int
 from rfverify.kinds.pins import pins_from_cli
 from rfverify.options import parse_param, parse_seed, parse_space
-from rfverify.profiles import Profile
+from rfverify.profiles import Profile, budget
 from rfverify.refusals import Refusal, is_refusal
 from rfverify.registry import BaseContext, CheckSpec
 from rfverify.results import Report
 from rfverify.seeding import DEFAULT_SEED
 
-__all__ = ["KernelBudget", "KERNEL_BUDGETS", "PLAN", "PointSet", "KernelConfig", "KernelContext",
+__all__ = ["KernelBudget", "PLAN", "PointSet", "KernelConfig", "KernelContext",
            "verify_kernel", "screen_reference_kernel", "KernelOverflow", "kernel_accuracy", "MAX_KERNEL_DIM"]
 
 MAX_KERNEL_DIM = 4096
@@ -83,11 +83,6 @@ class KernelBudget:
     composition_max_trials: int
 
 
-KERNEL_BUDGETS: dict[str, KernelBudget] = {
-    "quick": KernelBudget(6, 3, 256, 600),
-    "default": KernelBudget(12, 6, 512, 2000),
-    "thorough": KernelBudget(24, 12, 1024, 10000),
-}
 
 #: (family, size, scale multiple of the length scale); profiles take a prefix.  The scales sweep
 #: 0.01 to 100 length scales: a kernel that is PSD only near one scale (tanh saturates to
@@ -153,7 +148,7 @@ class _Uncalibrated(Exception):
 
 
 def _budget(profile: Profile) -> KernelBudget:
-    return KERNEL_BUDGETS.get(profile.name, KERNEL_BUDGETS["default"])
+    return KernelBudget(**budget(profile, "kernel"))
 
 
 class KernelConfig(KindConfig):
@@ -214,7 +209,7 @@ class KernelConfig(KindConfig):
         self.psd = psd if psd is not None else (decl is not False)
         self.psd_note = (self.kernel._spec.psd_note if self.kernel._spec is not None and not self.kernel._spec.psd
                          else "declared not positive semi-definite")
-        self._init_common(seed, profile)
+        super().__init__(seed, profile)
         self.budget = _budget(self.profile)
         self.name = name or self.kernel.describe()
         self.feature_map = load_object(feature_map) if isinstance(feature_map, str) else feature_map

@@ -34,11 +34,11 @@ from rfverify.kinds.base import CliSpec, KindConfig, add_call_kw_option, parse_i
 from rfverify.kinds.pins import pins_from_cli
 from rfverify.options import parse_seed, parse_space
 from rfverify.plugin_calls import parse_call_kw
-from rfverify.profiles import Profile
+from rfverify.profiles import Profile, budget
 from rfverify.registry import BaseContext, CheckSpec
 from rfverify.seeding import DEFAULT_SEED
 
-__all__ = ["OrthogonalBudget", "ORTHOGONAL_BUDGETS", "ORTHOGONAL_CORNERS", "ORTHOGONAL_CORNER_D_MAX", "OrthogonalSampler", "OrthogonalConfig",
+__all__ = ["OrthogonalBudget", "orthogonal_budget", "orthogonal_corners", "ORTHOGONAL_CORNER_D_MAX", "OrthogonalSampler", "OrthogonalConfig",
            "OrthogonalContext", "verify_orthogonal", "KERNEL_NOTE", "GROUPS"]
 
 GROUPS = ("O", "SO")
@@ -67,22 +67,23 @@ class OrthogonalBudget:
     ortho_draws: int
 
 
-ORTHOGONAL_BUDGETS: dict[str, OrthogonalBudget] = {
-    "quick": OrthogonalBudget(draws=400, pilot=100, ortho_draws=8),
-    "default": OrthogonalBudget(draws=1500, pilot=150, ortho_draws=16),
-    "thorough": OrthogonalBudget(draws=6000, pilot=300, ortho_draws=64),
-}
 
 
-#: The Haar battery at the corner dimensions (:mod:`rfverify.corners`): quick none; default the smallest and the
+#: ``orthogonal_corners(profile)``: the Haar battery at the corner dimensions (:mod:`rfverify.corners`): quick none; default the smallest and the
 #: largest d of the space (the largest cut at 128: the eigen-angle and invariance tests decompose every draw),
 #: thorough also d = 2; a corner draws ``draws`` matrices (the first ``pilot`` its first look), shares
 #: ``share`` of each Haar check's alpha, Bonferroni over the design's corners.
-ORTHOGONAL_CORNERS: dict[str, tuple[int, OrthogonalBudget]] = {
-    "quick": (0, OrthogonalBudget(draws=60, pilot=30, ortho_draws=4)),
-    "default": (2, OrthogonalBudget(draws=60, pilot=30, ortho_draws=4)),
-    "thorough": (3, OrthogonalBudget(draws=300, pilot=60, ortho_draws=8)),
-}
+def orthogonal_budget(profile: Profile | str) -> OrthogonalBudget:
+    """The profile's Haar sample (``orthogonal`` in :data:`rfverify.profiles.BUDGETS`)."""
+    return OrthogonalBudget(**budget(profile, "orthogonal"))
+
+
+def orthogonal_corners(profile: Profile | str) -> tuple[int, OrthogonalBudget]:
+    """(number of corners, the budget at a corner) of a profile (``orthogonal-corners``)."""
+    n, kw = budget(profile, "orthogonal-corners")
+    return n, OrthogonalBudget(**kw)
+
+
 ORTHOGONAL_CORNER_D_MAX = 128
 
 
@@ -170,9 +171,8 @@ class OrthogonalConfig(KindConfig):
         for key in self.space:
             if key not in ("d", "dim"):
                 raise UsageError(f"unknown configuration key {key!r} for an orthogonal sampler; use d")
-        self._init_common(seed, profile)
-        self.budget = ORTHOGONAL_BUDGETS[self.profile.name] if self.profile.name in ORTHOGONAL_BUDGETS \
-            else ORTHOGONAL_BUDGETS["default"]
+        super().__init__(seed, profile)
+        self.budget = orthogonal_budget(self.profile)
         from rfverify.validation import as_name
 
         self.sampler = OrthogonalSampler(implementation, name=as_name(name), call_kw=call_kw)

@@ -34,7 +34,7 @@ from rfverify.kinds.base import CliSpec, KindConfig, add_call_kw_option, parse_i
 from rfverify.kinds.pins import pins_from_cli
 from rfverify.options import parse_seed, parse_space
 from rfverify.plugin_calls import parse_call_kw
-from rfverify.profiles import Profile
+from rfverify.profiles import Profile, budget
 from rfverify.registry import BaseContext, CheckSpec
 from rfverify.results import Report
 from rfverify.seeding import DEFAULT_SEED
@@ -44,8 +44,7 @@ __all__ = [
     "QuadratureConfig",
     "QuadratureContext",
     "QuadratureBudget",
-    "QUADRATURE_BUDGETS",
-    "QUADRATURE_CORNERS",
+    "quadrature_corners",
     "QUADRATURE_CORNER_D_MAX",
     "verify_quadrature",
     "gaussian_monomial_moment",
@@ -126,30 +125,26 @@ class QuadratureBudget:
     mc_evaluations: int
 
 
-#: Budgets keyed by profile name (profiles.py fixes alpha and power; the kind fixes its sample sizes).
-QUADRATURE_BUDGETS: dict[str, QuadratureBudget] = {
-    "quick": QuadratureBudget(5, 2, 2000, 100_000),
-    "default": QuadratureBudget(20, 3, 10_000, 200_000),
-    "thorough": QuadratureBudget(50, 4, 40_000, 1_000_000),
-}
 
 
-#: rule-unbiasedness at the corner dimensions (:mod:`rfverify.properties.quadrature_corners`): per profile, the
+#: ``quadrature_corners(profile)``: rule-unbiasedness at the corner dimensions (:mod:`rfverify.properties.quadrature_corners`): per profile, the
 #: number of corners in the design (quick none, default the smallest and the largest d of the rule's space, thorough
 #: also the smallest d >= 2) and the corner budget (only ``unbiased_draws`` is used there: a fifth of the main
 #: configuration's draws at default, a screen for gross corner bugs; the detectable bias is in each result).
-QUADRATURE_CORNERS: dict[str, tuple[int, QuadratureBudget]] = {
-    "quick": (0, QuadratureBudget(5, 2, 1000, 100_000)),
-    "default": (2, QuadratureBudget(20, 3, 2000, 200_000)),
-    "thorough": (3, QuadratureBudget(50, 4, 8000, 1_000_000)),
-}
 #: The largest corner dimension: the space's largest d cut at 64 (the kind's default space ends there; one SR33
 #: draw and its 16 integrands cost ~0.5 ms at d = 64).
 QUADRATURE_CORNER_D_MAX = 64
 
 
-def budget_for(profile: Profile) -> QuadratureBudget:
-    return QUADRATURE_BUDGETS.get(profile.name, QUADRATURE_BUDGETS["default"])
+def budget_for(profile: Profile | str) -> QuadratureBudget:
+    """The profile's sample sizes (``quadrature`` in :data:`rfverify.profiles.BUDGETS`)."""
+    return QuadratureBudget(**budget(profile, "quadrature"))
+
+
+def quadrature_corners(profile: Profile | str) -> tuple[int, QuadratureBudget]:
+    """(number of corners, the budget at a corner) of a profile (``quadrature-corners``)."""
+    n, kw = budget(profile, "quadrature-corners")
+    return n, QuadratureBudget(**kw)
 
 
 class QuadraturePlugin:
@@ -268,7 +263,7 @@ class QuadratureConfig(KindConfig):
 
         self.unbiased = as_flag(unbiased, "unbiased")
         self.deterministic = as_flag(deterministic, "deterministic") or getattr(rule, "deterministic", None) is True
-        self._init_common(seed, profile)
+        super().__init__(seed, profile)
         self.budget = budget_for(self.profile)
         self.plugin = rule if isinstance(rule, QuadraturePlugin) else QuadraturePlugin(rule, name=as_name(name),
                                                                                        call_kw=call_kw)

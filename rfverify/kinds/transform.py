@@ -35,11 +35,11 @@ from rfverify.kinds.pins import pins_from_cli
 from rfverify.kinds.matrices import DenseOperator, HadamardOperator, MatrixOperator
 from rfverify.options import parse_seed, parse_space
 from rfverify.plugin_calls import parse_call_kw
-from rfverify.profiles import Profile
+from rfverify.profiles import Profile, budget
 from rfverify.registry import BaseContext, CheckSpec
 from rfverify.seeding import DEFAULT_SEED
 
-__all__ = ["TransformBudget", "TRANSFORM_BUDGETS", "TransformPlugin", "DeclaredMatrix", "TransformConfig",
+__all__ = ["TransformBudget", "TransformPlugin", "DeclaredMatrix", "TransformConfig",
            "TransformContext", "verify_transform", "MATRICES"]
 
 MATRICES = ("hadamard", "hadamard-normalized")
@@ -53,11 +53,6 @@ class TransformBudget:
     ns: tuple[int, ...]
 
 
-TRANSFORM_BUDGETS: dict[str, TransformBudget] = {
-    "quick": TransformBudget(ns=(1, 3, 16)),
-    "default": TransformBudget(ns=(1, 2, 3, 17, 64)),
-    "thorough": TransformBudget(ns=(1, 2, 3, 5, 17, 64, 255, 1024)),
-}
 
 
 class DeclaredMatrix:
@@ -229,8 +224,8 @@ class TransformConfig(KindConfig):
         from rfverify.validation import as_flag, as_name
 
         self.inplace = as_flag(inplace, "inplace")
-        self._init_common(seed, profile)
-        self.budget = TRANSFORM_BUDGETS.get(self.profile.name, TRANSFORM_BUDGETS["default"])
+        super().__init__(seed, profile)
+        self.budget = TransformBudget(**budget(self.profile, "transform"))
         self.plugin = TransformPlugin(implementation, name=as_name(name), call_kw=call_kw)
 
     @property

@@ -190,7 +190,8 @@ _ACCENTS = {"\u0301": "'", "\u0300": "`", "\u0308": '"', "\u0302": "^", "\u0303"
 
 
 def _accented(ch: str) -> str:
-    base, *marks = unicodedata.normalize("NFD", ch)
+    decomposed = unicodedata.normalize("NFD", ch)
+    base, marks = decomposed[0], decomposed[1:]
     for m in marks:
         if m not in _ACCENTS:
             return base

@@ -143,7 +143,7 @@ def _check_view(name: str, r: Any) -> dict[str, Any]:
     coverage = _coverage_view(details.pop("coverage", None), details.get("space_searched"))
     held = _held_view(details)
     scalars, tables = _detail_tables(details)
-    plots = plots_for(details, salt=f"{page_filename(name)}-{r.check}")
+    plots = plots_for(details, r.figures, salt=f"{page_filename(name)}-{r.check}")
     return {
         "check": r.check,
         "anchor": "check-" + re.sub(r"[^A-Za-z0-9_-]+", "-", r.check),
@@ -260,9 +260,10 @@ def render_index_page(entries: Iterable[tuple[str, Report]], *, seed: int, profi
         by = {r.check: r for r in rep.results}
         cells = []
         for c in group["checks"]:
-            r = by.get(c)
-            cells.append(None if r is None else {"status": r.status, "label": STATUS_LABEL.get(r.status, r.status),
-                                                 "message": r.message, "anchor": "check-" + re.sub(r"[^A-Za-z0-9_-]+", "-", c)})
+            res = by.get(c)
+            cells.append(None if res is None else {"status": res.status,
+                                                   "label": STATUS_LABEL.get(res.status, res.status),
+                                                   "message": res.message, "anchor": "check-" + re.sub(r"[^A-Za-z0-9_-]+", "-", c)})
         row = {"name": name, "href": page_filename(name) + ".html", "kind": rep.kind,
                "implementation": rep.implementation, "target": _target_str(rep.kernel),
                "verdict": verdict(rep), "cells": cells, "doc": (docs or {}).get(name, "")}

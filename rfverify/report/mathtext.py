@@ -17,10 +17,14 @@ import functools
 import hashlib
 import io
 import re
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 from markupsafe import Markup, escape
 from matplotlib.figure import Figure
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
 
 __all__ = ["math_html", "plain", "formula_svg", "MATH"]
 
@@ -67,7 +71,7 @@ def formula_svg(tex: str) -> str:
     from matplotlib.mathtext import MathTextParser
     from matplotlib.font_manager import FontProperties
 
-    rc = {"mathtext.fontset": "dejavusans", "font.family": "DejaVu Sans", "svg.fonttype": "path",
+    rc: dict[RcKeyType, Any] = {"mathtext.fontset": "dejavusans", "font.family": "DejaVu Sans", "svg.fonttype": "path",
           "svg.hashsalt": "rfverify-math", "path.simplify": False}
     with matplotlib.rc_context(rc):
         parsed = MathTextParser("path").parse(f"${tex}$", dpi=72, prop=FontProperties(size=FONT_PT))

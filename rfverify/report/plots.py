@@ -33,11 +33,14 @@ import io
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
 
 __all__ = ["Plot", "register_plotter", "plots_for", "figures_for", "figure_to_svg", "PLOTTERS", "COLOUR_NAMES"]
 
@@ -67,7 +70,7 @@ BLUE, ORANGE, GREEN, VERMILLION, SKY = "#0072B2", "#E69F00", "#009E73", "#D55E00
 GREY, INK = "#8a8f98", "#1f2328"
 COLOUR_NAMES = {BLUE: "blue", ORANGE: "orange", GREEN: "green", VERMILLION: "vermillion", SKY: "sky blue",
                 GREY: "grey", INK: "black"}
-_RC = {
+_RC: dict[RcKeyType, Any] = {
     "font.family": "DejaVu Sans",
     "mathtext.fontset": "dejavusans",
     "font.size": 9,
@@ -102,7 +105,8 @@ def register_plotter(name: str, title: Any, caption: Any, fn: Plotter) -> None:
 def figure_to_svg(fig: Figure, salt: str) -> str:
     """The figure as SVG markup for inlining: deterministic bytes, ids unique per ``salt``."""
     buf = io.StringIO()
-    with matplotlib.rc_context({"svg.hashsalt": f"rfverify-{salt}", **_RC}):
+    rc: dict[RcKeyType, Any] = {"svg.hashsalt": f"rfverify-{salt}", **_RC}
+    with matplotlib.rc_context(rc):
         fig.savefig(buf, format="svg", metadata={"Date": None})
     text = buf.getvalue()
     text = text[text.index("<svg"):]  # drop the XML prologue and DOCTYPE: this goes inside HTML
@@ -119,29 +123,30 @@ def figure_to_svg(fig: Figure, salt: str) -> str:
     return text
 
 
-def figures_for(details: Mapping[str, Any]) -> list[tuple[str, str, str, Figure]]:
-    """``(key, title, caption, figure)`` for every plot the registered plotters can draw from ``details``."""
+def figures_for(details: Mapping[str, Any], figures: Sequence[str]) -> list[tuple[str, str, str, Figure]]:
+    """``(key, title, caption, figure)`` for each plot a check declared (``figures``, its registration's names, in
+    that order) that its ``details`` have data for: a plotter returns None when they have none (a skipped check,
+    a run without the optional measurement).  A declared name no plotter has is a ``KeyError``; a plotter that
+    raises on the details of the check it serves is a bug and is not hidden."""
     out: list[tuple[str, str, str, Figure]] = []
     if not isinstance(details, Mapping):
         return out
-    for key, (title, caption, fn) in PLOTTERS.items():
+    for key in figures:
+        title, caption, fn = PLOTTERS[key]
         with matplotlib.rc_context(_RC):
-            try:
-                fig = fn(details)
-                text = "" if fig is None else (caption(details) if callable(caption) else caption)
-                title = title(details) if callable(title) else title
-            except (KeyError, TypeError, ValueError, IndexError, AttributeError):
-                fig = None  # details of an unexpected shape: skip this plot, never the page
-        if fig is None:
-            continue
+            fig = fn(details)
+            if fig is None:
+                continue
+            text = caption(details) if callable(caption) else caption
+            title = title(details) if callable(title) else title
         out.append((key, title, text, fig))
     return out
 
 
-def plots_for(details: Mapping[str, Any], *, salt: str) -> list[Plot]:
-    """Every plot the registered plotters can draw from ``details`` (in registry order)."""
+def plots_for(details: Mapping[str, Any], figures: Sequence[str], *, salt: str) -> list[Plot]:
+    """The plots a check declared (``figures``) that its ``details`` have data for, in declared order."""
     return [Plot(key, title, caption, figure_to_svg(fig, f"{salt}-{key}"))
-            for key, title, caption, fig in figures_for(details)]
+            for key, title, caption, fig in figures_for(details, figures)]
 
 
 # --------------------------------------------------------------------------- helpers
@@ -517,7 +522,9 @@ register_plotter("exactness", "Exactness error by polynomial degree", _exactness
 def _adapted(d: Mapping[str, Any]) -> Figure | None:
     ma, ea = _arr(d, "m_adapted"), _arr(d, "error_adapted")
     mr, er = _arr(d, "m_reference"), _arr(d, "error_reference")
-    if any(a is None or a.ndim != 1 for a in (ma, ea, mr, er)) or ma.shape != ea.shape or mr.shape != er.shape:
+    if ma is None or ea is None or mr is None or er is None:
+        return None
+    if any(a.ndim != 1 for a in (ma, ea, mr, er)) or ma.shape != ea.shape or mr.shape != er.shape:
         return None
     if np.any(ma <= 0) or np.any(mr <= 0) or np.any(ea <= 0) or np.any(er <= 0):
         return None

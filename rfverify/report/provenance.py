@@ -16,7 +16,8 @@ def _cpu() -> str:
     CPUs (AVX2 vs AVX-512) give reports that agree to round-off, not byte for byte.
     """
     try:
-        from numpy._core import _multiarray_umath as mu
+        # numpy's stubs omit this private extension module; no public API lists the dispatched CPU features
+        from numpy._core import _multiarray_umath as mu  # type: ignore[attr-defined]
         simd = [f for f in mu.__cpu_dispatch__ if mu.__cpu_features__.get(f)]
     except (ImportError, AttributeError):  # pragma: no cover - numpy < 2 or a private API change
         simd = []

@@ -101,18 +101,13 @@ def run_structured_benchmarks(quick: bool = False, progress: Any = None) -> list
     Registered extra benchmark groups (:func:`register_benchmark`) run last.  ``progress(i, n, name, seconds)``
     is called after each group (never affects the timings it reports).
     """
-    try:  # single-threaded BLAS: like-for-like with the single-threaded kernels,
-        # and multithreaded OpenBLAS on small GEMMs stalls badly on a loaded machine
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover
-        threadpool_limits = None
-    if threadpool_limits is not None:
-        with threadpool_limits(limits=1, user_api="blas"):
-            rows = _run_all(quick, progress)
-        blas = "1"
-    else:  # pragma: no cover
+    from rfverify.threads import one_blas_thread
+
+    # single-threaded BLAS: like-for-like with the single-threaded kernels, and a multithreaded OpenBLAS on small
+    # GEMMs stalls badly on a loaded machine
+    with one_blas_thread():
         rows = _run_all(quick, progress)
-        blas = "default"
+    blas = "1"
     for r in rows:
         r.setdefault("blas_threads", blas)
     return rows

@@ -42,8 +42,8 @@ import os
 import platform
 import statistics
 import time
-from contextlib import nullcontext
-from typing import Any, Callable
+from functools import partial
+from typing import Any, Callable, TypedDict
 
 import numpy as np
 
@@ -112,11 +112,9 @@ def environment() -> dict[str, Any]:
 
 
 def _blas_limit(k: int) -> Any:
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover
-        return nullcontext()
-    return threadpool_limits(limits=k, user_api="blas")
+    from rfverify.threads import limit_threads
+
+    return limit_threads(k, "blas")
 
 
 def _import_fht_cpu() -> Any:
@@ -254,20 +252,20 @@ def run_fwht_comparison(quick: bool = False) -> list[dict]:
             H = hadamard(d).astype(dtype) if d <= dense_max else None
             one: dict[str, float] = {}
             for k in thread_counts:
-                key = dict(dtype=dtype, d=d, n=n, threads=k)
+                key: _RowKey = {"dtype": dtype, "d": d, "n": n, "threads": k}
                 impls: dict[str, tuple[Callable[[], Any], Callable[[], Any] | None]] = {}
                 reset = lambda: np.copyto(X, X0)  # noqa: E731
                 impls["memory pass (numpy copy)"] = (lambda: np.copyto(Y, X), reset)
                 impls[INPLACE_PASS] = (lambda: np.multiply(X, 1, out=X), reset)
                 used = {"memory pass (numpy copy)": 1, INPLACE_PASS: 1}
                 if have_numba:
-                    impls["ours (numba, in place)"] = (lambda k=k: fwht(X, inplace=True, threads=k), reset)
-                    impls["ours (numba, out=)"] = (lambda k=k: fwht(X0, out=Y, threads=k), None)
+                    impls["ours (numba, in place)"] = (partial(fwht, X, inplace=True, threads=k), reset)
+                    impls["ours (numba, out=)"] = (partial(fwht, X0, out=Y, threads=k), None)
                     used["ours (numba, in place)"] = used["ours (numba, out=)"] = fwht_threads(X.shape, k)
                     if k > 1:
                         try:
                             pk = prange_kernel()
-                            impls["ours (numba prange, in place)"] = (lambda k=k: _prange(pk, X, k), reset)
+                            impls["ours (numba prange, in place)"] = (partial(_prange, pk, X, k), reset)
                         except Exception as exc:  # pragma: no cover - threading layer missing
                             rows.append(_skip("fwht", "ours (numba prange, in place)",
                                               f"numba parallel layer unavailable ({type(exc).__name__})", **key))
@@ -276,15 +274,15 @@ def run_fwht_comparison(quick: bool = False) -> list[dict]:
                 impls["ours (numpy backend, in place)"] = (lambda: fwht(X, inplace=True, backend="numpy"), reset)
                 used["ours (numpy backend, in place)"] = 1
                 if fc is not None:
-                    impls["fht-cpu"] = (lambda k=k: fc.fht(X, num_threads=k), reset)
+                    impls["fht-cpu"] = (partial(fc.fht, X, num_threads=k), reset)
                 else:
                     rows.append(_skip("fwht", "fht-cpu", f"not installed: {INSTALL['fht-cpu']}", **key))
                 if ff is not None:
-                    impls["FFHT"] = (lambda k=k: ff.fht_(X, nthreads=k), reset)
+                    impls["FFHT"] = (partial(ff.fht_, X, nthreads=k), reset)
                 else:
                     rows.append(_skip("fwht", "FFHT", f"not installed: {INSTALL['FFHT']}", **key))
                 if H is not None:
-                    impls["dense BLAS"] = (lambda k=k, h=H: _with(_blas_limit(k), lambda: np.matmul(X0, h, out=Y)), None)
+                    impls["dense BLAS"] = (_limited(k, partial(np.matmul, X0, H, out=Y)), None)
                 elif k == 1:
                     rows.append(_skip("fwht", "dense BLAS", f"d={d} > {dense_max}: 2·n·d² flops, "
                                       f"d/(2·log2 d) = {d / (2 * math.log2(d)):.0f}x the FWHT's adds", **key))
@@ -317,6 +315,20 @@ def _with(ctx: Any, fn: Callable[[], Any]) -> Any:
         return fn()
 
 
+def _limited(k: int, fn: Callable[[], Any]) -> Callable[[], Any]:
+    """``fn`` under a BLAS limit of ``k`` threads, entered at each call."""
+    return lambda: _with(_blas_limit(k), fn)
+
+
+class _RowKey(TypedDict):
+    """The configuration of one timing row: the keywords of :func:`_rows` and :func:`_skip` it shares."""
+
+    dtype: Any
+    d: int
+    n: int
+    threads: int
+
+
 def _prange(kernel: Any, X: np.ndarray, k: int) -> None:
     import numba
 
@@ -344,17 +356,17 @@ def run_butterfly_comparison(quick: bool = False) -> list[dict]:
             Bt = np.ascontiguousarray(bf.matrix().T).astype(dtype) if d <= dense_max else None
             one: dict[str, float] = {}
             for k in thread_counts:
-                key = dict(dtype=dtype, d=d, n=n, threads=k)
+                key: _RowKey = {"dtype": dtype, "d": d, "n": n, "threads": k}
                 impls: dict[str, tuple[Callable[[], Any], Callable[[], Any] | None]] = {
                     "memory pass (numpy copy)": (lambda: np.copyto(Y, X0), None)}
                 used = {"memory pass (numpy copy)": 1, "ours (numpy backend)": 1, "dense BLAS": k}
                 if numba_available():
-                    impls["ours (numba)"] = (lambda k=k: bf.apply(X0, backend="numba", threads=k), None)
+                    impls["ours (numba)"] = (partial(bf.apply, X0, backend="numba", threads=k), None)
                     used["ours (numba)"] = fwht_threads(X0.shape, k)
                 if k == 1:
                     impls["ours (numpy backend)"] = (lambda: _with(_blas_limit(1), lambda: bf.apply(X0, backend="numpy")), None)
                 if Bt is not None:
-                    impls["dense BLAS"] = (lambda k=k: _with(_blas_limit(k), lambda: np.matmul(X0, Bt, out=Y)), None)
+                    impls["dense BLAS"] = (_limited(k, partial(np.matmul, X0, Bt, out=Y)), None)
                 elif k == 1:
                     rows.append(_skip("butterfly", "dense BLAS", f"d={d} > {dense_max} (2·n·d² flops)", **key))
                 times = _time_group(impls, repeats)

@@ -146,7 +146,9 @@ def load_mutants(spec: str) -> list[Mutant]:
     return entries
 
 
-def _mutant(spec: str, name: str) -> Mutant:
+def _mutant(spec: str | None, name: str) -> Mutant:
+    if spec is None:
+        raise ValueError("mutant units need the library spec")
     if spec not in _LIBRARIES:
         load_mutants(spec)
     return _LIBRARIES[spec][name]
@@ -211,11 +213,11 @@ def run_unit(unit: Unit, library: str | None = None) -> dict[str, Any]:
     Numerical libraries run single-threaded here, in-process or in a worker alike, so a result
     cannot depend on how many BLAS threads happened to be available.
     """
-    from threadpoolctl import threadpool_limits
+    from rfverify.threads import single_threaded
 
     t0 = time.perf_counter()
     try:
-        with threadpool_limits(limits=1):
+        with single_threaded():
             if unit.role == "reference":
                 from rfverify.studies.zoo import verify_entry, zoo_entries
 
@@ -361,7 +363,7 @@ def aggregate(results: list[dict[str, Any]], library: str | None = None) -> dict
             if fw["flagged"]:
                 flags.append(f"family-wise false alarm: {name} ({profile}) failed under {k}/{n} seeds, 95% interval "
                              f"[{iv[0]:.3g}, {iv[1]:.3g}] vs design alpha {fam:.3g}")
-            examples = {}
+            examples: dict[str, str] = {}
             for r in rs:
                 for c, msg in r["messages"].items():
                     examples.setdefault(c, f"seed {r['unit'].seed}: {msg}")

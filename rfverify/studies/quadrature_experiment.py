@@ -83,7 +83,7 @@ def _points(method: str, d: int, rules: int, rng: np.random.Generator) -> tuple[
     if method == "RFF":
         return rng.standard_normal((m, d)), np.full(m, 1.0 / m)
     if method == "ORF":
-        blocks = []
+        blocks: list[np.ndarray] = []
         while sum(b.shape[0] for b in blocks) < m:
             blocks.append((haar_qr(d, rng) * np.sqrt(rng.chisquare(d, size=d))).T)
         W = np.vstack(blocks)[:m]

@@ -147,7 +147,7 @@ def format_mse_table(rows: list[dict[str, Any]]) -> str:
 
 def _dense_rff(m: int, dtype: Any) -> Any:
     class DenseRFF(RandomFourierFeaturesCosSin):
-        def fit(self, X: Any, y: Any = None) -> Any:
+        def fit(self, X: Any = None, y: Any = None) -> Any:
             super().fit(X)
             self.W_ = self.W_.astype(dtype)
             return self

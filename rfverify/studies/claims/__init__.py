@@ -15,13 +15,13 @@ Every claim draws its randomness from fixed seeds, so results are byte-identical
 from __future__ import annotations
 
 import importlib
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from rfverify.errors import UsageError
 from rfverify.studies.claims.verdicts import NOTATION_RULE, RULES, VERDICTS, Finding, judge, notation_note
+from rfverify.threads import one_blas_thread
 
 __all__ = ["Claim", "ClaimSpec", "SOURCES", "BIBKEYS", "VERDICTS", "RULES", "Finding", "claim_specs", "select_specs",
            "evaluate_claims", "evaluate_spec", "reproduce_command"]
@@ -129,24 +129,6 @@ def select_specs(sources: Iterable[str] | None = None, ids: Iterable[str] | None
     return specs
 
 
-_CONTROLLER: list[Any] = []  # [(len(sys.modules) when scanned, threadpoolctl.ThreadpoolController)]
-
-
-def _one_blas_thread() -> Any:
-    """``threadpool_limits(limits=1, user_api="blas")`` without rescanning the process's shared libraries per claim.
-
-    ``threadpool_limits`` walks every loaded library (dl_iterate_phdr) on each call: about 6 ms quiet, 12 ms under
-    load, over a second for the 82 claims.  The scan is kept and redone only when a module was imported since (a
-    new BLAS arrives only with an extension module: scipy's own OpenBLAS, numba's, scikit-learn's), so every BLAS
-    loaded when a claim starts is limited, as before."""
-    from threadpoolctl import ThreadpoolController
-
-    n = len(sys.modules)
-    if not _CONTROLLER or _CONTROLLER[0][0] != n:
-        _CONTROLLER[:] = [(n, ThreadpoolController())]
-    return _CONTROLLER[0][1].limit(limits=1, user_api="blas")
-
-
 def _with_notation(spec: ClaimSpec, finding: Finding) -> Finding:
     """The finding with the spec's declared notation (one reading per symbol, the paper's own, settled; it holds
     or fails as the printed statement does) and audit, where the claim's function computed none."""
@@ -167,7 +149,7 @@ def evaluate_spec(spec: ClaimSpec) -> Claim:
     spins (slower on a shared machine), and one thread makes every sum's order, hence every digit, machine-independent
     of the thread count."""
     t0 = time.perf_counter()
-    with _one_blas_thread():
+    with one_blas_thread():
         evidence, finding = spec.evaluate()
     finding = _with_notation(spec, finding)
     verdict, rule = judge(finding)
@@ -185,14 +167,14 @@ def evaluate_claims(sources: Iterable[str] | None = None, ids: Iterable[str] | N
     """Evaluate the selected claims (default: all), in table order.  ``progress(i, n, spec, seconds)`` is called
     after each (with ``jobs`` > 1: in the order they finish).
 
-    ``jobs`` > 1 evaluates them in that many forked worker processes (at most one per claim).  Every claim draws
+    ``jobs`` > 1 evaluates them in a pool of that many worker processes (at most one per claim).  Every claim draws
     from its own fixed seeds with BLAS on one thread, so the claims are the same for every ``jobs``
     (``tests/test_claims.py``); only ``seconds`` differs."""
     specs = select_specs(sources, ids, heavy=heavy)
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise UsageError(f"jobs must be a positive integer, got {jobs!r}")
     if jobs > 1 and len(specs) > 1:
-        return _evaluate_forked(specs, min(jobs, len(specs)), progress)
+        return _evaluate_pool(specs, min(jobs, len(specs)), progress)
     claims = []
     for i, spec in enumerate(specs, 1):
         claim = evaluate_spec(spec)
@@ -202,44 +184,35 @@ def evaluate_claims(sources: Iterable[str] | None = None, ids: Iterable[str] | N
     return claims
 
 
-_FORKED: dict[str, ClaimSpec] = {}  # the specs a forked worker evaluates, set in the parent before the fork
+def evaluate_id(claim_id: str, recompute: bool = False) -> Claim:
+    """One claim by its id, as a work unit (:class:`rfverify.executors.Task`): the high-precision values read from
+    the committed table, or recomputed with mpmath (``recompute``) as in the process that asked."""
+    from rfverify.highprec.tables import set_recompute
+
+    set_recompute(recompute)
+    return evaluate_spec(select_specs(ids=[claim_id])[0])
 
 
-def _worker_init() -> None:
-    """A worker forked while a progress thread may hold stdout/stderr's lock: fresh streams on the same fds."""
-    import os
+def _evaluate_pool(specs: list[ClaimSpec], jobs: int,
+                   progress: Callable[[int, int, ClaimSpec, float], None] | None) -> list[Claim]:
+    """The claims as work units on a local process pool (:class:`rfverify.executors.ProcessPool`, the pool of
+    ``--jobs`` everywhere in rfverify): each unit names its claim and whether to recompute, so a worker computes what
+    this process would, however it was started; a claim that raises is an error here, as it is in-process."""
+    from rfverify.executors import ProcessPool, Task
+    from rfverify.highprec.tables import recompute_enabled
 
-    sys.stdout = open(os.dup(1), "w", encoding="utf-8", errors="replace", closefd=True)
-    sys.stderr = open(os.dup(2), "w", encoding="utf-8", errors="replace", closefd=True)
+    recompute = recompute_enabled()
+    tasks = [Task(key=f"claim-{s.id}", fn="rfverify.studies.claims:evaluate_id", args=(s.id, recompute))
+             for s in specs]
+    done = 0
 
+    def on_outcome(i: int, out: Any) -> None:
+        nonlocal done
+        done += 1
+        if out.error is not None:
+            raise RuntimeError(f"claim {specs[i].id} could not be evaluated: {out.error}")
+        if progress is not None:
+            progress(done, len(specs), specs[i], out.value.seconds)
 
-def _evaluate_forked_one(claim_id: str) -> Claim:
-    return evaluate_spec(_FORKED[claim_id])
-
-
-def _evaluate_forked(specs: list[ClaimSpec], jobs: int,
-                     progress: Callable[[int, int, ClaimSpec, float], None] | None) -> list[Claim]:
-    """The claims evaluated in ``jobs`` forked processes: they inherit the imported modules (scipy, the papers'
-    modules) and the state of this process (``--recompute``), so a claim computes there what it computes here.
-    Without fork (not POSIX), in this process."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return evaluate_claims(ids=[s.id for s in specs], progress=progress)
-    _FORKED.clear()
-    _FORKED.update({s.id: s for s in specs})
-    by_id: dict[str, Claim] = {}
-    try:
-        # fork context: every worker is forked at the first submit, from this thread, before the pool's own thread
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"),
-                                 initializer=_worker_init) as pool:
-            futures = {pool.submit(_evaluate_forked_one, s.id): s for s in specs}
-            for f in as_completed(futures):
-                claim = f.result()
-                by_id[claim.id] = claim
-                if progress is not None:
-                    progress(len(by_id), len(specs), futures[f], claim.seconds)
-    finally:
-        _FORKED.clear()
-    return [by_id[s.id] for s in specs]
+    with ProcessPool(jobs) as pool:
+        return [out.value for out in pool.map(tasks, on_outcome=on_outcome)]

@@ -4,9 +4,17 @@ matrices (munkhoeva2018)."""
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 from scipy import stats
+
+if TYPE_CHECKING:
+    from rfverify.studies.claims import ClaimSpec
+    from rfverify.studies.claims.verdicts import Finding
+
+    #: A claim function: ``() -> (evidence, finding)``.
+    ClaimFn = Callable[[], tuple[str, Finding]]
 
 _Z = float(stats.norm.isf(0.0005))  # 99.9% two-sided
 
@@ -23,7 +31,7 @@ def _pairs(rng: np.random.Generator, d: int = 8) -> tuple[np.ndarray, np.ndarray
     return X, Y
 
 
-def claim_list(source: str):  # type: ignore[no-untyped-def]
+def claim_list(source: str) -> tuple[list[ClaimSpec], Callable[..., Callable[[ClaimFn], ClaimFn]]]:
     """``(CLAIMS, claim)``: the module's claim list and a decorator registering a claim function in it.
 
     ``@claim(local_id, location, statement, method, notation=..., audit=...)`` on a function returning
@@ -36,11 +44,12 @@ def claim_list(source: str):  # type: ignore[no-untyped-def]
     """
     from rfverify.studies.claims import ClaimSpec
 
-    specs: list = []
+    specs: list[ClaimSpec] = []
 
-    def claim(local_id: str, location: str, statement: str, method: str,  # type: ignore[no-untyped-def]
-              notation: tuple[tuple[str, str, str], ...] = (), audit: str | None = None, heavy: bool = False):
-        def wrap(fn):  # type: ignore[no-untyped-def]
+    def claim(local_id: str, location: str, statement: str, method: str,
+              notation: tuple[tuple[str, str, str], ...] = (), audit: str | None = None,
+              heavy: bool = False) -> Callable[[ClaimFn], ClaimFn]:
+        def wrap(fn: ClaimFn) -> ClaimFn:
             cid = f"{source}-{local_id}"
             if any(s.id == cid for s in specs):
                 raise ValueError(f"duplicate claim id {cid}")

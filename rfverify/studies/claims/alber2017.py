@@ -203,7 +203,8 @@ def _alber_eq3() -> tuple[str, Finding]:
     def transform(v: float, r: float) -> float:  # E cos(<w, z>) for w ~ N(0, v I), ||z|| = r
         return float(np.sum(wts * np.cos(math.sqrt(v) * r * t)))
 
-    dev_cov, dev_sd, worst = 0.0, 0.0, None
+    dev_cov, dev_sd = 0.0, 0.0
+    worst: tuple[float, float, float, float, float] | None = None
     for sigma in (0.5, 2.0, 3.0):
         for r in (0.3, 1.0, 3.0):
             target = math.exp(-(r**2) / (2 * sigma**2))
@@ -211,6 +212,7 @@ def _alber_eq3() -> tuple[str, Finding]:
             if dp > dev_cov:
                 dev_cov, worst = dp, (sigma, r, transform(1 / sigma, r), target, transform(sigma**-2, r))
             dev_sd = max(dev_sd, abs(transform(sigma**-2, r) - target))
+    assert worst is not None, "no setting deviated from the target at all"
     sigma, r, got, want, sd = worst
     sd_ok, cov_ok = dev_sd <= 1e-12, dev_cov <= 1e-12
     return (f"Read as the paper's Sec. 4.1 defines it (W_B = (1/sigma) G_B with G_B ~ N(0, 1): the second argument of "

@@ -18,7 +18,8 @@ from rfverify.implementations.adapted import (SupervisedAdaptedBasis, Unsupervis
                                               mixture_labels)
 from rfverify.implementations.rff import RandomFourierFeatures
 from rfverify.kernels import get_kernel
-from rfverify.metrics import relative_frobenius_error, t_interval, target_alignment
+from rfverify.metrics import relative_frobenius_error, target_alignment
+from rfverify.stats import t_interval
 from rfverify.studies.claims._common import claim_list
 from rfverify.studies.claims.verdicts import Finding
 

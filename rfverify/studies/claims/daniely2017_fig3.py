@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import math
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from rfverify.studies.claims._common import claim_list
 from rfverify.studies.claims.verdicts import Finding
+
+if TYPE_CHECKING:
+    from rfverify.implementations.compositional import CompositionalFeatures, Skeleton
 
 __all__ = ["CLAIMS", "fig3_errors"]
 
@@ -30,12 +35,12 @@ def _inputs(rng: np.random.Generator, n: int) -> np.ndarray:
     return centres[rng.integers(0, 4, n)] + rng.standard_normal((n, _INPUTS)) * rng.choice([0.2, 0.6, 1.5], (n, 1))
 
 
-def _rfs_map(skeleton, budget: int, seed: int):  # type: ignore[no-untyped-def]
+def _rfs_map(skeleton: Skeleton, budget: int, seed: int) -> tuple[CompositionalFeatures, int]:
     """Algorithm 1 with de-duplication (Sec. 6: 'merge them and hence afford to generate more'): the largest number
     of raw features whose unique features fit the output budget (one real feature each, Comment 1 corrected)."""
     from rfverify.implementations.compositional import CompositionalFeatures
 
-    def fit(q: int):  # type: ignore[no-untyped-def]
+    def fit(q: int) -> CompositionalFeatures:
         return CompositionalFeatures(skeleton, q, seed, conversion="comment1", deduplicate=True).fit()
 
     q, fm = budget, fit(budget)
@@ -79,7 +84,7 @@ def fig3_errors(seed: int = SEED) -> dict:
             errs["RR"].append((G @ G.T).ravel())
             kk.append(K.ravel())
         k = np.concatenate(kk)
-        row = {}
+        row: dict[str, list[float] | int] = {}
         for name, est in errs.items():
             e = np.concatenate(est) - k
             row[name] = [float(np.mean(np.abs(e))), float(np.sqrt(np.mean(e**2))), float(np.max(np.abs(e))),

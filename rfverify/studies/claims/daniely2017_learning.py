@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import optimize, stats
 
 from rfverify.studies.claims._common import claim_list
 from rfverify.studies.claims.verdicts import Finding, Reading
+
+if TYPE_CHECKING:
+    from rfverify.implementations.compositional import Skeleton
 
 __all__ = ["CLAIMS", "TABLE1"]
 
@@ -51,7 +55,8 @@ def _numeric_min(rho: float, B: float, m: int, C: float) -> float:
 
 def _lambda_claim(with_c: bool) -> tuple[str, Finding]:
     grid = [g for g in _GRID if with_c or g[3] == 1.0]
-    printed_ok, corrected_ok, worst = True, True, (0.0, None)
+    printed_ok, corrected_ok = True, True
+    worst: tuple[float, tuple[float, float, int, float] | None] = (0.0, None)
     for rho, B, m, C in grid:
         lam_p = math.sqrt(2) * rho * C / math.sqrt(m * B)
         term_p = math.sqrt(8) * rho * B * C / math.sqrt(m) if with_c else math.sqrt(8 * rho * B) / math.sqrt(m)
@@ -227,7 +232,7 @@ def _table1_text() -> tuple[str, Finding]:
                                        f"{bottom3}"))
 
 
-def _cooccurrence(skeleton, q: int, n_inputs: int, rng: np.random.Generator) -> np.ndarray:  # type: ignore[no-untyped-def]
+def _cooccurrence(skeleton: Skeleton, q: int, n_inputs: int, rng: np.random.Generator) -> np.ndarray:
     """Per pair of inputs (upper triangle), the number of the q features of Algorithm 1 that read both."""
     from rfverify.implementations.compositional.features import sample_features
 

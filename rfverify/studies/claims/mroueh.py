@@ -53,15 +53,19 @@ _REF, _CHK = hp.REFERENCE_DPS, hp.CHECK_DPS
 
 CLAIMS, claim = claim_list(SOURCE)
 
+def _key(table: str, *args: int) -> tuple[str, tuple[int, ...]]:
+    return table, args
+
+
 #: Every high-precision value the claims read (the committed table holds exactly these).
 TABLE_KEYS: list[tuple[str, tuple[int, ...]]] = (
-    [("kappa_coefficients", (q, 2, d)) for q in _QS for d in (_REF, _CHK)]
-    + [("hermite_moments", (q, 2, _REF)) for q in _QS]
-    + [("kappa_coefficients", (q, hp.I_MAX, _CHK)) for q in _QS]
-    + [("expected_max", (q, _CHK)) for q in _BIG_QS] + [("expected_max_square", (q, _CHK)) for q in _BIG_QS]
-    + [("kernel_coefficients", (2, 1, d)) for d in (_REF, _CHK)]
-    + [("sigma2", (q, _CHK)) for q in _QS] + [("sigma2", (q, _REF)) for q in (4, 16)]
-    + [("expected_min_max_product", (3, _CHK))]
+    [_key("kappa_coefficients", q, 2, d) for q in _QS for d in (_REF, _CHK)]
+    + [_key("hermite_moments", q, 2, _REF) for q in _QS]
+    + [_key("kappa_coefficients", q, hp.I_MAX, _CHK) for q in _QS]
+    + [_key("expected_max", q, _CHK) for q in _BIG_QS] + [_key("expected_max_square", q, _CHK) for q in _BIG_QS]
+    + [_key("kernel_coefficients", 2, 1, d) for d in (_REF, _CHK)]
+    + [_key("sigma2", q, _CHK) for q in _QS] + [_key("sigma2", q, _REF) for q in (4, 16)]
+    + [_key("expected_min_max_product", 3, _CHK)]
 )
 
 

@@ -83,6 +83,7 @@ def _lemma2_tail() -> tuple[str, Finding]:
         ratio = np.min(bound / p)
         if ratio < worst:
             worst, worst_at = float(ratio), (q, float(t[np.argmin(bound / p)]))
+    assert worst_at is not None  # the first q sets it: its ratio is finite
     ok = worst >= 1.0 and all(bool(np.all(q * np.exp(-(t**2) / 8) + np.exp(-q * t**2 / 8)
                                           <= (q + 1) * np.exp(-(t**2) / 8))) for q in range(1, 17))
     return (f"The bound exceeds the exact probability everywhere: the smallest ratio bound/probability is {worst:.3f} "

@@ -32,7 +32,7 @@ def beta(d: int) -> float:
     return (d**-e + d ** (1 / (d + 1))) * 2 ** ((6 * d + 1) / (d + 1)) * e**e
 
 
-def prop31_bound(d: int, D: int, eps: float, *, l: float, M: float, sigma_p: float = 1.0, kappa: float = 1.0,
+def prop31_bound(d: int, D: float, eps: float, *, l: float, M: float, sigma_p: float = 1.0, kappa: float = 1.0,
                  mu: float = 1.0) -> float:
     """The right-hand side of Proposition 3.1."""
     return beta(d) * (sigma_p * l * kappa * mu / eps) ** (2 * d / (d + 1)) * math.exp(-D * eps**2 / (8 * M**2 * (d + 1)))

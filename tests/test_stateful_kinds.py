@@ -1,0 +1,157 @@
+"""The ``stateful`` check of samplers, rules and transforms: every planted mutant caught at the default profile with
+its minimal program, every twin and the reference implementations pass, a finding confirmed in a fresh Python
+interpreter, the quick profile a smoke budget."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rfverify.fresh import FreshUnavailable, run_fresh
+from rfverify.kinds.orthogonal import verify_orthogonal
+from rfverify.kinds.quadrature import verify_quadrature
+from rfverify.kinds.transform import verify_transform
+from tests.mutants import stateful_kinds_mutants as km
+
+M = "tests.mutants.stateful_kinds_mutants:"
+
+
+def _stateful(kind, impl, profile="default", **kw):
+    if kind == "orthogonal":
+        return verify_orthogonal(impl, dim=16, profile=profile, checks=["stateful"], **kw)["stateful"]
+    if kind == "quadrature":
+        return verify_quadrature(impl, dim=8, degree=0, profile=profile, checks=["stateful"], **kw)["stateful"]
+    return verify_transform(impl, dim=16, profile=profile, checks=["stateful"], **kw)["stateful"]
+
+
+#: (kind, mutant): what the finding and the minimal program must show.
+EXPECTED = {
+    ("orthogonal", "shared_generator_sampler"): ("the same seed does not reproduce the draw",
+                                                 "a.sample(8, np.random.default_rng(0))"),
+    ("orthogonal", "folded_seed_sampler"): ("two draws from one generator give the same draw", "Q2 = sampler(16, r)"),
+    ("quadrature", "buffer_rule"): ("was changed by a later call", "P2, w2 = a(8, r)"),
+    ("quadrature", "cached_rule"): ("two draws from one generator give the same draw", "P2, w2 = rule(8, r)"),
+    ("transform", "identity_memo_transform"): ("differs from a pristine copy applied to the same values",
+                                               "B[...] = np.random.default_rng("),
+    ("transform", "wrapping_transform"): ("uint8 input gives other rows than float64 input of the same values",
+                                          "np.abs(np.rint(40 * X)).astype(np.uint8)"),
+}
+TWINS = {**km.SAMPLER_BUGS, **km.RULE_BUGS, **km.TRANSFORM_BUGS}
+
+
+@pytest.mark.parametrize("kind,mutant", list(EXPECTED), ids=lambda v: v if isinstance(v, str) else None)
+def test_mutant_caught_with_its_program(kind, mutant):
+    res = _stateful(kind, M + mutant)
+    assert res.status == "fail", res.message
+    finding, line = EXPECTED[(kind, mutant)]
+    assert finding in res.message
+    program = res.details["program"]
+    assert line in program and line in res.message
+    assert f"import {mutant} as " in program
+    assert res.reproduce.endswith("--check stateful") and "replay: " + res.reproduce in res.message
+    assert "copy.deepcopy" not in program or any(f"{n}." in program or f"{n}(" in program for n in "abc")
+
+
+@pytest.mark.parametrize("kind,mutant", list(EXPECTED), ids=lambda v: v if isinstance(v, str) else None)
+def test_twin_passes(kind, mutant):
+    res = _stateful(kind, M + TWINS[mutant])
+    assert res.status == "pass", res.message
+    assert "replay" in res.details["judged"] and "repeat" in res.details["judged"]
+
+
+@pytest.mark.parametrize("kind,impl", [("orthogonal", "rfverify.implementations.orthogonal:haar_qr"),
+                                       ("orthogonal", "scipy.stats:ortho_group"),
+                                       ("quadrature", "rfverify.implementations.quadrature:sr33_haar"),
+                                       ("transform", "rfverify.implementations.structured:fwht")])
+def test_reference_implementations_pass(kind, impl):
+    res = _stateful(kind, impl)
+    assert res.status == "pass", res.message
+    if kind != "transform":
+        assert {"seeds-differ", "same-seed", "generator-advances"} <= set(res.details["judged"])
+    else:
+        assert {"int32", "uint8", "bool", "list", "tuple"} <= set(res.details["judged"])
+        assert "float16 input" in res.details["refused"]  # fwht refuses float16 cleanly: set aside, stated
+
+
+def test_the_program_runs_and_shows_the_defect():
+    res = _stateful("quadrature", M + "buffer_rule")
+    env: dict = {}
+    exec(res.details["program"], env)  # noqa: S102 - our own generated program
+    assert env["P1"] is env["P2"]  # the first draw's points were overwritten by the second: one buffer
+
+
+def test_findings_are_confirmed_in_a_fresh_process():
+    """The sampler keeping a generator in a class attribute: its second call at seed 0 differs from the first in a
+    fresh interpreter too; the truncating transform gives the same rows there (a conversion, not state)."""
+    res = _stateful("orthogonal", M + "shared_generator_sampler")
+    assert res.details["fresh_process"] == {"replayed": True, "finding": "confirmed in a fresh Python process: "
+                                            "call 2 differs from the first there too"}
+    assert "confirmed in a fresh Python process" in res.message
+    res = _stateful("transform", M + "wrapping_transform")
+    assert res.details["fresh_process"]["replayed"] is True
+    assert "the conversion itself, not state" in res.message
+
+
+def test_a_polluted_reference_is_diagnosed_as_state_in_the_process():
+    """The rule caching its points in the module keyed by d: distinct seeds give the same draw in this process; a
+    fresh interpreter gives the other seed another draw — the message says the state lives in the process."""
+    from rfverify.properties.stateful_kinds import fresh_draw
+    from rfverify.kinds.quadrature import QuadraturePlugin
+
+    plugin = QuadraturePlugin(M + "cached_rule")
+    first = fresh_draw(plugin, 8, 0)
+    again = fresh_draw(plugin, 8, 1)  # this process: the module cache answers
+    assert np.array_equal(first[0], again[0])
+    fresh = run_fresh(fresh_draw, plugin, 8, 1)  # a fresh interpreter: seed 1's own points
+    assert not np.array_equal(fresh[0], first[0])
+
+
+def test_a_plug_in_that_cannot_be_pickled_is_stated():
+    with pytest.raises(FreshUnavailable, match="cannot be pickled"):
+        run_fresh(lambda: 1)
+
+
+def test_quick_is_a_smoke_budget():
+    res = _stateful("orthogonal", "rfverify.implementations.orthogonal:haar_qr", profile="quick")
+    assert res.status == "pass" and res.details["sequences"] <= 6 and res.details["repeats"] == 3
+
+
+def test_refused_input_types_are_set_aside():
+    res = _stateful("transform", "tests.test_stateful_kinds:float_only_transform")
+    assert res.status == "pass", res.message
+    assert "uint8 input" in res.details["refused"] and "set aside: refuses" in res.message
+
+
+def float_only_transform(X):
+    """A correct transform that refuses non-float input with a TypeError (a clean refusal)."""
+    A = np.asarray(X)
+    if A.dtype.kind != "f":
+        raise TypeError(f"float input required, got {A.dtype}")
+    return km.converting_transform(A)
+
+
+@pytest.mark.parametrize("group,impl", [("O", "haar_qr"), ("SO", "haar_qr_so")])
+def test_d_1_is_not_judged_for_distinct_seeds(group, impl):
+    """O(1) = {1, -1}: two seeds share a draw half the time; SO(1) = {1}: always. Not a finding."""
+    res = verify_orthogonal(f"rfverify.implementations.orthogonal:{impl}", dim=1, group=group,
+                            checks=["stateful"])["stateful"]
+    assert res.status == "pass", res.message
+    assert "seeds-differ" not in res.details["judged"] and "distinct seeds not judged: d = 1" in res.message
+
+
+def test_a_rule_refusing_half_the_dimension_is_set_aside():
+    """A rule for even d only (rfverify's UsageError, as the butterfly rules raise it): at d = 6 its refusal of
+    d = 3 is set aside and stated, not an error."""
+    res = verify_quadrature("tests.test_stateful_kinds:even_rule", dim=6, degree=0, checks=["stateful"])["stateful"]
+    assert res.details["dims"] == [3, 6]
+    assert res.status == "pass", res.message
+    assert "d = 3" in res.details["refused"] and "even d only" in res.message
+
+
+def even_rule(d, rng):
+    """Monte Carlo points for even d; odd d refused."""
+    from rfverify.errors import UsageError
+
+    if d % 2:
+        raise UsageError(f"even d only, got d={d}")
+    return km.uncached_rule(d, rng)
