@@ -140,7 +140,7 @@ def _problem(ctx: TransformContext, ex: TransformExample, guard: SpaceGuard | No
         guard.accept(_form(ex))
     if not ctx.config.inplace and not np.array_equal(X, saved):
         return "apply modified its input in place (not declared inplace)"
-    _, message = exactness_violation(Y, np.ascontiguousarray(saved), op)
+    _, message = exactness_violation(Y, np.ascontiguousarray(saved), op, ctx.config.plugin.working_dtype(X.dtype))
     return message
 
 

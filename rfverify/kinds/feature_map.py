@@ -21,7 +21,7 @@ from rfverify.adapters import FeatureMapPlugin, FittedMap, _spec_of, as_feature_
 from rfverify.domains import DOMAINS, PairSet, make_pairs
 from rfverify.errors import PluginError, UsageError
 from rfverify.kernels import Kernel, as_kernel
-from rfverify.kinds.base import CliSpec, KindConfig, parse_int
+from rfverify.kinds.base import CliSpec, KindConfig, add_input_option, parse_int
 from rfverify.kinds.pins import add_pin_options, pin_options, pins_from_cli
 from rfverify.options import parse_param, parse_seed, parse_space
 from rfverify.profiles import Profile
@@ -302,7 +302,7 @@ class FeatureMapConfig(KindConfig):
                  data_dependent: bool | None = None, deterministic: bool | None = None,
                  param_map: Mapping[str, Any] | None = None, init: Mapping[str, Any] | None = None,
                  global_seed: str | None = None, input: str | None = None, space: Mapping[str, Any] | None = None,
-                 pins: Mapping[str, Any] | None = None) -> None:
+                 pins: Mapping[str, Any] | None = None, jit: bool | None = None) -> None:
         self.kernel = as_kernel(kernel, kernel_params)
         self.kernel_spec = kernel_spec if kernel_spec is not None else (kernel if isinstance(kernel, str) else None)
         if self.kernel_spec is None and callable(kernel) and not isinstance(kernel, Kernel):
@@ -344,6 +344,11 @@ class FeatureMapConfig(KindConfig):
         from dataclasses import replace
 
         self.declarations = replace(self.declarations, deterministic=bool(deterministic))
+        from rfverify.arrays import decide_jit
+
+        #: declared (True/False) or None: decided (input="jax", a jax.jit function); explore's shapes follow it
+        self.declared_jit = jit
+        self.plugin.jit = decide_jit(jit, self.plugin.input, self.plugin.obj)
         self.pins = dict(pins or {})
         self.space = self._space(space)
 
@@ -395,6 +400,8 @@ class FeatureMapConfig(KindConfig):
             parts += ["--global-seed", self.plugin.global_seed]
         if self.plugin.input:
             parts += ["--input", self.plugin.input]
+        if self.declared_jit is True:
+            parts += ["--jit"]
         return parts + pin_options(self.pins)
 
     def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> CheckContext:
@@ -423,6 +430,9 @@ class FeatureMapConfig(KindConfig):
                             f"{self.plugin.global_seed}: seeded from each draw's random_state before fit, "
                             "restored after"),
             "input": self.plugin.input or "numpy",
+            # the arrays the plug-in was handed and returned: library, dtype (float32 is judged as float32), device
+            "arrays": self.plugin.arrays.to_dict(),
+            "jit": self.plugin.jit,
             "space": self.space.describe(),
         }
 
@@ -500,8 +510,11 @@ class FeatureMapConfig(KindConfig):
         fm.add_argument("--global-seed", choices=["numpy", "torch"],
                         help="the library draws from this global generator only: seed it from each draw's "
                         "random_state before fit and restore it after (recorded in the report)")
-        fm.add_argument("--input", choices=["numpy", "torch"], default="numpy",
-                        help="hand the plug-in numpy arrays (default) or torch tensors on its device and dtype")
+        add_input_option(fm, "a torch module's device and dtype, else the library's default float dtype "
+                         "(float32 for torch and JAX)")
+        fm.add_argument("--jit", action="store_true",
+                        help="the map is jit-compiled (implied by --input jax and by a jax.jit function): explore "
+                        "draws shapes from a small fixed set, so that few compilations are paid")
         add_pin_options(fm)
 
     @staticmethod
@@ -513,7 +526,8 @@ class FeatureMapConfig(KindConfig):
                     param_map=parse_param_map(getattr(args, "param_name", []) or []),
                     init=dict(parse_param(p, "--init") for p in getattr(args, "init", []) or []),
                     global_seed=getattr(args, "global_seed", None),
-                    input=None if getattr(args, "input", "numpy") == "numpy" else args.input)
+                    input=None if getattr(args, "input", "numpy") == "numpy" else args.input,
+                    jit=True if getattr(args, "jit", False) else None)
 
     @classmethod
     def from_cli(cls, args: argparse.Namespace) -> "FeatureMapConfig":
@@ -567,7 +581,7 @@ def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "
            data_dependent: bool | None = None, metrics: bool | None = None, deterministic: bool | None = None,
            param_map: Mapping[str, Any] | None = None, init: Mapping[str, Any] | None = None,
            global_seed: str | None = None, input: str | None = None, space: Mapping[str, Any] | None = None,
-           pins: Mapping[str, Any] | None = None, strict_space: bool = False) -> Report:
+           pins: Mapping[str, Any] | None = None, strict_space: bool = False, jit: bool | None = None) -> Report:
     """Verify a feature map against a kernel; returns a :class:`~rfverify.results.Report`.
 
     ``implementation`` is a factory, a function, an sklearn-style class or
@@ -586,7 +600,10 @@ def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "
     ``param_map``: kernel parameter -> ``"NAME[:EXPRESSION]"`` (:mod:`rfverify.param_map`);
     ``init``: constructor arguments; ``global_seed``: ``"numpy"``/``"torch"`` for a library seeded only
     through that global generator (seeded from each draw's random_state, restored after, recorded);
-    ``input``: ``"torch"`` hands the plug-in torch tensors (see :mod:`rfverify.adapters`).
+    ``input``: ``"torch"``, ``"jax"`` or ``"cupy"`` hands the plug-in that library's arrays; outputs of numpy, torch
+    (CPU or CUDA), JAX, CuPy and dask are brought to the host in their own dtype (:mod:`rfverify.arrays`; the
+    report records library, dtype and device).  ``jit``: the map is jit-compiled (None: ``input="jax"`` or a
+    detected ``jax.jit`` function), so ``explore`` draws its shapes from a small fixed set.
     ``space`` narrows the configuration space ``explore`` searches and ``pins`` fixes axes of it
     (:mod:`rfverify.spaces`).  A clean refusal (ValueError, TypeError, NotImplementedError) away from the main
     configuration sets that configuration aside and the verdict states the refused region;
@@ -596,7 +613,7 @@ def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "
                               domain=domain, bound=bound, unbiased=unbiased, bias_bound=bias_bound,
                               seed=seed, profile=profile, name=name, data_dependent=data_dependent,
                               deterministic=deterministic, param_map=param_map, init=init,
-                              global_seed=global_seed, input=input, space=space, pins=pins)
+                              global_seed=global_seed, input=input, space=space, pins=pins, jit=jit)
     from rfverify.runner import run
 
     return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit,
