@@ -24,6 +24,7 @@ from hypothesis.reporting import with_reporter
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
 
 from rfverify import guard
+from rfverify.arrays import to_numpy
 from rfverify.errors import PluginError
 from rfverify.hypothesis_compat import search_constants_hidden
 from rfverify.kinds.feature_map import CheckContext
@@ -197,7 +198,8 @@ class _Session:
     def transform(self, o: _Obj, obj: Any, X: Any) -> np.ndarray:
         self.log.calls += 1
         if self.form == "function":
-            out = guard.call(obj, X, o.m, o.seed, plugin=self.plug.name, action="transform")
+            Xin = self.plug.to_input(X, None) if isinstance(X, np.ndarray) else X
+            out = guard.call(obj, Xin, o.m, o.seed, plugin=self.plug.name, action="transform")
         else:
             method = obj.transform if hasattr(obj, "transform") else obj  # a torch module: forward
             Xin = self.plug.to_input(X, obj) if isinstance(X, np.ndarray) else X
@@ -205,7 +207,8 @@ class _Session:
         # the returned object itself (not a copy): a later call must leave it unchanged
         if isinstance(out, np.ndarray):
             return out
-        return guard.as_array(out, plugin=self.plug.name, action="transform", complex_ok=True)
+        return guard.as_array(to_numpy(out, plugin=self.plug.name, action="transform", record=self.plug.arrays),
+                              plugin=self.plug.name, action="transform", complex_ok=True)
 
     def reference(self, o: _Obj, X64: np.ndarray) -> tuple[np.ndarray, float]:
         """A fresh object of ``o``'s configuration, fitted on what ``o`` was last fitted on, transforming the

@@ -147,13 +147,17 @@ class ArrayRecord:
 
 def to_input(X: np.ndarray, form: str | None, like: Any = None, *, keep_dtype: bool = False,
              record: ArrayRecord | None = None) -> Any:
-    """``X`` (a numpy array) in the input form ``form`` (None or "numpy": ``X`` itself).
+    """``X`` (a numpy array) in the input form ``form`` (None or "numpy": ``X`` itself); a numpy ``Generator`` (a
+    sampler's or rule's ``rng``) becomes that library's random source, seeded from it (``torch.Generator``, JAX
+    ``PRNGKey``, CuPy generator).
 
     ``like``: an object whose first floating parameter or buffer gives the device and dtype (a torch module);
     otherwise the library's default float dtype (float32 for torch and JAX), or ``X``'s own dtype with
     ``keep_dtype`` (a transform is exercised at float32 and float64: JAX without x64 can only take float32).
     """
-    if form in (None, "numpy"):
+    if isinstance(X, np.random.Generator) and form not in (None, "numpy"):
+        out = _generator(X, form)
+    elif form in (None, "numpy"):
         out: Any = X
     elif form == "torch":
         torch = _import("torch")
@@ -180,8 +184,23 @@ def to_input(X: np.ndarray, form: str | None, like: Any = None, *, keep_dtype: b
         raise UsageError(f"input must be one of {', '.join(INPUTS)}, got {form!r}")
     if record is not None:
         lib = "numpy" if form in (None, "numpy") else str(form)
-        record.inputs.add((lib, str(host_dtype(out)), _device(out, lib)))
+        record.inputs.add((lib, str(host_dtype(out) or type(out).__name__), _device(out, lib)))
     return out
+
+
+def _generator(rng: np.random.Generator, form: str) -> Any:
+    """A sampler's or rule's random source in its library, seeded from the harness's numpy generator (so the draw
+    stays a function of the check's key): a ``torch.Generator``, a JAX ``PRNGKey``, a CuPy generator."""
+    if form == "torch":
+        return _import("torch").Generator().manual_seed(int(rng.integers(2 ** 63 - 1)))
+    if form == "jax":
+        _import("jax")
+        import jax.random
+
+        return jax.random.PRNGKey(int(rng.integers(2 ** 32)))
+    if form == "cupy":
+        return _import("cupy").random.default_rng(int(rng.integers(2 ** 63 - 1)))
+    raise UsageError(f"input must be one of {', '.join(INPUTS)}, got {form!r}")
 
 
 #: Recent JAX inputs by content: a JAX array is immutable, so the same values may be handed over again without a
