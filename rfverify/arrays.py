@@ -21,6 +21,7 @@ whichever process calls the plug-in.
 from __future__ import annotations
 
 import importlib
+import sys
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +50,9 @@ def validate_input(input: Any, what: str = "input") -> str | None:
 
 def _import(form: str) -> Any:
     """The library of an input form, imported on first use; a one-line UsageError if it is missing."""
+    module = sys.modules.get(form)
+    if module is not None:
+        return module
     try:
         return importlib.import_module(form)
     except ImportError:

@@ -250,7 +250,7 @@ class FMExample:
 #: pairs (d = 1, one feature, odd widths, a wide map) and batch sizes (one row, an odd batch, a large one), each
 #: clipped to the space and its cost caps; an odd batch is split after its first row (the parts: one row and 16,
 #: the rows of the seed check), an even one in its middle.
-JIT_SHAPES: dict[str, tuple[Any, ...]] = {"d_m": ((1, 1), (2, 2), (3, 7), (16, 64), (64, 512)),
+JIT_SHAPES: dict[str, tuple[Any, ...]] = {"d_m": ((1, 1), (3, 7), (16, 64), (64, 512)),
                                           "batch": (1, 17, 256)}
 
 
