@@ -23,6 +23,7 @@ from rfverify.refusals import Axis, Refusal, SpaceLog, held_where, refusal_of, r
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
 from rfverify.spaces import declared_space
+from rfverify.arrays import JIT_INPUTS
 from rfverify.strategies import DTYPES, LAYOUTS, make_batch
 
 __all__ = ["check_explore_transform", "TransformExample", "WIDTH_EXPONENTS", "TRANSFORM_COST_CAP"]
@@ -109,11 +110,18 @@ def _explicit(widths: tuple[int, ...]) -> list[TransformExample]:
     return [TransformExample(d, 1, "float64", "C", 0) for d in widths[:3]]
 
 
+#: The batch sizes a jit-compiled transform (``input="jax"``) is explored at: each new shape is a compilation.
+JIT_BATCHES = (1, 2, 3, 17, 64)
+
+
 @st.composite
-def _examples(draw: Any, widths: tuple[int, ...]) -> TransformExample:
+def _examples(draw: Any, widths: tuple[int, ...], jit: bool = False) -> TransformExample:
     d = draw(st.sampled_from(widths))
     n_hi = max(1, min(4096, TRANSFORM_COST_CAP // d))
-    n = draw(st.one_of(st.integers(1, n_hi), st.sampled_from(sorted({1, min(2, n_hi), min(3, n_hi)}))))
+    if jit:
+        n = draw(st.sampled_from(sorted({min(n, n_hi) for n in JIT_BATCHES})))
+    else:
+        n = draw(st.one_of(st.integers(1, n_hi), st.sampled_from(sorted({1, min(2, n_hi), min(3, n_hi)}))))
     return TransformExample(d, n, draw(st.sampled_from(DTYPES)), draw(st.sampled_from(LAYOUTS)),
                             draw(st.integers(0, 2 ** 16)))
 
@@ -140,7 +148,7 @@ def _problem(ctx: TransformContext, ex: TransformExample, guard: SpaceGuard | No
         guard.accept(_form(ex))
     if not ctx.config.inplace and not np.array_equal(X, saved):
         return "apply modified its input in place (not declared inplace)"
-    _, message = exactness_violation(Y, np.ascontiguousarray(saved), op)
+    _, message = exactness_violation(Y, np.ascontiguousarray(saved), op, ctx.config.plugin.working_dtype(X.dtype))
     return message
 
 
@@ -167,7 +175,8 @@ def check_explore_transform(ctx: TransformContext) -> CheckResult:
 
     Property: for every width d = 2^k where the declared matrix exists (a user's matrix: the declared d only,
     unless the transform declares ``d_exp`` or the caller gives ``space=``), every batch (1 … 4096 rows, n d <=
-    2^18), float32 and float64, C-ordered, Fortran-ordered and strided: apply(X) equals X @ M.T to the round-off
+    2^18; a jit-compiled transform, ``input="jax"``: the batch sizes of :data:`JIT_BATCHES`), float32 and float64,
+    C-ordered, Fortran-ordered and strided: apply(X) equals X @ M.T to the round-off
     bound of ``transform-exactness``, and X is left unchanged unless ``inplace`` is declared.
     Can each property fail at a configuration (only a property a correct transform always holds there is
     charged)?  Both are required at every configuration: exactness to round-off is what a correct transform
@@ -190,7 +199,7 @@ def check_explore_transform(ctx: TransformContext) -> CheckResult:
     seed = ctx.seeds.random_state("transform", "explore", ctx.config.matrix.name)
     main = {"d": widths[0] if len(widths) == 1 else ctx.dim, "batch": 2, "dtype": "float64", "layout": "C"}
     guard = SpaceGuard(SpaceLog(_AXES, main, _probe(ctx), name=ctx.name), main=[main])
-    found = search(_examples(widths), lambda ex: _problem(ctx, ex, guard), seed=seed,
+    found = search(_examples(widths, ctx.config.plugin.input in JIT_INPUTS), lambda ex: _problem(ctx, ex, guard), seed=seed,
                    budget=budget_for(ctx.profile.name), explicit=explicit)
     space = f"{_describe_widths(widths)}, batches n d <= 2^18, float32/float64, layouts C/F/strided"
     assert guard.log is not None

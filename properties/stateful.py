@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import precondition, rule
 
 from rfverify import guard
+from rfverify.arrays import to_numpy
 from rfverify.errors import PluginError
 from rfverify.kinds.feature_map import CheckContext
 from rfverify.profiles import budget
@@ -69,15 +70,17 @@ def _transform_call(plug: Any, obj: Any, X: Any, m: int, seed: int) -> np.ndarra
     """``obj.transform(X)`` through the adapter (a function form called with its arguments, a torch input
     converted); the returned array itself, not a copy."""
     if plug.form == "function" and not plug.calls.declared() and not plug.passthrough:
-        out = guard.call(obj, X, m, seed, plugin=plug.name, action="transform")
+        Xin = plug.to_input(X, None) if isinstance(X, np.ndarray) else X
+        out = guard.call(obj, Xin, m, seed, plugin=plug.name, action="transform")
     elif isinstance(X, np.ndarray) or plug.form == "function":  # the declared method, keywords, names
         out, _ = plug.features_call(obj, X, m, seed)
     else:
         method = getattr(obj, plug.calls.method or "transform", None) or obj  # a torch module: forward
         out = guard.call(method, X, **plug.calls.call_kw, plugin=plug.name, action="transform")
-    if isinstance(out, np.ndarray):
+    if isinstance(out, np.ndarray):  # the returned object itself (not a copy): a later call must leave it unchanged
         return out
-    return guard.as_array(out, plugin=plug.name, action="transform", complex_ok=True)
+    return guard.as_array(to_numpy(out, plugin=plug.name, action="transform", record=plug.arrays),
+                          plugin=plug.name, action="transform", complex_ok=True)
 
 
 def fresh_features(plug: Any, m: int, seed: int, fit_values: np.ndarray | None, X: Any) -> np.ndarray:

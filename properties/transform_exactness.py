@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from rfverify.errors import PluginError
@@ -20,20 +22,24 @@ FLOAT32_LIKE = (1e-9, 1e-4)
 DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
-def exactness_violation(Y: np.ndarray, X: np.ndarray, M: np.ndarray | MatrixOperator) -> tuple[float, str | None]:
+def exactness_violation(Y: np.ndarray, X: np.ndarray, M: np.ndarray | MatrixOperator,
+                        dtype: Any = None) -> tuple[float, str | None]:
     """``(max err/tol, message or None)`` comparing ``Y`` with ``X @ M.T`` (M dense, or an operator)."""
-    worst, found = _violation(Y, X, M)
+    worst, found = _violation(Y, X, M, dtype)
     if found is None:
         return worst, None
     return worst, (f"{found.observed}, but should be {found.expected} ({found.where})"
                    + (f"; {found.cause}" if found.cause else ""))
 
 
-def _violation(Y: np.ndarray, X: np.ndarray, M: np.ndarray | MatrixOperator) -> tuple[float, Finding | None]:
-    """``(max err/tol, the worst entry as a Finding or None)`` comparing ``Y`` with ``X @ M.T``."""
+def _violation(Y: np.ndarray, X: np.ndarray, M: np.ndarray | MatrixOperator,
+               dtype: Any = None) -> tuple[float, Finding | None]:
+    """``(max err/tol, the worst entry as a Finding or None)`` comparing ``Y`` with ``X @ M.T``; ``dtype``: the
+    precision the plug-in was handed X in (default X's: a JAX plug-in without x64 gets float32)."""
     op = M if isinstance(M, MatrixOperator) else DenseOperator(M)
     ref = op.reference(X)
-    tol = op.tolerance(X, X.dtype)
+    dtype = np.dtype(X.dtype if dtype is None else dtype)
+    tol = op.tolerance(X, dtype)
     err = np.abs(np.asarray(Y, dtype=np.float64) - ref)
     ratio = err / tol
     worst = float(np.max(ratio)) if ratio.size else 0.0
@@ -42,7 +48,7 @@ def _violation(Y: np.ndarray, X: np.ndarray, M: np.ndarray | MatrixOperator) -> 
     r, c = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
     hint = _diagnose(np.asarray(Y, dtype=np.float64), ref)
     rel = float(np.max(err)) / max(float(np.max(np.abs(ref))), 1e-300)
-    if not hint and X.dtype == np.float64 and FLOAT32_LIKE[0] < rel < FLOAT32_LIKE[1]:
+    if not hint and dtype == np.float64 and FLOAT32_LIKE[0] < rel < FLOAT32_LIKE[1]:
         hint = (f"the error is {rel:.2g} of the largest output: float32's precision (eps 1.2e-7), not float64's "
                 "— computed in float32 (a silent downcast)?")
     return worst, Finding(f"|apply(X) - X @ M.T| = {err[r, c]:.3g} at row {r}, column {c}",
@@ -104,7 +110,7 @@ def check_exactness(ctx: TransformContext) -> CheckResult:
                 msgs.append(Finding(f"apply raised: {exc.problem}", "X @ M.T", where=f"n={n}, {dtype}"))
                 cases.append({"n": n, "dtype": str(dtype), "error": exc.problem})
                 continue
-            ratio, found = _violation(Y, X, ctx.operator)
+            ratio, found = _violation(Y, X, ctx.operator, ctx.config.plugin.working_dtype(X.dtype))
             worst = max(worst, ratio)
             cases.append({"n": n, "dtype": str(dtype), "max_err_over_tol": ratio, "out_dtype": str(Y.dtype)})
             if found:
@@ -138,10 +144,11 @@ def check_linearity(ctx: TransformContext) -> CheckResult:
     Reference: Higham (2002), eq. (3.5).
     """
     worst, msgs = 0.0, []
-    for dtype in DTYPES:
-        X1 = ctx.rng("X1", str(dtype)).standard_normal((8, ctx.dim)).astype(dtype)
-        X2 = ctx.rng("X2", str(dtype)).standard_normal((8, ctx.dim)).astype(dtype)
-        X3 = (LIN_A * X1.astype(np.float64) + LIN_B * X2.astype(np.float64)).astype(dtype)
+    for given in DTYPES:
+        dtype = ctx.config.plugin.working_dtype(given)  # the precision the plug-in computes in
+        X1 = ctx.rng("X1", str(given)).standard_normal((8, ctx.dim)).astype(given)
+        X2 = ctx.rng("X2", str(given)).standard_normal((8, ctx.dim)).astype(given)
+        X3 = (LIN_A * X1.astype(np.float64) + LIN_B * X2.astype(np.float64)).astype(given)
         Y1, Y2, Y3 = (np.asarray(ctx.apply(X), dtype=np.float64) for X in (X1, X2, X3))
         op = ctx.operator
         comb = LIN_A * Y1 + LIN_B * Y2

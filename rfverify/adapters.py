@@ -18,10 +18,10 @@ for ``RBFSampler``) are passed through, and reported; a parameter map
 arguments.  A library seeded only through numpy's or torch's global generator
 is accepted with an explicit ``global_seed="numpy"|"torch"``: the generator is
 seeded from the check's ``random_state`` before each fit and restored after.
-``input="torch"`` hands the plug-in torch tensors on the module's device and
-dtype (torch is imported only then).  Outputs go through
-``numpy.asarray`` (CPU torch tensors are detached first); the kernel estimate
-is ``Re(Phi(X) conj(Phi(Y))^T)``, so complex features work.
+``input="torch" | "jax" | "cupy"`` hands the plug-in that library's arrays (a torch module's device and
+dtype; the library is imported only then), and outputs of any array library (numpy, torch on CPU or CUDA,
+JAX, CuPy, dask) come back to the host in their own dtype: both conversions are :mod:`rfverify.arrays`' one
+pair.  The kernel estimate is ``Re(Phi(X) conj(Phi(Y))^T)``, so complex features work.
 """
 
 from __future__ import annotations
@@ -36,11 +36,12 @@ from typing import Any, Mapping
 import numpy as np
 
 from rfverify import guard
+from rfverify.arrays import ArrayRecord, to_input, to_numpy, validate_input
 from rfverify.errors import PluginError, UsageError
 from rfverify.plugin_calls import RESERVED, CallSpec
 from rfverify.text import type_name
 
-__all__ = ["FeatureMapPlugin", "FittedMap", "load_object", "as_feature_map", "to_numpy"]
+__all__ = ["FeatureMapPlugin", "FittedMap", "load_object", "as_feature_map", "to_numpy", "to_input"]
 
 _X_NAMES = {"x", "X", "data", "inputs", "points"}
 
@@ -90,15 +91,6 @@ def load_object(spec: str) -> Any:
             raise PluginError(spec, f"reading {attr} raised {type_name(exc)}: {guard._one_line(exc)}",
                               "fix the module") from None
     return obj
-
-
-def to_numpy(out: Any) -> np.ndarray:
-    """``numpy.asarray`` that also accepts CPU torch tensors that require grad."""
-    if hasattr(out, "detach") and callable(out.detach):
-        out = out.detach()
-        if hasattr(out, "cpu"):
-            out = out.cpu()
-    return np.asarray(out)
 
 
 def _spec_of(obj: Any) -> str | None:
@@ -157,7 +149,8 @@ class FittedMap:
         one-row transforms, whose other width is a finding, not an error); it is then neither checked nor kept."""
         name = self.plugin.name
         out, action = self.plugin.features_call(self.obj, X, self.n_components, self.random_state)
-        A = guard.as_array(out, plugin=name, action=action, complex_ok=True)
+        A = guard.as_array(to_numpy(out, plugin=name, action=action, record=self.plugin.arrays), plugin=name,
+                           action=action, complex_ok=True)
         if A.ndim != 2 or A.shape[0] != X.shape[0]:
             raise PluginError(name, f"{action} returned shape {A.shape} for {X.shape[0]} input rows",
                               f"return an array of shape ({X.shape[0]}, m)")
@@ -208,8 +201,12 @@ class FeatureMapPlugin:
     init: Mapping[str, Any] = field(default_factory=dict)
     #: None, "numpy" or "torch": the global generator seeded from random_state around each fit (opt-in).
     global_seed: str | None = None
-    #: None or "torch": inputs handed over as torch tensors (module's device and dtype).
+    #: None (numpy), "torch", "jax" or "cupy": the form inputs are handed over in (rfverify.arrays.to_input).
     input: str | None = None
+    #: A jit-compiled map (decided by the configuration): explore draws shapes from a small fixed set.
+    jit: bool = False
+    #: What went in and came out (library, dtype, device), for the report.
+    arrays: ArrayRecord = field(default_factory=ArrayRecord, repr=False)
     #: kernel parameter -> ParamRoute (rfverify.param_map), for the report and the reproduce command.
     param_map: Mapping[str, Any] = field(default_factory=dict)
     #: (n_components, rows fitted) -> (features returned, the random_state that first returned them).
@@ -312,10 +309,9 @@ class FeatureMapPlugin:
         return self.fit_built(self.build(n_components, random_state), n_components, random_state, X)
 
     def to_input(self, X: np.ndarray, obj: Any) -> Any:
-        """``X`` as the plug-in takes it: the array itself, or a torch tensor on ``obj``'s device and dtype."""
-        if self.input != "torch":
-            return X
-        return to_torch(X, obj)
+        """``X`` as the plug-in takes it (:func:`rfverify.arrays.to_input`): the array itself, or the declared
+        library's array (a torch tensor on ``obj``'s device and dtype)."""
+        return to_input(X, self.input, obj, record=self.arrays)
 
     def fit_built(self, obj: Any, n_components: int, random_state: int, X: np.ndarray) -> FittedMap:
         """Fit an object made by :meth:`build`; ``fit`` may return the estimator or None."""
@@ -323,7 +319,7 @@ class FeatureMapPlugin:
             if self.calls.method is not None and not hasattr(obj, self.calls.method):
                 raise PluginError(self.name, f"{type(obj).__name__} has no method {self.calls.method!r}",
                                   "declare the method that returns features (--method NAME)")
-            if (self.input == "torch" or self.calls.method is not None) and not hasattr(obj, "fit") and (
+            if (self.input or self.calls.method is not None) and not hasattr(obj, "fit") and (
                     self.calls.method is not None or (not hasattr(obj, "transform") and callable(obj))):
                 # a torch module, or an object drawn at construction whose declared method returns features
                 return FittedMap(self, obj, n_components, random_state, fit_rows=int(np.shape(X)[0]))
@@ -355,7 +351,6 @@ class FeatureMapPlugin:
 
 
 GLOBAL_SEEDS = ("numpy", "torch")
-INPUTS = ("numpy", "torch")
 
 
 def _torch() -> Any:
@@ -363,7 +358,7 @@ def _torch() -> Any:
     try:
         return importlib.import_module("torch")
     except ImportError:
-        raise UsageError("input='torch' / global_seed='torch' need torch: pip install torch") from None
+        raise UsageError("global_seed='torch' needs torch: pip install torch") from None
 
 
 class seeded_global:
@@ -394,24 +389,6 @@ class seeded_global:
             np.random.set_state(self.saved)
 
 
-def to_torch(X: np.ndarray, obj: Any) -> Any:
-    """``X`` as a torch tensor on the device and in the floating dtype of ``obj``'s first parameter or buffer
-    (torch's default dtype on the CPU when it has none)."""
-    torch = _torch()
-    device, dtype = None, None
-    for attr in ("parameters", "buffers"):
-        try:
-            first = next(iter(getattr(obj, attr)()), None) if hasattr(obj, attr) else None
-        except Exception:  # noqa: BLE001 - plug-in code; fall back to the defaults
-            first = None
-        if first is not None and getattr(getattr(first, "dtype", None), "is_floating_point", False):
-            device, dtype = first.device, first.dtype
-            break
-    if dtype is None:
-        dtype = torch.get_default_dtype()
-    return torch.as_tensor(np.ascontiguousarray(X), dtype=dtype, device=device)
-
-
 def _same(a: Any, b: Any) -> bool:
     """``a == b`` as one bool (arrays compared whole; a comparison that raises means different)."""
     try:
@@ -432,9 +409,9 @@ def as_feature_map(obj: Any, *, kernel_params: Mapping[str, Any] | None = None,
     ``param_map``: kernel parameter -> ``"NAME[:EXPRESSION]"`` or ``""`` (:mod:`rfverify.param_map`); its keys
     ``n_components`` and ``random_state`` rename the width and the seed argument (``""``: not passed);
     ``init``: other constructor arguments; ``global_seed``: ``"numpy"`` or ``"torch"`` for a library seeded
-    only through that global generator; ``input``: ``"torch"`` to hand over torch tensors; ``method``,
-    ``call_kw``, ``width``, ``feature_scale``: how the features are called and judged
-    (:mod:`rfverify.plugin_calls`).
+    only through that global generator; ``input``: ``"torch"``, ``"jax"`` or ``"cupy"`` to hand over that
+    library's arrays (:func:`rfverify.arrays.to_input`); ``method``, ``call_kw``, ``width``, ``feature_scale``:
+    how the features are called and judged (:mod:`rfverify.plugin_calls`).
     """
     if isinstance(obj, FeatureMapPlugin):
         return obj
@@ -458,8 +435,7 @@ def as_feature_map(obj: Any, *, kernel_params: Mapping[str, Any] | None = None,
                              "they are passed as) are set per draw, and keys must be parameter names")
     if global_seed not in (None, *GLOBAL_SEEDS):
         raise UsageError(f"global_seed must be None, 'numpy' or 'torch', got {global_seed!r}")
-    if input not in (None, *INPUTS):
-        raise UsageError(f"input must be None, 'numpy' or 'torch', got {input!r}")
+    input = validate_input(input)
     if isinstance(obj, str):
         spec = obj
         obj = load_object(obj)
@@ -467,13 +443,14 @@ def as_feature_map(obj: Any, *, kernel_params: Mapping[str, Any] | None = None,
     who = name or (obj.__qualname__ if isinstance(obj, type) else type(obj).__qualname__)
     # detection calls plug-in code (hasattr runs __getattr__, get_params): under the guard, like every call
     with guard.guarded(who, "form detection", guard.Limits()):
-        plugin = guard.call(_detect, obj, kernel_params, name, spec, routes, init, input == "torch", calls,
+        plugin = guard.call(_detect, obj, kernel_params, name, spec, routes, init, input is not None, calls,
                             plugin=who, action="form detection (fit/transform attributes, get_params())",
                             hint="attribute lookups and get_params(deep=False) must not raise; get_params "
                                  "returns a dict", passthrough=(UsageError, PluginError))
     plugin.init = init
     plugin.global_seed = global_seed
-    plugin.input = None if input == "numpy" else input
+    plugin.input = input
+    plugin.arrays = ArrayRecord(input or "numpy")
     plugin.param_map = routes
     plugin.calls = calls
     plugin.kernel_params = dict(kernel_params)

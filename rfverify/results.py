@@ -177,6 +177,9 @@ class Report:
         """A readable fixed-width table of the results."""
         head = (f"rfverify {self.version} — {self.kind} {self.implementation} | kernel "
                 f"{kernel_label(self.kernel)} | seed {self.seed} | profile {self.profile}")
+        arrays = arrays_line(self.config.get("arrays") if isinstance(self.config, Mapping) else None)
+        if arrays:
+            head += f"\n{arrays}"
         rows = [("check", "status", "statistic", "adj. p", "alpha", "tolerance", "effect [interval] / why skipped")]
         for r in self.results:
             alpha, tolerance = split_threshold(r)
@@ -238,6 +241,24 @@ class Report:
                     lines.append(f"{r.check}: the corner {c.get('where', '?')} was judged at {c.get('to', '?')}: "
                                  f"the plug-in refuses it ({c.get('why', '')})")
         return lines
+
+
+def arrays_line(arrays: Any) -> str:
+    """The header line of a plug-in that takes or returns other libraries' arrays (``config["arrays"]``,
+    :class:`rfverify.arrays.ArrayRecord`): ``arrays: in torch float32 on cpu; out torch float32 on cpu (judged
+    with float32 round-off)``; empty for numpy in and out."""
+    if not isinstance(arrays, Mapping):
+        return ""
+    def one(seen: Any) -> str:
+        return ", ".join(f"{a.get('library')} {a.get('dtype')} on {a.get('device')}" for a in seen or ()
+                         if isinstance(a, Mapping))
+    ins, outs = one(arrays.get("inputs")), one(arrays.get("outputs"))
+    if arrays.get("input", "numpy") == "numpy" and all(
+            isinstance(a, Mapping) and a.get("library") == "numpy" for a in arrays.get("outputs") or ()):
+        return ""
+    dtypes = sorted({str(a.get("dtype")) for a in arrays.get("outputs") or () if isinstance(a, Mapping)})
+    return (f"arrays: in {ins or arrays.get('input')}; out {outs or '-'}"
+            + (f" (judged with {'/'.join(dtypes)} round-off)" if dtypes else ""))
 
 
 #: Under the table: what its two less obvious columns hold.

@@ -114,6 +114,9 @@ class FeatureMapSpace:
     held: Mapping[str, Any] = field(default_factory=dict)
     #: data_seed / split pins.
     fixed: Mapping[str, int] = field(default_factory=dict)
+    #: A jit-compiled plug-in (``input="jax"``, ``jit=True``): d, n_components, the batch and its split are drawn
+    #: from the small fixed sets :data:`JIT_SHAPES` (clipped to the space), so that few compilations are paid.
+    jit: bool = False
 
     @classmethod
     def for_plugin(cls, plugin: Any, kernel: Any,
@@ -122,7 +125,8 @@ class FeatureMapSpace:
         search ranges of the kernel parameters that the plug-in receives."""
         spec = getattr(kernel, "_spec", None)
         params = {k: spec.params[k] for k in plugin.passthrough if spec is not None and k in spec.params}
-        return cls.build(layers, params=params)
+        space = cls.build(layers, params=params)
+        return replace(space, jit=True) if getattr(plugin, "jit", False) else space
 
     @classmethod
     def build(cls, layers: Iterable[Mapping[str, Any] | None], *, params: Mapping[str, Any] | Iterable[str] = (),
@@ -178,6 +182,8 @@ class FeatureMapSpace:
                  ("norm " if len(self.norm) == 1 else "norms ") + "/".join(self.norm)]
         parts += [f"{k} {v[0]:g} … {v[1]:g}" for k, v in sorted(self.params.items())]
         parts += [f"{k} = {v!r}" for k, v in sorted(self.held.items())]
+        if self.jit:
+            parts.append("jit: shapes from a fixed set")
         return ", ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
@@ -240,8 +246,23 @@ class FMExample:
         return out
 
 
+#: The shapes a jit-compiled plug-in is explored at: every new input shape is a new compilation (20-30 ms for a
+#: small JAX map on a 2-core machine), so a search over all shapes would pay several per example.  (d, n_components)
+#: pairs (d = 1, one feature, odd widths, a wide map) and batch sizes (one row, an odd batch, a large one), each
+#: clipped to the space and its cost caps; an odd batch is split after its first row (the parts: one row and 16,
+#: the rows of the seed check), an even one in its middle.
+JIT_SHAPES: dict[str, tuple[Any, ...]] = {"d_m": ((1, 1), (3, 7), (16, 64), (64, 512)),
+                                          "batch": (1, 17, 256)}
+
+
+def _clip(axis: Range, value: int, *caps: int | None) -> int:
+    return max(axis.lo, min(value, _cut(axis, *caps)))
+
+
 @st.composite
 def _fm_examples(draw: Any, space: FeatureMapSpace, kernel_params: dict[str, Any]) -> FMExample:
+    if space.jit:
+        return draw(_jit_examples(space, kernel_params))
     # Two orders of drawing, so that both large shapes and large batches are reached under the cost cap:
     # shape first (d, m, then the batch that fits), or batch first (n, then the d and m that fit).
     batch_first = draw(st.booleans())
@@ -265,6 +286,33 @@ def _fm_examples(draw: Any, space: FeatureMapSpace, kernel_params: dict[str, Any
     norm = draw(st.sampled_from(space.norm))
     data_seed = int(space.fixed["data_seed"]) if "data_seed" in space.fixed else draw(st.integers(0, 2 ** 16))
     split = int(space.fixed["split"]) if "split" in space.fixed else draw(st.integers(0, 2 ** 16))
+    return FMExample(d, m, tuple(sorted(params.items())), rs, n, dtype, layout, norm, data_seed, split)
+
+
+@st.composite
+def _jit_examples(draw: Any, space: FeatureMapSpace, kernel_params: dict[str, Any]) -> FMExample:
+    """:func:`_fm_examples` for a jit-compiled plug-in: the same axes, (d, n_components) and the batch size from
+    :data:`JIT_SHAPES` (clipped to the space; the first pair and batch are the shrink targets), the batch split at a
+    fixed row (one or two more shapes per batch size, not two per example)."""
+    pairs = set()
+    for d0, m0 in JIT_SHAPES["d_m"]:
+        d = _clip(space.d, d0, math.isqrt(COST_CAP["d*d"]))
+        pairs.add((d, _clip(space.n_components, m0, COST_CAP["d*m"] // d)))
+    d, m = draw(st.sampled_from(sorted(pairs)))
+    params = dict(kernel_params)
+    params.update(space.held)
+    for name in sorted(space.params):
+        params[name] = draw(_param_strategy(name, _Search(space.params[name])))
+    rs = draw(st.integers(space.random_state.lo, space.random_state.hi) if space.random_state.lo > 0
+              else random_states(space.random_state.hi))
+    caps = (COST_CAP["n*m"] // m, COST_CAP["n*d"] // d, COST_CAP["n*d*m"] // (d * m))
+    n = draw(st.sampled_from(sorted({_clip(space.batch, n0, *caps) for n0 in JIT_SHAPES["batch"]})))
+    dtype = draw(st.sampled_from(space.dtype))
+    layout = draw(st.sampled_from(space.layout))
+    norm = draw(st.sampled_from(space.norm))
+    data_seed = space.fixed.get("data_seed") if "data_seed" in space.fixed else draw(st.integers(0, 2 ** 16))
+    # the split row is 1 + split % (n - 1): 0 splits off the first row, n // 2 - 1 halves the batch
+    split = space.fixed.get("split") if "split" in space.fixed else (0 if n % 2 else max(0, n // 2 - 1))
     return FMExample(d, m, tuple(sorted(params.items())), rs, n, dtype, layout, norm, data_seed, split)
 
 

@@ -239,12 +239,20 @@ def as_kernel(kernel: str | Kernel | Callable[..., Any], params: Mapping[str, An
         mod = getattr(kernel, "__module__", None)
         label = f"{mod}:{name}" if mod else name
 
+        from rfverify.arrays import ArrayRecord, to_numpy
+
+        arrays = ArrayRecord()  # what the Gram matrices came back as (library, dtype, device), for the report
+
         def gram(X: np.ndarray, Y: np.ndarray, **kw: Any) -> np.ndarray:
             from rfverify import guard  # the user's kernel is user code: its faults are PluginErrors, not crashes
 
             out = guard.call(kernel, X, Y, plugin=f"kernel {label}", action=f"k(X, Y) on shapes {X.shape}, {Y.shape}",
                              hint="a kernel callable must be k(X, Y) -> (n_X, n_Y) Gram matrix", **kw)
-            return guard.as_array(out, plugin=f"kernel {label}", action="k(X, Y)", complex_ok=True)
+            # any array library's Gram matrix (torch, JAX, CuPy, dask) comes to the host in its own dtype
+            return guard.as_array(to_numpy(out, plugin=f"kernel {label}", action="k(X, Y)", record=arrays),
+                                  plugin=f"kernel {label}", action="k(X, Y)", complex_ok=True)
+
+        gram.arrays = arrays  # type: ignore[attr-defined]
 
         return Kernel(label, params, gram, None)
     raise UsageError(f"kernel must be a registry name or a callable k(X, Y), got {type(kernel).__name__}")

@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from rfverify.arrays import INPUTS
 from rfverify.errors import UsageError
 from rfverify.kinds import checks_for, statistical_count
 from rfverify.profiles import Profile, get_profile
@@ -166,3 +167,10 @@ class KindConfig(abc.ABC):
     @abc.abstractmethod
     def from_cli(cls, args: argparse.Namespace) -> "KindConfig":
         """The configuration from parsed command-line options."""
+
+
+def add_input_option(parser: argparse.ArgumentParser, how: str) -> None:
+    """``--input numpy|torch|jax|cupy``: the array library a plug-in is handed its inputs in (:mod:`rfverify.arrays`)."""
+    parser.add_argument("--input", choices=INPUTS, default="numpy",
+                        help=f"the array library the plug-in takes its inputs in (default numpy; {how}); outputs of "
+                        "numpy, torch, JAX, CuPy and dask are accepted and judged with their dtype's round-off")

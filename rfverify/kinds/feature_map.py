@@ -21,7 +21,7 @@ from rfverify.adapters import FeatureMapPlugin, FittedMap, _spec_of, as_feature_
 from rfverify.domains import DOMAINS, PairSet, make_pairs
 from rfverify.errors import PluginError, UsageError
 from rfverify.kernels import Kernel, as_kernel
-from rfverify.kinds.base import CliSpec, KindConfig, add_call_kw_option, parse_int
+from rfverify.kinds.base import CliSpec, KindConfig, add_call_kw_option, add_input_option, parse_int
 from rfverify.kinds.pins import add_pin_options, pin_options, pins_from_cli
 from rfverify.options import parse_param, parse_seed, parse_space
 from rfverify.profiles import Profile
@@ -306,7 +306,7 @@ class FeatureMapConfig(KindConfig):
                  global_seed: str | None = None, input: str | None = None, space: Mapping[str, Any] | None = None,
                  pins: Mapping[str, Any] | None = None, method: str | None = None,
                  call_kw: Mapping[str, Any] | None = None, width: str | None = None,
-                 feature_scale: str | None = None) -> None:
+                 feature_scale: str | None = None, jit: bool | None = None) -> None:
         self.kernel = as_kernel(kernel, kernel_params)
         self.kernel_spec = kernel_spec if kernel_spec is not None else (kernel if isinstance(kernel, str) else None)
         if self.kernel_spec is None and callable(kernel) and not isinstance(kernel, Kernel):
@@ -352,6 +352,11 @@ class FeatureMapConfig(KindConfig):
         if self.plugin.calls.name_of("random_state") is None and not (deterministic or self.plugin.global_seed):
             raise UsageError("random_state is not passed (--param-name random_state=): declare how the map is "
                              "seeded, --global-seed numpy|torch, or that it draws nothing, --deterministic")
+        from rfverify.arrays import decide_jit
+
+        #: declared (True/False) or None: decided (input="jax", a jax.jit function); explore's shapes follow it
+        self.declared_jit = jit
+        self.plugin.jit = decide_jit(jit, self.plugin.input, self.plugin.obj)
         self.pins = dict(pins or {})
         self.space = self._space(space)
 
@@ -404,6 +409,8 @@ class FeatureMapConfig(KindConfig):
         if self.plugin.input:
             parts += ["--input", self.plugin.input]
         parts += self.plugin.calls.options()
+        if self.declared_jit is True:
+            parts += ["--jit"]
         return parts + pin_options(self.pins)
 
     def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> CheckContext:
@@ -434,6 +441,9 @@ class FeatureMapConfig(KindConfig):
                             "restored after"),
             "input": self.plugin.input or "numpy",
             "calls": self.plugin.calls.as_dict(),
+            # the arrays the plug-in was handed and returned: library, dtype (float32 is judged as float32), device
+            "arrays": self.plugin.arrays.to_dict(),
+            "jit": self.plugin.jit,
             "space": self.space.describe(),
         }
 
@@ -511,8 +521,11 @@ class FeatureMapConfig(KindConfig):
         fm.add_argument("--global-seed", choices=["numpy", "torch"],
                         help="the library draws from this global generator only: seed it from each draw's "
                         "random_state before fit and restore it after (recorded in the report)")
-        fm.add_argument("--input", choices=["numpy", "torch"], default="numpy",
-                        help="hand the plug-in numpy arrays (default) or torch tensors on its device and dtype")
+        add_input_option(fm, "a torch module's device and dtype, else the library's default float dtype "
+                         "(float32 for torch and JAX)")
+        fm.add_argument("--jit", action="store_true",
+                        help="the map is jit-compiled (implied by --input jax and by a jax.jit function): explore "
+                        "draws shapes from a small fixed set, so that few compilations are paid")
         fm.add_argument("--method", metavar="NAME",
                         help="the method that returns features (default transform; a private name such as "
                         "_featurize is allowed and noted in the report); fit is called when the object has one")
@@ -538,7 +551,8 @@ class FeatureMapConfig(KindConfig):
                     param_map=parse_param_map(getattr(args, "param_name", []) or []),
                     init=dict(parse_param(p, "--init") for p in getattr(args, "init", []) or []),
                     global_seed=getattr(args, "global_seed", None),
-                    input=None if getattr(args, "input", "numpy") == "numpy" else args.input)
+                    input=None if getattr(args, "input", "numpy") == "numpy" else args.input,
+                    jit=True if getattr(args, "jit", False) else None)
 
     @classmethod
     def from_cli(cls, args: argparse.Namespace) -> "FeatureMapConfig":
@@ -594,7 +608,7 @@ def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "
            global_seed: str | None = None, input: str | None = None, space: Mapping[str, Any] | None = None,
            pins: Mapping[str, Any] | None = None, strict_space: bool = False, method: str | None = None,
            call_kw: Mapping[str, Any] | None = None, width: str | None = None,
-           feature_scale: str | None = None) -> Report:
+           feature_scale: str | None = None, jit: bool | None = None) -> Report:
     """Verify a feature map against a kernel; returns a :class:`~rfverify.results.Report`.
 
     ``implementation`` is a factory, a function, an sklearn-style class or
@@ -613,7 +627,10 @@ def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "
     ``param_map``: kernel parameter -> ``"NAME[:EXPRESSION]"`` (:mod:`rfverify.param_map`);
     ``init``: constructor arguments; ``global_seed``: ``"numpy"``/``"torch"`` for a library seeded only
     through that global generator (seeded from each draw's random_state, restored after, recorded);
-    ``input``: ``"torch"`` hands the plug-in torch tensors (see :mod:`rfverify.adapters`).
+    ``input``: ``"torch"``, ``"jax"`` or ``"cupy"`` hands the plug-in that library's arrays; outputs of numpy, torch
+    (CPU or CUDA), JAX, CuPy and dask are brought to the host in their own dtype (:mod:`rfverify.arrays`; the
+    report records library, dtype and device).  ``jit``: the map is jit-compiled (None: ``input="jax"`` or a
+    detected ``jax.jit`` function), so ``explore`` draws its shapes from a small fixed set.
     ``method``, ``call_kw``, ``width``, ``feature_scale``: the method returning features, extra keywords of that
     call, the output width and a normalisation as expressions of m (:mod:`rfverify.plugin_calls`); the keys
     ``n_components``/``random_state`` of ``param_map`` rename (or, with ``""``, drop) those arguments.
@@ -627,7 +644,7 @@ def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "
                               seed=seed, profile=profile, name=name, data_dependent=data_dependent,
                               deterministic=deterministic, param_map=param_map, init=init,
                               global_seed=global_seed, input=input, space=space, pins=pins, method=method,
-                              call_kw=call_kw, width=width, feature_scale=feature_scale)
+                              call_kw=call_kw, width=width, feature_scale=feature_scale, jit=jit)
     from rfverify.runner import run
 
     return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit,

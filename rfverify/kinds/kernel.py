@@ -33,7 +33,8 @@ from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
-from rfverify.adapters import _spec_of, load_object, to_numpy
+from rfverify.adapters import _spec_of, load_object
+from rfverify.arrays import to_numpy
 from rfverify.kernels.composition import CompositeKernel, declared_psd
 from rfverify.domains import DOMAINS, _calibrate_scale
 from rfverify.errors import PluginError, UsageError
@@ -240,6 +241,9 @@ class KernelConfig(KindConfig):
             "declarations": {"normalized": self.normalized, "psd": self.psd},
             "budget": dict(self.budget.__dict__),
         }
+        arrays = getattr(getattr(self.kernel, "_gram", None), "arrays", None)
+        if arrays is not None:  # a user's kernel callable: the Gram matrices' library, dtype and device
+            out["arrays"] = arrays.to_dict()
         if not self.psd:
             out["declarations"]["psd_note"] = self.psd_note
         if isinstance(self.kernel, CompositeKernel):
@@ -396,7 +400,7 @@ class KernelConfig(KindConfig):
         k.validate_inputs(Y)
         try:
             with np.errstate(all="ignore"):  # overflow is judged below, from the values
-                G = to_numpy(k._gram(X, Y, **k.params))  # type: ignore[misc]
+                G = to_numpy(k._gram(X, Y, **k.params), plugin=self.name, action="k(X, Y)")  # type: ignore[misc]
         except (UsageError, PluginError):
             raise
         except Exception as exc:

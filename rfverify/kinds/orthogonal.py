@@ -29,8 +29,9 @@ import numpy as np
 
 from rfverify import guard
 from rfverify.adapters import load_object
+from rfverify.arrays import ArrayRecord, to_input, to_numpy, validate_input
 from rfverify.errors import PluginError, UsageError
-from rfverify.kinds.base import CliSpec, KindConfig, add_call_kw_option, parse_int
+from rfverify.kinds.base import CliSpec, KindConfig, add_call_kw_option, add_input_option, parse_int
 from rfverify.kinds.pins import pins_from_cli
 from rfverify.options import parse_seed, parse_space
 from rfverify.plugin_calls import parse_call_kw
@@ -96,10 +97,15 @@ def _validate_group(group: Any) -> str:
 class OrthogonalSampler:
     """The plug-in, whatever its form: ``draw(d, rng) -> (d, d) ndarray`` with health checks."""
 
-    def __init__(self, implementation: Any, *, name: str | None = None, call_kw: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, implementation: Any, *, name: str | None = None, call_kw: Mapping[str, Any] | None = None,
+                 input: str | None = None) -> None:
         from rfverify.plugin_calls import as_call_kw
 
         self.spec: str | None = implementation if isinstance(implementation, str) else None
+        #: None (numpy), "torch", "jax" or "cupy": the sampler's rng is that library's random source.
+        self.input = validate_input(input)
+        #: What went in and came out (library, dtype, device), for the report.
+        self.arrays = ArrayRecord(self.input or "numpy")
         obj = load_object(implementation) if isinstance(implementation, str) else implementation
         self.obj = obj
         #: Extra keywords of every draw (``--call-kw``).
@@ -130,6 +136,7 @@ class OrthogonalSampler:
         action = f"sampling a {d}x{d} matrix"
         hint = "the sampler must accept (d, rng) or rvs(dim=d, random_state=rng)"
         # the plug-in's own UsageError is a fault too: it refused a valid d
+        rng = to_input(rng, self.input, record=self.arrays)
         if self.form == "rvs":
             out = guard.call(self.obj.rvs, dim=d, random_state=rng, **self.call_kw, plugin=self.name, action=action,
                              hint=hint)
@@ -137,7 +144,8 @@ class OrthogonalSampler:
             out = guard.call(self.obj.sample, d, rng, **self.call_kw, plugin=self.name, action=action, hint=hint)
         else:
             out = guard.call(self.obj, d, rng, **self.call_kw, plugin=self.name, action=action, hint=hint)
-        Q = guard.as_array(out, plugin=self.name, action=action, complex_ok=True)
+        Q = guard.as_array(to_numpy(out, plugin=self.name, action=action, record=self.arrays), plugin=self.name,
+                           action=action, complex_ok=True)
         if np.iscomplexobj(Q):
             raise PluginError(self.name, f"{action} returned a complex {Q.dtype} matrix: not supported (complex "
                               "unitary samplers)", "the orthogonal checks hold real samplers to Haar measure on O(d) "
@@ -161,7 +169,7 @@ class OrthogonalConfig(KindConfig):
     def __init__(self, implementation: Any, *, dim: int = 8, group: str = "O", seed: int = DEFAULT_SEED,
                  profile: str | Profile = "default", name: str | None = None,
                  pins: Mapping[str, Any] | None = None, space: Mapping[str, Any] | None = None,
-                 call_kw: Mapping[str, Any] | None = None) -> None:
+                 call_kw: Mapping[str, Any] | None = None, input: str | None = None) -> None:
         self.dim = self.validate_dim(dim)
         self.group = _validate_group(group)
         #: Axes of the space ``explore`` searches fixed by the caller (``d``; :mod:`rfverify.kinds.pins`).
@@ -175,7 +183,7 @@ class OrthogonalConfig(KindConfig):
         self.budget = orthogonal_budget(self.profile)
         from rfverify.validation import as_name
 
-        self.sampler = OrthogonalSampler(implementation, name=as_name(name), call_kw=call_kw)
+        self.sampler = OrthogonalSampler(implementation, name=as_name(name), call_kw=call_kw, input=input)
         self._cache: dict[tuple[Any, ...], np.ndarray] = {}
         self._dtype: np.dtype | None = None
 
@@ -191,13 +199,14 @@ class OrthogonalConfig(KindConfig):
                 "call_kw": dict(self.sampler.call_kw),
                 "budget": {"draws": self.budget.draws, "pilot": self.budget.pilot,
                            "ortho_draws": self.budget.ortho_draws},
-                "note": KERNEL_NOTE}
+                "note": KERNEL_NOTE, "input": self.sampler.input or "numpy", "arrays": self.sampler.arrays.to_dict()}
 
     def reproduce_options(self) -> list[str]:
         pinned = ["--pin", f"d={self.pins['d']}"] if self.pins.get("d") is not None else []
         from rfverify.plugin_calls import call_kw_options
 
-        return ["--dim", str(self.dim), "--group", self.group, *pinned, *call_kw_options(self.sampler.call_kw)]
+        return ["--dim", str(self.dim), "--group", self.group, *pinned, *call_kw_options(self.sampler.call_kw),
+                *(["--input", self.sampler.input] if self.sampler.input else [])]
 
     def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> "OrthogonalContext":
         return OrthogonalContext(spec.name, self.profile, self.seeds, alpha, reproduce, config=self)
@@ -208,12 +217,15 @@ class OrthogonalConfig(KindConfig):
         p.add_argument("--group", default="O", choices=["O", "SO"], help="declared group (default O)")
         p.add_argument("--pin", action="append", default=[], metavar="d=D", help="explore: pin the dimension searched")
         add_call_kw_option(p)
+        add_input_option(p, "the rng argument: a torch.Generator, a JAX PRNGKey or a CuPy generator seeded from the "
+                         "check's stream")
 
     @classmethod
     def from_cli(cls, args: argparse.Namespace) -> "OrthogonalConfig":
         return cls(args.target, dim=parse_int(args.dim, "--dim"), group=args.group, seed=parse_seed(args.seed),
                    profile=args.profile, pins=pins_from_cli(args), space=parse_space(getattr(args, "space", None)),
-                   call_kw=parse_call_kw(args.call_kw))
+                   call_kw=parse_call_kw(args.call_kw),
+                   input=None if getattr(args, "input", "numpy") == "numpy" else args.input)
 
     def preflight(self) -> str | None:
         """Draw once (a health check); the problem, or None."""
@@ -314,7 +326,8 @@ def verify_orthogonal(implementation: Any, *, dim: int = 8, group: str = "O", se
                       xfail: Mapping[str, str] | None = None, name: str | None = None,
                       time_limit: float | None = None, memory_limit: int | str | None = None,
                       pins: Mapping[str, Any] | None = None, space: Mapping[str, Any] | None = None,
-                      strict_space: bool = False, call_kw: Mapping[str, Any] | None = None) -> Any:
+                      strict_space: bool = False, call_kw: Mapping[str, Any] | None = None,
+                      input: str | None = None) -> Any:
     """Verify a random orthogonal-matrix sampler claimed Haar on ``group`` (O or SO) at dimension ``dim``.
 
     ``implementation``: ``sample(d, rng)``, an object with ``sample`` or
@@ -324,10 +337,12 @@ def verify_orthogonal(implementation: Any, *, dim: int = 8, group: str = "O", se
     ``explore`` searches and runs the Haar battery at that corner dimension alone (``--pin d=D``); ``space``:
     ``{"d": (lo, hi)}`` narrows it; ``strict_space``: a refusal anywhere in it fails ``explore``
     (:mod:`rfverify.refusals`).  ``call_kw``: extra keywords of every draw (``--call-kw KEY=VALUE``).
+    ``input``: ``"torch"``, ``"jax"`` or ``"cupy"`` hands the sampler that library's random source as ``rng``;
+    matrices of any array library are accepted (:mod:`rfverify.arrays`).
     """
     from rfverify.runner import run
 
     config = OrthogonalConfig(implementation, dim=dim, group=group, seed=seed, profile=profile, name=name, pins=pins,
-                              space=space, call_kw=call_kw)
+                              space=space, call_kw=call_kw, input=input)
     return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit,
                strict_space=strict_space)

@@ -29,8 +29,9 @@ import numpy as np
 
 from rfverify import guard
 from rfverify.adapters import load_object
+from rfverify.arrays import ArrayRecord, to_input, to_numpy, validate_input
 from rfverify.errors import PluginError, UsageError
-from rfverify.kinds.base import CliSpec, KindConfig, add_call_kw_option, parse_int
+from rfverify.kinds.base import CliSpec, KindConfig, add_call_kw_option, add_input_option, parse_int
 from rfverify.kinds.pins import pins_from_cli
 from rfverify.options import parse_seed, parse_space
 from rfverify.plugin_calls import parse_call_kw
@@ -151,9 +152,13 @@ class QuadraturePlugin:
     """A rule under test; :meth:`draw` calls it and validates what it returns."""
 
     def __init__(self, rule: Any, *, name: str | None = None, spec: str | None = None,
-                 call_kw: Mapping[str, Any] | None = None) -> None:
+                 call_kw: Mapping[str, Any] | None = None, input: str | None = None) -> None:
         from rfverify.plugin_calls import as_call_kw, with_call_kw
 
+        #: None (numpy), "torch", "jax" or "cupy": the rule's rng is that library's random source.
+        self.input = validate_input(input)
+        #: What went in and came out (library, dtype, device), for the report.
+        self.arrays = ArrayRecord(self.input or "numpy")
         if isinstance(rule, str):
             spec = rule
             rule = load_object(rule)
@@ -169,13 +174,15 @@ class QuadraturePlugin:
     def draw(self, d: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """One draw ``(points (n, d), weights (n,))``, validated; PluginError on misbehaviour."""
         action = f"rule({d}, rng)"
-        out = guard.call(self.rule, d, rng, plugin=self.name, action=action, passthrough=(UsageError, PluginError),
+        out = guard.call(self.rule, d, to_input(rng, self.input, record=self.arrays), plugin=self.name, action=action,
+                         passthrough=(UsageError, PluginError),
                          hint="a rule must accept (d, rng) with rng a numpy Generator")
         if not isinstance(out, (tuple, list)) or len(out) != 2:
             raise PluginError(self.name, f"{action} returned {type(out).__name__}, not a pair",
                               "return (points of shape (n, d), weights of shape (n,))")
-        P = guard.as_array(out[0], plugin=self.name, action=f"{action} (points)").astype(float, copy=False)
-        w = guard.as_array(out[1], plugin=self.name, action=f"{action} (weights)").astype(float, copy=False)
+        P, w = (guard.as_array(to_numpy(a, plugin=self.name, action=f"{action} ({what})", record=self.arrays),
+                               plugin=self.name, action=f"{action} ({what})").astype(float, copy=False)
+                for a, what in zip(out, ("points", "weights")))
         guard.check_size(P, plugin=self.name, action=f"{action} (points)")
         if P.ndim != 2 or P.shape[1] != d or P.shape[0] < 1:
             raise PluginError(self.name, f"points have shape {P.shape} for d={d}", f"return points of shape (n, {d})")
@@ -252,7 +259,8 @@ class QuadratureConfig(KindConfig):
     def __init__(self, rule: Any, *, dim: int = 8, degree: int = 0, unbiased: bool = True,
                  seed: int = DEFAULT_SEED, profile: str | Profile = "default", name: str | None = None,
                  deterministic: bool = False, space: Mapping[str, Any] | None = None,
-                 pins: Mapping[str, Any] | None = None, call_kw: Mapping[str, Any] | None = None) -> None:
+                 pins: Mapping[str, Any] | None = None, call_kw: Mapping[str, Any] | None = None,
+                 input: str | None = None) -> None:
         self.dim = self.validate_dim(dim)
         #: The caller's narrowing of the space ``explore`` searches (``d``: an integer or (lo, hi); ``d_exp``:
         #: (lo, hi), d = 2^k) and its pins (``d``, ``seed``; :mod:`rfverify.kinds.pins`).
@@ -266,7 +274,7 @@ class QuadratureConfig(KindConfig):
         super().__init__(seed, profile)
         self.budget = budget_for(self.profile)
         self.plugin = rule if isinstance(rule, QuadraturePlugin) else QuadraturePlugin(rule, name=as_name(name),
-                                                                                       call_kw=call_kw)
+                                                                                       call_kw=call_kw, input=input)
         #: The dimensions ``explore`` searches (validated now: a bad space is a UsageError at construction).
         self.explored_dims = _spaces().quadrature_dims(self)
 
@@ -275,7 +283,8 @@ class QuadratureConfig(KindConfig):
 
         return ["--dim", str(self.dim), "--degree", str(self.degree), "--unbiased" if self.unbiased else "--biased",
                 *(["--deterministic"] if self.deterministic else []),
-                *call_kw_options(getattr(self.plugin, "call_kw", {}))]
+                *call_kw_options(getattr(self.plugin, "call_kw", {})),
+                *(["--input", self.plugin.input] if self.plugin.input else [])]
 
     def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> QuadratureContext:
         return QuadratureContext(spec.name, self.profile, self.seeds, alpha, reproduce, plugin=self.plugin,
@@ -297,6 +306,8 @@ class QuadratureConfig(KindConfig):
                        help="pin d (explore; rule-unbiasedness runs at that corner dimension alone) or the rng "
                        "seed of the draw explore searches (repeatable)")
         add_call_kw_option(p)
+        add_input_option(p, "the rng argument: a torch.Generator, a JAX PRNGKey or a CuPy generator seeded from the "
+                         "check's stream")
 
     @classmethod
     def from_cli(cls, args: argparse.Namespace) -> "QuadratureConfig":
@@ -306,7 +317,8 @@ class QuadratureConfig(KindConfig):
                      degree=parse_int(args.degree, "--degree"), unbiased=not args.biased,
                      seed=parse_seed(args.seed), profile=args.profile, deterministic=args.deterministic,
                      pins=pins_from_cli(args), space=parse_space(getattr(args, "space", None)),
-                     call_kw=parse_call_kw(args.call_kw))
+                     call_kw=parse_call_kw(args.call_kw),
+                     input=None if getattr(args, "input", "numpy") == "numpy" else args.input)
         config.plugin.spec = args.target
         return config
 
@@ -317,8 +329,8 @@ class QuadratureConfig(KindConfig):
     def as_dict(self) -> dict[str, Any]:
         return {"dim": self.dim, "declarations": {"degree": self.degree, "unbiased": self.unbiased,
                                                   "deterministic": self.deterministic},
-                "spec": self.plugin.spec, "budget": self.budget.__dict__,
-                "call_kw": dict(getattr(self.plugin, "call_kw", {}))}
+                "spec": self.plugin.spec, "budget": self.budget.__dict__, "input": self.plugin.input or "numpy",
+                "arrays": self.plugin.arrays.to_dict(), "call_kw": dict(getattr(self.plugin, "call_kw", {}))}
 
     def preflight(self) -> str | None:
         """Draw once (a health check); the problem, or None."""
@@ -337,7 +349,8 @@ def verify_quadrature(rule: Any, *, dim: int = 8, degree: int = 0, unbiased: boo
                       name: str | None = None, time_limit: float | None = None,
                       memory_limit: int | str | None = None, deterministic: bool = False,
                       space: Mapping[str, Any] | None = None, pins: Mapping[str, Any] | None = None,
-                      strict_space: bool = False, call_kw: Mapping[str, Any] | None = None) -> Report:
+                      strict_space: bool = False, call_kw: Mapping[str, Any] | None = None,
+                      input: str | None = None) -> Report:
     """Verify a quadrature rule ``rule(d, rng) -> (points, weights)`` against its declarations.
 
     ``degree``: claimed degree of exactness for every draw; ``unbiased``:
@@ -350,10 +363,13 @@ def verify_quadrature(rule: Any, *, dim: int = 8, degree: int = 0, unbiased: boo
     d = 2^k only; the rule's ``rfverify_space`` attribute does the same), ``pins`` fixes ``d`` and the ``seed``;
     ``strict_space``: a refusal anywhere in the space fails ``explore`` (:mod:`rfverify.refusals`).
     ``call_kw``: extra keywords of every draw (``--call-kw KEY=VALUE``).
+    ``input``: ``"torch"``, ``"jax"`` or ``"cupy"`` hands the rule that library's random source as ``rng``; points
+    and weights of any array library are accepted (:mod:`rfverify.arrays`).
     """
     from rfverify.runner import run
 
     config = QuadratureConfig(rule, dim=dim, degree=degree, unbiased=unbiased, seed=seed, profile=profile,
-                              name=name, deterministic=deterministic, space=space, pins=pins, call_kw=call_kw)
+                              name=name, deterministic=deterministic, space=space, pins=pins, call_kw=call_kw,
+                              input=input)
     return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit,
                strict_space=strict_space)

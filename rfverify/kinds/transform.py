@@ -10,7 +10,10 @@ A transform is ``apply(X (n, d)) -> (n, d)`` — a function or an object with an
 * a callable ``M(d) -> (d, d) array`` (raising where M is undefined), a
   ``(d, d)`` array, or ``"MODULE:ATTR"`` naming either.
 
-``inplace=True`` declares that ``apply`` may overwrite its input; otherwise
+``input="torch" | "jax" | "cupy"`` hands ``apply`` that library's arrays, in the batch's own dtype (float32
+and float64; JAX without ``jax_enable_x64`` takes float32, and is then judged with float32 round-off);
+outputs of numpy, torch (CPU or CUDA), JAX, CuPy and dask come back to the host in their own dtype
+(:mod:`rfverify.arrays`).  ``inplace=True`` declares that ``apply`` may overwrite its input; otherwise
 the caller's array must be left untouched.  All checks of this kind are
 deterministic (no alpha): they compare against a float64 reference of ``X M^T``
 with a derived round-off tolerance.  The checks see M as an operator
@@ -29,8 +32,9 @@ import numpy as np
 
 from rfverify import guard
 from rfverify.adapters import load_object
+from rfverify.arrays import ArrayRecord, handed_dtype, to_input, to_numpy, validate_input
 from rfverify.errors import PluginError, UsageError
-from rfverify.kinds.base import CliSpec, KindConfig, add_call_kw_option, parse_int
+from rfverify.kinds.base import CliSpec, KindConfig, add_call_kw_option, add_input_option, parse_int
 from rfverify.kinds.pins import pins_from_cli
 from rfverify.kinds.matrices import DenseOperator, HadamardOperator, MatrixOperator
 from rfverify.options import parse_seed, parse_space
@@ -151,10 +155,15 @@ class DeclaredMatrix:
 class TransformPlugin:
     """``apply(X) -> (n, d)``; raising, NaN and wrong shapes become :class:`PluginError`."""
 
-    def __init__(self, implementation: Any, *, name: str | None = None, call_kw: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, implementation: Any, *, name: str | None = None, call_kw: Mapping[str, Any] | None = None,
+                 input: str | None = None) -> None:
         from rfverify.plugin_calls import as_call_kw, with_call_kw
 
         self.spec: str | None = implementation if isinstance(implementation, str) else None
+        #: None (numpy), "torch", "jax" or "cupy": the array library apply is handed (rfverify.arrays.to_input).
+        self.input = validate_input(input)
+        #: What went in and came out (library, dtype, device), for the report.
+        self.arrays = ArrayRecord(self.input or "numpy")
         obj = load_object(implementation) if isinstance(implementation, str) else implementation
         if callable(getattr(obj, "apply", None)) and not isinstance(obj, type):
             self.fn: Callable[[np.ndarray], Any] = obj.apply
@@ -176,16 +185,29 @@ class TransformPlugin:
     def raw(self, X: np.ndarray) -> np.ndarray:
         """Call ``apply``; its exceptions propagate (the dimension probe wants them), but ``sys.exit``,
         ``MemoryError`` and unconvertible output are :class:`PluginError`."""
-        out = guard.call(self.fn, X, plugin=self.name, action=f"apply on shape {X.shape}", passthrough=(Exception,))
-        return guard.as_array(out, plugin=self.name, action="apply", complex_ok=True)
+        out = guard.call(self.fn, self._input(X), plugin=self.name, action=f"apply on shape {X.shape}",
+                         passthrough=(Exception,))
+        return guard.as_array(to_numpy(out, plugin=self.name, action="apply", record=self.arrays), plugin=self.name,
+                              action="apply", complex_ok=True)
+
+    def _input(self, X: np.ndarray) -> Any:
+        """``X`` in the declared input form, in its own dtype (numpy: ``X`` itself, which apply may overwrite)."""
+        return to_input(X, self.input, keep_dtype=True, record=self.arrays)
+
+    def working_dtype(self, dtype: Any) -> np.dtype:
+        """The dtype an input of ``dtype`` is computed in (float32 for float64 under JAX's default): the round-off
+        the exactness checks allow."""
+        return handed_dtype(self.input, dtype)
 
     def __call__(self, X: np.ndarray) -> np.ndarray:
         """Call ``apply`` on valid input; misbehaviour is a :class:`PluginError`."""
         n, d = X.shape
         # the plug-in's own UsageError is a fault too: it refused a valid input
-        out = guard.call(self.fn, X, plugin=self.name, action=f"apply on a valid {X.dtype} input of shape {X.shape}",
+        out = guard.call(self.fn, self._input(X), plugin=self.name,
+                         action=f"apply on a valid {X.dtype} input of shape {X.shape}",
                          hint="apply must accept any (n, d) batch")
-        Y = guard.as_array(out, plugin=self.name, action="apply", complex_ok=True)
+        Y = guard.as_array(to_numpy(out, plugin=self.name, action="apply", record=self.arrays), plugin=self.name,
+                           action="apply", complex_ok=True)
         if Y.shape != (n, d):
             raise PluginError(self.name, f"apply returned shape {Y.shape} for input shape {X.shape}",
                               f"return the rows M x as an ({n}, {d}) array")
@@ -205,7 +227,7 @@ class TransformConfig(KindConfig):
     def __init__(self, implementation: Any, *, dim: int = 64, matrix: Any = "hadamard", inplace: bool = False,
                  seed: int = DEFAULT_SEED, profile: str | Profile = "default", name: str | None = None,
                  pins: Mapping[str, Any] | None = None, space: Mapping[str, Any] | None = None,
-                 call_kw: Mapping[str, Any] | None = None) -> None:
+                 call_kw: Mapping[str, Any] | None = None, input: str | None = None) -> None:
         self.dim = self.validate_dim(dim)
         #: Axes of the space ``explore`` searches fixed by the caller (``d``; :mod:`rfverify.kinds.pins`).
         self.pins = dict(pins or {})
@@ -226,7 +248,7 @@ class TransformConfig(KindConfig):
         self.inplace = as_flag(inplace, "inplace")
         super().__init__(seed, profile)
         self.budget = TransformBudget(**budget(self.profile, "transform"))
-        self.plugin = TransformPlugin(implementation, name=as_name(name), call_kw=call_kw)
+        self.plugin = TransformPlugin(implementation, name=as_name(name), call_kw=call_kw, input=input)
 
     @property
     def M(self) -> np.ndarray:
@@ -240,13 +262,15 @@ class TransformConfig(KindConfig):
     def as_dict(self) -> dict[str, Any]:
         return {"dim": self.dim, "matrix": self.matrix.spec or self.matrix.name, "inplace": self.inplace,
                 "form": self.plugin.form, "spec": self.plugin.spec, "batch_sizes": list(self.budget.ns),
+                "input": self.plugin.input or "numpy", "arrays": self.plugin.arrays.to_dict(),
                 "call_kw": dict(self.plugin.call_kw)}
 
     def reproduce_options(self) -> list[str]:
         from rfverify.plugin_calls import call_kw_options
 
         return ["--dim", str(self.dim), "--matrix", self.matrix.spec or "<MODULE:ATTR>"] + (
-            ["--inplace"] if self.inplace else []) + call_kw_options(self.plugin.call_kw)
+            ["--inplace"] if self.inplace else []) + call_kw_options(self.plugin.call_kw) + \
+            (["--input", self.plugin.input] if self.plugin.input else [])
 
     def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> "TransformContext":
         return TransformContext(spec.name, self.profile, self.seeds, alpha, reproduce, config=self)
@@ -258,13 +282,15 @@ class TransformConfig(KindConfig):
                        help="hadamard | hadamard-normalized | MODULE:ATTR of M(d) -> (d, d) (default hadamard)")
         p.add_argument("--inplace", action="store_true", help="apply may overwrite its input")
         add_call_kw_option(p)
+        add_input_option(p, "in the batch's own dtype, float32 and float64; e.g. --input torch for hadamard-transform")
         p.add_argument("--pin", action="append", default=[], metavar="d=D", help="explore: pin the width searched")
 
     @classmethod
     def from_cli(cls, args: argparse.Namespace) -> "TransformConfig":
         return cls(args.target, dim=parse_int(args.dim, "--dim"), matrix=args.matrix, inplace=args.inplace,
                    seed=parse_seed(args.seed), profile=args.profile, pins=pins_from_cli(args),
-                   space=parse_space(getattr(args, "space", None)), call_kw=parse_call_kw(args.call_kw))
+                   space=parse_space(getattr(args, "space", None)), call_kw=parse_call_kw(args.call_kw),
+                   input=None if getattr(args, "input", "numpy") == "numpy" else args.input)
 
     def preflight(self) -> str | None:
         """Apply once to a 2-row float64 batch (a health check); the problem, or None."""
@@ -313,18 +339,20 @@ def verify_transform(implementation: Any, *, dim: int = 64, matrix: Any = "hadam
                      checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
                      name: str | None = None, time_limit: float | None = None,
                      memory_limit: int | str | None = None, space: Mapping[str, Any] | None = None,
-                     strict_space: bool = False, call_kw: Mapping[str, Any] | None = None) -> Any:
+                     strict_space: bool = False, call_kw: Mapping[str, Any] | None = None,
+                     input: str | None = None) -> Any:
     """Verify that ``apply(X)`` equals ``X @ M.T`` for the declared ``matrix`` at dimension ``dim``.
 
     Returns a :class:`~rfverify.results.Report` (kind ``transform``).  ``time_limit`` /
     ``memory_limit``: per check (:class:`rfverify.guard.Limits`).  ``space``: ``{"d_exp": (lo, hi)}`` narrows
     the widths ``explore`` searches; ``strict_space``: a refusal anywhere in them fails ``explore``
     (:mod:`rfverify.refusals`).  ``call_kw``: extra keywords of every call (``{"axes": 1}`` for fht (2017)'s
-    ``fht2``; ``--call-kw axes=1``).
+    ``fht2``; ``--call-kw axes=1``).  ``input``: ``"torch"``, ``"jax"`` or ``"cupy"`` hands ``apply`` that
+    library's arrays (:mod:`rfverify.arrays`).
     """
     from rfverify.runner import run
 
     config = TransformConfig(implementation, dim=dim, matrix=matrix, inplace=inplace, seed=seed,
-                             profile=profile, name=name, space=space, call_kw=call_kw)
+                             profile=profile, name=name, space=space, call_kw=call_kw, input=input)
     return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit,
                strict_space=strict_space)
