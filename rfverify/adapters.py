@@ -559,7 +559,7 @@ def _detect(obj: Any, kernel_params: dict[str, Any], name: str | None, spec: str
                 raise UsageError("a factory is called make(n_components, random_state): --param-name "
                                  "n_components=/random_state= applies to a class, an instance or a function")
             passthrough = _routed(kernel_params, routes, accepted, var_kw, getattr(obj, "__qualname__", "the factory"))
-        label = name or getattr(obj, "__qualname__", type(obj).__name__)
+        label = str(name or getattr(obj, "__qualname__", type(obj).__name__))
     else:
         raise UsageError(f"cannot use {type(obj).__name__} as a feature map: pass a factory "
                          "make(n_components, random_state), a function f(X, n_components, random_state), "

@@ -149,7 +149,7 @@ class ArrayRecord:
         return self.input != "numpy" or any(lib != "numpy" for lib, _, _ in self.outputs)
 
 
-def to_input(X: np.ndarray, form: str | None, like: Any = None, *, keep_dtype: bool = False,
+def to_input(X: Any, form: str | None, like: Any = None, *, keep_dtype: bool = False,
              record: ArrayRecord | None = None) -> Any:
     """``X`` (a numpy array) in the input form ``form`` (None or "numpy": ``X`` itself); a numpy ``Generator`` (a
     sampler's or rule's ``rng``) becomes that library's random source, seeded from it (``torch.Generator``, JAX
@@ -159,10 +159,11 @@ def to_input(X: np.ndarray, form: str | None, like: Any = None, *, keep_dtype: b
     otherwise the library's default float dtype (float32 for torch and JAX), or ``X``'s own dtype with
     ``keep_dtype`` (a transform is exercised at float32 and float64: JAX without x64 can only take float32).
     """
+    out: Any
     if isinstance(X, np.random.Generator) and form not in (None, "numpy"):
         out = _generator(X, form)
     elif form in (None, "numpy"):
-        out: Any = X
+        out = X
     elif form == "torch":
         torch = _import("torch")
         device, dtype = None, None

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 import numpy as np
 
@@ -120,7 +120,13 @@ def _design(domain: str, d: int, rng: np.random.Generator) -> tuple[np.ndarray, 
     return X, Y, labels
 
 
-def _normalised_independent(kernel: Kernel, X: np.ndarray, Y: np.ndarray) -> float:
+class Pairwise(Protocol):
+    """What the scale calibration needs of a kernel: its values at pairs of rows."""
+
+    def pairwise(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray: ...
+
+
+def _normalised_independent(kernel: Pairwise, X: np.ndarray, Y: np.ndarray) -> float:
     kxy = kernel.pairwise(X, Y)
     kxx = kernel.pairwise(X, X)
     kyy = kernel.pairwise(Y, Y)
@@ -130,7 +136,7 @@ def _normalised_independent(kernel: Kernel, X: np.ndarray, Y: np.ndarray) -> flo
     return float(np.median(r))
 
 
-def _calibrate_scale(kernel: Kernel, d: int, rng: np.random.Generator, positive: bool) -> float:
+def _calibrate_scale(kernel: Pairwise, d: int, rng: np.random.Generator, positive: bool) -> float:
     """Find s with median normalised k(s x, s x') ~= e^-2 for independent x, x'.
 
     Bisection on log10 s in [-4, 4] (40 halvings, so log-scale accuracy 2e-11);

@@ -78,7 +78,7 @@ import threading
 import time
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 import numpy as np
 
@@ -567,7 +567,7 @@ class guarded:
         sys.stdout, sys.stderr = self._streams
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> bool:
+                 tb: TracebackType | None) -> Literal[False]:
         elapsed = time.monotonic() - self._start
         cpu = time.thread_time() - self._thread_cpu0
         could_interrupt = self._alarm is not None
@@ -583,7 +583,7 @@ class guarded:
         if exc_type is not None and issubclass(exc_type, TimeLimitExceeded):
             raise PluginError(self.plugin, f"{self.what} did not finish within the time limit of "
                               f"{self.limits.time:g} s (last call into the plug-in: {last}); "
-                              f"{time_limit_detail(cpu, elapsed, self.limits.time)}",
+                              f"{time_limit_detail(cpu, elapsed, self.limits.time or 0.0)}",
                               "make it faster, or raise --time-limit SECONDS (time_limit=; 0 disables it); code "
                               "stuck inside a C extension is interrupted only when it returns") from None
         if exc_type is not None and issubclass(exc_type, MemoryError):
@@ -619,5 +619,5 @@ class guarded:
         return False
 
 
-def _same_np_state(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+def _same_np_state(a: Any, b: Any) -> bool:
     return a[0] == b[0] and a[2:] == b[2:] and np.array_equal(a[1], b[1])

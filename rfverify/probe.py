@@ -62,6 +62,7 @@ def probe(build: Callable[[], Any], what: str, seconds: float | None, grace: flo
         proc.start()
         child.close()
         start = time.monotonic()
+        assert proc.pid is not None  # started
         seen = {proc.pid}
         while True:
             seen.update(sentinel.descendants(proc.pid))

@@ -77,7 +77,7 @@ def pytest_configure(config: pytest.Config) -> None:
     profile = config.getoption("rfverify_profile", default=None)
     from rfverify.guard import Limits
 
-    settings = {
+    settings: dict[str, Any] = {
         "seed": parse_seed(seed if seed is not None else SHARED_OPTIONS["seed"][0]),
         "profile": get_profile(profile or SHARED_OPTIONS["profile"][0]).name,
     }
@@ -109,7 +109,7 @@ class _Shared:
     """
 
     def __init__(self) -> None:
-        self._built: dict[tuple[int, str], tuple[Any, Any, str | None]] = {}
+        self._built: dict[tuple[int, str, bool], tuple[Any, Any, str | None]] = {}
 
     def get(self, case: "Case", seed: int, profile: str, limits: Any,
             strict_space: bool = False) -> tuple[Any, Any, str | None]:

@@ -198,6 +198,7 @@ def bind_corner_xfail(config: Any, xfail: Mapping[str, str] | None) -> dict[str,
         spec = specs.get(check)
         if spec is None:
             select(config.checks(), config.kind, None, {check: "?"})  # the one-line error naming the checks
+            raise UsageError(f"unknown check {check!r}")  # (select raised already)
         if config.kind != "feature-map" or not spec.statistical:
             raise UsageError(f"--xfail {check}@...: an expected failure at one corner applies to the statistical "
                              f"checks of a feature map ({', '.join(n for n, s in specs.items() if s.statistical)}), "

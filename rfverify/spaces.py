@@ -310,9 +310,9 @@ def _jit_examples(draw: Any, space: FeatureMapSpace, kernel_params: dict[str, An
     dtype = draw(st.sampled_from(space.dtype))
     layout = draw(st.sampled_from(space.layout))
     norm = draw(st.sampled_from(space.norm))
-    data_seed = space.fixed.get("data_seed") if "data_seed" in space.fixed else draw(st.integers(0, 2 ** 16))
+    data_seed = int(space.fixed["data_seed"]) if "data_seed" in space.fixed else draw(st.integers(0, 2 ** 16))
     # the split row is 1 + split % (n - 1): 0 splits off the first row, n // 2 - 1 halves the batch
-    split = space.fixed.get("split") if "split" in space.fixed else (0 if n % 2 else max(0, n // 2 - 1))
+    split = int(space.fixed["split"]) if "split" in space.fixed else (0 if n % 2 else max(0, n // 2 - 1))
     return FMExample(d, m, tuple(sorted(params.items())), rs, n, dtype, layout, norm, data_seed, split)
 
 

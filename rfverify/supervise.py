@@ -380,6 +380,7 @@ class Supervisor:
             gc.unfreeze()
         child_conn.close()
         self._proc, self._conn = proc, parent_conn
+        assert proc.pid is not None  # started
         self._seen = {proc.pid}
         self._before = sentinel.direct_children() - {proc.pid}
         self.started += 1
@@ -446,7 +447,7 @@ class Supervisor:
                             f"{what} did not finish within the time limit of {limit:g} s and was ended from "
                             f"outside ({how}{detail})", "make it faster, or raise --time-limit SECONDS "
                             "(time_limit=); code stuck in C or a deadlock cannot be interrupted inside the process"))
-                if base is not None:
+                if base is not None and budget is not None:
                     rss = _statm(proc.pid, 1)
                     if rss is not None and rss > base + budget + slack:
                         self._end(signal.SIGKILL)
@@ -621,7 +622,7 @@ def _namespaces() -> dict[str, dict[str, Any]]:
 
 def _replaced(before: dict[str, dict[str, Any]]) -> list[str]:
     """``module.name`` of every attribute replaced or deleted since ``before`` (new ones are lazy imports)."""
-    out = []
+    out: list[str] = []
     for name, old in before.items():
         now = vars(sys.modules[name])
         out.extend(f"{name}.{key}" for key, value in old.items() if now.get(key, _MISSING) is not value)

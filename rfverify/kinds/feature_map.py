@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, cast
 
 import numpy as np
 
@@ -319,7 +319,7 @@ class FeatureMapConfig(KindConfig):
             if domain not in DOMAINS:
                 raise UsageError(f"unknown domain {domain!r}; use one of {', '.join(DOMAINS)} or a callable "
                                  "domain(n, d, rng) -> (n, d) array")
-            self.domain_spec = domain
+            self.domain_spec: str | None = domain
         elif callable(domain):
             self.domain_spec = domain_spec if domain_spec is not None else _spec_of(domain)
         else:
@@ -460,7 +460,7 @@ class FeatureMapConfig(KindConfig):
             problem = screen_reference_kernel(self)
             if problem is not None:
                 return problem
-        ctx = self.context(self.checks()[0])
+        ctx = cast(CheckContext, self.context(self.checks()[0]))
         try:
             ctx.estimate_once(PREFLIGHT_M, self.seeds.random_state("preflight"))
             self.decide_data_dependence(ctx)
@@ -474,7 +474,7 @@ class FeatureMapConfig(KindConfig):
         """What the checks read from the preflight, when the preflight's own calls failed (a check then runs in a
         child of its own, :mod:`rfverify.supervise`): the data-dependence decision alone."""
         try:
-            self.decide_data_dependence(self.context(self.checks()[0]))
+            self.decide_data_dependence(cast(CheckContext, self.context(self.checks()[0])))
         except PluginError:
             pass  # undecided: the declarations stand
 

@@ -75,7 +75,7 @@ class DeclaredMatrix:
         self._fixed_dim: int | None = None
         if isinstance(matrix, str) and matrix in MATRICES:
             self.name = matrix
-            self._fn: Callable[[int], np.ndarray] = self._hadamard(matrix == "hadamard-normalized")
+            self._fn: Callable[..., Any] = self._hadamard(matrix == "hadamard-normalized")
         else:
             obj = load_object(matrix) if isinstance(matrix, str) else matrix
             if isinstance(obj, np.ndarray) or (not callable(obj) and hasattr(obj, "__array__")):
@@ -85,12 +85,12 @@ class DeclaredMatrix:
                     raise UsageError(f"the declared matrix must hold real numbers ({exc})") from None
                 if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
                     raise UsageError(f"the declared matrix must be square, got shape {arr.shape}")
-                self._fn = lambda d, arr=arr: arr if d == arr.shape[0] else None  # type: ignore[misc]
+                self._fn = lambda d, arr=arr: arr if d == arr.shape[0] else None
                 self._fixed_dim = arr.shape[0]
                 self.name = self.spec or f"a fixed {arr.shape[0]}x{arr.shape[0]} matrix"
             elif callable(obj):
                 self._fn = obj
-                self.name = self.spec or getattr(obj, "__qualname__", "M(d)")
+                self.name = self.spec or str(getattr(obj, "__qualname__", "M(d)"))
             else:
                 raise UsageError(f"--matrix must be one of {', '.join(MATRICES)} or MODULE:ATTR of M(d) -> "
                                  f"(d, d) array, got {matrix!r}")

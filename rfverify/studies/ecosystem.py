@@ -189,7 +189,7 @@ def _loadavg() -> list[float]:
 
 def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: str,
                   progress: Callable[[str], None] | None = None,
-                  checkpoint: Callable[[dict[str, Any]], None] | None = None,
+                  checkpoint: Callable[[dict[str, Any]], Any] | None = None,
                   executor: Any = None, previous: Mapping[str, Any] | None = None,
                   run_missing: bool = True) -> dict[str, Any]:
     """Run every installed entry under every seed; the table as a JSON-ready dict.
@@ -225,13 +225,13 @@ def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: s
         if prev and prev.get("seeds"):
             per_seed = max(0.1, float(prev.get("seconds", 0.0)) / len(prev["seeds"]))
         for s in seeds:
-            done = (prev or {}).get("seeds", {}).get(str(s)) if prev and prev.get("fingerprint") == fp else None
+            done = prev.get("seeds", {}).get(str(s)) if prev and prev.get("fingerprint") == fp else None
             if done is not None and done.get("verdict") == "error":
                 done = None  # an error (a time limit on a loaded machine, a crash) is run again, never reused
             if done is not None:
                 row["seeds"][str(s)] = done
                 row["seconds"] = round(row["seconds"] + float(done.get("seconds", 0.0)), 1)
-                if s == seeds[0]:
+                if s == seeds[0] and prev:
                     row["reproduce"], row["headline"] = prev.get("reproduce", ""), prev.get("headline", "")
                 reused += 1
             else:
@@ -241,8 +241,9 @@ def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: s
                                   e.needs, cost=(len(seeds) - seeds.index(s)) * 1e6 + per_seed))
         rows.append(row)
     by_name = {r["name"]: r for r in rows}
-    earlier = list((previous or {}).get("runs") or ([previous["run"]] if (previous or {}).get("run") else []))
-    run_info = {"units_planned": len(tasks), "units_run": 0, "units_reused": reused, "executor": getattr(executor, "description", "in process"),
+    prior: Mapping[str, Any] = previous or {}
+    earlier = list(prior.get("runs") or ([prior["run"]] if prior.get("run") else []))
+    run_info: dict[str, Any] = {"units_planned": len(tasks), "units_run": 0, "units_reused": reused, "executor": getattr(executor, "description", "in process"),
                 "loadavg_start": load_start, "cores": usable_cores()}
 
     def finish() -> dict[str, Any]:
@@ -499,7 +500,7 @@ def main(args: Any) -> int:
     print(f"false alarms {s['false_alarms']}/{s['correct_runs']} runs; defects caught {s['caught']}; "
           f"wrappers {len(s['wrappers'])}; not installed {s['not_installed']}")
     if args.out:
-        for path in write_ecosystem(table, args.out):
-            print(f"wrote {path}", file=sys.stderr)
+        for written in write_ecosystem(table, args.out):
+            print(f"wrote {written}", file=sys.stderr)
     bad = s["false_alarms"] or s["errors"] or any(not ok for ok in s["caught_at_default_seed"].values())
     return 1 if bad else 0
