@@ -27,7 +27,7 @@ import numpy as np
 
 __all__ = ["ImportWatch"]
 
-def _same_np(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+def _same_np(a: Any, b: Any) -> bool:
     return a[0] == b[0] and a[2:] == b[2:] and np.array_equal(a[1], b[1])
 
 
@@ -36,8 +36,9 @@ class ImportWatch:
     differs, at the end, from the baseline and from the state every state-changing import left behind;
     ``imports`` lists the imports that changed one."""
 
-    def __init__(self, np_state: tuple[Any, ...], py_state: Any) -> None:
-        self.np_accepted, self.py_accepted = [np_state], [py_state]
+    def __init__(self, np_state: Any, py_state: Any) -> None:
+        self.np_accepted: list[Any] = [np_state]
+        self.py_accepted: list[Any] = [py_state]
         self.imports: list[str] = []
         self._thread = threading.get_ident()
         self._depth = 0  # inside an outermost import (per watch: a nested scope's watch sees the import too)
@@ -77,12 +78,12 @@ class ImportWatch:
     def __enter__(self) -> "ImportWatch":
         self._saved = builtins.__import__, importlib.import_module
         builtins.__import__ = self._wrap(builtins.__import__, 0)
-        importlib.import_module = self._wrap(importlib.import_module, 1)  # type: ignore[assignment]
+        importlib.import_module = self._wrap(importlib.import_module, 1)
         return self
 
     def __exit__(self, *exc: Any) -> None:
         if self._saved is not None:  # idempotent
-            builtins.__import__, importlib.import_module = self._saved  # type: ignore[assignment]
+            builtins.__import__, importlib.import_module = self._saved
             self._saved = None
 
     def np_changed(self) -> bool:
