@@ -24,7 +24,7 @@ from rfverify.arrays import to_numpy
 from rfverify.errors import PluginError
 from rfverify.kinds.feature_map import CheckContext
 from rfverify.profiles import budget
-from rfverify.properties.stateful_base import (FAR_SEEDS, INPUT_TYPES, Log, MachineBase, diff, far_seed,
+from rfverify.properties.stateful_base import (FAR_SEEDS, INPUT_TYPES, not_accepted, Log, MachineBase, diff, far_seed,
                                                machine_result, program_text, row_text, run_machine, typed_input)
 from rfverify.refusals import refusal_of
 from rfverify.registry import register_check
@@ -343,7 +343,7 @@ def _machine(session: _Session, log: Log, long_calls: int) -> type[MachineBase]:
             try:
                 F = s.transform(o, o.obj, Xin)
             except PluginError as exc:
-                if refusal_of(exc) is None:
+                if not not_accepted(exc, how):
                     self.fail(f"{line} failed: {exc}")
                 log.refuse(f"{how} input" if how in INPUT_TYPES else f"transform of {code}", exc)
                 self.lines.pop()

@@ -32,6 +32,15 @@ FAR_SEEDS = ("s + 2**16", "s + 2**31", "2**32 - 1", "2**62 + s", "2**63 - 1")
 #: The input types a call is given besides float64; each must give the float64 result of the same values (or be
 #: refused cleanly: set aside and stated).
 INPUT_TYPES = ("int32", "int64", "uint8", "bool", "float16", "list", "tuple")
+#: Python containers, taken "where the plug-in accepts them": any exception on one says it does not (set aside and
+#: stated, like a refusal); an array of another dtype must give the float64 values or be refused cleanly.
+CONTAINER_INPUTS = ("list", "tuple")
+
+
+def not_accepted(exc: PluginError, how: str) -> bool:
+    """The call of input type ``how`` raised ``exc``: a clean refusal, or a Python container the plug-in does not
+    take (``fht_cpu.fht`` raises AttributeError on a list of rows): set aside, not a failure."""
+    return refusal_of(exc) is not None or how in CONTAINER_INPUTS
 #: Returned arrays kept (the last this many) and compared with their copies after every later step.
 KEPT_OUTPUTS = 32
 

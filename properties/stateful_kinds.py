@@ -31,7 +31,7 @@ from hypothesis.stateful import precondition, rule
 from rfverify import guard
 from rfverify.errors import PluginError, UsageError
 from rfverify.profiles import budget
-from rfverify.properties.stateful_base import (FAR_SEEDS, INPUT_TYPES, Log, MachineBase, diff, far_seed,
+from rfverify.properties.stateful_base import (FAR_SEEDS, INPUT_TYPES, not_accepted, Log, MachineBase, diff, far_seed,
                                                machine_result, row_text, run_machine, typed_input)
 from rfverify.refusals import Refusal, refusal_of
 from rfverify.registry import BaseContext, register_check
@@ -490,7 +490,7 @@ def _transform_machine(s: _TransformSession, log: Log, repeats: int) -> type[Mac
             try:
                 Y = s.apply(self.objs[name], Xin)
             except PluginError as exc:
-                if refusal_of(exc) is None:
+                if not not_accepted(exc, how):
                     self.fail(f"{line} failed: {exc}")
                 log.refuse(f"{how} input" if how in INPUT_TYPES else f"apply on {code}", exc)
                 self.lines.pop()

@@ -130,6 +130,29 @@ def float_only_transform(X):
     return km.converting_transform(A)
 
 
+def test_a_container_the_plug_in_does_not_take_is_set_aside_an_array_it_chokes_on_fails():
+    """Lists and tuples are taken where the plug-in accepts them: any exception on one sets that input type aside
+    (fht-cpu's fht raises AttributeError on a list of rows); an array of another dtype must give the float64 values
+    or be refused cleanly, so the same AttributeError on a uint8 array fails."""
+    res = _stateful("transform", "tests.test_stateful_kinds:arrays_only_transform")
+    assert res.status == "pass", res.message
+    assert "list input" in res.details["refused"] and "tuple input" in res.details["refused"], res.details["refused"]
+    bad = _stateful("transform", "tests.test_stateful_kinds:float_arrays_only_transform")
+    assert bad.status == "fail" and "AttributeError" in bad.message, bad.message
+
+
+def arrays_only_transform(X):
+    """A correct transform of numpy arrays that, like a C extension, fails on a list (X.dtype)."""
+    return km.converting_transform(X.astype(np.float64, copy=False) if X.dtype.kind != "f" else X)
+
+
+def float_arrays_only_transform(X):
+    """The same, choking (not refusing) on an integer array as well: an AttributeError is not a clean refusal."""
+    if X.dtype.kind in "iub":
+        raise AttributeError("'numpy.ndarray' object has no attribute 'as_float'")
+    return km.converting_transform(X)
+
+
 @pytest.mark.parametrize("group,impl", [("O", "haar_qr"), ("SO", "haar_qr_so")])
 def test_d_1_is_not_judged_for_distinct_seeds(group, impl):
     """O(1) = {1, -1}: two seeds share a draw half the time; SO(1) = {1}: always. Not a finding."""
