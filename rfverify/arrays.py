@@ -21,6 +21,7 @@ whichever process calls the plug-in.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -212,6 +213,7 @@ def _generator(rng: np.random.Generator, form: str) -> Any:
 #: new transfer (a statistical check transforms one pair set for every draw; a transfer costs 40-90 us).
 _JAX_INPUTS: "OrderedDict[tuple[Any, ...], Any]" = OrderedDict()
 _JAX_CACHE_ITEMS, _JAX_CACHE_BYTES = 16, 1 << 16
+_JAX_PID = [os.getpid()]
 
 
 def _jax_input(jax: Any, X: np.ndarray) -> Any:
@@ -219,6 +221,9 @@ def _jax_input(jax: Any, X: np.ndarray) -> Any:
     same small array's values."""
     if X.nbytes > _JAX_CACHE_BYTES:
         return jax.device_put(X)
+    if _JAX_PID[0] != os.getpid():  # a forked child never reuses its parent's device buffers
+        _JAX_INPUTS.clear()
+        _JAX_PID[0] = os.getpid()
     key = (X.shape, X.dtype.str, X.tobytes())
     hit = _JAX_INPUTS.get(key)
     if hit is not None:

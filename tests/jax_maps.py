@@ -34,3 +34,16 @@ class JaxRFFBroken(JaxRFF):
 
     def __init__(self, n_components=100, random_state=None, gamma=1.0):
         super().__init__(n_components, random_state, gamma, scale=0.8)
+
+
+def hadamard(X):
+    """The normalised Sylvester transform in JAX (a dense product; the transform kind's JAX twin)."""
+    from scipy.linalg import hadamard as sylvester
+
+    H = jnp.asarray(sylvester(X.shape[1]) / np.sqrt(X.shape[1]), dtype=X.dtype)
+    return X @ H.T
+
+
+def hadamard_broken(X):
+    """0.8 times the transform (transform-exactness fails)."""
+    return 0.8 * hadamard(X)

@@ -19,7 +19,6 @@ import rfverify
 from rfverify.arrays import ArrayRecord, handed_dtype, is_jitted, to_input, to_numpy
 from rfverify.errors import PluginError, UsageError
 from rfverify.kinds.orthogonal import verify_orthogonal
-from rfverify.kinds.transform import verify_transform
 from rfverify.spaces import JIT_SHAPES, FeatureMapSpace
 from tests import array_maps as am
 
@@ -109,24 +108,40 @@ def test_a_dask_map_passes():
     assert any(o["library"] == "dask" for o in r.config["arrays"]["outputs"])
 
 
+def _cli(*args, tmp_path):
+    """``rfverify ARGS --json FILE`` in a fresh process (JAX's runtime, started by this test process, does not
+    survive the fork of a supervised child): (exit code, stdout, the JSON report)."""
+    out = tmp_path / "report.json"
+    run = subprocess.run([sys.executable, "-m", "rfverify.cli", *args, "--json", str(out)], capture_output=True,
+                         text=True)
+    return run.returncode, run.stdout, json.loads(out.read_text())
+
+
 def test_jax_map_passes_its_broken_twin_fails_and_the_report_records_the_arrays(tmp_path):
     _jax()
-    from tests import jax_maps
-
-    r = rfverify.verify(jax_maps.JaxRFF, **RBF, input="jax", profile="quick", checks=["contract", "unbiasedness",
-                                                                                      "explore"])
-    assert r.passed, r.table()
-    arrays = r.config["arrays"]
+    code, out, rep = _cli("check", "feature-map", "tests.jax_maps:JaxRFF", "--param", "gamma=0.5", "--input", "jax",
+                          "--profile", "quick", "--check", "contract", "--check", "unbiasedness", "--check", "explore",
+                          tmp_path=tmp_path)
+    assert code == 0, out
+    arrays = rep["config"]["arrays"]
     assert arrays["input"] == "jax" and {o["library"] for o in arrays["outputs"]} == {"jax"}
-    assert {o["dtype"] for o in arrays["outputs"]} == {"float32"} and r.config["jit"] is True
-    assert "arrays: in jax float32" in r.table() and "judged with float32 round-off" in r.table()
-    assert json.loads(r.to_json())["config"]["arrays"]["outputs"][0]["dtype"] == "float32"
+    assert {o["dtype"] for o in arrays["outputs"]} == {"float32"} and rep["config"]["jit"] is True
+    assert "arrays: in jax float32" in out and "judged with float32 round-off" in out
+    assert "jit: shapes from a fixed set" in rep["config"]["space"]
+    code, out, rep = _cli("check", "feature-map", "tests.jax_maps:JaxRFFBroken", "--param", "gamma=0.5", "--input",
+                          "jax", "--profile", "quick", "--check", "unbiasedness", tmp_path=tmp_path)
+    assert code == 1 and rep["checks"][0]["status"] == "fail", out
+
+
+def test_the_html_report_shows_the_arrays():
     from rfverify.report.html import render_report_page
     from rfverify.report.provenance import provenance
 
-    assert "float32" in render_report_page("jax", r, provenance=provenance())
-    broken = rfverify.verify(jax_maps.JaxRFFBroken, **RBF, input="jax", profile="quick", checks=["unbiasedness"])
-    assert broken["unbiasedness"].status == "fail"
+    r = rfverify.verify(am.ListRFF, **RBF, profile="quick", checks=["contract"])
+    assert "list" in r.config["arrays"]["outputs"][0]["library"]
+    assert "arrays: in numpy" in r.table()
+    assert "float64" in render_report_page("list", r, provenance=provenance()) and "outputs" in render_report_page(
+        "list", r, provenance=provenance())
 
 
 def test_jit_is_declared_by_the_jax_input_or_detected():
@@ -155,24 +170,15 @@ def test_jit_shapes_are_clipped_to_a_pinned_space(ex):
 
 
 # -- transforms, samplers -----------------------------------------------------------------------------------------
-def _jax_hadamard(scale):
-    jnp = _jax().numpy
-    from scipy.linalg import hadamard
-
-    def apply(X):
-        H = jnp.asarray(hadamard(X.shape[1]) / np.sqrt(X.shape[1]), dtype=X.dtype)
-        return scale * (X @ H.T)
-
-    return apply
-
-
-def test_a_jax_transform_is_judged_with_float32_round_off_and_its_broken_twin_fails():
-    kw = dict(dim=16, matrix="hadamard-normalized", input="jax", profile="quick",
-              checks=["transform-exactness", "transform-linearity"])
-    r = verify_transform(_jax_hadamard(1.0), **kw)
-    assert r.passed, r.table()
-    assert {i["dtype"] for i in r.config["arrays"]["inputs"]} == {"float32"}  # JAX without x64
-    assert verify_transform(_jax_hadamard(0.8), **kw)["transform-exactness"].status == "fail"
+def test_a_jax_transform_is_judged_with_float32_round_off_and_its_broken_twin_fails(tmp_path):
+    _jax()
+    common = ("--input", "jax", "--dim", "16", "--matrix", "hadamard-normalized", "--profile", "quick",
+              "--check", "transform-exactness", "--check", "transform-linearity")
+    code, out, rep = _cli("check", "transform", "tests.jax_maps:hadamard", *common, tmp_path=tmp_path)
+    assert code == 0, out
+    assert {i["dtype"] for i in rep["config"]["arrays"]["inputs"]} == {"float32"}  # JAX without x64
+    code, out, rep = _cli("check", "transform", "tests.jax_maps:hadamard_broken", *common, tmp_path=tmp_path)
+    assert code == 1 and rep["checks"][0]["status"] == "fail", out
 
 
 # -- torch (slow: torch is not in CI) -------------------------------------------------------------------------------
