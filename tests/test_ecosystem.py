@@ -25,14 +25,10 @@ def test_entries_are_well_formed():
         assert e.expected in ("correct", "defect") and ":" in e.target
         if e.expected == "defect":  # every real defect: expected failure with reason, evidence, upstream note
             assert e.xfail and all(r.strip() for r in e.xfail.values()) and e.evidence and e.upstream
-        if e.wrapper:
-            assert e.target.split(":")[0] == "rfverify.studies.ecosystem_torch"
-        else:  # the published object itself, reached by its declarations alone
-            assert not e.target.startswith("rfverify.")
+        # the published object itself, reached by its declarations alone: no wrapper module
+        assert not e.wrapper and not e.target.startswith("rfverify."), e.name
         if e.torch:
             assert "torch" in e.needs and not e.light
-    # hadamard-transform takes tensors where the transform kind hands arrays: the one wrapper left
-    assert [e.name for e in eco.ENTRIES if e.wrapper] == ["hadamard-transform"]
     with pytest.raises(UsageError, match="unknown ecosystem entry"):
         eco.entries(["no-such-library"])
 
@@ -169,17 +165,20 @@ def test_ffht_small_widths_are_caught_and_larger_ones_pass():
     assert not b["float64 d=2"] < 1e-3 and b["float64 d=8"] < 1e-12 and b["float32 d=8"] < 1e-5
 
 
-def test_hadamard_transform_wrapper_is_the_normalised_sylvester_matrix():
+def test_hadamard_transform_by_declaration_and_its_integer_finding():
+    """hadamard-transform is verified as published, handed torch tensors by --input torch: exact on floating
+    batches; the stateful check's uint8 input finds the integer wrap its entry declares (evidence from direct
+    calls)."""
     pytest.importorskip("torch", reason="torch is an optional install (not in CI)")
     pytest.importorskip("hadamard_transform", reason="hadamard-transform is not installed")
-    import numpy as np
-    from scipy.linalg import hadamard
+    from rfverify.kinds.transform import verify_transform
 
-    from rfverify.studies.ecosystem_torch import hadamard_transform_apply
-
-    for d in (1, 2, 4, 64):
-        X = np.random.default_rng(d).standard_normal((3, d))
-        np.testing.assert_allclose(hadamard_transform_apply(X), X @ hadamard(d).T / np.sqrt(d), atol=1e-12)
+    rep = verify_transform("hadamard_transform:hadamard_transform", dim=64, matrix="hadamard-normalized",
+                           input="torch", profile="quick", checks=["transform-exactness", "stateful"])
+    assert rep["transform-exactness"].status == "pass", rep["transform-exactness"].message
+    assert rep["stateful"].status == "fail" and "uint8 input" in rep["stateful"].message, rep["stateful"].message
+    entry = next(e for e in eco.ENTRIES if e.name == "hadamard-transform")
+    assert entry.evidence is not None and "[49.5, 72.5, 122.5, 27.5]" in entry.evidence()
 
 
 @pytest.mark.slow

@@ -39,6 +39,8 @@ FHT_BUILD = ("source only (numpy.distutils): in a side venv, pip install 'setupt
 FFHT_REASON = ("ffht.fht returns garbage for rows of fewer than 32 bytes (float64 d <= 2, float32 d <= 4): its "
                "out-of-place copy (fast_copy, AVX2 branch) copies nothing below 32 bytes, so the transform runs on "
                "uninitialised memory")
+HADAMARD_INT_REASON = ("hadamard_transform computes an integer tensor in its own dtype: a uint8 batch wraps "
+                       "(200 + 100 = 44) before the final scaling")
 QRF_REASON = ("rfflearn QRF applies Box-Muller to consecutive Sobol points (columns index and index + 1) as if "
               "they were independent uniforms: the resulting frequencies are not N(0, sigma^2 I)")
 QRF_ODD_M_REASON = ("rfflearn QRF cannot be fitted at any odd n_components: get_qrf_matrix's Box-Muller pairs "
@@ -258,6 +260,17 @@ def fht2017_evidence() -> str:
     return "direct calls of fht.fht1 on N(0, I) vectors against H_d / sqrt(d): " + "; ".join(parts)
 
 
+def _hadamard_int_evidence() -> str:
+    """hadamard_transform on the same values as a uint8 and as a float64 tensor (independent of the harness)."""
+    import torch
+    from hadamard_transform import hadamard_transform
+
+    x = torch.tensor([[200, 100, 50, 5]], dtype=torch.uint8)
+    a, b = hadamard_transform(x), hadamard_transform(x.double())
+    return (f"direct calls, hadamard_transform on the row [200, 100, 50, 5]: as uint8 {a.tolist()[0]}, as float64 "
+            f"{b.tolist()[0]} (the exact normalised transform)")
+
+
 def _ffht_evidence() -> str:
     b = brute_force_ffht()
     return ("brute force, max |ffht.fht(x) - H_d x| over 20 N(0, I) vectors per width against scipy.linalg.hadamard "
@@ -377,11 +390,17 @@ ENTRIES: tuple[Entry, ...] = (
                "--call-kw axes=1; a clean refusal (ValueError) at d = 1, set aside and stated ('refuses d = 1'); every "
                "other width exact (fht2017_evidence: the direct calls)"),
     Entry("hadamard-transform", "hadamard-transform hadamard_transform", "transform",
-          "rfverify.studies.ecosystem_torch:hadamard_transform_apply", "hadamard-transform 0.2.0",
+          "hadamard_transform:hadamard_transform", "hadamard-transform 0.2.0",
           "plain install (pulls torch: see the torch note); takes torch tensors",
-          dict(dim=64, matrix="hadamard-normalized"), needs=("torch", "hadamard_transform"), torch=True,
-          wrapper="the transform kind hands numpy arrays and hadamard_transform takes torch tensors (--input torch "
-                  "is a feature-map declaration; the transform kind has no input adapter yet): a 1-line conversion"),
+          dict(dim=64, matrix="hadamard-normalized", input="torch"), needs=("torch", "hadamard_transform"),
+          torch=True, expected="defect", xfail={"stateful": HADAMARD_INT_REASON}, evidence=_hadamard_int_evidence,
+          upstream="hadamard_transform(x) computes an integer tensor in its own dtype: the butterflies' sums wrap "
+                   "(uint8) before the final scaling turns the result into floats. Reproduce: "
+                   "hadamard_transform(torch.tensor([[200, 100, 50, 5]], dtype=torch.uint8)) returns [[49.5, 72.5, "
+                   "122.5, 27.5]] where the float64 tensor gives [[177.5, 72.5, 122.5, 27.5]]. Fix: x = x.float() "
+                   "(or refuse integer tensors) before the transform.",
+          note="takes torch tensors only: declared with --input torch (each batch handed over in its own dtype); "
+               "exact on float32 and float64 batches; integer tensors wrap (the stateful check's uint8 input)"),
     Entry("gpytorch-rff", "gpytorch RFFKernel", "feature-map", "gpytorch.kernels:RFFKernel",
           "gpytorch 1.15.2", "plain install (pulls torch: see the torch note); float32; draws from torch's global "
           "generator", dict(RFF, param_map={"gamma": ".lengthscale:1/sqrt(2*gamma)", "n_components": "num_samples",
