@@ -70,10 +70,18 @@ def screened_range(ctx: OrthogonalContext) -> Range:
     return Range(max(ORTHOGONAL_SPACE.lo, int(lo)), min(ctx.config.DIM_RANGE[1], int(hi)))
 
 
+class SamplerFailed(Exception):
+    """The sampler's PluginError at dimension ``d`` of a band (the check's error names d once)."""
+
+    def __init__(self, d: int, error: PluginError) -> None:
+        super().__init__(f"at d = {d}: {error}")
+        self.d, self.error = d, error
+
+
 def _band_row(ctx: OrthogonalContext, band: tuple[int, int], per_band: int, per_dim: int, rng: np.random.Generator,
               stream: tuple[Any, ...]) -> dict[str, Any] | None:
     """The pooled z of one band: ``per_band`` dimensions drawn in it, ``per_dim`` draws each (None: nothing to
-    screen there); a sampler's failure is a PluginError naming d."""
+    screen there); a sampler's failure is a :class:`SamplerFailed` naming d."""
     width = band[1] - band[0] + 1
     dims = sorted(int(v) for v in (band[0] + rng.choice(width, size=min(per_band, width), replace=False)))
     sums = np.zeros(4)
@@ -83,7 +91,7 @@ def _band_row(ctx: OrthogonalContext, band: tuple[int, int], per_band: int, per_
             try:
                 Q = np.asarray(ctx.config.sampler.draw(d, ctx.rng(*stream, d, t)), dtype=np.float64)
             except PluginError as exc:
-                raise PluginError(ctx.name, f"at d = {d}: {exc}") from None
+                raise SamplerFailed(d, exc) from None
             got = _stats(Q, d, ctx.group)
             if got is not None:
                 sums += got
@@ -153,8 +161,8 @@ def check_haar_screen(ctx: OrthogonalContext) -> CheckResult:
     for band in bands(space.lo, space.hi):
         try:
             row = _band_row(ctx, band, per_band, per_dim, rng, ("haar-screen",))
-        except PluginError as exc:
-            return ctx.result("error", f"the sampler failed: {exc}")
+        except SamplerFailed as exc:
+            return ctx.result("error", f"the sampler failed at d = {exc.d}: {exc.error}")
         if row is not None:
             rows.append(row)
     if not rows:
@@ -178,8 +186,9 @@ def check_haar_screen(ctx: OrthogonalContext) -> CheckResult:
     first = failing[0]  # bands are in increasing d: the smallest band where it shows
     try:
         shrunk, steps = shrink_band(ctx, tuple(first["range"]), crit, per_band, per_dim)
-    except PluginError as exc:
-        return ctx.result("error", f"the sampler failed while the failing band was bisected: {exc}")
+    except SamplerFailed as exc:
+        return ctx.result("error", f"the sampler failed at d = {exc.d} while the failing band was bisected: "
+                                   f"{exc.error}")
     details["shrunk_range"] = list(shrunk)
     details["bisection"] = steps
     where_shrunk = (f"{_describe(shrunk)} (the smallest d range where it shows, bisected from {first['band']}: "

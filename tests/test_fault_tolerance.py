@@ -101,7 +101,7 @@ ALWAYS = [
     ("quadrature", fp.qr_wrong_points, ["points have shape (32, 2) for d=3"]),
     # types
     ("feature-map", fp.FMNone, ["transform returned None", "numpy array"]),
-    ("feature-map", fp.FMRagged, ["returned list that numpy cannot convert"]),
+    ("feature-map", fp.FMRagged, ["returned list output that cannot be brought to the host as a numpy array"]),
     ("feature-map", fp.FMStrings, ["array of strings, dtype <U"]),
     ("feature-map", fp.FMObjects, ["array of Python objects, dtype object (e.g. float)"]),
     ("feature-map", fp.FMFloat16, ["returned dtype float16", "float32 or float64"]),

@@ -41,8 +41,8 @@ def _synthetic_page(tmp: Path) -> Path:
     results = tuple(CheckResult(check=c, implementation="x", status=s, message=f"<b>{c}</b> message",
                                 statistic=1.0, pvalue=0.5, threshold=1e-3,
                                 effect=Effect("e", 0.1, 0.0, 0.2, 0.99, 0.05, 0.99), reproduce="rfverify check x",
-                                details=d)
-                    for c, s, d in (("haar", "pass", hist), ("exactness", "fail", quad)))
+                                details=d, figures=(f,))
+                    for c, s, d, f in (("haar", "pass", hist, "histograms"), ("exactness", "fail", quad, "exactness")))
     rep = Report(implementation="<script>alert(1)</script>", kind="quadrature", kernel={"name": "gauss"}, seed=1,
                  profile="quick", config={}, results=results, version="0")
     page = tmp / "synthetic.html"
