@@ -53,6 +53,7 @@ def test_reduced_calibration_through_the_cli(tmp_path, capsys):
     assert "## Power per mutant" in printed.out
 
 
+@pytest.mark.slow  # 22 s; tests/test_report_jobs.py and the executors' order test keep jobs-invariance in CI
 def test_results_do_not_depend_on_jobs_or_order():
     kw = dict(references=["haar-qr", "rff-phase"], library=LIBRARY, mutants=STATEFUL, profiles=["quick"],
               fa_seeds=2, power_seeds=2, scan_seeds=1, equivalent_seeds=2)

@@ -102,6 +102,7 @@ def _check(out: Path, where: list[str]) -> dict[str, str]:
 WORKLOADS = {"calibrate": _calibrate, "report": _report, "check": _check}
 
 
+@pytest.mark.slow  # 36 s; the order, death and unfit-worker tests keep Dask in CI
 def test_identical_results_in_process_jobs_and_dask_with_1_2_3_workers(cluster, tmp_path, capsys):
     runs: dict[str, dict[str, dict[str, str]]] = {w: {} for w in WORKLOADS}
     for mode, where in (("in-process", ["--jobs", "1"]), ("--jobs 2", ["--jobs", "2"])):

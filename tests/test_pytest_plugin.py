@@ -120,6 +120,7 @@ def test_rules(rfverify_case):
 """
 
 
+@pytest.mark.slow  # 25 s; tests/test_xdist_loadgroup.py keeps xdist in CI
 def test_verdicts_identical_for_0_1_2_and_4_xdist_workers(pytester, tmp_path, monkeypatch):
     """Four kinds, 11 items: the same JSON result for every item whatever the number of workers, the
     distribution mode (load, loadgroup) or the order (pytest-randomly, where installed, shuffles it):

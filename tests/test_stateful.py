@@ -82,6 +82,7 @@ def test_scikit_learn_rbf_sampler_passes():
     assert "random_state > 4294967295" in res.details["refused"]  # 63-bit seeds: refused by sklearn, set aside
 
 
+@pytest.mark.slow  # the thorough profile; the default profile's long run (past 1,000 calls) is in CI
 def test_thorough_runs_objects_past_ten_thousand_calls():
     res = _stateful(sm.PerInstanceState, profile="thorough")
     assert res.status == "pass", res.message
