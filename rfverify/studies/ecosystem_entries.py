@@ -39,6 +39,8 @@ FHT_BUILD = ("source only (numpy.distutils): in a side venv, pip install 'setupt
 FFHT_REASON = ("ffht.fht returns garbage for rows of fewer than 32 bytes (float64 d <= 2, float32 d <= 4): its "
                "out-of-place copy (fast_copy, AVX2 branch) copies nothing below 32 bytes, so the transform runs on "
                "uninitialised memory")
+FHT_INT_REASON = ("fht2 computes an integer array in its own dtype: the normalised transform of int32 rows is "
+                  "truncated to integers")
 HADAMARD_INT_REASON = ("hadamard_transform computes an integer tensor in its own dtype: a uint8 batch wraps "
                        "(200 + 100 = 44) before the final scaling")
 QRF_REASON = ("rfflearn QRF applies Box-Muller to consecutive Sobol points (columns index and index + 1) as if "
@@ -260,6 +262,16 @@ def fht2017_evidence() -> str:
     return "direct calls of fht.fht1 on N(0, I) vectors against H_d / sqrt(d): " + "; ".join(parts)
 
 
+def _fht_int_evidence() -> str:
+    """fht2 on the same values as int32 and as float64 (independent of the harness)."""
+    import fht
+
+    x = np.array([[1, 2, 3, 5]], dtype=np.int32)
+    a, b = fht.fht2(x, axes=1), fht.fht2(x.astype(np.float64), axes=1)
+    return (f"direct calls, fht.fht2(row, axes=1) on the row [1, 2, 3, 5]: as int32 {a.tolist()[0]}, as float64 "
+            f"{b.tolist()[0]} (the exact normalised transform)")
+
+
 def _hadamard_int_evidence() -> str:
     """hadamard_transform on the same values as a uint8 and as a float64 tensor (independent of the harness)."""
     import torch
@@ -380,15 +392,20 @@ ENTRIES: tuple[Entry, ...] = (
                    "in-place fht_ is not affected."),
     Entry("fht-2017", "fht (2017) fht2", "transform", "fht:fht2",
           "fht 1.0.2 (source only)", FHT_BUILD, dict(dim=64, matrix="hadamard-normalized", call_kw={"axes": 1}),
-          needs=("fht",),
-          upstream="is_power_of_two(1) returns False on purpose (if input_integer == 1: return False), so fht1/fht2 "
+          needs=("fht",), expected="defect", xfail={"stateful": FHT_INT_REASON}, evidence=_fht_int_evidence,
+          upstream="fht2 computes an integer array in its own dtype, so the normalised transform of integer rows is "
+                   "truncated: fht.fht2(np.array([[1, 2, 3, 5]], dtype=np.int32), axes=1) returns [[5, -1, -2, 0]] "
+                   "where the float64 row gives [[5.5, -1.5, -2.5, 0.5]]. Fix: convert to float first (or refuse "
+                   "integer arrays). Also: is_power_of_two(1) returns False on purpose (if input_integer == 1: "
+                   "return False), so fht1/fht2 "
                    "raise 'array shape must be a power of two' for length-1 rows although 1 = 2^0 and the 1 x 1 "
                    "(normalised) Hadamard matrix is [1]. Reproduce: fht.fht1(np.ones(1)) raises ValueError. Fix: "
                    "drop the special case (return n > 0 and n & (n - 1) == 0) -- the transforms then return length-1 "
                    "rows unchanged -- or document that d >= 2.",
           note="fht2(X) of a 2-D array is the 2-D transform (both axes): the row-wise one is declared with "
                "--call-kw axes=1; a clean refusal (ValueError) at d = 1, set aside and stated ('refuses d = 1'); every "
-               "other width exact (fht2017_evidence: the direct calls)"),
+               "other width exact on float input (fht2017_evidence: the direct calls); integer rows truncated (the "
+               "stateful check's int32 input)"),
     Entry("hadamard-transform", "hadamard-transform hadamard_transform", "transform",
           "hadamard_transform:hadamard_transform", "hadamard-transform 0.2.0",
           "plain install (pulls torch: see the torch note); takes torch tensors",
