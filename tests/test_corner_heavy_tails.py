@@ -23,7 +23,7 @@ import pytest
 import rfverify
 from rfverify.stats import cochran_constant, too_skewed
 
-pytest.importorskip("sklearn")
+pytest.importorskip("sklearn", reason="scikit-learn is in the test extra: pip install -e '.[test]'")
 from sklearn.kernel_approximation import PolynomialCountSketch  # noqa: E402
 
 POLY = dict(kernel="polynomial", kernel_params={"gamma": 1.0, "coef0": 1.0, "degree": 2}, dim=16, domain="sphere",

@@ -263,7 +263,7 @@ def test_guard_restores_the_previous_alarm_handler_and_timer():
 
 
 def test_guard_restores_the_address_space_limit():
-    resource = pytest.importorskip("resource")
+    resource = pytest.importorskip("resource", reason="RLIMIT_AS needs the POSIX resource module (not on Windows)")
     before = resource.getrlimit(resource.RLIMIT_AS)
     with pytest.raises(PluginError, match="ran out of memory"):
         with guarded("grower", "check grow", Limits(time=None, memory=256 << 20)):

@@ -13,7 +13,7 @@ import pytest
 from rfverify.seeding import DEFAULT_SEED
 from rfverify.studies import ecosystem as eco
 
-pytest.importorskip("rfflearn")
+pytest.importorskip("rfflearn", reason="rfflearn is in the thirdparty extra: pip install -e '.[thirdparty]'")
 
 
 def _entry(name):

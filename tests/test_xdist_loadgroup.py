@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("xdist")
+pytest.importorskip("xdist", reason="pytest-xdist is in the test extra: pip install -e '.[test]'")
 
 BODY = """
 import sys
