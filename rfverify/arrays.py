@@ -31,7 +31,7 @@ import numpy as np
 
 from rfverify.errors import PluginError, UsageError
 
-__all__ = ["INPUTS", "JIT_INPUTS", "ArrayRecord", "to_numpy", "to_input", "host_dtype", "library_of",
+__all__ = ["INPUTS", "JIT_INPUTS", "ArrayRecord", "to_numpy", "to_input", "input_code", "input_import", "host_dtype", "library_of",
            "validate_input"]
 
 #: The declarable input forms (``--input``); None and "numpy" are the same.
@@ -192,6 +192,28 @@ def to_input(X: Any, form: str | None, like: Any = None, *, keep_dtype: bool = F
         lib = "numpy" if form in (None, "numpy") else str(form)
         record.inputs.add((lib, str(host_dtype(out) or type(out).__name__), _device(out, lib)))
     return out
+
+
+#: How a printed program imports each input form's library, and hands it a numpy array (``{}``) or a numpy
+#: ``Generator`` (``rng``) the way :func:`to_input` does.
+_INPUT_CODE = {
+    "torch": ("import torch", "torch.as_tensor({})", "torch.Generator().manual_seed(int({}.integers(2 ** 63 - 1)))"),
+    "jax": ("import jax, jax.numpy as jnp", "jnp.asarray({})", "jax.random.PRNGKey(int({}.integers(2 ** 32)))"),
+    "cupy": ("import cupy", "cupy.asarray({})", "cupy.random.default_rng(int({}.integers(2 ** 63 - 1)))"),
+}
+
+
+def input_import(form: str | None) -> str | None:
+    """The import line a printed program needs for the input form ``form`` (None for numpy)."""
+    return _INPUT_CODE[form][0] if form in _INPUT_CODE else None
+
+
+def input_code(form: str | None, code: str, *, generator: bool = False) -> str:
+    """The code that hands the numpy array (or, with ``generator``, the numpy ``Generator``) written as ``code`` to
+    a plug-in declared with input form ``form``, as :func:`to_input` does: ``torch.as_tensor(X)`` for torch."""
+    if form not in _INPUT_CODE:
+        return code
+    return _INPUT_CODE[form][2 if generator else 1].format(code)
 
 
 def _generator(rng: np.random.Generator, form: str) -> Any:

@@ -40,6 +40,8 @@ def hadamard(X):
     """The normalised Sylvester transform in JAX (a dense product; the transform kind's JAX twin)."""
     from scipy.linalg import hadamard as sylvester
 
+    X = jnp.asarray(X)
+    X = X.astype(jnp.promote_types(X.dtype, jnp.float32))  # integers, bools and float16 computed in float32
     H = jnp.asarray(sylvester(X.shape[1]) / np.sqrt(X.shape[1]), dtype=X.dtype)
     return X @ H.T
 
@@ -47,3 +49,15 @@ def hadamard(X):
 def hadamard_broken(X):
     """0.8 times the transform (transform-exactness fails)."""
     return 0.8 * hadamard(X)
+
+
+_LAST: dict = {}
+
+
+def hadamard_cached(X):
+    """The transform with a module-level cache keyed by the input's shape: data of a shape seen before gets the
+    earlier data's output (the stateful check fails; a fresh process reproduces it)."""
+    key = tuple(X.shape)
+    if key not in _LAST:
+        _LAST[key] = hadamard(X)
+    return _LAST[key]

@@ -181,6 +181,19 @@ def test_a_jax_transform_is_judged_with_float32_round_off_and_its_broken_twin_fa
     assert code == 1 and rep["checks"][0]["status"] == "fail", out
 
 
+def test_a_jax_transform_with_a_shape_cache_fails_stateful_with_a_program_in_jax(tmp_path):
+    _jax()
+    common = ("--input", "jax", "--dim", "16", "--matrix", "hadamard-normalized", "--profile", "quick",
+              "--check", "stateful")
+    code, out, rep = _cli("check", "transform", "tests.jax_maps:hadamard", *common, tmp_path=tmp_path)
+    assert code == 0, out
+    code, out, rep = _cli("check", "transform", "tests.jax_maps:hadamard_cached", *common, tmp_path=tmp_path)
+    assert code == 1 and rep["checks"][0]["status"] == "fail", out
+    # the printed program hands the plug-in what the harness handed it: JAX arrays, not numpy ones
+    program = rep["checks"][0]["message"]
+    assert "import jax, jax.numpy as jnp" in program and "apply(jnp.asarray(" in program, program
+
+
 # -- torch (slow: torch is not in CI) -------------------------------------------------------------------------------
 @pytest.mark.slow
 def test_torch_map_passes_and_its_broken_twin_fails():

@@ -4,6 +4,9 @@ interpreter, the quick profile a smoke budget."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -33,6 +36,7 @@ EXPECTED = {
     ("quadrature", "cached_rule"): ("two draws from one generator give the same draw", "P2, w2 = rule(8, r)"),
     ("transform", "identity_memo_transform"): ("differs from a pristine copy applied to the same values",
                                                "B[...] = np.random.default_rng("),
+    ("transform", "shape_cached_transform"): ("the calls before it", "Y1 = apply("),
     ("transform", "wrapping_transform"): ("uint8 input gives other rows than float64 input of the same values",
                                           "np.abs(np.rint(40 * X)).astype(np.uint8)"),
 }
@@ -71,6 +75,18 @@ def test_reference_implementations_pass(kind, impl):
     else:
         assert {"int32", "uint8", "bool", "list", "tuple"} <= set(res.details["judged"])
         assert "float16 input" in res.details["refused"]  # fwht refuses float16 cleanly: set aside, stated
+
+
+def test_a_module_cache_is_shown_by_a_program_that_runs():
+    # a function's module state is shared by the pristine reference: the declared matrix shows the stale rows, and
+    # the printed program (with the check's first call) reproduces them in a fresh interpreter
+    res = _stateful("transform", M + "shape_cached_transform")
+    assert res.status == "fail" and "the calls before it" in res.message, res.message
+    check = ("\nfrom tests.mutants.stateful_kinds_mutants import _fwht\n"
+             "print(np.array_equal(Y1, Y0), np.allclose(Y1, _fwht(np.rint(40 * X))))")
+    out = subprocess.run([sys.executable, "-c", res.details["program"] + check], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.split() == ["True", "False"]  # stale rows, in a fresh interpreter too
 
 
 def test_the_program_runs_and_shows_the_defect():

@@ -159,10 +159,28 @@ def converting_transform(X):
     return _fwht(np.asarray(X, dtype=np.float64))
 
 
+_BY_SHAPE: dict = {}
+_BY_CONTENT: dict = {}
+
+
+def shape_cached_transform(X):
+    """A module-level cache keyed by the input's shape: new data of a shape seen before gets the old rows (a pristine
+    copy of a function shares the module, so only the declared matrix shows it)."""
+    A = np.asarray(X)
+    return _BY_SHAPE.setdefault(A.shape, _fwht(A)).copy()
+
+
+def content_cached_transform(X):
+    """Twin: the module-level cache keyed by the input's content."""
+    A = np.asarray(X)
+    return _BY_CONTENT.setdefault((A.shape, A.dtype.str, A.tobytes()), _fwht(A)).copy()
+
+
 identity_memo_transform = IdentityMemoTransform()
 content_memo_transform = ContentMemoTransform()
 
 #: Each mutant (MODULE:ATTR under tests.mutants.stateful_kinds_mutants) and its twin.
 SAMPLER_BUGS = {"shared_generator_sampler": "per_call_generator_sampler", "folded_seed_sampler": "salted_seed_sampler"}
 RULE_BUGS = {"buffer_rule": "copy_rule", "cached_rule": "uncached_rule"}
-TRANSFORM_BUGS = {"identity_memo_transform": "content_memo_transform", "wrapping_transform": "converting_transform"}
+TRANSFORM_BUGS = {"identity_memo_transform": "content_memo_transform", "wrapping_transform": "converting_transform",
+                  "shape_cached_transform": "content_cached_transform"}
