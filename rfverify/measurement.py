@@ -15,6 +15,7 @@ dataclass deriving from :class:`Measurement`; it declares
 from __future__ import annotations
 
 import dataclasses
+import re
 import typing
 from typing import Any, ClassVar
 
@@ -45,8 +46,8 @@ class Measurement:
         """The result's ``details``: every documented field under its key, optional ones only when measured."""
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
-            meta = f.metadata
-            if not meta or meta["internal"]:
+            meta = _declared(type(self), f)
+            if meta["internal"]:
                 continue
             value = getattr(self, f.name)
             if meta["optional"] and value is None:
@@ -55,13 +56,21 @@ class Measurement:
         return out
 
 
+def _declared(cls: type, f: dataclasses.Field[Any]) -> Any:
+    """A field's :func:`detail` metadata; a field declared without it is an error (nothing goes undocumented)."""
+    if "doc" not in f.metadata:
+        raise TypeError(f"{cls.__name__}.{f.name} is not declared with rfverify.measurement.detail(doc, ...): every "
+                        "field of a measurement says what it means")
+    return f.metadata
+
+
 def details_fields(cls: type[Measurement]) -> list[tuple[str, str, str, bool]]:
     """``(key, type, meaning, optional)`` for each field ``cls.to_details`` writes, in field order."""
     hints = typing.get_type_hints(cls)
     rows = []
     for f in dataclasses.fields(cls):
-        meta = f.metadata
-        if not meta or meta["internal"]:
+        meta = _declared(cls, f)
+        if meta["internal"]:
             continue
         kind = _type_text(hints.get(f.name, Any))
         rows.append((meta["key"] or f.name, kind, " ".join(str(meta["doc"]).split()), bool(meta["optional"])))
@@ -69,18 +78,24 @@ def details_fields(cls: type[Measurement]) -> list[tuple[str, str, str, bool]]:
 
 
 def _type_text(tp: Any) -> str:
-    text = tp if isinstance(tp, str) else getattr(tp, "__name__", None) or str(tp)
-    text = str(text).replace("typing.", "").replace("numpy.ndarray", "array").replace("ndarray", "array")
-    return text.replace("NoneType", "None")
+    """A field's type as the details page states it (``list[str]``, ``array``, ``float or null``)."""
+    text = str(tp) if getattr(tp, "__args__", None) else getattr(tp, "__name__", str(tp))
+    text = re.sub(r"\b(numpy\.)?ndarray(\[[^\]]*\]\])?", "array", text.replace("typing.", ""))
+    text = re.sub(r"\b[\w.]+\.(\w+)", r"\1", text)  # module prefixes of named types
+    return text.replace(" | None", " or null").replace("NoneType", "null").replace(" | ", " or ")
 
 
-def details_markdown(checks: list[tuple[str, str, type[Measurement]]]) -> str:
-    """The documentation of every check's details: one section per ``(kind, check, Measurement class)``."""
+def details_markdown(checks: list[tuple[str, str, type[Measurement]]], notes: str = "") -> str:
+    """The documentation of every check's details: one section per ``(kind, check, Measurement class)``, after
+    ``notes`` (keys a harness adds to every check's details)."""
     lines = ["# The details of each check", "",
              "Generated from the checks' measurement dataclasses (`rfverify.measurement`); "
              "`tests/test_measurement_docs.py` fails when this page and the code differ "
              "(regenerate: `python -m tests.test_measurement_docs`). A field marked *optional* is present only "
-             "where the check measured it (the condition is in its meaning).", ""]
+             "where the check measured it (the condition is in its meaning). Fields the verdict uses but the "
+             "details do not carry (raw samples) are not listed.", ""]
+    if notes:
+        lines += [notes.strip(), ""]
     for kind, name, cls in checks:
         lines += [f"## `{kind}` / `{name}` (`{cls.__name__}`)", ""]
         doc = " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split())
