@@ -314,19 +314,7 @@ def fwht(
     """
     be = _resolve_backend(backend)
     _check_threads(threads)
-    if inplace:
-        if not isinstance(X, np.ndarray) or X.dtype not in _FLOAT_DTYPES:
-            raise UsageError(
-                "inplace=True needs X to be a float32 or float64 numpy array; "
-                "convert it first or use inplace=False"
-            )
-        if not X.flags.writeable:
-            raise UsageError("inplace=True needs a writable array; pass a copy or use inplace=False")
-        if out is not None and out is not X:
-            raise UsageError("inplace=True and out= were both given; pass only one of them")
-        arr = X
-    else:
-        arr = np.asarray(X)
+    arr = _fwht_source(X, out, inplace)
     rdtype = _result_dtype(arr.dtype)
     if arr.ndim == 0:
         raise UsageError("fwht needs at least a 1-d array; got a scalar, pass a vector of length 2**k")
@@ -334,14 +322,39 @@ def fwht(
     d = _require_power_of_two(arr.shape[ax])
     target = arr if inplace else out
     if target is not None:
-        if not isinstance(target, np.ndarray) or target.shape != arr.shape or target.dtype != rdtype:
-            raise UsageError(
-                f"out must be a numpy array of shape {arr.shape} and dtype {rdtype}; "
-                "allocate it with np.empty_like(X, dtype=...)"
-            )
-        if not target.flags.writeable:
-            raise UsageError("out is read-only; pass a writable array")
+        _check_target(target, arr, rdtype)
+    return _fwht_into(arr, ax, d, rdtype, target, be, threads, _scale_for(d, rdtype) if normalized else None)
 
+
+def _fwht_source(X: Any, out: np.ndarray | None, inplace: bool) -> np.ndarray:
+    """The array :func:`fwht` reads: ``X`` itself when ``inplace`` (validated), else ``numpy.asarray(X)``."""
+    if not inplace:
+        return np.asarray(X)
+    if not isinstance(X, np.ndarray) or X.dtype not in _FLOAT_DTYPES:
+        raise UsageError(
+            "inplace=True needs X to be a float32 or float64 numpy array; "
+            "convert it first or use inplace=False"
+        )
+    if not X.flags.writeable:
+        raise UsageError("inplace=True needs a writable array; pass a copy or use inplace=False")
+    if out is not None and out is not X:
+        raise UsageError("inplace=True and out= were both given; pass only one of them")
+    return X
+
+
+def _check_target(target: Any, arr: np.ndarray, rdtype: np.dtype) -> None:
+    if not isinstance(target, np.ndarray) or target.shape != arr.shape or target.dtype != rdtype:
+        raise UsageError(
+            f"out must be a numpy array of shape {arr.shape} and dtype {rdtype}; "
+            "allocate it with np.empty_like(X, dtype=...)"
+        )
+    if not target.flags.writeable:
+        raise UsageError("out is read-only; pass a writable array")
+
+
+def _fwht_into(arr: np.ndarray, ax: int, d: int, rdtype: np.dtype, target: np.ndarray | None, be: str,
+               threads: int | None, scale: Any) -> np.ndarray:
+    """The transform of validated ``arr`` along ``ax`` into ``target`` (or a fresh array), scaled by ``scale``."""
     # Fast path: target is C-contiguous with the axis last -> work in target.  With the numba
     # backend a contiguous source of the result dtype is read by the kernel's first pass
     # (one pass over memory; a fresh result's pages are first touched there, by the threads).
@@ -358,14 +371,14 @@ def fwht(
             else:
                 np.copyto(target, arr, casting="unsafe")
         buf = target.reshape(-1, d)
-        _apply_rows(buf, be, threads, src=src, scale=_scale_for(d, rdtype) if normalized else None)
+        _apply_rows(buf, be, threads, src=src, scale=scale)
         return target
 
     src = np.moveaxis(arr, ax, -1)
     buf = np.empty(moved_shape, dtype=rdtype)
     np.copyto(buf, src, casting="unsafe")  # always a copy: caller's data untouched
     flat = buf.reshape(-1, d)
-    _apply_rows(flat, be, threads, scale=_scale_for(d, rdtype) if normalized else None)
+    _apply_rows(flat, be, threads, scale=scale)
     if target is None:
         return np.moveaxis(buf, -1, ax)
     np.copyto(np.moveaxis(target, ax, -1), buf)

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from rfverify.errors import PluginError
 from rfverify.metrics import alignment, held_out_data, labels_of, relative_frobenius_error, target_alignment
 from rfverify.kinds.feature_map import CheckContext, reference_random_basis
+from rfverify.measurement import Measurement, detail
 from rfverify.registry import effect, register_check
 from rfverify.results import CheckResult
 from rfverify.profiles import budget as profile_budget
@@ -94,9 +95,65 @@ def features_needed(m: np.ndarray, err: np.ndarray, target: float) -> tuple[floa
     return float(m[-1] * math.exp((lt - le[-1]) / MC_SLOPE)), True
 
 
+@dataclass(frozen=True)
+class AdaptedPlan:
+    """The grid and seeds (``budget``), the points the map is fitted on and the held-out points it is scored on."""
+
+    budget: AdaptedBudget
+    X_fit: np.ndarray
+    X_test: np.ndarray
+
+
+
+@dataclass(frozen=True, kw_only=True)
+class AdaptedMeasurement(Measurement):
+    """Held-out kernel approximation (or target alignment) of the adapted basis and of its random reference, per
+    width of the grid, averaged over seeds; the per-fit statistic; the features saved."""
+
+    FIGURES: ClassVar[tuple[str, ...]] = ("adapted",)
+
+    objective: str = detail("kernel-approximation (UAB) or target-alignment (SAB): what the verdict judges")
+    reference: str = detail("the random basis compared with (the map's initial_basis(), or the kernel's RFF)")
+    n_fit: int = detail("points the map is fitted on")
+    n_test: int = detail("held-out points it is scored on")
+    seeds: int = detail("seeds S (fits per width)")
+    n_components: list[int] = detail("the grid of widths asked for")
+    m_adapted: np.ndarray = detail("per width: features the adapted map returned (mean over seeds)")
+    m_reference: np.ndarray = detail("per width: features of the reference basis")
+    error_adapted: np.ndarray = detail("per width: held-out relative Frobenius error of the adapted map")
+    error_reference: np.ndarray = detail("per width: the same for the reference basis")
+    alignment_adapted: np.ndarray = detail("per width: alignment of the adapted estimate with the exact kernel")
+    alignment_reference: np.ndarray = detail("per width: the same for the reference basis")
+    statistic_per_fit: np.ndarray = detail("per fit: log(e_adapted / e_reference), or A_reference - A_adapted "
+                                           "(positive: worse)")
+    savings_per_seed: list[float] = detail("per seed: reference width / features the adapted map needs for the "
+                                           "reference's error at the largest width", default=())
+    savings: float = detail("their geometric mean", default=math.nan)
+    savings_interval: list[float] = detail("its 95% t-interval (over seeds, on the log)", default=())
+    savings_target_error: float = detail("the reference's error at the largest width (the target)", default=math.nan)
+    savings_extrapolated: bool = detail("some seed's need was extrapolated beyond the grid at slope -1/2",
+                                        default=False)
+    target_alignment_adapted: np.ndarray | None = detail("per width: target alignment of the adapted map (when the "
+                                                         "fitted map labels points)", optional=True)
+    target_alignment_reference: np.ndarray | None = detail("per width: the same for the reference basis",
+                                                           optional=True)
+    skip: str | None = detail("why there is nothing to compare with (the check skips)", internal=True, default=None)
+    t: float = detail("the one-sided t statistic", internal=True, default=math.nan)
+    pvalue: float = detail("its p-value", internal=True, default=1.0)
+    error_ratio: float = detail("geometric mean of e_adapted / e_reference over every fit", internal=True,
+                                    default=math.nan)
+    identical: bool = detail("e_adapted == e_reference at every fit", internal=True, default=False)
+    target_alignment_means: tuple[float, float] = detail("mean target alignment (adapted, reference)",
+                                                         internal=True, default=(math.nan, math.nan))
+
+    @property
+    def judged_alignment(self) -> bool:
+        return self.objective == "target-alignment"
+
+
 @register_check("feature-map", "adapted-approximation", statistical=True, alpha_share=False, applies=_applies,
                 cost="seeds x grid fits of the map and its reference basis (default 5 x 5, m = 8..128)",
-                figures=("adapted",))
+                measurement=AdaptedMeasurement)
 def check_adapted_approximation(ctx: CheckContext) -> CheckResult:
     """A data-dependent basis is not worse than its random starting basis on held-out points.
 
@@ -127,107 +184,129 @@ def check_adapted_approximation(ctx: CheckContext) -> CheckResult:
     statistic of a correct UAB or SAB is far below 0.
     Reference: alber2017 §3.2 (eqs. 8, 9), §4.2 and Fig. 1.
     """
+    return verdict(ctx, measure(ctx, design(ctx)))
+
+
+def design(ctx: CheckContext, pilot: None = None) -> AdaptedPlan:
+    """The profile's fixed design (no pilot): the grid and seeds, and the fitted and held-out points."""
     budget = AdaptedBudget(**profile_budget(ctx.profile, "adapted"))
     X_fit, X_test = held_out_data(ctx, budget.n_fit, budget.n_test, "adapted", "points")
+    return AdaptedPlan(budget, X_fit, X_test)
+
+
+def _fit_grid(ctx: CheckContext, plan: AdaptedPlan) -> dict[str, Any]:
+    """Each (seed, m) fit of the map and its reference basis, scored on the held-out points; ``skip``: why there
+    is nothing to compare with."""
+    grid, S, X_fit, X_test = plan.budget.grid, plan.budget.seeds, plan.X_fit, plan.X_test
     K = ctx.kernel(X_test, X_test)
-    grid = budget.grid
-    S = budget.seeds
     shape = (S, len(grid))
-    e_a, e_r, a_a, a_r = np.empty(shape), np.empty(shape), np.empty(shape), np.empty(shape)
-    ta_a, ta_r = np.full(shape, np.nan), np.full(shape, np.nan)
-    m_a, m_r = np.empty(shape), np.empty(shape)
-    objective = "kernel-approximation"  # unless the map declares adapted_objective
-    have_labels = True
+    a: dict[str, Any] = {k: np.empty(shape) for k in ("e_a", "e_r", "a_a", "a_r", "m_a", "m_r")}
+    a.update(ta_a=np.full(shape, np.nan), ta_r=np.full(shape, np.nan), have_labels=True, skip=None,
+             objective="kernel-approximation")  # unless the map declares adapted_objective
     for s in range(S):
         for j, m in enumerate(grid):
             rs = ctx.random_state("fit", m, trial=s)
             fitted = ctx.plugin.fit(m, rs, X_fit)
             F = fitted.transform(X_test)
-            ref, ref_name = reference_basis(ctx, fitted, m, rs, X_fit)
+            ref, a["reference"] = reference_basis(ctx, fitted, m, rs, X_fit)
             if ref is None:
-                return ctx.result("skip", ref_name + "; nothing to compare the adapted basis with")
+                a["skip"] = a["reference"] + "; nothing to compare the adapted basis with"
+                return a
             Fr = _transform(ref, X_test, ctx.name)
             Kh, Kr = np.real(F @ np.conj(F).T), np.real(Fr @ np.conj(Fr).T)
-            objective = str(getattr(fitted.obj, "adapted_objective", objective))
-            e_a[s, j], e_r[s, j] = relative_frobenius_error(K, Kh), relative_frobenius_error(K, Kr)
-            a_a[s, j], a_r[s, j] = alignment(K, Kh), alignment(K, Kr)
-            m_a[s, j], m_r[s, j] = F.shape[1], Fr.shape[1]
+            a["objective"] = str(getattr(fitted.obj, "adapted_objective", a["objective"]))
+            a["e_a"][s, j], a["e_r"][s, j] = relative_frobenius_error(K, Kh), relative_frobenius_error(K, Kr)
+            a["a_a"][s, j], a["a_r"][s, j] = alignment(K, Kh), alignment(K, Kr)
+            a["m_a"][s, j], a["m_r"][s, j] = F.shape[1], Fr.shape[1]
             y = labels_of(fitted.obj, X_test)
             if y is None:
-                have_labels = False
+                a["have_labels"] = False
             else:
-                ta_a[s, j], ta_r[s, j] = target_alignment(Kh, y), target_alignment(Kr, y)
-    if objective == "target-alignment" and not have_labels:
-        objective = "kernel-approximation (the map claims target-alignment but cannot label held-out points)"
-    judged_alignment = objective == "target-alignment"
-    if judged_alignment:
-        worse = (ta_r - ta_a).ravel()
-        stat_name = "target-alignment loss A_reference - A_adapted"
-    else:
-        worse = (np.log(np.maximum(e_a, ERROR_FLOOR)) - np.log(np.maximum(e_r, ERROR_FLOOR))).ravel()
-        stat_name = "log error ratio"
+                a["ta_a"][s, j], a["ta_r"][s, j] = target_alignment(Kh, y), target_alignment(Kr, y)
+    if a["objective"] == "target-alignment" and not a["have_labels"]:
+        a["objective"] = "kernel-approximation (the map claims target-alignment but cannot label held-out points)"
+    return a
+
+
+def measure(ctx: CheckContext, plan: AdaptedPlan) -> AdaptedMeasurement:
+    """The per-fit statistic (log error ratio, or target-alignment loss), its one-sided t-test, and the savings."""
+    f = _fit_grid(ctx, plan)
+    b = plan.budget
+    if f["skip"] is not None:
+        empty = np.zeros(0)
+        return AdaptedMeasurement(objective="", reference=f["skip"], n_fit=b.n_fit, n_test=b.n_test, seeds=b.seeds,
+                                  n_components=list(b.grid), skip=f["skip"], m_adapted=empty, m_reference=empty,
+                                  error_adapted=empty, error_reference=empty, alignment_adapted=empty,
+                                  alignment_reference=empty, statistic_per_fit=empty)
+    e_a, e_r, ta_a, ta_r, m_a, m_r = (f[k] for k in ("e_a", "e_r", "ta_a", "ta_r", "m_a", "m_r"))
+    log_ratio = np.log(np.maximum(e_a, ERROR_FLOOR)) - np.log(np.maximum(e_r, ERROR_FLOOR))
+    worse = (ta_r - ta_a).ravel() if f["objective"] == "target-alignment" else log_ratio.ravel()
     t, p = one_sided_t(worse)
     # savings: features to reach the reference's error at the largest m, per seed
-    needs = [features_needed(m_a[s], e_a[s], e_r[s, -1]) for s in range(S)]
+    needs = [features_needed(m_a[s], e_a[s], e_r[s, -1]) for s in range(b.seeds)]
     savings = [m_r[s, -1] / need for s, (need, _) in enumerate(needs)]
-    extrapolated = any(flag for _, flag in needs)
-    lsav = np.log(savings)
-    sav_mean, sav_lo, sav_hi = (math.exp(v) for v in t_interval(lsav, SAVINGS_CONFIDENCE))
-    mean_worse, lo_w, hi_w = t_interval(worse, 1 - ctx.alpha)
+    sav_mean, sav_lo, sav_hi = (math.exp(v) for v in t_interval(np.log(savings), SAVINGS_CONFIDENCE))
+    labels = f["have_labels"]
+    return AdaptedMeasurement(
+        objective=f["objective"], reference=f["reference"], n_fit=b.n_fit, n_test=b.n_test, seeds=b.seeds,
+        n_components=list(b.grid), m_adapted=np.mean(m_a, axis=0), m_reference=np.mean(m_r, axis=0),
+        error_adapted=np.mean(e_a, axis=0), error_reference=np.mean(e_r, axis=0),
+        alignment_adapted=np.mean(f["a_a"], axis=0), alignment_reference=np.mean(f["a_r"], axis=0),
+        statistic_per_fit=worse, savings_per_seed=savings, savings=sav_mean, savings_interval=[sav_lo, sav_hi],
+        savings_target_error=float(np.mean(e_r[:, -1])), savings_extrapolated=any(flag for _, flag in needs),
+        target_alignment_adapted=np.mean(ta_a, axis=0) if labels else None,
+        target_alignment_reference=np.mean(ta_r, axis=0) if labels else None,
+        t=t, pvalue=p, error_ratio=float(np.exp(np.mean(log_ratio))), identical=bool(np.all(e_a == e_r)),
+        target_alignment_means=(float(np.mean(ta_a)), float(np.mean(ta_r))))
+
+
+def _texts(ctx: CheckContext, ms: AdaptedMeasurement, eff: Any) -> tuple[str, str, str]:
+    """(the ratio, the savings, where) as the message states them."""
+    judged_alignment = ms.judged_alignment
+    m_top = int(round(float(ms.m_reference[-1])))
+    ta_a, ta_r = ms.target_alignment_means
+    ratio_txt = (f"target alignment {ta_a:.3g} vs {ta_r:.3g}" if judged_alignment else
+                 f"held-out error {eff.estimate:.3g} x the reference's [{eff.low:.3g}, {eff.high:.3g}]")
+    lo, hi = ms.savings_interval
+    sav_txt = (f"features for the reference's error at m = {m_top} ({ms.savings_target_error:.3g}): "
+               f"savings x{ms.savings:.3g} [{lo:.3g}, {hi:.3g}]"
+               f"{' (extrapolated beyond the grid at slope -1/2 for some seeds)' if ms.savings_extrapolated else ''}")
     if judged_alignment:
+        sav_txt = (f"its kernel approximation error is {ms.error_ratio:.3g} x the reference's (not its objective: "
+                   "alber2017 Fig. 1 shows it to measure how far the basis moved)")
+    grid = ms.n_components
+    where = f"m = {grid[0]}…{grid[-1]}, {ms.seeds} seeds, {ms.n_test} held-out points; reference: {ms.reference}"
+    return ratio_txt, sav_txt, where
+
+
+def verdict(ctx: CheckContext, ms: AdaptedMeasurement) -> CheckResult:
+    """Worse than the reference (the t-test rejects), identical to it, or not worse (with the savings reported)."""
+    if ms.skip is not None:
+        return ctx.result("skip", ms.skip)
+    worse, p = ms.statistic_per_fit, ms.pvalue
+    mean_worse, lo_w, hi_w = t_interval(worse, 1 - ctx.alpha)
+    if ms.judged_alignment:
         eff = effect("target-alignment gain (adapted - reference)", -mean_worse, -hi_w, -lo_w, 1 - ctx.alpha)
+        stat_name = "target-alignment loss A_reference - A_adapted"
     else:
         eff = effect("held-out error ratio adapted/reference", math.exp(mean_worse), math.exp(lo_w),
                      math.exp(hi_w), 1 - ctx.alpha)
-    details: dict[str, Any] = {
-        "objective": objective,
-        "reference": ref_name,
-        "n_fit": budget.n_fit,
-        "n_test": budget.n_test,
-        "seeds": S,
-        "n_components": list(grid),
-        "m_adapted": np.mean(m_a, axis=0),
-        "m_reference": np.mean(m_r, axis=0),
-        "error_adapted": np.mean(e_a, axis=0),
-        "error_reference": np.mean(e_r, axis=0),
-        "alignment_adapted": np.mean(a_a, axis=0),
-        "alignment_reference": np.mean(a_r, axis=0),
-        "statistic_per_fit": worse,
-        "savings_per_seed": savings,
-        "savings": sav_mean,
-        "savings_interval": [sav_lo, sav_hi],
-        "savings_target_error": float(np.mean(e_r[:, -1])),
-        "savings_extrapolated": extrapolated,
-    }
-    if have_labels:
-        details["target_alignment_adapted"] = np.mean(ta_a, axis=0)
-        details["target_alignment_reference"] = np.mean(ta_r, axis=0)
-    m_top = int(round(float(np.mean(m_r[:, -1]))))
-    ratio_txt = (f"target alignment {np.mean(ta_a):.3g} vs {np.mean(ta_r):.3g}" if judged_alignment else
-                 f"held-out error {eff.estimate:.3g} x the reference's [{eff.low:.3g}, {eff.high:.3g}]")
-    sav_txt = (f"features for the reference's error at m = {m_top} ({details['savings_target_error']:.3g}): "
-               f"savings x{sav_mean:.3g} [{sav_lo:.3g}, {sav_hi:.3g}]"
-               f"{' (extrapolated beyond the grid at slope -1/2 for some seeds)' if extrapolated else ''}")
-    if judged_alignment:
-        ratio_e = float(np.exp(np.mean(np.log(np.maximum(e_a, ERROR_FLOOR)) - np.log(np.maximum(e_r, ERROR_FLOOR)))))
-        sav_txt = (f"its kernel approximation error is {ratio_e:.3g} x the reference's (not its objective: "
-                   "alber2017 Fig. 1 shows it to measure how far the basis moved)")
-    where = f"m = {grid[0]}…{grid[-1]}, {S} seeds, {budget.n_test} held-out points; reference: {ref_name}"
-    identical = bool(np.all(e_a == e_r)) and not judged_alignment
+        stat_name = "log error ratio"
+    ratio_txt, sav_txt, where = _texts(ctx, ms, eff)
+    common = dict(statistic=float(np.mean(worse)), pvalue=p, threshold=ctx.alpha, effect=eff, details=ms.to_details())
     if p < ctx.alpha:
         return ctx.fail(
             "the adapted basis is worse than its reference random basis on held-out points",
             ratio_txt,
-            ("a target alignment at least the reference's" if judged_alignment else
+            ("a target alignment at least the reference's" if ms.judged_alignment else
              "a held-out error at most the reference's (ratio <= 1)")
             + f": {stat_name} <= 0 (one-sided t-test rejected at alpha = {ctx.alpha:.3g})",
-            evidence=f"{stat_name} {np.mean(worse):+.3g} over {worse.size} fits, t = {t:.3g}, p = {p:.3g}",
+            evidence=f"{stat_name} {np.mean(worse):+.3g} over {worse.size} fits, t = {ms.t:.3g}, p = {p:.3g}",
             where=where, cause="the adaptation increases what it should decrease (a gradient sign or target error?)",
-            statistic=float(np.mean(worse)), pvalue=p, threshold=ctx.alpha, effect=eff, details=details)
-    if identical:
+            **common)
+    if ms.identical and not ms.judged_alignment:
         msg = (f"identical to its reference random basis at every m (error ratio 1): nothing is adapted; "
                f"not worse ({where})")
     else:
         msg = f"not worse than its reference on held-out points: {ratio_txt} (p = {p:.3g}); {sav_txt} ({where})"
-    return ctx.result("pass", msg, statistic=float(np.mean(worse)), pvalue=p, threshold=ctx.alpha, effect=eff,
-                      details=details)
+    return ctx.result("pass", msg, **common)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TypedDict
+from dataclasses import dataclass, replace
+from typing import ClassVar, TypedDict
 
 import numpy as np
 
 from rfverify.kinds.feature_map import CheckContext, not_for_deterministic
+from rfverify.measurement import Measurement, detail
 from rfverify.properties.corner_runs import at_corners
 from rfverify.registry import effect, register_check
 from rfverify.results import CheckResult
@@ -52,9 +54,46 @@ def _tails(err: np.ndarray, m_out: int, C: float, R: int,
     return rows, p_all
 
 
+ABOUT_MEAN = "the per-pair mean over seeds (the map is declared biased)"
+
+
+@dataclass(frozen=True)
+class ConcentrationPlan:
+    """``trials`` seeds at ``m`` features against the declared bound C, about the per-pair mean if ``centred``."""
+
+    m: int
+    trials: int
+    bound_C: float
+    centred: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConcentrationMeasurement(Measurement):
+    """The sup-norm of the features against C, and per bound level the frequency of |k_hat - k| >= eps."""
+
+    FIGURES: ClassVar[tuple[str, ...]] = ("tails",)
+
+    m: int = detail("n_components asked for")
+    m_out: int = detail("features the map returned at m")
+    trials: int = detail("seeds R")
+    bound_C: float = detail("the declared bound C on |feature| * sqrt(m)")
+    observed_sup: float = detail("max |feature| * sqrt(m_out) over every feature of every seed")
+    about: str | None = detail("what the deviations are taken about, for a map declared biased (its own mean)",
+                               optional=True)
+    tails: list[_TailRow] | None = detail(
+        "per bound level: eps (where the Hoeffding bound equals the level), the bound, the largest tail frequency, "
+        "its pair and every pair's frequency; absent when the sup-norm already exceeds C", optional=True)
+    centred_pvalue: float | None = detail(
+        "when the tails about the exact kernel reject: the same test about the per-pair mean (a bias if it passes)",
+        optional=True)
+    n_tests: int = detail("binomial tests (levels x pairs) Bonferroni runs over", internal=True, default=0)
+    pvalue: float = detail("the smallest binomial p-value, Bonferroni-adjusted", internal=True, default=1.0)
+    bias: np.ndarray = detail("per pair: mean estimate minus the exact kernel", internal=True)
+
+
 @register_check("feature-map", "concentration", statistical=True, applies=_applies,
                 cost="conc_trials fits at m = conc_m (default 200 at m = 1024)",
-                figures=("tails",))
+                measurement=ConcentrationMeasurement)
 def check_concentration(ctx: CheckContext) -> CheckResult:
     """Observed sup |feature| * sqrt(m) <= C and tail frequencies under 2 exp(-m eps^2 / (2 C^4)).
 
@@ -85,79 +124,77 @@ def check_concentration(ctx: CheckContext) -> CheckResult:
     return at_corners(ctx, _concentration_at, declared_at_params=True)
 
 
+def design(ctx: CheckContext, pilot: None = None) -> ConcentrationPlan:
+    """The profile's fixed design (no pilot): ``conc_trials`` seeds at ``conc_m``, about the exact kernel or, for
+    a map declared biased, about the per-pair mean (Hoeffding bounds |k_hat - E k_hat|; the declared bias is the
+    unbiasedness check's business, not a tail event here)."""
+    return ConcentrationPlan(ctx.profile.conc_m, ctx.profile.conc_trials, float(ctx.declarations.bound),  # type: ignore[arg-type]
+                             ctx.declarations.unbiased is False)
+
+
+def measure(ctx: CheckContext, plan: ConcentrationPlan) -> ConcentrationMeasurement:
+    """The sup-norm over every seed's features, and (when within C) the tail frequencies with their binomial
+    p-values; when those reject about the exact kernel, the same about the per-pair mean (is it a bias?)."""
+    R, C, levels = plan.trials, plan.bound_C, ctx.profile.conc_bounds
+    est = ctx.estimates(plan.m, range(R), "concentration")
+    sup = float(np.max(est.sup))
+    mean = est.values.mean(axis=0)
+    base = ConcentrationMeasurement(m=plan.m, m_out=est.m_out, trials=R, bound_C=C, observed_sup=sup,
+                                    about=ABOUT_MEAN if plan.centred else None, bias=mean - ctx.pairs.exact)
+    if sup > C * (1.0 + SUP_ROUNDOFF):
+        return base
+    rows, p_all = _tails(np.abs(est.values - (mean if plan.centred else ctx.pairs.exact)), est.m_out, C, R, levels)
+    p_adj = min(1.0, min(p_all) * len(p_all))
+    p_centred = None
+    if p_adj < ctx.alpha and not plan.centred:
+        # the centred error (about the per-pair mean over seeds): a bias or a scale error shifts every
+        # estimate, and Hoeffding's bound holds for the deviation from the mean whatever the mean is
+        _, p_c = _tails(np.abs(est.values - mean), est.m_out, C, R, levels)
+        p_centred = min(1.0, min(p_c) * len(p_all))
+    return replace(base, tails=rows, n_tests=len(p_all), pvalue=p_adj, centred_pvalue=p_centred)
+
+
 def _concentration_at(ctx: CheckContext) -> CheckResult:
     """The check at one configuration (the main one or a corner), at ``ctx.alpha``."""
-    prof = ctx.profile
-    C = float(ctx.declarations.bound)  # type: ignore[arg-type]
-    pairs = ctx.pairs
-    m = prof.conc_m
-    R = prof.conc_trials
-    est = ctx.estimates(m, range(R), "concentration")
-    m_out = est.m_out
-    sup = float(np.max(est.sup))
-    # a map declared biased is held to concentration about its own mean (Hoeffding bounds |k_hat - E k_hat|; the
-    # declared bias is the unbiasedness check's business, not a tail event here)
-    centre = ctx.declarations.unbiased is False
-    err = np.abs(est.values - (est.values.mean(axis=0) if centre else pairs.exact))
-    details: dict[str, object] = {"m": m, "m_out": m_out, "trials": R, "bound_C": C, "observed_sup": sup}
-    if centre:
-        details["about"] = "the per-pair mean over seeds (the map is declared biased)"
-    if sup > C * (1.0 + SUP_ROUNDOFF):
+    return verdict(ctx, measure(ctx, design(ctx)))
+
+
+def verdict(ctx: CheckContext, ms: ConcentrationMeasurement) -> CheckResult:
+    """The declared bound violated, tails above Hoeffding's bound (about the kernel or the mean), or a pass."""
+    C, R, m_out, pairs = ms.bound_C, ms.trials, ms.m_out, ctx.pairs
+    details = ms.to_details()
+    if ms.tails is None:
         return ctx.fail(f"declared bound C = {C:g} is violated",
-                        f"max |feature| * sqrt(m) = {sup:.6g} over {R} seeds",
+                        f"max |feature| * sqrt(m) = {ms.observed_sup:.6g} over {R} seeds",
                         f"<= C = {C:g} (relative round-off slack {SUP_ROUNDOFF:.2g})",
                         where=f"m = {m_out} features, {pairs.n} designed pairs",
                         cause="the features are larger than declared (a scale error?)",
-                        statistic=sup, threshold=C, details=details)
-    rows, p_all = _tails(err, m_out, C, R, prof.conc_bounds)
-    n_tests = len(p_all)
-    p_adj = min(1.0, min(p_all) * n_tests)
-    worst = max(rows, key=lambda r: r["max_frequency"] / r["bound"])
-    k_worst = int(worst["max_frequency"] * R)
-    lo, hi = clopper_pearson(k_worst, R, 1 - ctx.alpha)
-    details["tails"] = rows
+                        statistic=ms.observed_sup, threshold=C, details=details)
+    worst = max(ms.tails, key=lambda r: r["max_frequency"] / r["bound"])
+    lo, hi = clopper_pearson(int(worst["max_frequency"] * R), R, 1 - ctx.alpha)
     eff = effect(f"tail frequency at eps={worst['eps']:.3g}", worst["max_frequency"], lo, hi, 1 - ctx.alpha)
-    if p_adj < ctx.alpha and centre:
+    common = dict(statistic=worst["max_frequency"], pvalue=ms.pvalue, threshold=ctx.alpha, effect=eff, details=details)
+    if ms.pvalue < ctx.alpha:
         j = worst["pair"]
-        return ctx.fail(
-            "tail frequency above the Hoeffding bound about the mean estimate",
-            f"P(|k_hat - mean k_hat| >= {worst['eps']:.3g}) = {worst['max_frequency']:.3g} over {R} seeds",
-            f"<= the Hoeffding bound 2 exp(-m eps^2 / (2 C^4)) = {worst['bound']:.3g} for C = {C:g}, m = {m_out} "
-            f"(rejected at alpha = {ctx.alpha:.3g}; the map is declared biased, so its deviations are taken about "
-            "its own mean)",
-            interval=(lo, hi), level=1 - ctx.alpha, evidence=f"p = {p_adj:.3g}, Bonferroni over {n_tests} tests",
-            where=f"pair {j} ({pairs.labels[j]}), eps = {worst['eps']:.3g}",
-            cause=(f"the estimate does not concentrate like an average of {m_out} independent bounded terms even "
-                   "about its own mean (features sharing their randomness, or heavy tails)"),
-            statistic=worst["max_frequency"], pvalue=p_adj, threshold=ctx.alpha, effect=eff, details=details)
-    if p_adj < ctx.alpha:
-        j = worst["pair"]
-        # the centred error (about the per-pair mean over seeds): a bias or a scale error shifts every
-        # estimate, and Hoeffding's bound holds for the deviation from the mean whatever the mean is
-        mean = est.values.mean(axis=0)
-        _, p_c = _tails(np.abs(est.values - mean), m_out, C, R, prof.conc_bounds)
-        p_centred = min(1.0, min(p_c) * n_tests)
-        details["centred_pvalue"] = p_centred
-        if p_centred >= ctx.alpha:
-            b = mean - pairs.exact
-            jb = int(np.argmax(np.abs(b)))
-            cause = (f"consistent with a bias (the check unbiasedness measures it; here {b[jb]:+.3g} at "
+        centred = ms.about is not None
+        cause = (f"the estimate does not concentrate like an average of {m_out} independent bounded terms "
+                 "even about its own mean (features sharing their randomness, or heavy tails)")
+        if not centred and ms.centred_pvalue is not None and ms.centred_pvalue >= ctx.alpha:
+            jb = int(np.argmax(np.abs(ms.bias)))
+            cause = (f"consistent with a bias (the check unbiasedness measures it; here {ms.bias[jb]:+.3g} at "
                      f"{pairs.labels[jb]}): the deviations from the mean estimate are within the Hoeffding bound "
-                     f"(p = {p_centred:.2g}), so there is no evidence of correlated features once the bias is removed")
-        else:
-            cause = (f"the estimate does not concentrate like an average of {m_out} independent bounded terms "
-                     "even about its own mean (features sharing their randomness, or heavy tails)")
+                     f"(p = {ms.centred_pvalue:.2g}), so there is no evidence of correlated features once the bias "
+                     "is removed")
         return ctx.fail(
-            "tail frequency above the Hoeffding bound",
-            f"P(|k_hat - k| >= {worst['eps']:.3g}) = {worst['max_frequency']:.3g} over {R} seeds",
+            "tail frequency above the Hoeffding bound" + (" about the mean estimate" if centred else ""),
+            f"P(|k_hat - {'mean k_hat' if centred else 'k'}| >= {worst['eps']:.3g}) = {worst['max_frequency']:.3g} "
+            f"over {R} seeds",
             f"<= the Hoeffding bound 2 exp(-m eps^2 / (2 C^4)) = {worst['bound']:.3g} for C = {C:g}, m = {m_out} "
-            f"(rejected at alpha = {ctx.alpha:.3g})",
-            interval=(lo, hi), level=1 - ctx.alpha, evidence=f"p = {p_adj:.3g}, Bonferroni over {n_tests} tests",
-            where=f"pair {j} ({pairs.labels[j]}), eps = {worst['eps']:.3g}",
-            cause=cause,
-            statistic=worst["max_frequency"], pvalue=p_adj, threshold=ctx.alpha, effect=eff, details=details)
+            f"(rejected at alpha = {ctx.alpha:.3g}" + ("; the map is declared biased, so its deviations are taken "
+                                                       "about its own mean)" if centred else ")"),
+            interval=(lo, hi), level=1 - ctx.alpha, evidence=f"p = {ms.pvalue:.3g}, Bonferroni over {ms.n_tests} tests",
+            where=f"pair {j} ({pairs.labels[j]}), eps = {worst['eps']:.3g}", cause=cause, **common)
     return ctx.result(
         "pass",
-        f"sup |feature| sqrt(m) = {sup:.4g} <= C = {C:g}; tail frequencies within the Hoeffding bound at "
-        f"{len(rows)} eps values over {R} seeds (m = {m_out})",
-        statistic=worst["max_frequency"], pvalue=p_adj, threshold=ctx.alpha, effect=eff, details=details)
+        f"sup |feature| sqrt(m) = {ms.observed_sup:.4g} <= C = {C:g}; tail frequencies within the Hoeffding bound at "
+        f"{len(ms.tails)} eps values over {R} seeds (m = {m_out})", **common)

@@ -21,7 +21,22 @@ from rfverify.kinds.feature_map import CheckContext
 from rfverify.results import CheckResult
 from rfverify.spaces import FeatureMapSpace, declared_space
 
-__all__ = ["at_corners", "corners_of", "refused_corner"]
+__all__ = ["at_corners", "corners_of", "refused_corner", "CORNER_DETAILS"]
+
+#: The keys :func:`at_corners` adds to the details of a check run at the corners (docs/details.md).
+CORNER_DETAILS = """\
+## Keys added by the corner runs
+
+`unbiasedness`, `concentration` and `error-rate` run at the main configuration and at the corners of
+`rfverify.corners` (`rfverify.properties.corner_runs.at_corners`), which adds to their details:
+
+| key | type | meaning |
+|---|---|---|
+| `alpha_split` | object | `main` (the main configuration's alpha), `per_corner`, `corners_in_design`, `share`, `check_alpha` |
+| `corners` | array or str | per corner run: its configuration (`d`, `m`, `dtype`, `params`, `covers` ...), `status` (`pass`, `fail`, `skip`, `refused`, `moved`, `xfail`, `xpass`, `error`), `statistic`, `pvalue`, `alpha`, `trials` [`untested_skewed`, `message`, `why`, `where`, `to`, `reason`]; or why no corner ran |
+| `corner` | object | the corner the result is from (a failing corner, or the pinned one) |
+| `error_source` | str | a corner errored: where the error came from (`plug-in`) |
+"""
 
 
 def _space(ctx: CheckContext) -> FeatureMapSpace:
@@ -116,6 +131,30 @@ def at_corners(ctx: CheckContext, body: Callable[[CheckContext], CheckResult], *
     another is dropped, its alpha not redistributed).  ``declared_at_config``: it judges a declaration made for
     the main configuration as a whole (a bias bound, which may depend on d and m: SORF's shrinks with d), so no
     corner runs (unless the caller pinned one)."""
+    corners, with_main = _corners_for(ctx, grid, declared_at_params, declared_at_config)
+    main_alpha, corner_alpha = alpha_split(ctx.alpha, ctx.profile)
+    b = corner_budget(ctx.profile)
+    split = {"main": main_alpha, "per_corner": corner_alpha, "corners_in_design": b.corners, "share": b.share,
+             "check_alpha": ctx.alpha}
+    main = body(replace(ctx, alpha=main_alpha)) if with_main else None
+    if main is not None and main.status != "pass":
+        return with_details(main, {"alpha_split": split, "corners": "not run: the main configuration did not pass"})
+    done: list[dict[str, Any]] = []
+    raised: tuple[Corner, Any, PluginError] | None = None
+    for c in corners:
+        outcome, value = _one_corner(ctx, c, corner_alpha, body, split, done)
+        if outcome == "return":
+            return value
+        if outcome == "error":
+            raised = raised or value
+        elif outcome == "ran" and main is None:
+            main = value
+    return _conclude(ctx, main, done, raised, corners, with_main, split)
+
+
+def _corners_for(ctx: CheckContext, grid: bool | tuple[int, ...], declared_at_params: bool,
+                 declared_at_config: bool) -> tuple[list[Corner], bool]:
+    """The corners :func:`at_corners` runs (see its ``grid``, ``declared_at_params``, ``declared_at_config``)."""
     corners, with_main = corners_of(ctx)
     if grid:
         ms = grid if isinstance(grid, tuple) else corner_budget(ctx.profile).rate_ms
@@ -128,67 +167,89 @@ def at_corners(ctx: CheckContext, body: Callable[[CheckContext], CheckResult], *
             if c.key() not in {k.key() for k in kept}:
                 kept.append(c)
         corners = kept
-    main_alpha, corner_alpha = alpha_split(ctx.alpha, ctx.profile)
-    b = corner_budget(ctx.profile)
-    split = {"main": main_alpha, "per_corner": corner_alpha, "corners_in_design": b.corners, "share": b.share,
-             "check_alpha": ctx.alpha}
-    main = body(replace(ctx, alpha=main_alpha)) if with_main else None
-    if main is not None and main.status != "pass":
-        return with_details(main, {"alpha_split": split, "corners": "not run: the main configuration did not pass"})
-    done: list[dict[str, Any]] = []
-    raised: tuple[Corner, Any, PluginError] | None = None
-    for c in corners:
+    return corners, with_main
+
+
+def _placed(ctx: CheckContext, c: Corner, corner_alpha: float,
+            done: list[dict[str, Any]]) -> tuple[str, Any]:
+    """Where corner ``c`` is judged: ``("judge", (corner, context))`` (the corner, or the nearest configuration the
+    plug-in accepts), ``("refused", None)`` (set aside) or ``("error", (c, context, exc))``; ``done`` records it."""
+    cctx = ctx.at_corner(c, corner_alpha, corner_profile(ctx.profile, c))
+    try:
+        refusal = None if c.covers == "pinned" else refused_corner(cctx, c)
+        moved = None if refusal is None else _moved(ctx, c, corner_alpha)
+    except PluginError as exc:  # an inconsistent refusal: a defect, after the other corners are judged
+        done.append({**c.as_dict(), "covers": c.covers, "status": "error", "message": str(exc)[:300]})
+        return "error", (c, cctx, exc)
+    if refusal is not None and moved is None:  # outside the plug-in's space: set aside, never judged
+        done.append({**c.as_dict(), "covers": c.covers, "status": "refused", "where": c.describe(),
+                     "why": f"{refusal.text()} (at {refusal.action})"})
+        return "refused", None
+    if refusal is not None and moved is not None:  # judged at the nearest configuration the plug-in accepts
+        done.append({**c.as_dict(), "covers": c.covers, "status": "moved", "where": c.describe(),
+                     "to": moved.describe(), "why": f"{refusal.text()} (at {refusal.action})"})
+        c = replace(moved, covers=c.covers)
         cctx = ctx.at_corner(c, corner_alpha, corner_profile(ctx.profile, c))
-        try:
-            refusal = None if c.covers == "pinned" else refused_corner(cctx, c)
-            moved = None if refusal is None else _moved(ctx, c, corner_alpha)
-        except PluginError as exc:  # an inconsistent refusal: a defect, after the other corners are judged
-            done.append({**c.as_dict(), "covers": c.covers, "status": "error", "message": str(exc)[:300]})
-            raised = raised or (c, cctx, exc)
-            continue
-        if refusal is not None and moved is None:  # outside the plug-in's space: set aside, never judged
-            done.append({**c.as_dict(), "covers": c.covers, "status": "refused", "where": c.describe(),
-                         "why": f"{refusal.text()} (at {refusal.action})"})
-            continue
-        if refusal is not None and moved is not None:  # judged at the nearest configuration the plug-in accepts
-            done.append({**c.as_dict(), "covers": c.covers, "status": "moved", "where": c.describe(),
-                         "to": moved.describe(), "why": f"{refusal.text()} (at {refusal.action})"})
-            c = replace(moved, covers=c.covers)
-            cctx = ctx.at_corner(c, corner_alpha, corner_profile(ctx.profile, c))
-        declared = next((x for x in ctx.corner_xfail if x.matches(c.as_dict())), None)
-        try:
-            r = body(cctx)
-        except CornerNotApplicable as exc:
-            done.append({**c.as_dict(), "covers": c.covers, "status": "skip", "why": str(exc)})
-            continue
-        except PluginError as exc:  # the plug-in failed here: an error, after the other corners are judged
-            if declared is not None:  # the declared failure at this corner: expected, the others still judged
-                done.append({**c.as_dict(), "covers": c.covers, "status": "xfail", "where": c.describe(),
-                             "reason": declared.reason, "message": f"the plug-in failed: {exc}"[:300]})
-                continue
-            late = refusal_of(exc)
-            if late is not None and c.covers != "pinned":
-                exc = PluginError(ctx.name, f"refused the corner configuration {c.describe()} during the check "
-                                  f"({late.text()}) after accepting it with two seeds before: a refusal "
-                                  "must not depend on the seed or on the call's history",
-                                  "refuse a configuration always or never (validate the arguments, not the draw)")
-            done.append({**c.as_dict(), "covers": c.covers, "status": "error", "message": str(exc)[:300]})
-            raised = raised or (c, cctx, exc)
-            continue
-        if declared is not None and r.status == "fail":
-            done.append({**_summary(c, r), "status": "xfail", "where": c.describe(), "reason": declared.reason})
-            continue
-        if declared is not None and r.status == "pass":
-            done.append({**_summary(c, r), "status": "xpass", "where": c.describe(), "reason": declared.reason})
-            return cctx.fail(f"expected to fail at the corner {c.describe()} ({declared.reason}) but passed",
-                             f"pass: {r.message}", f"fail there, as declared (--xfail {declared.check}@{declared.text})",
-                             cause="the bug is fixed or the declaration is stale: remove the corner's expected failure",
-                             details={"corner": c.as_dict(), "alpha_split": split, "corners": done})
-        done.append(_summary(c, r))
-        if r.status == "fail":
-            return with_details(r, {"corner": c.as_dict(), "alpha_split": split, "corners": done})
-        if main is None:
-            main = r
+    return "judge", (c, cctx)
+
+
+def _plugin_failed(ctx: CheckContext, c: Corner, exc: PluginError, declared: Any,
+                   done: list[dict[str, Any]]) -> PluginError | None:
+    """The plug-in raised at corner ``c``: an expected failure if declared (None), else the error to report (a
+    late refusal named as such); ``done`` records it."""
+    if declared is not None:  # the declared failure at this corner: expected, the others still judged
+        done.append({**c.as_dict(), "covers": c.covers, "status": "xfail", "where": c.describe(),
+                     "reason": declared.reason, "message": f"the plug-in failed: {exc}"[:300]})
+        return None
+    late = refusal_of(exc)
+    if late is not None and c.covers != "pinned":
+        exc = PluginError(ctx.name, f"refused the corner configuration {c.describe()} during the check "
+                          f"({late.text()}) after accepting it with two seeds before: a refusal "
+                          "must not depend on the seed or on the call's history",
+                          "refuse a configuration always or never (validate the arguments, not the draw)")
+    done.append({**c.as_dict(), "covers": c.covers, "status": "error", "message": str(exc)[:300]})
+    return exc
+
+
+def _one_corner(ctx: CheckContext, c: Corner, corner_alpha: float, body: Callable[[CheckContext], CheckResult],
+                split: dict[str, Any], done: list[dict[str, Any]]) -> tuple[str, Any]:
+    """Run ``body`` at corner ``c``: ``("return", result)`` ends the check (a failure, an unexpected pass),
+    ``("error", (c, context, exc))`` is reported after the other corners, ``("ran", result)`` a pass, and
+    ``("next", None)`` a corner set aside, skipped or failing as declared.  ``done`` records the corner."""
+    where, value = _placed(ctx, c, corner_alpha, done)
+    if where != "judge":
+        return ("error", value) if where == "error" else ("next", None)
+    c, cctx = value
+    declared = next((x for x in ctx.corner_xfail if x.matches(c.as_dict())), None)
+    try:
+        r = body(cctx)
+    except CornerNotApplicable as exc:
+        done.append({**c.as_dict(), "covers": c.covers, "status": "skip", "why": str(exc)})
+        return "next", None
+    except PluginError as exc:  # the plug-in failed here: an error, after the other corners are judged
+        err = _plugin_failed(ctx, c, exc, declared, done)
+        return ("next", None) if err is None else ("error", (c, cctx, err))
+    if declared is not None and r.status == "fail":
+        done.append({**_summary(c, r), "status": "xfail", "where": c.describe(), "reason": declared.reason})
+        return "next", None
+    if declared is not None and r.status == "pass":
+        done.append({**_summary(c, r), "status": "xpass", "where": c.describe(), "reason": declared.reason})
+        return "return", cctx.fail(
+            f"expected to fail at the corner {c.describe()} ({declared.reason}) but passed",
+            f"pass: {r.message}", f"fail there, as declared (--xfail {declared.check}@{declared.text})",
+            cause="the bug is fixed or the declaration is stale: remove the corner's expected failure",
+            details={"corner": c.as_dict(), "alpha_split": split, "corners": done})
+    done.append(_summary(c, r))
+    if r.status == "fail":
+        return "return", with_details(r, {"corner": c.as_dict(), "alpha_split": split, "corners": done})
+    return "ran", r
+
+
+def _conclude(ctx: CheckContext, main: CheckResult | None, done: list[dict[str, Any]],
+              raised: tuple[Corner, Any, PluginError] | None, corners: list[Corner], with_main: bool,
+              split: dict[str, Any]) -> CheckResult:
+    """No configuration failed: an error raised at a corner, the pinned corner's verdict, or the main result with
+    every corner's outcome noted."""
     if raised is not None:
         c, cctx, err = raised
         return cctx.result("error", f"at the corner configuration {c.describe()} ({c.covers}): {err}",

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 
-from typing import TypedDict
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, TypedDict
 
 import numpy as np
 from scipy import stats as st
@@ -11,6 +12,7 @@ from scipy import stats as st
 from rfverify.kinds.feature_map import CheckContext, not_for_deterministic
 from rfverify.corners import corner_budget
 from rfverify.properties.corner_runs import at_corners
+from rfverify.measurement import Measurement, detail
 from rfverify.registry import effect, register_check
 from rfverify.results import CheckResult
 from rfverify.stats import log_slope
@@ -32,9 +34,51 @@ NESTED_FACTOR = 4
 NESTED_WHY = "distribution-free: exact for any tails"
 
 
+@dataclass(frozen=True, kw_only=True)
+class ErrorRateMeasurement(Measurement):
+    """The error (MSE, or the variance for a map declared biased) at each width, its log-log fit against the width
+    returned, and the nested comparisons of a map without a declared bound."""
+
+    FIGURES: ClassVar[tuple[str, ...]] = ("error-rate",)
+
+    m: list[int] = detail("the widths asked for (n_components)")
+    m_out: list[int] = detail("the widths the map returned")
+    trials: int = detail("seeds at each width")
+    mse: list[float] = detail("per width: mean squared error against the exact kernel")
+    variance: list[float] | None = detail("per width: mean squared error about the per-pair mean (a map declared "
+                                          "biased: the quantity judged)", optional=True)
+    quantity: str = detail("the quantity judged: MSE, or variance for a map declared biased")
+    roundoff: float = detail("largest round-off bound of one estimate over the widths (an exact map's floor)")
+    exact_from_width: int | None = detail("the width from which every seed's error is round-off (then exact: pass)",
+                                          optional=True)
+    regressed_on: str | None = detail("m_out (the widths returned) or m (every width the same)", optional=True)
+    slope: float | None = detail("weighted least-squares slope of log mean error on log width", optional=True)
+    slope_se: float | None = detail("its standard error (delta method)", optional=True)
+    intercept: float | None = detail("the fit's intercept (natural logs)", optional=True)
+    mse_se_log: np.ndarray | None = detail("per width: standard error of the log mean error", optional=True)
+    slope_pvalue_descriptive: float | None = detail(
+        "judged by the nested comparison: the slope test's p-value, reported only", optional=True)
+    test: str | None = detail("no bound declared: nested (the comparison judged) or slope (it could not run)",
+                              optional=True)
+    nested: list[NestedComparison] | str | None = detail(
+        "the nested comparisons (m, m2, k, seeds, averages, error_at_m2, error_of_averages, pvalue), or why there "
+        "is none", optional=True)
+    detectable_slope_excess: float | None = detail("judged by the slope test: the slope excess detectable with the "
+                                                   "profile's power", optional=True)
+    centred_slope: float | None = detail("the slope test rejected: the slope of the error about the per-pair mean",
+                                         optional=True)
+    centred_slope_se: float | None = detail("its standard error", optional=True)
+    centred_pvalue: float | None = detail("its one-sided p-value (a bias when it passes)", optional=True)
+    mses: list[float] = detail("per width: the quantity judged", internal=True)
+    exact_mse: float = detail("the error below which the map is exact (round-off)", internal=True)
+    bias_last: np.ndarray = detail("per pair: the bias at the largest width", internal=True)
+    xs: list[int] = detail("the widths regressed on", internal=True, default=())
+    pvalue: float = detail("the slope test's one-sided p-value", internal=True, default=1.0)
+
+
 @register_check("feature-map", "error-rate", statistical=True, applies=not_for_deterministic,
                 cost="rate_trials fits at each m in rate_ms (default 100 x 7, m = 16..1024)",
-                figures=("error-rate",))
+                measurement=ErrorRateMeasurement)
 def check_error_rate(ctx: CheckContext) -> CheckResult:
     """The mean squared error E(k_hat - k)^2 decays like 1/m: log-log slope not above -1.
 
@@ -75,124 +119,164 @@ def check_error_rate(ctx: CheckContext) -> CheckResult:
     return at_corners(ctx, _error_rate_at, grid=True)
 
 
-def _error_rate_at(ctx: CheckContext) -> CheckResult:
-    """The check at one configuration (the main one or a corner), at ``ctx.alpha``."""
+@dataclass(frozen=True)
+class ErrorRatePlan:
+    """``trials`` seeds at each width of ``ms``; ``nested``: judged by the nested comparison (no bound declared)."""
+
+    ms: tuple[int, ...]
+    trials: int
+    unbiased: bool
+    nested: bool
+
+
+def design(ctx: CheckContext, pilot: None = None) -> ErrorRatePlan:
+    """The profile's grid (the corner's, at a corner): no pilot, the budget is fixed by the profile."""
     prof = ctx.profile
-    pairs = ctx.pairs
-    unbiased = ctx.declarations.unbiased
-    per_seed = []
-    centred = []  # per seed: the error about the per-pair mean (the bias removed)
-    mses = []
-    mse_exact = []  # E(k_hat - k)^2 at each m: for a biased map the MSE-against-m curve (floor = bias^2)
-    widths = []  # the width the map actually returned at each requested m
-    roundoff = 0.0
-    bias_last = np.zeros(pairs.n)
-    values = []  # per m: the (seeds x pairs) estimates, for the nested comparison of a map without a bound
-    for m in prof.rate_ms:
-        est = ctx.estimates(m, range(prof.rate_trials), "rate")
-        widths.append(est.m_out)
-        roundoff = max(roundoff, est.roundoff(ctx.dim))
-        mse_exact.append(float(np.mean((est.values - pairs.exact) ** 2)))
+    return ErrorRatePlan(tuple(prof.rate_ms), prof.rate_trials, bool(ctx.declarations.unbiased),
+                         ctx.declarations.bound is None)
+
+
+def _collect(ctx: CheckContext, plan: ErrorRatePlan) -> dict[str, Any]:
+    """Per width: the estimates (seeds x pairs), the width returned, the per-seed error (about the exact kernel,
+    or about the per-pair mean for a map declared biased) and the per-seed error about the mean (bias removed)."""
+    exact = ctx.pairs.exact
+    out: dict[str, Any] = {"widths": [], "roundoff": 0.0, "mse_exact": [], "per_seed": [], "centred": [],
+                           "values": [], "bias_last": np.zeros(ctx.pairs.n)}
+    for m in plan.ms:
+        est = ctx.estimates(m, range(plan.trials), "rate")
+        out["widths"].append(est.m_out)
+        out["roundoff"] = max(out["roundoff"], est.roundoff(ctx.dim))
+        out["mse_exact"].append(float(np.mean((est.values - exact) ** 2)))
         c = np.mean((est.values - est.values.mean(axis=0)) ** 2, axis=1)
-        e = np.mean((est.values - pairs.exact) ** 2, axis=1) if unbiased else c
-        per_seed.append(e)
-        centred.append(c)
-        mses.append(float(np.mean(e)))
-        bias_last = est.values.mean(axis=0) - pairs.exact
-        values.append(np.asarray(est.values, dtype=np.float64))
+        out["per_seed"].append(np.mean((est.values - exact) ** 2, axis=1) if plan.unbiased else c)
+        out["centred"].append(c)
+        out["bias_last"] = est.values.mean(axis=0) - exact
+        out["values"].append(np.asarray(est.values, dtype=np.float64))
+    widths = out["widths"]
     if ctx.corner is not None and len(set(widths)) < len(widths):
         from rfverify.corners import CornerNotApplicable
 
-        raise CornerNotApplicable(f"the map returned widths {widths} for the corner grid {list(prof.rate_ms)}: the "
+        raise CornerNotApplicable(f"the map returned widths {widths} for the corner grid {list(plan.ms)}: the "
                                   "grid collapses (e.g. m rounded up to a multiple of a large d), so no 1/m law can "
                                   "be fitted there (judged at the main configuration)")
-    quantity = "MSE" if unbiased else "variance"
-    details: dict[str, object] = {"m": list(prof.rate_ms), "m_out": widths, "trials": prof.rate_trials,
-                                  quantity.lower(): mses, "quantity": quantity, "roundoff": roundoff}
-    if not unbiased:
-        details["mse"] = mse_exact
-    exact_mse = max(EXACT_MSE, roundoff ** 2)  # a float32 map that is exact still rounds
+    return out
+
+
+def measure(ctx: CheckContext, plan: ErrorRatePlan) -> ErrorRateMeasurement:
+    """The errors at each width, the weighted log-log fit, and the nested comparisons or the slope test's extras."""
+    raw = _collect(ctx, plan)
+    widths, per_seed = raw["widths"], raw["per_seed"]
+    mses = [float(np.mean(e)) for e in per_seed]
+    exact_mse = max(EXACT_MSE, raw["roundoff"] ** 2)  # a float32 map that is exact still rounds
+    ms = ErrorRateMeasurement(
+        m=list(plan.ms), m_out=widths, trials=plan.trials, mse=mses if plan.unbiased else raw["mse_exact"],
+        variance=None if plan.unbiased else mses, quantity="MSE" if plan.unbiased else "variance",
+        roundoff=raw["roundoff"], mses=mses, exact_mse=exact_mse, bias_last=raw["bias_last"])
     if max(mses) < exact_mse:
-        return ctx.result("pass", f"{quantity} below {exact_mse:.2g} (round-off) at every m: the map is exact",
-                          details=details)
+        return ms
     exact_at = [w for w, e in zip(widths, per_seed) if float(np.max(e)) < exact_mse]
     if exact_at and float(np.max(per_seed[-1])) < exact_mse:
         # exact (within round-off) in every seed from some width on: no 1/m law to fit, and a log-log fit through
         # round-off floors has no spread (e.g. a count sketch at d = 1, exact once its buckets outnumber d)
-        details["exact_from_width"] = exact_at[0]
-        return ctx.result("pass", f"{quantity} below {exact_mse:.2g} (round-off) in every seed from {exact_at[0]} "
-                          f"features on: the map is exact there (faster than Monte Carlo's 1/m)", details=details)
-    per_seed = [np.maximum(e, exact_mse) for e in per_seed]
+        return replace(ms, exact_from_width=exact_at[0])
     # regress on the width returned, not the n_components asked for: a map that rounds m up to a multiple of d
     # would otherwise look like an error falling slower than 1/m (widths proportional to m give the same slope)
-    xs = widths if len(set(widths)) >= 2 else list(prof.rate_ms)
-    details["regressed_on"] = "m_out" if xs is widths else "m"
+    xs = widths if len(set(widths)) >= 2 else list(plan.ms)
     x = np.array(xs, dtype=float)
-    fit = log_slope(x, per_seed)
-    z = (fit.slope + 1.0) / fit.se
-    p = float(st.norm.sf(z))
-    if ctx.declarations.bound is None:  # no bound: the distribution-free nested comparison (NESTED_WHY)
-        details.update({"slope": fit.slope, "slope_se": fit.se, "intercept": fit.intercept, "mse_se_log": fit.y_se,
-                        "slope_pvalue_descriptive": p})  # the plot's fit line; the verdict is the nested test's
-        nested = _nested(ctx, widths, values, pairs.exact, unbiased, quantity, details, exact_mse, fit.slope)
-        if nested is not None:
-            return nested
-        details.pop("slope_pvalue_descriptive")
+    fit = log_slope(x, [np.maximum(e, exact_mse) for e in per_seed])
+    p = float(st.norm.sf((fit.slope + 1.0) / fit.se))
+    ms = replace(ms, regressed_on="m_out" if xs is widths else "m", slope=fit.slope, slope_se=fit.se,
+                 intercept=fit.intercept, mse_se_log=fit.y_se, pvalue=p, xs=list(xs))
+    if plan.nested:  # no bound: the distribution-free nested comparison (NESTED_WHY); the fit is the plot's line
+        comps = nested_comparisons(widths, raw["values"], ctx.pairs.exact, plan.unbiased, floor=exact_mse,
+                                   rng=np.random.default_rng(ctx.random_state("nested-ties", trial=0)))
+        if comps:
+            return replace(ms, slope_pvalue_descriptive=p, test="nested", nested=comps)
+        ms = replace(ms, test="slope", nested=(f"no comparison: the widths returned {widths} have no pair w, k w with "
+                                               f"at least {NESTED_MIN_AVERAGES} averages"))
+    detectable = (float(st.norm.isf(ctx.alpha)) + float(st.norm.isf(1 - ctx.profile.power))) * fit.se
+    ms = replace(ms, detectable_slope_excess=detectable)
+    if p < ctx.alpha and plan.unbiased:  # the centred error: does the variance alone fall like 1/m?
+        cfit = log_slope(x, [np.maximum(c, exact_mse) for c in raw["centred"]])
+        ms = replace(ms, centred_slope=cfit.slope, centred_slope_se=cfit.se,
+                     centred_pvalue=float(st.norm.sf((cfit.slope + 1.0) / cfit.se)))
+    return ms
+
+
+def _error_rate_at(ctx: CheckContext) -> CheckResult:
+    """The check at one configuration (the main one or a corner), at ``ctx.alpha``."""
+    return verdict(ctx, measure(ctx, design(ctx)))
+
+
+def verdict(ctx: CheckContext, ms: ErrorRateMeasurement) -> CheckResult:
+    """Exact (round-off at every m, or from some width on), the nested comparison's verdict, or the slope test's."""
+    details = ms.to_details()
+    if ms.slope is None:
+        if ms.exact_from_width is None:
+            return ctx.result("pass", f"{ms.quantity} below {ms.exact_mse:.2g} (round-off) at every m: the map is "
+                              "exact", details=details)
+        return ctx.result("pass", f"{ms.quantity} below {ms.exact_mse:.2g} (round-off) in every seed from "
+                          f"{ms.exact_from_width} features on: the map is exact there (faster than Monte Carlo's 1/m)",
+                          details=details)
+    if ms.test == "nested":
+        return _nested_verdict(ctx, ms, details)
+    return _slope_verdict(ctx, ms, details)
+
+
+def _slope_hint(ctx: CheckContext, ms: ErrorRateMeasurement) -> str:
+    """The likely cause of a slope above -1: the width ignored, a bias, shared randomness, a variance floor."""
+    lo_m, hi_m = ms.xs[0], ms.xs[-1]
+    if ms.regressed_on != "m_out":  # every width the same (regressed on the m asked): the map ignores n_components
+        return (f"the map returns {ms.m_out[0]} features whatever n_components asks, so its error cannot fall "
+                "with m")
+    if ms.centred_pvalue is not None and ms.centred_pvalue >= ctx.alpha:
+        j = int(np.argmax(np.abs(ms.bias_last)))
+        return (f"consistent with a bias (the check unbiasedness measures it; here {ms.bias_last[j]:+.3g} at "
+                f"{ctx.pairs.labels[j]} at m = {hi_m}): the error about the mean falls like m^{ms.centred_slope:.3f}, "
+                "so there is no evidence of correlated features once the bias is removed")
+    if ms.slope is not None and ms.slope > -0.25:
+        return ("the error does not shrink with m: the features share their randomness "
+                "(one draw reused for every feature?)")
+    floor = ms.mses[-1] - ms.mses[0] * lo_m / hi_m
+    if ms.quantity == "MSE" and floor > 0:
+        # not a bias: the error about the mean (centred_pvalue above) falls slower than 1/m as well
+        return (f"the MSE levels off near {floor:.3g}, and so does the error about the mean: some of the "
+                "randomness is shared between features (a variance no width removes), not a bias")
+    return ""
+
+
+def _slope_verdict(ctx: CheckContext, ms: ErrorRateMeasurement, details: dict[str, Any]) -> CheckResult:
+    """The one-sided z-test of H0: slope <= -1 on the weighted log-log fit."""
+    slope, se, p, quantity = float(ms.slope or 0.0), float(ms.slope_se or 0.0), ms.pvalue, ms.quantity
     za = float(st.norm.isf(ctx.alpha / 2))
-    detectable = (float(st.norm.isf(ctx.alpha)) + float(st.norm.isf(1 - prof.power))) * fit.se
-    details.update({"slope": fit.slope, "slope_se": fit.se, "intercept": fit.intercept,
-                    "mse_se_log": fit.y_se, "detectable_slope_excess": detectable})
-    eff = effect("log-log slope", fit.slope, fit.slope - za * fit.se, fit.slope + za * fit.se, 1 - ctx.alpha,
-                 detectable, prof.power)
-    lo_m, hi_m = xs[0], xs[-1]
+    detectable = float(ms.detectable_slope_excess or 0.0)
+    eff = effect("log-log slope", slope, slope - za * se, slope + za * se, 1 - ctx.alpha, detectable,
+                 ctx.profile.power)
+    lo_m, hi_m = ms.xs[0], ms.xs[-1]
+    common = dict(statistic=slope, pvalue=p, threshold=ctx.alpha, effect=eff, details=details)
     if p < ctx.alpha:
-        ratio = mses[0] / mses[-1]
-        hint = ""
-        c_slope = c_p = None
-        if unbiased:  # the centred error: does the variance alone fall like 1/m?
-            cfit = log_slope(x, [np.maximum(c, exact_mse) for c in centred])
-            c_slope, c_p = cfit.slope, float(st.norm.sf((cfit.slope + 1.0) / cfit.se))
-            details.update({"centred_slope": c_slope, "centred_slope_se": cfit.se, "centred_pvalue": c_p})
-        if xs is not widths:  # every width the same (regressed on the m asked): the map ignores n_components
-            hint = (f"the map returns {widths[0]} features whatever n_components asks, so its error cannot fall "
-                    "with m")
-        elif c_p is not None and c_p >= ctx.alpha:
-            j = int(np.argmax(np.abs(bias_last)))
-            hint = (f"consistent with a bias (the check unbiasedness measures it; here {bias_last[j]:+.3g} at "
-                    f"{pairs.labels[j]} at m = {hi_m}): the error about the mean falls like m^{c_slope:.3f}, so "
-                    "there is no evidence of correlated features once the bias is removed")
-        elif fit.slope > -0.25:
-            hint = ("the error does not shrink with m: the features share their randomness "
-                    "(one draw reused for every feature?)")
-        elif unbiased:
-            floor = mses[-1] - mses[0] * lo_m / hi_m
-            if floor > 0:
-                # not a bias: the error about the mean (c_p above) falls slower than 1/m as well
-                hint = (f"the MSE levels off near {floor:.3g}, and so does the error about the mean: some of the "
-                        "randomness is shared between features (a variance no width removes), not a bias")
         return ctx.fail(
             f"{quantity} falls slower than 1/m",
-            f"{quantity} falls like m^{fit.slope:.3f}",
+            f"{quantity} falls like m^{slope:.3f}",
             f"slope <= -1 (1/m, an average of independent features): it should shrink {hi_m / lo_m:g}x from m = "
             f"{lo_m} to {hi_m} (rejected at alpha = {ctx.alpha:.3g})",
-            interval=(fit.slope - za * fit.se, fit.slope + za * fit.se), level=1 - ctx.alpha,
-            evidence=f"p = {p:.3g}; from m = {lo_m} to {hi_m} it shrank {ratio:.3g}x",
-            where=("m = " if xs is widths else f"m = {', '.join(str(m) for m in xs)} asked, ")
-                  + f"{', '.join(str(w) for w in widths)} features returned, {prof.rate_trials} seeds each, "
-                  f"{pairs.n} designed pairs" + _fallback(details),
-            cause=hint, statistic=fit.slope, pvalue=p, threshold=ctx.alpha, effect=eff, details=details)
-    faster = fit.slope + za * fit.se < -1
-    curve = "" if unbiased else (
-        f"; MSE against the exact kernel {mse_exact[0]:.3g} at m = {lo_m} -> {mse_exact[-1]:.3g} at m = {hi_m}")
+            interval=(slope - za * se, slope + za * se), level=1 - ctx.alpha,
+            evidence=f"p = {p:.3g}; from m = {lo_m} to {hi_m} it shrank {ms.mses[0] / ms.mses[-1]:.3g}x",
+            where=("m = " if ms.regressed_on == "m_out" else f"m = {', '.join(str(m) for m in ms.xs)} asked, ")
+                  + f"{', '.join(str(w) for w in ms.m_out)} features returned, {ms.trials} seeds each, "
+                  f"{ctx.pairs.n} designed pairs" + _fallback(details),
+            cause=_slope_hint(ctx, ms), **common)
+    faster = slope + za * se < -1
+    curve = "" if quantity == "MSE" else (
+        f"; MSE against the exact kernel {ms.mse[0]:.3g} at m = {lo_m} -> {ms.mse[-1]:.3g} at m = {hi_m}")
     return ctx.result(
         "pass",
-        f"{quantity} falls like m^{fit.slope:.3f} ± {za * fit.se:.3f} over m = {lo_m}..{hi_m}"
+        f"{quantity} falls like m^{slope:.3f} ± {za * se:.3f} over m = {lo_m}..{hi_m}"
         + (" (faster than Monte Carlo's 1/m)" if faster else "") + curve
-        + f"; a slope excess of {detectable:.3g} would be caught" + _fallback(details),
-        statistic=fit.slope, pvalue=p, threshold=ctx.alpha, effect=eff, details=details)
+        + f"; a slope excess of {detectable:.3g} would be caught" + _fallback(details), **common)
 
 
-def _fallback(details: dict[str, object]) -> str:
+def _fallback(details: dict[str, Any]) -> str:
     """The note of a map without a declared bound judged by the slope test (its widths allow no comparison)."""
     if details.get("test") != "slope":
         return ""
@@ -259,25 +343,15 @@ def nested_comparisons(widths: list[int], values: list[np.ndarray], exact: np.nd
     return comps
 
 
-def _nested(ctx: CheckContext, widths: list[int], values: list[np.ndarray], exact: np.ndarray, unbiased: bool,
-            quantity: str, details: dict[str, object], floor: float, slope: float) -> CheckResult | None:
-    """The error rate of a map without a declared bound, by :func:`nested_comparisons` (Bonferroni over them);
-    None when the widths allow no comparison."""
-    prof = ctx.profile
-    comps = nested_comparisons(widths, values, exact, unbiased,
-                               rng=np.random.default_rng(ctx.random_state("nested-ties", trial=0)), floor=floor)
-    if not comps:  # the slope z-test judges instead (the caller says so)
-        details["test"] = "slope"
-        details["nested"] = (f"no comparison: the widths returned {widths} have no pair w, k w with at least "
-                             f"{NESTED_MIN_AVERAGES} averages")
-        return None
-    details["test"] = "nested"
-    details["nested"] = comps
+def _nested_verdict(ctx: CheckContext, ms: ErrorRateMeasurement, details: dict[str, Any]) -> CheckResult:
+    """The error rate of a map without a declared bound, by :func:`nested_comparisons` (Bonferroni over them)."""
+    comps: list[NestedComparison] = ms.nested  # type: ignore[assignment]
+    quantity, slope, widths = ms.quantity, ms.slope, ms.m_out
     worst = min(comps, key=lambda c: float(c["pvalue"]))
     p_adj = min(1.0, float(worst["pvalue"]) * len(comps))  # Bonferroni over the comparisons (they share seeds)
     steps = ", ".join(f"{c['m']} -> {c['m2']}" for c in comps)
-    where = (f"widths {steps}, {prof.rate_trials} "
-             f"seeds each, {len(exact)} designed pairs")
+    where = (f"widths {steps}, {ms.trials} "
+             f"seeds each, {ctx.pairs.n} designed pairs")
     if p_adj < ctx.alpha:
         m1, m2, k = worst["m"], worst["m2"], worst["k"]
         return ctx.fail(
@@ -290,11 +364,11 @@ def _nested(ctx: CheckContext, widths: list[int], values: list[np.ndarray], exac
             evidence=f"p = {float(worst['pvalue']):.3g}, adjusted {p_adj:.3g}", where=where,
             cause=("the features within one draw are correlated (a shared or reused draw?): adding features helps less "
                    "than adding independent draws"),
-            statistic=float(slope), pvalue=p_adj, threshold=ctx.alpha, details=details)
+            statistic=float(slope or 0.0), pvalue=p_adj, threshold=ctx.alpha, details=details)
     ks = sorted({int(c["k"]) for c in comps})
     k_txt = "/".join(map(str, ks))
     return ctx.result(
         "pass", f"one estimate at width {k_txt}w is no worse than the average of {k_txt} independent estimates at "
         f"width w ({len(comps)} comparisons over m = {widths[0]}..{widths[-1]}, smallest adjusted p = {p_adj:.3g}; "
-        f"distribution-free, as the map declares no bound; {quantity} falls like m^{slope:.3f})",
-        statistic=float(slope), pvalue=p_adj, threshold=ctx.alpha, details=details)
+        f"distribution-free, as the map declares no bound; {quantity} falls like m^{float(slope or 0.0):.3f})",
+        statistic=float(slope or 0.0), pvalue=p_adj, threshold=ctx.alpha, details=details)

@@ -314,17 +314,8 @@ def check_explore(ctx: CheckContext) -> CheckResult:
     zero-variance scheme has nothing random to differ in).
     Reference: Hypothesis' search-and-shrink (MacIver et al., JOSS 2019); the plug-in contract (README).
     """
-    space = ctx.space
-    if ctx.respace is not None and ctx.plugin.form != "function":  # a factory: its product may declare the space
-        try:
-            built = ctx.plugin.build(space.n_components.lo, 0)
-        except Exception:  # noqa: BLE001 - the other checks report a plug-in that cannot be built
-            built = None
-        declared = declared_space(built)
-        if declared is not None:
-            space = ctx.respace(declared)
-    budget = budget_for(ctx.profile.name)
-    seed = ctx.random_state("hypothesis", trial=0)
+    space = _declared(ctx)
+    budget, seed = budget_for(ctx.profile.name), ctx.random_state("hypothesis", trial=0)
     kparams = dict(ctx.kernel.params)
     runner = _Runner(ctx, bool(ctx.declarations.data_dependent), space.n_components.hi)
     if runner.fixed_dim is not None:
@@ -334,15 +325,9 @@ def check_explore(ctx: CheckContext) -> CheckResult:
     runner.log = SpaceLog(_axes(space), _baseline(ctx, space, kparams), runner.probe, name=ctx.name)
     with np.errstate(all="ignore"):
         found = search(space.examples(kparams), runner, seed=seed, budget=budget, explicit=explicit)
-    details: dict[str, Any] = {"space": {**space.to_dict(), **runner.log.summary(space.describe(), len(found.tried))},
-                               "space_searched": space.describe(), "budget": budget, "calls": found.calls,
-                               "coverage": coverage(found, {"d": lambda e: d_band(e.d), "dtype": lambda e: e.dtype,
-                                                            "m": lambda e: "odd" if e.m % 2 else "even"},
-                                                    size=lambda e: (e.d, e.m, e.n), describe=FMExample.describe)}
+    details = _search_details(space, runner, found, budget)
     exempt = (" (declared deterministic: 'a different random_state gives different features' not required)"
               if runner.deterministic else "")
-    if runner.deterministic:  # recorded only when it applies: a random map's details stay as they were
-        details["seed_properties"] = "exempt: declared deterministic"
     strict = strict_failure(ctx, details["space"], [e.describe() for e in found.refused], statistic=found.calls,
                             details=details)
     if strict is not None:
@@ -351,6 +336,25 @@ def check_explore(ctx: CheckContext) -> CheckResult:
         return ctx.result("pass", f"{found.calls} configurations, every deterministic property held{exempt} "
                           f"({held_where(details['space'], space.describe())})", statistic=float(found.calls),
                           details=details)
+    return _minimal_failure(ctx, runner, found, details, exempt)
+
+
+def _declared(ctx: CheckContext) -> Any:
+    """The space searched: the context's, or the one a factory's product declares (``rfverify_space``)."""
+    space = ctx.space
+    if ctx.respace is not None and ctx.plugin.form != "function":  # a factory: its product may declare the space
+        try:
+            built = ctx.plugin.build(space.n_components.lo, 0)
+        except Exception:  # noqa: BLE001 - the other checks report a plug-in that cannot be built
+            built = None
+        declared = declared_space(built)
+        if declared is not None:
+            space = ctx.respace(declared)
+    return space
+
+
+def _minimal_failure(ctx: CheckContext, runner: Any, found: Any, details: dict[str, Any], exempt: str) -> CheckResult:
+    """The failure at the minimal example the search shrank to, with the reproduce command pinning it."""
     ex: FMExample = found.counterexample
     details["minimal_example"] = ex.as_dict()
     details["replayed"] = found.replayed
@@ -367,3 +371,15 @@ def check_explore(ctx: CheckContext) -> CheckResult:
                       note="; ".join(n for n in (exempt.strip(" ()"), refused_note(details["space"])) if n),
                       statistic=float(found.calls), details=details)
     return replace(result, reproduce=ctx.reproduce + " " + " ".join(shlex.quote(p) for p in ex.pins()))
+
+
+def _search_details(space: Any, runner: Any, found: Any, budget: int) -> dict[str, Any]:
+    """The space searched (with its refusals), the budget, the calls and the coverage of the search."""
+    details: dict[str, Any] = {"space": {**space.to_dict(), **runner.log.summary(space.describe(), len(found.tried))},
+                               "space_searched": space.describe(), "budget": budget, "calls": found.calls,
+                               "coverage": coverage(found, {"d": lambda e: d_band(e.d), "dtype": lambda e: e.dtype,
+                                                            "m": lambda e: "odd" if e.m % 2 else "even"},
+                                                    size=lambda e: (e.d, e.m, e.n), describe=FMExample.describe)}
+    if runner.deterministic:  # recorded only when it applies: a random map's details stay as they were
+        details["seed_properties"] = "exempt: declared deterministic"
+    return details

@@ -323,21 +323,12 @@ def check_explore_kernel(ctx: KernelContext) -> CheckResult:
     space = ctx.config.explore_space
     runner = _Runner(ctx)
     strategy = _examples(space)
-    base = dict(space.held)
-    for name, rng in space.params.items():  # the simplest value of each searched parameter
-        base[name] = ctx.kernel.params.get(name, rng[0]) if rng[0] <= ctx.kernel.params.get(name, rng[0]) <= rng[1] \
-            else rng[0]
+    base = _base_params(ctx, space)
     seed0 = space.data_seed if space.data_seed is not None else 0
     explicit = [KernelExample(d, min(space.n.hi, max(space.n.lo, 8)), space.norm[0], tuple(sorted(base.items())),
                               seed0) for d in (space.d.lo, min(space.d.hi, max(space.d.lo, ctx.dim)))]
-    seed = ctx.seeds.random_state("kernel", "explore", ctx.config._dom_name())
-    budget = budget_for(ctx.profile.name)
-    main = {"d": min(space.d.hi, max(space.d.lo, ctx.dim)), "n": min(space.n.hi, max(space.n.lo, 8)),
-            "norm": "typical" if "typical" in space.norm else space.norm[0],
-            **{f"param:{k}": v for k, v in sorted(base.items())}}
-    axes = [Axis("d"), Axis("n"), Axis("norm", "choice"),
-            *(Axis(f"param:{k}", "int" if len(space.params[k]) == 2 else "float") for k in sorted(space.params))]
-    runner.guard = SpaceGuard(SpaceLog(axes, main, runner.probe, name=ctx.name), main=[main])
+    seed, budget = ctx.seeds.random_state("kernel", "explore", ctx.config._dom_name()), budget_for(ctx.profile.name)
+    runner.guard = _space_guard(ctx, space, base, runner)
     with np.errstate(all="ignore"), one_blas_thread():
         found = search(strategy, runner, seed=seed, budget=budget, explicit=list(dict.fromkeys(explicit)))
         if not found.passed:
@@ -361,6 +352,30 @@ def check_explore_kernel(ctx: KernelContext) -> CheckResult:
                           f"{', normalised' if ctx.config.normalized else ''}{', PSD' if ctx.config.psd else ''} at "
                           f"every one ({held_where(details['space'], space.describe())})", statistic=float(found.calls),
                           details=details)
+    return _minimal_failure(ctx, found, details)
+
+
+def _base_params(ctx: KernelContext, space: Any) -> dict[str, Any]:
+    """The held parameters, and the simplest value of each searched one (the kernel's own when in range)."""
+    base = dict(space.held)
+    for name, rng in space.params.items():  # the simplest value of each searched parameter
+        base[name] = ctx.kernel.params.get(name, rng[0]) if rng[0] <= ctx.kernel.params.get(name, rng[0]) <= rng[1] \
+            else rng[0]
+    return base
+
+
+def _space_guard(ctx: KernelContext, space: Any, base: dict[str, Any], runner: Any) -> SpaceGuard:
+    """The refusal rule around the search, with the main configuration it is explained against."""
+    main = {"d": min(space.d.hi, max(space.d.lo, ctx.dim)), "n": min(space.n.hi, max(space.n.lo, 8)),
+            "norm": "typical" if "typical" in space.norm else space.norm[0],
+            **{f"param:{k}": v for k, v in sorted(base.items())}}
+    axes = [Axis("d"), Axis("n"), Axis("norm", "choice"),
+            *(Axis(f"param:{k}", "int" if len(space.params[k]) == 2 else "float") for k in sorted(space.params))]
+    return SpaceGuard(SpaceLog(axes, main, runner.probe, name=ctx.name), main=[main])
+
+
+def _minimal_failure(ctx: KernelContext, found: Any, details: dict[str, Any]) -> CheckResult:
+    """The failure at the minimal example the search shrank to, with the reproduce command pinning it."""
     ex: KernelExample = found.counterexample
     problem = found.problem or ""
     details["minimal_example"] = {"d": ex.d, "n": ex.n, "norm": ex.norm, "params": dict(ex.params),

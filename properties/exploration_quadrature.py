@@ -251,17 +251,7 @@ def check_explore_quadrature(ctx: QuadratureContext) -> CheckResult:
     Reference: munkhoeva2018 §2 (exact for every draw); Isserlis (1918); Hypothesis' search-and-shrink.
     """
     widths = ctx.config.explored_dims
-    pinned_seed = ctx.config.pins.get("seed", ctx.config.space.get("seed"))
-    seeds = st.just(int(pinned_seed)) if pinned_seed is not None else random_states()
-    if len(widths) == widths[-1] - widths[0] + 1:
-        dims = dimensions(widths[0], widths[-1])
-        desc = f"d {Range(widths[0], widths[-1])}"
-    else:
-        dims = st.sampled_from(widths)
-        desc = "d = " + ", ".join(map(str, widths))
-    strategy = st.builds(QuadExample, dims, seeds)
-    seed0 = 0 if pinned_seed is None else int(pinned_seed)
-    explicit = [QuadExample(d, seed0) for d in widths[:4]]
+    strategy, desc, explicit = _strategy(ctx, widths)
     seed = ctx.seeds.random_state("quadrature", "explore", ctx.degree)
     budget = budget_for(ctx.profile.name)
     main = {"d": widths[0] if len(widths) == 1 else ctx.dim}  # the declared d, or the pinned one
@@ -286,6 +276,26 @@ def check_explore_quadrature(ctx: QuadratureContext) -> CheckResult:
         held = held_where(details["space"], space) if details["space"]["refused"] else space
         return ctx.result("pass", f"{found.calls} (d, seed) pairs, the contract and exactness to degree {ctx.degree} "
                           f"held at every one ({held})", statistic=float(found.calls), details=details)
+    return _minimal_failure(ctx, found, details, desc)
+
+
+def _strategy(ctx: QuadratureContext, widths: list[int]) -> tuple[Any, str, list[QuadExample]]:
+    """The (d, seed) strategy over the explored dimensions (the pinned seed alone, if any), its description and
+    the explicit examples tried first (the four smallest d)."""
+    pinned_seed = ctx.config.pins.get("seed", ctx.config.space.get("seed"))
+    seeds = st.just(int(pinned_seed)) if pinned_seed is not None else random_states()
+    if len(widths) == widths[-1] - widths[0] + 1:
+        dims = dimensions(widths[0], widths[-1])
+        desc = f"d {Range(widths[0], widths[-1])}"
+    else:
+        dims = st.sampled_from(widths)
+        desc = "d = " + ", ".join(map(str, widths))
+    seed0 = 0 if pinned_seed is None else int(pinned_seed)
+    return st.builds(QuadExample, dims, seeds), desc, [QuadExample(d, seed0) for d in widths[:4]]
+
+
+def _minimal_failure(ctx: QuadratureContext, found: Any, details: dict[str, Any], desc: str) -> CheckResult:
+    """The failure at the smallest failing d, with the reproduce command pinning it."""
     ex: QuadExample = found.counterexample
     problem = found.problem or ""
     details["minimal_example"] = {"d": ex.d, "seed": ex.seed}

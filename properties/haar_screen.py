@@ -183,6 +183,12 @@ def check_haar_screen(ctx: OrthogonalContext) -> CheckResult:
                           f"({sum(r['draws'] for r in rows)} draws): diagonal signs and traces as under Haar measure "
                           f"(largest |z| {largest:.2f}, critical {crit:.2f})", statistic=float(largest),
                           pvalue=worst["p_adjusted"], details=details)
+    return _localised(ctx, space, failing, crit, tests, per_band, per_dim, details)
+
+
+def _localised(ctx: OrthogonalContext, space: Range, failing: list[dict[str, Any]], crit: float, tests: int,
+               per_band: int, per_dim: int, details: dict[str, Any]) -> CheckResult:
+    """The failure, at the smallest d range where it shows: the first failing band, bisected."""
     first = failing[0]  # bands are in increasing d: the smallest band where it shows
     try:
         shrunk, steps = shrink_band(ctx, tuple(first["range"]), crit, per_band, per_dim)

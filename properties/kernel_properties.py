@@ -10,7 +10,7 @@ for PSD, a small witness set of points whose Gram matrix has a negative eigenval
 
 from __future__ import annotations
 
-from typing import Callable, TypedDict
+from typing import Any, Callable, TypedDict
 
 import numpy as np
 
@@ -199,30 +199,7 @@ def check_psd(ctx: KernelContext) -> CheckResult:
     for SVM and the training of non-PSD kernels by SMO-type methods".
     """
     cfg = ctx.config
-    rows: list[_SetRow] = []
-    failing = []
-    for ps in cfg.point_sets(ctx.budget.psd_sets):
-        K = _evaluate(ctx, ps, ps.X, ps.X)
-        if K is None:
-            rows.append(_overflow_row(ps))
-            continue
-        # eigh of K / max|K| (eigenvalues scale with it, up to one rounding): entries
-        # near 1e193 (exp(+gamma r^2) mutants) otherwise overflow inside LAPACK and it does not converge
-        scale = float(np.max(np.abs(K)))
-        scale = scale if np.isfinite(scale) and scale > 0 else 1.0
-        try:
-            w, V = np.linalg.eigh(_sym(K) / scale)
-        except np.linalg.LinAlgError:
-            rows.append(_overflow_row(ps))
-            continue
-        w = w * scale
-        norm2 = float(np.max(np.abs(w)))
-        tol = psd_tolerance(ps.n, ctx.dim, cfg.dtype, ps.r2, float(np.max(np.abs(K))), norm2, cfg.accuracy)
-        lam = float(w[0])
-        rows.append({"set": ps.index, "family": ps.family, "n": ps.n, "scale": ps.scale, "lambda_min": lam,
-                     "norm2": norm2, "tolerance": tol})
-        if lam < -tol:
-            failing.append((ps, K, V[:, 0], lam, tol))
+    rows, failing = _psd_sets(ctx)
     details: dict[str, object] = {"sets": rows, "dtype": str(cfg.dtype), "declared_psd": cfg.psd}
     done = [r for r in rows if not r.get("overflow")]
     lo = min(done, key=lambda r: r["lambda_min"] / max(r["tolerance"], np.finfo(float).tiny))
@@ -233,16 +210,7 @@ def check_psd(ctx: KernelContext) -> CheckResult:
         if not cfg.psd:
             msg = f"declared not PSD ({cfg.psd_note}), but no negative eigenvalue found here: " + msg
         return ctx.result("pass", msg, statistic=lo["lambda_min"], threshold=-lo["tolerance"], details=details)
-    # a witness from every indefinite set; report the smallest (then the most negative relative eigenvalue)
-    best = None
-    for ps_i, K_i, v_i, lam_i, tol_i in failing:
-        S_i = shrink_witness(K_i, v_i, WITNESS_FRACTION * abs(lam_i), lambda sub: _tol_for(sub, ctx, ps_i.r2))
-        sub = _sym(K_i[np.ix_(S_i, S_i)])
-        key = (len(S_i), float(np.linalg.eigvalsh(sub)[0]) / max(float(np.max(np.abs(sub))), np.finfo(float).tiny))
-        if best is None or key < best[0]:
-            best = (key, ps_i, K_i, lam_i, tol_i, S_i)
-    assert best is not None
-    _, ps, K, lam, tol, S = best
+    ps, K, lam, tol, S = _smallest_witness(ctx, failing)
     Xw = ps.X[S]
     Kw = cfg.evaluate(Xw, Xw)  # re-evaluated on the witness points alone
     ww, Vw = np.linalg.eigh(_sym(Kw))
@@ -315,3 +283,49 @@ def check_normalisation(ctx: KernelContext) -> CheckResult:
                         statistic=abs(val - 1.0), threshold=tol, details=details)
     return ctx.result("pass", f"k(x, x) = 1 within {tol:.2g} at {total} points (largest deviation "
                       f"{abs(val - 1.0):.2g})", statistic=abs(val - 1.0), threshold=tol, details=details)
+
+
+def _psd_sets(ctx: KernelContext) -> tuple[list[_SetRow], list[tuple[Any, np.ndarray, np.ndarray, float, float]]]:
+    """Each point set's smallest eigenvalue against its tolerance; the indefinite ones with their eigenvector."""
+    cfg = ctx.config
+    rows: list[_SetRow] = []
+    failing: list[tuple[Any, np.ndarray, np.ndarray, float, float]] = []
+    for ps in cfg.point_sets(ctx.budget.psd_sets):
+        K = _evaluate(ctx, ps, ps.X, ps.X)
+        if K is None:
+            rows.append(_overflow_row(ps))
+            continue
+        # eigh of K / max|K| (eigenvalues scale with it, up to one rounding): entries
+        # near 1e193 (exp(+gamma r^2) mutants) otherwise overflow inside LAPACK and it does not converge
+        scale = float(np.max(np.abs(K)))
+        scale = scale if np.isfinite(scale) and scale > 0 else 1.0
+        try:
+            w, V = np.linalg.eigh(_sym(K) / scale)
+        except np.linalg.LinAlgError:
+            rows.append(_overflow_row(ps))
+            continue
+        w = w * scale
+        norm2 = float(np.max(np.abs(w)))
+        tol = psd_tolerance(ps.n, ctx.dim, cfg.dtype, ps.r2, float(np.max(np.abs(K))), norm2, cfg.accuracy)
+        lam = float(w[0])
+        rows.append({"set": ps.index, "family": ps.family, "n": ps.n, "scale": ps.scale, "lambda_min": lam,
+                     "norm2": norm2, "tolerance": tol})
+        if lam < -tol:
+            failing.append((ps, K, V[:, 0], lam, tol))
+    return rows, failing
+
+
+def _smallest_witness(ctx: KernelContext, failing: list[tuple[Any, np.ndarray, np.ndarray, float, float]]
+                      ) -> tuple[Any, np.ndarray, float, float, Any]:
+    """(point set, its Gram matrix, lambda_min, tolerance, witness indices) of the smallest witness."""
+    # a witness from every indefinite set; report the smallest (then the most negative relative eigenvalue)
+    best = None
+    for ps_i, K_i, v_i, lam_i, tol_i in failing:
+        S_i = shrink_witness(K_i, v_i, WITNESS_FRACTION * abs(lam_i), lambda sub: _tol_for(sub, ctx, ps_i.r2))
+        sub = _sym(K_i[np.ix_(S_i, S_i)])
+        key = (len(S_i), float(np.linalg.eigvalsh(sub)[0]) / max(float(np.max(np.abs(sub))), np.finfo(float).tiny))
+        if best is None or key < best[0]:
+            best = (key, ps_i, K_i, lam_i, tol_i, S_i)
+    assert best is not None
+    _, ps, K, lam, tol, S = best
+    return ps, K, lam, tol, S

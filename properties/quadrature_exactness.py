@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -143,28 +144,9 @@ def check_exactness(ctx: QuadratureContext) -> CheckResult:
     polys = {q: [_random_polynomial(q, d, gen) for _ in range(ctx.budget.exact_polys)]
              for q in range(P_claim + 2)}
     exact = {q: [_exact(p) for p in polys[q]] for q in polys}
-    worst_err = {q: 0.0 for q in polys}
-    worst_ratio = {q: 0.0 for q in polys}
-    first_fail: tuple[int, int, int, float, int, float, float] | None = None
-    for t in range(ctx.budget.exact_draws):
-        Pts, w = ctx.draw(t)
-        n = Pts.shape[0]
-        for q in polys:
-            gamma = roundoff_inner_product(rounding_steps(n, d, q))
-            for j, poly in enumerate(polys[q]):
-                got, scale = _quadrature(poly, Pts, w)
-                err = abs(got - exact[q][j])
-                tol = gamma * scale
-                worst_err[q] = max(worst_err[q], err)
-                ratio = err / tol if tol > 0 else (math.inf if err > 0 else 0.0)
-                worst_ratio[q] = max(worst_ratio[q], ratio)
-                if q <= P_claim and ratio > 1 and (first_fail is None or q < first_fail[0]):
-                    first_fail = (q, t, j, got, exact[q][j], err, tol)
-    exact_to = -1
-    for q in sorted(polys):
-        if worst_ratio[q] > 1:
-            break
-        exact_to = q
+    worst_err, worst_ratio, first_fail = _exactness_errors(ctx, polys, exact)
+    # the degrees run 0, 1, ..., P + 1: exact through the degree before the first inexact one
+    exact_to = next((q - 1 for q in sorted(polys) if worst_ratio[q] > 1), max(polys))
     details = {
         "claimed_degree": P_claim,
         "draws": ctx.budget.exact_draws,
@@ -179,24 +161,59 @@ def check_exactness(ctx: QuadratureContext) -> CheckResult:
         "observed_exact_to": exact_to,
     }
     if first_fail is not None:
-        q, t, j, got, ex, err, tol = first_fail
-        if exact_to >= 0:
-            return ctx.fail(
-                f"not exact at degree {q} (claimed {P_claim})",
-                f"random polynomial {j} of degree {q} integrates to {got:.10g}; |error| {err:.3g}",
-                f"the exact Gaussian moment {ex}, to the round-off tolerance {tol:.3g}",
-                where=f"draw {t} ({ctx.dim} dimensions), polynomial {j} of degree {q}",
-                note=f"exact through degree {exact_to} only", statistic=float(worst_ratio[q]), threshold=1.0,
-                details=details)
-        return ctx.fail(
-            f"not exact at degree {q} (claimed {P_claim})",
-            f"the weights integrate the constant {ex} to {got:.10g}; |error| {err:.3g}",
-            f"{ex}, to the round-off tolerance {tol:.3g}", where=f"draw {t} ({ctx.dim} dimensions)",
-            cause="weights must sum to 1 (a missing or mis-scaled weight?)", statistic=float(worst_ratio[q]),
-            threshold=1.0, details=details)
+        return _not_exact(ctx, first_fail, exact_to, worst_ratio, details)
     beyond = "" if exact_to <= P_claim else f"; also exact at degree {P_claim + 1} on these draws"
     return ctx.result(
         "pass",
         f"every one of {ctx.budget.exact_draws} draws exact on polynomials of degree 0..{P_claim}: max "
         f"|error|/tolerance {max(worst_ratio[q] for q in range(P_claim + 1)):.2g}{beyond}",
         statistic=float(max(worst_ratio[q] for q in range(P_claim + 1))), threshold=1.0, details=details)
+
+
+_Fail = tuple[int, int, int, float, int, float, float]
+
+
+def _exactness_errors(ctx: QuadratureContext, polys: dict[int, list[Any]], exact: dict[int, list[int]]
+                      ) -> tuple[dict[int, float], dict[int, float], _Fail | None]:
+    """Per degree the largest |error| and |error| / tolerance over every draw and polynomial; the first
+    (lowest-degree) failure within the claim: (q, draw, polynomial, got, exact, error, tolerance)."""
+    d, P_claim = ctx.dim, ctx.degree
+    worst_err = {q: 0.0 for q in polys}
+    worst_ratio = {q: 0.0 for q in polys}
+    first_fail: _Fail | None = None
+    for t in range(ctx.budget.exact_draws):
+        Pts, w = ctx.draw(t)
+        n = Pts.shape[0]
+        for q in polys:
+            gamma = roundoff_inner_product(rounding_steps(n, d, q))
+            for j, poly in enumerate(polys[q]):
+                got, scale = _quadrature(poly, Pts, w)
+                err = abs(got - exact[q][j])
+                tol = gamma * scale
+                worst_err[q] = max(worst_err[q], err)
+                ratio = err / tol if tol > 0 else (math.inf if err > 0 else 0.0)
+                worst_ratio[q] = max(worst_ratio[q], ratio)
+                if q <= P_claim and ratio > 1 and (first_fail is None or q < first_fail[0]):
+                    first_fail = (q, t, j, got, exact[q][j], err, tol)
+    return worst_err, worst_ratio, first_fail
+
+
+def _not_exact(ctx: QuadratureContext, first_fail: _Fail, exact_to: int, worst_ratio: dict[int, float],
+               details: dict[str, Any]) -> CheckResult:
+    """The failure at the lowest inexact degree (degree 0: the weights do not sum to 1)."""
+    q, t, j, got, ex, err, tol = first_fail
+    P_claim = ctx.degree
+    if exact_to >= 0:
+        return ctx.fail(
+            f"not exact at degree {q} (claimed {P_claim})",
+            f"random polynomial {j} of degree {q} integrates to {got:.10g}; |error| {err:.3g}",
+            f"the exact Gaussian moment {ex}, to the round-off tolerance {tol:.3g}",
+            where=f"draw {t} ({ctx.dim} dimensions), polynomial {j} of degree {q}",
+            note=f"exact through degree {exact_to} only", statistic=float(worst_ratio[q]), threshold=1.0,
+            details=details)
+    return ctx.fail(
+        f"not exact at degree {q} (claimed {P_claim})",
+        f"the weights integrate the constant {ex} to {got:.10g}; |error| {err:.3g}",
+        f"{ex}, to the round-off tolerance {tol:.3g}", where=f"draw {t} ({ctx.dim} dimensions)",
+        cause="weights must sum to 1 (a missing or mis-scaled weight?)", statistic=float(worst_ratio[q]),
+        threshold=1.0, details=details)

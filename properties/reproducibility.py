@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from rfverify.errors import PluginError
@@ -41,20 +43,9 @@ def check_reproducibility(ctx: CheckContext) -> CheckResult:
     Z = ctx.stacked_inputs()
     rs_a = ctx.random_state("repro", trial=0)
     rs_b = ctx.random_state("repro", trial=1)
-    saved = np.random.get_state()
     problems: list[Finding] = []
     details: dict[str, object] = {"random_state_a": rs_a, "random_state_b": rs_b}
-    try:
-        np.random.seed(GLOBAL_SEEDS[0])
-        F1 = ctx.fit(REPRO_M, rs_a).transform(Z)
-        consumed = not _untouched_since_seeded(GLOBAL_SEEDS[0])
-        np.random.seed(GLOBAL_SEEDS[1])
-        F2 = ctx.fit(REPRO_M, rs_a).transform(Z)
-        F3 = ctx.fit(REPRO_M, rs_b).transform(Z)
-        # a map that reseeds the global generator with the first seed is caught here
-        consumed = consumed or not _untouched_since_seeded(GLOBAL_SEEDS[1])
-    finally:
-        np.random.set_state(saved)
+    F1, F2, F3, consumed = _three_fits(ctx, Z, rs_a, rs_b)
     tol = contract_tolerance(ctx.dim, F1)
     same = float(np.max(np.abs(F1 - F2))) if F1.shape == F2.shape else np.inf
     details["same_seed_max_abs_diff"] = same
@@ -68,16 +59,7 @@ def check_reproducibility(ctx: CheckContext) -> CheckResult:
     diff = float(np.max(np.abs(F1 - F3))) if F1.shape == F3.shape else np.inf
     details["different_seed_max_abs_diff"] = diff
     deterministic = ctx.declarations.deterministic
-    if deterministic and diff > tol:
-        problems.append(Finding(
-            f"random_state={rs_a} and {rs_b} gave features differing by up to {diff:.3g}",
-            f"the same features for every random_state (declared deterministic; round-off tolerance {tol:.3g})",
-            cause="the map draws random numbers: do not declare it deterministic"))
-    elif not deterministic and diff <= tol:
-        problems.append(Finding(
-            f"random_state={rs_a} and {rs_b} gave the same features (max difference {diff:.3g})",
-            f"features that differ by more than the round-off tolerance {tol:.3g}",
-            cause="random_state is ignored (a hard-coded seed?)"))
+    problems += _seed_findings(deterministic, rs_a, rs_b, diff, tol)
     if consumed:  # this check resets the global state itself, so the guard cannot see it here
         raise PluginError(ctx.name, "changed numpy's global random state (np.random.*) during check "
                           "reproducibility (fit and transform with the global state seeded)",
@@ -99,3 +81,36 @@ def _untouched_since_seeded(seed: int) -> bool:
     now, fresh = np.random.get_state(), np.random.RandomState(seed).get_state()
     assert isinstance(now, tuple) and isinstance(fresh, tuple), "legacy MT19937 states (get_state's default)"
     return now[0] == fresh[0] and np.array_equal(now[1], fresh[1]) and now[2:] == fresh[2:]
+
+
+def _three_fits(ctx: CheckContext, Z: np.ndarray, rs_a: int, rs_b: int) -> tuple[Any, Any, Any, bool]:
+    """Features at random_state a under two global seeds, and at b; whether the global state was consumed or
+    reseeded (the caller's global state restored)."""
+    saved = np.random.get_state()
+    try:
+        np.random.seed(GLOBAL_SEEDS[0])
+        F1 = ctx.fit(REPRO_M, rs_a).transform(Z)
+        consumed = not _untouched_since_seeded(GLOBAL_SEEDS[0])
+        np.random.seed(GLOBAL_SEEDS[1])
+        F2 = ctx.fit(REPRO_M, rs_a).transform(Z)
+        F3 = ctx.fit(REPRO_M, rs_b).transform(Z)
+        # a map that reseeds the global generator with the first seed is caught here
+        consumed = consumed or not _untouched_since_seeded(GLOBAL_SEEDS[1])
+    finally:
+        np.random.set_state(saved)
+    return F1, F2, F3, consumed
+
+
+def _seed_findings(deterministic: bool, rs_a: int, rs_b: int, diff: float, tol: float) -> list[Finding]:
+    """Two random_state values: the same features when declared deterministic, different ones otherwise."""
+    if deterministic and diff > tol:
+        return [Finding(
+            f"random_state={rs_a} and {rs_b} gave features differing by up to {diff:.3g}",
+            f"the same features for every random_state (declared deterministic; round-off tolerance {tol:.3g})",
+            cause="the map draws random numbers: do not declare it deterministic")]
+    if not deterministic and diff <= tol:
+        return [Finding(
+            f"random_state={rs_a} and {rs_b} gave the same features (max difference {diff:.3g})",
+            f"features that differ by more than the round-off tolerance {tol:.3g}",
+            cause="random_state is ignored (a hard-coded seed?)")]
+    return []

@@ -206,278 +206,284 @@ INPUTS = ("X", "refill", "X", "refill", "fresh", "row", "slice", "strided") + IN
 RELATIONS = ("new", "parameter", "s + 2**16", "same", "parameter", "s + 2**16", "new") + FAR_SEEDS[1:]
 
 
-def _machine(session: _Session, log: Log, long_calls: int) -> type[MachineBase]:
-    """The state machine class of one check run (its rules close over the session)."""
-    s = session
+class FeatureMapMachine(MachineBase):
+    """The feature-map state machine: objects made, fitted and used by its rules, judged against fresh objects.
 
-    class FeatureMapMachine(MachineBase):
-        def __init__(self) -> None:
-            super().__init__()
-            self.objs: list[_Obj] = []
-            self.made = 0
-            self.X = s.batch(ROWS, 1)
-            self.B = s.batch(ROWS, 2)
-            self.n_out = 0
-            self.long_done = False
+    Module level, parametrised by the check run: :func:`_machine` makes a subclass carrying the run's session
+    (``s``: the plug-in, its inputs and references), its log and its long-call budget."""
 
-        # -- helpers -------------------------------------------------------------------------------
-        def _pick(self, i: int, fitted: bool = True) -> _Obj:
-            """The ``i``-th living (fitted) object, cyclically; every rule that picks has a precondition that one
-            exists."""
-            pool = [o for o in self.objs if o.fit_on is not None or not fitted]
-            if not pool:  # pragma: no cover - excluded by the rules' preconditions
-                raise RuntimeError("no object to pick: a rule ran without its precondition")
-            return pool[i % len(pool)]
+    s: _Session
+    long_calls: int
 
-        # -- rules ---------------------------------------------------------------------------------
-        @precondition(lambda self: len(self.objs) < MAX_OBJECTS)
-        @rule(w=st.integers(0, len(WIDTHS) - 1), base=st.sampled_from(BASE_SEEDS), rel=st.sampled_from(RELATIONS),
-              like=st.integers(0, MAX_OBJECTS - 1), variant=st.integers(0, 3))
-        def create(self, w: int, base: int, rel: str, like: int, variant: int) -> None:
-            """Make an object and fit it on X: a new seed, or a living object's configuration with the same seed, a
-            seed far from it, or one kernel parameter moved."""
-            m, rs, params = s.widths[w % len(s.widths)], base, dict(s.base)
-            if rel != "new" and self.objs:
-                ref = self.objs[like % len(self.objs)]
-                m, rs, params = ref.m, ref.seed, dict(ref.params)
-                if rel == "parameter" and s.variants:
-                    k, v = s.variants[variant % len(s.variants)]
-                    params[k] = v if params.get(k) != v else s.base[k]
-                elif rel in FAR_SEEDS:
-                    rs = _far(rel, ref.seed)
-            self._make(m, rs, params)
+    def __init__(self) -> None:
+        super().__init__()
+        self.objs: list[_Obj] = []
+        self.made = 0
+        self.X = self.s.batch(ROWS, 1)
+        self.B = self.s.batch(ROWS, 2)
+        self.n_out = 0
+        self.long_done = False
 
-        @precondition(lambda self: bool(self.objs) and len(self.objs) < MAX_OBJECTS and bool(s.variants))
-        @rule(like=st.integers(0, MAX_OBJECTS - 1), variant=st.integers(0, 3))
-        def vary(self, like: int, variant: int) -> None:
-            """Make an object that differs from a living one in one kernel parameter only, and fit it on X."""
+    # -- helpers -------------------------------------------------------------------------------
+    def _pick(self, i: int, fitted: bool = True) -> _Obj:
+        """The ``i``-th living (fitted) object, cyclically; every rule that picks has a precondition that one
+        exists."""
+        pool = [o for o in self.objs if o.fit_on is not None or not fitted]
+        if not pool:  # pragma: no cover - excluded by the rules' preconditions
+            raise RuntimeError("no object to pick: a rule ran without its precondition")
+        return pool[i % len(pool)]
+
+    # -- rules ---------------------------------------------------------------------------------
+    @precondition(lambda self: len(self.objs) < MAX_OBJECTS)
+    @rule(w=st.integers(0, len(WIDTHS) - 1), base=st.sampled_from(BASE_SEEDS), rel=st.sampled_from(RELATIONS),
+          like=st.integers(0, MAX_OBJECTS - 1), variant=st.integers(0, 3))
+    def create(self, w: int, base: int, rel: str, like: int, variant: int) -> None:
+        """Make an object and fit it on X: a new seed, or a living object's configuration with the same seed, a
+        seed far from it, or one kernel parameter moved."""
+        m, rs, params = self.s.widths[w % len(self.s.widths)], base, dict(self.s.base)
+        if rel != "new" and self.objs:
             ref = self.objs[like % len(self.objs)]
-            k, v = s.variants[variant % len(s.variants)]
-            params = dict(ref.params)
-            params[k] = v if params.get(k) != v else s.base[k]
-            self._make(ref.m, ref.seed, params)
+            m, rs, params = ref.m, ref.seed, dict(ref.params)
+            if rel == "parameter" and self.s.variants:
+                k, v = self.s.variants[variant % len(self.s.variants)]
+                params[k] = v if params.get(k) != v else self.s.base[k]
+            elif rel in FAR_SEEDS:
+                rs = _far(rel, ref.seed)
+        self._make(m, rs, params)
 
-        def _make(self, m: int, rs: int, params: Mapping[str, Any]) -> None:
-            o = _Obj(NAMES[self.made % len(NAMES)] + ("" if self.made < len(NAMES) else str(self.made)), m, rs,
-                     tuple(sorted(params.items())))
-            try:
-                o.obj = s.build(o)
-            except PluginError as exc:
-                if refusal_of(exc) is None and rs <= s.seed_hi:
-                    self.lines.append(s.make_line(o))
-                    self.fail(f"{s.make_line(o)} failed: {exc}")
-                log.refuse(f"random_state > {s.seed_hi}" if rs > s.seed_hi else s.make_line(o).split(" = ", 1)[1], exc)
-                return
-            self.made += 1
-            self.lines.append(s.make_line(o))
-            if s.form == "function":
-                o.fit_on = "X"
-                self.objs.append(o)
-                return
-            try:
-                o.obj = s.fit(o, o.obj, self.X)
-            except PluginError as exc:
-                self.lines.append(f"{o.name}.fit(X)")
-                if refusal_of(exc) is None and rs <= s.seed_hi:
-                    self.fail(f"{o.name}.fit(X) failed: {exc}")
-                log.refuse(f"random_state > {s.seed_hi}" if rs > s.seed_hi else "fit of X", exc)
-                self.lines.pop()
-                self.lines.pop()
-                return
-            self.lines.append(f"{o.name}.fit(X)")
-            o.fit_on, o.fit_values = "X", np.array(self.X, dtype=np.float64)
+    @precondition(lambda self: bool(self.objs) and len(self.objs) < MAX_OBJECTS and bool(self.s.variants))
+    @rule(like=st.integers(0, MAX_OBJECTS - 1), variant=st.integers(0, 3))
+    def vary(self, like: int, variant: int) -> None:
+        """Make an object that differs from a living one in one kernel parameter only, and fit it on X."""
+        ref = self.objs[like % len(self.objs)]
+        k, v = self.s.variants[variant % len(self.s.variants)]
+        params = dict(ref.params)
+        params[k] = v if params.get(k) != v else self.s.base[k]
+        self._make(ref.m, ref.seed, params)
+
+    def _make(self, m: int, rs: int, params: Mapping[str, Any]) -> None:
+        o = _Obj(NAMES[self.made % len(NAMES)] + ("" if self.made < len(NAMES) else str(self.made)), m, rs,
+                 tuple(sorted(params.items())))
+        try:
+            o.obj = self.s.build(o)
+        except PluginError as exc:
+            if refusal_of(exc) is None and rs <= self.s.seed_hi:
+                self.lines.append(self.s.make_line(o))
+                self.fail(f"{self.s.make_line(o)} failed: {exc}")
+            self.log.refuse(f"random_state > {self.s.seed_hi}" if rs > self.s.seed_hi else self.s.make_line(o).split(" = ", 1)[1], exc)
+            return
+        self.made += 1
+        self.lines.append(self.s.make_line(o))
+        if self.s.form == "function":
+            o.fit_on = "X"
             self.objs.append(o)
+            return
+        try:
+            o.obj = self.s.fit(o, o.obj, self.X)
+        except PluginError as exc:
+            self.lines.append(f"{o.name}.fit(X)")
+            if refusal_of(exc) is None and rs <= self.s.seed_hi:
+                self.fail(f"{o.name}.fit(X) failed: {exc}")
+            self.log.refuse(f"random_state > {self.s.seed_hi}" if rs > self.s.seed_hi else "fit of X", exc)
+            self.lines.pop()
+            self.lines.pop()
+            return
+        self.lines.append(f"{o.name}.fit(X)")
+        o.fit_on, o.fit_values = "X", np.array(self.X, dtype=np.float64)
+        self.objs.append(o)
 
-        @precondition(lambda self: bool(self.objs) and s.form != "function")
-        @rule(i=st.integers(0, MAX_OBJECTS - 1), data=st.sampled_from(("X", "fresh")), seed=st.integers(3, 6))
-        def fit(self, i: int, data: str, seed: int) -> None:
-            """Fit (or refit) an object on X or on fresh data."""
-            o = self._pick(i, fitted=False)
-            X, code = (self.X, "X") if data == "X" else (s.batch(ROWS, seed), s.batch_code(ROWS, seed))
-            line = f"{o.name}.fit({code})"
-            self.lines.append(line)
-            try:
-                o.obj = s.fit(o, o.obj, X)
-            except PluginError as exc:
-                if refusal_of(exc) is None and o.seed <= s.seed_hi:
-                    self.fail(f"{line} failed: {exc}")
-                log.refuse(f"random_state > {s.seed_hi}" if o.seed > s.seed_hi else f"fit of {code}", exc)
-                self.objs.remove(o)
-                return
-            o.fit_on, o.fit_values = code, np.array(X, dtype=np.float64)
+    @precondition(lambda self: bool(self.objs) and self.s.form != "function")
+    @rule(i=st.integers(0, MAX_OBJECTS - 1), data=st.sampled_from(("X", "fresh")), seed=st.integers(3, 6))
+    def fit(self, i: int, data: str, seed: int) -> None:
+        """Fit (or refit) an object on X or on fresh data."""
+        o = self._pick(i, fitted=False)
+        X, code = (self.X, "X") if data == "X" else (self.s.batch(ROWS, seed), self.s.batch_code(ROWS, seed))
+        line = f"{o.name}.fit({code})"
+        self.lines.append(line)
+        try:
+            o.obj = self.s.fit(o, o.obj, X)
+        except PluginError as exc:
+            if refusal_of(exc) is None and o.seed <= self.s.seed_hi:
+                self.fail(f"{line} failed: {exc}")
+            self.log.refuse(f"random_state > {self.s.seed_hi}" if o.seed > self.s.seed_hi else f"fit of {code}", exc)
+            self.objs.remove(o)
+            return
+        o.fit_on, o.fit_values = code, np.array(X, dtype=np.float64)
 
-        @precondition(lambda self: any(o.fit_on is not None for o in self.objs))
-        @rule(i=st.integers(0, MAX_OBJECTS - 1), how=st.sampled_from(INPUTS), seed=st.integers(10, 13))
-        def transform(self, i: int, how: str, seed: int) -> None:
-            """Transform an input: X again, fresh data, the refilled buffer, one row, a slice, a strided view, or
-            the values of X in another type."""
-            o = self._pick(i)
-            code = "X"
-            if how == "X":
-                Xin = self.X
-            elif how == "B":
-                Xin, code = self.B, "B"
-            elif how == "fresh":
-                Xin, code = s.batch(ROWS, seed), s.batch_code(ROWS, seed)
-            elif how == "refill":
-                seed = seed if not np.array_equal(self.B, s.batch(ROWS, seed)) else seed + 1  # new values
-                self.B[...] = s.batch(ROWS, seed)
-                self.lines.append(f"B[...] = {s.batch_code(ROWS, seed)}")
-                Xin, code = self.B, "B"
-            elif how == "row":
-                Xin, code = self.X[:1], "X[:1]"
-            elif how == "slice":
-                Xin, code = self.X[2:5], "X[2:5]"
-            elif how == "strided":
-                Xin, code = self.X[::2], "X[::2]"
-            else:
-                if not s.typed:
-                    return
-                Xin, code, _ = _typed(self.X, how, s.scale)
-            X64 = np.array(_typed(self.X, how, s.scale)[2] if how in INPUT_TYPES else Xin, dtype=np.float64)
-            self.n_out += 1
-            var = f"F{self.n_out}"
-            line = (f"{var} = make({code}, **{o.name})" if s.form == "function"
-                    else f"{var} = {o.name}.{s.meth}({code})")
-            self.lines.append(line)
-            try:
-                F = s.transform(o, o.obj, Xin)
-            except PluginError as exc:
-                if not not_accepted(exc, how):
-                    self.fail(f"{line} failed: {exc}")
-                log.refuse(f"{how} input" if how in INPUT_TYPES else f"transform of {code}", exc)
-                self.lines.pop()
+    @precondition(lambda self: any(o.fit_on is not None for o in self.objs))
+    @rule(i=st.integers(0, MAX_OBJECTS - 1), how=st.sampled_from(INPUTS), seed=st.integers(10, 13))
+    def transform(self, i: int, how: str, seed: int) -> None:
+        """Transform an input: X again, fresh data, the refilled buffer, one row, a slice, a strided view, or
+        the values of X in another type."""
+        o = self._pick(i)
+        code = "X"
+        if how == "X":
+            Xin = self.X
+        elif how == "B":
+            Xin, code = self.B, "B"
+        elif how == "fresh":
+            Xin, code = self.s.batch(ROWS, seed), self.s.batch_code(ROWS, seed)
+        elif how == "refill":
+            seed = seed if not np.array_equal(self.B, self.s.batch(ROWS, seed)) else seed + 1  # new values
+            self.B[...] = self.s.batch(ROWS, seed)
+            self.lines.append(f"B[...] = {self.s.batch_code(ROWS, seed)}")
+            Xin, code = self.B, "B"
+        elif how == "row":
+            Xin, code = self.X[:1], "X[:1]"
+        elif how == "slice":
+            Xin, code = self.X[2:5], "X[2:5]"
+        elif how == "strided":
+            Xin, code = self.X[::2], "X[::2]"
+        else:
+            if not self.s.typed:
                 return
+            Xin, code, _ = _typed(self.X, how, self.s.scale)
+        X64 = np.array(_typed(self.X, how, self.s.scale)[2] if how in INPUT_TYPES else Xin, dtype=np.float64)
+        self.n_out += 1
+        var = f"F{self.n_out}"
+        line = (f"{var} = make({code}, **{o.name})" if self.s.form == "function"
+                else f"{var} = {o.name}.{self.s.meth}({code})")
+        self.lines.append(line)
+        try:
+            F = self.s.transform(o, o.obj, Xin)
+        except PluginError as exc:
+            if not not_accepted(exc, how):
+                self.fail(f"{line} failed: {exc}")
+            self.log.refuse(f"{how} input" if how in INPUT_TYPES else f"transform of {code}", exc)
+            self.lines.pop()
+            return
+        o.calls += 1
+        self.log.max_calls_per_object = max(self.log.max_calls_per_object, o.calls)
+        self._judge(o, F, X64, var, how, code, Xin)
+
+    @precondition(lambda self: any(o.fit_on is not None for o in self.objs))
+    @rule(i=st.integers(0, MAX_OBJECTS - 1), seed=st.integers(10, 13))
+    def refill(self, i: int, seed: int) -> None:
+        """Transform the buffer B, refill it in place with new values, transform the same array object again."""
+        o = self._pick(i)
+        self.transform(i, "B", seed)
+        if o in self.objs:
+            self.transform(i, "refill", seed)
+
+    @precondition(lambda self: any(o.fit_on is not None for o in self.objs))
+    @rule(i=st.integers(0, MAX_OBJECTS - 1), many=st.sampled_from((False,) * 5 + (True,)))
+    def repeat(self, i: int, many: bool) -> None:
+        """Call transform many times on one row (the call-count axis: once per sequence past 1,000 calls, else 3
+        times): every call gives the same features."""
+        o = self._pick(i)
+        k = self.long_calls if many and not self.long_done else 3  # one long run per sequence: the budget
+        self.long_done = self.long_done or k == self.long_calls
+        x = self.X[1:2]
+        call_code = f"make(X[1:2], **{o.name})" if self.s.form == "function" else f"{o.name}.{self.s.meth}(X[1:2])"
+        self.lines.append(f"for call in range({k}):\n    F = {call_code}")
+        first = None
+        for call in range(k):
+            try:
+                F = np.array(self.s.transform(o, o.obj, x))
+            except PluginError as exc:
+                self.fail(f"call {call + 1} of {o.name}.{self.s.meth}(X[1:2]) failed: {exc}")
             o.calls += 1
-            log.max_calls_per_object = max(log.max_calls_per_object, o.calls)
-            self._judge(o, F, X64, var, how, code, Xin)
+            if first is None:
+                first, tol = F, contract_tolerance(self.s.d, F)
+            elif _diff(F, first) > tol:
+                self.fail(f"{o.name}.{self.s.meth}(X[1:2]) changed at its call {o.calls} (the {call + 1}-th of the "
+                          f"loop): {_row(F)} after {_row(first)} (max difference {_diff(F, first):.3g}, round-off "
+                          f"tolerance {tol:.3g})", "a code path taken after many calls (a warm path, a counter) "
+                          "that computes differently")
+        self.log.max_calls_per_object = max(self.log.max_calls_per_object, o.calls)
+        self.log.judge("repeat")
 
-        @precondition(lambda self: any(o.fit_on is not None for o in self.objs))
-        @rule(i=st.integers(0, MAX_OBJECTS - 1), seed=st.integers(10, 13))
-        def refill(self, i: int, seed: int) -> None:
-            """Transform the buffer B, refill it in place with new values, transform the same array object again."""
-            o = self._pick(i)
-            self.transform(i, "B", seed)
-            if o in self.objs:
-                self.transform(i, "refill", seed)
-
-        @precondition(lambda self: any(o.fit_on is not None for o in self.objs))
-        @rule(i=st.integers(0, MAX_OBJECTS - 1), many=st.sampled_from((False,) * 5 + (True,)))
-        def repeat(self, i: int, many: bool) -> None:
-            """Call transform many times on one row (the call-count axis: once per sequence past 1,000 calls, else 3
-            times): every call gives the same features."""
-            o = self._pick(i)
-            k = long_calls if many and not self.long_done else 3  # one long run per sequence: the budget
-            self.long_done = self.long_done or k == long_calls
-            x = self.X[1:2]
-            call_code = f"make(X[1:2], **{o.name})" if s.form == "function" else f"{o.name}.{s.meth}(X[1:2])"
-            self.lines.append(f"for call in range({k}):\n    F = {call_code}")
-            first = None
-            for call in range(k):
-                try:
-                    F = np.array(s.transform(o, o.obj, x))
-                except PluginError as exc:
-                    self.fail(f"call {call + 1} of {o.name}.{s.meth}(X[1:2]) failed: {exc}")
-                o.calls += 1
-                if first is None:
-                    first, tol = F, contract_tolerance(s.d, F)
-                elif _diff(F, first) > tol:
-                    self.fail(f"{o.name}.{s.meth}(X[1:2]) changed at its call {o.calls} (the {call + 1}-th of the "
-                              f"loop): {_row(F)} after {_row(first)} (max difference {_diff(F, first):.3g}, round-off "
-                              f"tolerance {tol:.3g})", "a code path taken after many calls (a warm path, a counter) "
-                              "that computes differently")
-            log.max_calls_per_object = max(log.max_calls_per_object, o.calls)
-            log.judge("repeat")
-
-        # -- invariants (returned arrays: MachineBase) -----------------------------------------------
-        def _judge(self, o: _Obj, F: np.ndarray, X64: np.ndarray, var: str, how: str, code: str, Xin: Any) -> None:
-            self.keep(self.lines[-1], F)
-            F = np.array(F)
-            Fr, tol = s.reference(o, X64)
-            log.judge("replay")
-            d = _diff(F, Fr)
-            if F.shape != Fr.shape:
-                self.fail(f"{var} = {o.name}.{s.meth}({code}) returned shape {F.shape}; a fresh object made with the "
-                          f"same arguments, fitted on the same data ({o.fit_on}), returns {Fr.shape} for the same "
-                          f"values",
-                          "the output depends on something besides the object's configuration, seed and input: state "
-                          "shared between objects (a class attribute, a module-level cache)")
-            if d > tol:
-                j = int(np.argmax(np.max(np.abs(F - Fr), axis=1))) if F.shape == Fr.shape else 0
-                fresh = (fresh_features, (s.plug_of(o), o.m, o.seed, o.fit_values, Xin))
-                judge = _replay_judge(o.name, var, F, Fr, tol, how in INPUT_TYPES)
-                if how in INPUT_TYPES:
-                    log.judge(how)
-                    zero = " (every feature 0: the input truncated?)" if F.size and not np.any(F) else ""
-                    self.fail(f"{how} input gave features differing from the float64 features of the same values by "
-                              f"up to {d:.3g} (round-off tolerance {tol:.3g}){zero}: row {j} = {_row(X64[j], 6)} gave "
-                              f"{_row(F[j] if F.shape == Fr.shape else F)}, float64 gives {_row(Fr[j])}",
-                              f"{how} input converted wrongly (truncated, wrapped or read as another type) — convert "
-                              f"with np.asarray(X, dtype=float) as scikit-learn's check_array does",
-                              headline=f"{how} input gives other features than float64 input of the same values",
-                              fresh=fresh, judge=judge)
-                self.fail(f"{var} = {o.name}.{s.meth}({code}) differs from a fresh object made with the same "
-                          f"arguments, fitted on the same data ({o.fit_on}), transforming the same values, by up to "
-                          f"{d:.3g} (round-off tolerance {tol:.3g}): row {j} gave {_row(F[j] if F.ndim == 2 else F)}, "
-                          f"the fresh object {_row(Fr[j])}",
-                          "the output depends on something besides the object's configuration, seed and input: state "
-                          "shared between objects (a class attribute, a module-level cache), a memo keyed by the "
-                          "array's identity, or a counter of calls", fresh=fresh, judge=judge)
+    # -- invariants (returned arrays: MachineBase) -----------------------------------------------
+    def _judge(self, o: _Obj, F: np.ndarray, X64: np.ndarray, var: str, how: str, code: str, Xin: Any) -> None:
+        self.keep(self.lines[-1], F)
+        F = np.array(F)
+        Fr, tol = self.s.reference(o, X64)
+        self.log.judge("replay")
+        d = _diff(F, Fr)
+        if F.shape != Fr.shape:
+            self.fail(f"{var} = {o.name}.{self.s.meth}({code}) returned shape {F.shape}; a fresh object made with the "
+                      f"same arguments, fitted on the same data ({o.fit_on}), returns {Fr.shape} for the same "
+                      f"values",
+                      "the output depends on something besides the object's configuration, seed and input: state "
+                      "shared between objects (a class attribute, a module-level cache)")
+        if d > tol:
+            j = int(np.argmax(np.max(np.abs(F - Fr), axis=1))) if F.shape == Fr.shape else 0
+            fresh = (fresh_features, (self.s.plug_of(o), o.m, o.seed, o.fit_values, Xin))
+            judge = _replay_judge(o.name, var, F, Fr, tol, how in INPUT_TYPES)
             if how in INPUT_TYPES:
-                log.judge(how)
-            self._compare_objects(o, Fr, tol, var, X64, code)
+                self.log.judge(how)
+                zero = " (every feature 0: the input truncated?)" if F.size and not np.any(F) else ""
+                self.fail(f"{how} input gave features differing from the float64 features of the same values by "
+                          f"up to {d:.3g} (round-off tolerance {tol:.3g}){zero}: row {j} = {_row(X64[j], 6)} gave "
+                          f"{_row(F[j] if F.shape == Fr.shape else F)}, float64 gives {_row(Fr[j])}",
+                          f"{how} input converted wrongly (truncated, wrapped or read as another type) — convert "
+                          f"with np.asarray(X, dtype=float) as scikit-learn's check_array does",
+                          headline=f"{how} input gives other features than float64 input of the same values",
+                          fresh=fresh, judge=judge)
+            self.fail(f"{var} = {o.name}.{self.s.meth}({code}) differs from a fresh object made with the same "
+                      f"arguments, fitted on the same data ({o.fit_on}), transforming the same values, by up to "
+                      f"{d:.3g} (round-off tolerance {tol:.3g}): row {j} gave {_row(F[j] if F.ndim == 2 else F)}, "
+                      f"the fresh object {_row(Fr[j])}",
+                      "the output depends on something besides the object's configuration, seed and input: state "
+                      "shared between objects (a class attribute, a module-level cache), a memo keyed by the "
+                      "array's identity, or a counter of calls", fresh=fresh, judge=judge)
+        if how in INPUT_TYPES:
+            self.log.judge(how)
+        self._compare_objects(o, Fr, tol, var, X64, code)
 
-        def _compare_objects(self, o: _Obj, F: np.ndarray, tol: float, var: str, X64: np.ndarray, code: str) -> None:
-            """Against a fresh object of each other living configuration that differs from ``o``'s in random_state
-            only (data-independent random maps) or in one kernel parameter only: its features must differ."""
-            for other in self.objs:
-                if other is o or other.m != o.m or (s.data_dependent and other.fit_on != o.fit_on):
-                    continue
-                moved = [k for (k, v), (_, w) in zip(o.params, other.params) if v != w]
-                seeds = other.seed != o.seed and not moved and not s.data_dependent and not s.deterministic
-                param = other.seed == o.seed and len(moved) == 1 and len(o.params) == len(other.params)
-                if not (seeds or param):
-                    continue
-                ref = _Obj(other.name, other.m, other.seed, other.params, fit_on=o.fit_on, fit_values=o.fit_values)
-                try:
-                    G, tol_g = s.reference(ref, X64)
-                except PluginError:
-                    continue  # judged where that object itself is transformed
-                what = "parameter-matters" if param else "seeds-differ"
-                log.judge(what)
-                gap = _diff(F, G)
-                if gap > max(tol, tol_g):
-                    continue
-                args = s.make_line(ref).split(" = ", 1)[1]
-                replay = (fresh_features, (s.plug_of(ref), ref.m, ref.seed, ref.fit_values, X64))
-                judge = _other_judge(other.name, F, max(tol, tol_g), moved[0] if param else None)
-                fresh = (f"G = {args}.fit({o.fit_on}).{s.meth}({code})" if s.form != "function"
-                         else f"G = make({code}, **{s.make_line(ref).split(' = ', 1)[1].split('  #')[0]})")
-                self.lines.append(f"{fresh}  # a fresh object with {other.name}'s arguments: the same features "
-                                  f"as {var}")
-                if param:
-                    self.fail(f"{o.name} and {other.name} differ only in {moved[0]} ({dict(o.params)[moved[0]]!r} vs "
-                              f"{dict(other.params)[moved[0]]!r}) but give the same features on {code} (max difference "
-                              f"{gap:.3g}, round-off tolerance {max(tol, tol_g):.3g}): {_row(F[0])} and {_row(G[0])}",
-                              f"{moved[0]} is ignored, or a draw is cached without it (a cache keyed by (random_state, "
-                              f"d, n_components) only) — key any cache by the whole configuration",
-                              fresh=replay, judge=judge)
-                lo, hi = sorted((o.seed, other.seed))
-                if hi > s.seed_hi:  # beyond the declared random_state range: stated, not judged
-                    log.beyond.setdefault(f"random_state={hi} gives the features of random_state={lo}",
-                                          f"{hi - lo:#x} apart")
-                    self.lines.pop()
-                    continue
-                self.fail(f"random_state={o.seed} ({o.name}) and random_state={other.seed} ({other.name}) give the "
-                          f"same "
-                          f"features on {code} (max difference {gap:.3g}, round-off tolerance {max(tol, tol_g):.3g}); "
-                          f"the seeds differ by {hi - lo:#x}: {_row(F[0])} and {_row(G[0])}",
-                          "seeds folded (to 16 or 32 bits, or hashed) before seeding — pass the whole seed to the "
-                          "generator (np.random.default_rng(seed) takes any non-negative integer)",
-                          headline="two distinct seeds give the same features", fresh=replay, judge=judge)
+    def _compare_objects(self, o: _Obj, F: np.ndarray, tol: float, var: str, X64: np.ndarray, code: str) -> None:
+        """Against a fresh object of each other living configuration that differs from ``o``'s in random_state
+        only (data-independent random maps) or in one kernel parameter only: its features must differ."""
+        for other in self.objs:
+            if other is o or other.m != o.m or (self.s.data_dependent and other.fit_on != o.fit_on):
+                continue
+            moved = [k for (k, v), (_, w) in zip(o.params, other.params) if v != w]
+            seeds = other.seed != o.seed and not moved and not self.s.data_dependent and not self.s.deterministic
+            param = other.seed == o.seed and len(moved) == 1 and len(o.params) == len(other.params)
+            if not (seeds or param):
+                continue
+            ref = _Obj(other.name, other.m, other.seed, other.params, fit_on=o.fit_on, fit_values=o.fit_values)
+            try:
+                G, tol_g = self.s.reference(ref, X64)
+            except PluginError:
+                continue  # judged where that object itself is transformed
+            what = "parameter-matters" if param else "seeds-differ"
+            self.log.judge(what)
+            gap = _diff(F, G)
+            if gap > max(tol, tol_g):
+                continue
+            args = self.s.make_line(ref).split(" = ", 1)[1]
+            replay = (fresh_features, (self.s.plug_of(ref), ref.m, ref.seed, ref.fit_values, X64))
+            judge = _other_judge(other.name, F, max(tol, tol_g), moved[0] if param else None)
+            fresh = (f"G = {args}.fit({o.fit_on}).{self.s.meth}({code})" if self.s.form != "function"
+                     else f"G = make({code}, **{self.s.make_line(ref).split(' = ', 1)[1].split('  #')[0]})")
+            self.lines.append(f"{fresh}  # a fresh object with {other.name}'s arguments: the same features "
+                              f"as {var}")
+            if param:
+                self.fail(f"{o.name} and {other.name} differ only in {moved[0]} ({dict(o.params)[moved[0]]!r} vs "
+                          f"{dict(other.params)[moved[0]]!r}) but give the same features on {code} (max difference "
+                          f"{gap:.3g}, round-off tolerance {max(tol, tol_g):.3g}): {_row(F[0])} and {_row(G[0])}",
+                          f"{moved[0]} is ignored, or a draw is cached without it (a cache keyed by (random_state, "
+                          f"d, n_components) only) — key any cache by the whole configuration",
+                          fresh=replay, judge=judge)
+            lo, hi = sorted((o.seed, other.seed))
+            if hi > self.s.seed_hi:  # beyond the declared random_state range: stated, not judged
+                self.log.beyond.setdefault(f"random_state={hi} gives the features of random_state={lo}",
+                                      f"{hi - lo:#x} apart")
+                self.lines.pop()
+                continue
+            self.fail(f"random_state={o.seed} ({o.name}) and random_state={other.seed} ({other.name}) give the "
+                      f"same "
+                      f"features on {code} (max difference {gap:.3g}, round-off tolerance {max(tol, tol_g):.3g}); "
+                      f"the seeds differ by {hi - lo:#x}: {_row(F[0])} and {_row(G[0])}",
+                      "seeds folded (to 16 or 32 bits, or hashed) before seeding — pass the whole seed to the "
+                      "generator (np.random.default_rng(seed) takes any non-negative integer)",
+                      headline="two distinct seeds give the same features", fresh=replay, judge=judge)
 
-    FeatureMapMachine.log = log
-    return FeatureMapMachine
+
+def _machine(session: _Session, log: Log, long_calls: int) -> type[MachineBase]:
+    """The state machine class of one check run: :class:`FeatureMapMachine` bound to its session and log."""
+    return type("FeatureMapMachine", (FeatureMapMachine,), {"s": session, "log": log, "long_calls": long_calls})
 
 
 def _replay_judge(name: str, var: str, F: np.ndarray, Fr: np.ndarray, tol: float, typed: bool) -> Any:

@@ -212,162 +212,171 @@ def _is_function(obj: Any) -> bool:
     return isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)) or isinstance(obj, type)
 
 
-def _draw_machine(s: _DrawSession, log: Log, repeats: int) -> type[MachineBase]:
-    class DrawMachine(MachineBase):
-        def __init__(self) -> None:
-            super().__init__()
-            self.objs: dict[str, Any] = {}
-            self.draws: list[_Draw] = []
-            self.n = 0
-            self.repeated = False
-            if not s.instance:
-                self.objs[s.alias] = s.plugin
+class DrawMachine(MachineBase):
+    """A sampler's or rule's state machine: copies of the plug-in drawing at related seeds, judged against a pristine copy.
 
-        @precondition(lambda self: s.instance and len(self.objs) < MAX_OBJECTS)
-        @rule()
-        def create(self) -> None:
-            """Another copy of the plug-in object alive."""
-            name = NAMES[len(self.objs)]
-            self.objs[name] = s.new_object()
-            self.lines.append(f"{name} = copy.deepcopy({s.alias})")
+    Module level, parametrised by the check run: :func:`_draw_machine` makes a subclass carrying the run's session
+    (``s``), its log and its ``repeats``."""
 
-        @precondition(lambda self: bool(self.objs))
-        @rule(i=st.integers(0, MAX_OBJECTS - 1), k=st.integers(0, 1), base=st.sampled_from(BASE_SEEDS),
-              rel=st.sampled_from(RELATIONS), like=st.integers(0, 7))
-        def draw(self, i: int, k: int, base: int, rel: str, like: int) -> None:
-            """A draw at a new seed, an earlier draw's seed again, or a seed far from it."""
-            name = sorted(self.objs)[i % len(self.objs)]
-            d, seed = s.dims[k % len(s.dims)], base
-            if rel != "new" and self.draws:
-                ref = self.draws[like % len(self.draws)]
-                d, seed = ref.d, ref.seed if rel == "same" else far_seed(rel, ref.seed)
-            self._draw(name, d, seed)
+    s: _DrawSession
+    repeats: int
 
-        def _draw(self, name: str, d: int, seed: int) -> _Draw | None:
-            self.n += 1
-            var = s.outputs(self.n)
-            line = f"{var} = {s.call_code(name, d, f'np.random.default_rng({seed})')}"
-            self.lines.append(line)
+    def __init__(self) -> None:
+        super().__init__()
+        self.objs: dict[str, Any] = {}
+        self.draws: list[_Draw] = []
+        self.n = 0
+        self.repeated = False
+        if not self.s.instance:
+            self.objs[self.s.alias] = self.s.plugin
+
+    @precondition(lambda self: self.s.instance and len(self.objs) < MAX_OBJECTS)
+    @rule()
+    def create(self) -> None:
+        """Another copy of the plug-in object alive."""
+        name = NAMES[len(self.objs)]
+        self.objs[name] = self.s.new_object()
+        self.lines.append(f"{name} = copy.deepcopy({self.s.alias})")
+
+    @precondition(lambda self: bool(self.objs))
+    @rule(i=st.integers(0, MAX_OBJECTS - 1), k=st.integers(0, 1), base=st.sampled_from(BASE_SEEDS),
+          rel=st.sampled_from(RELATIONS), like=st.integers(0, 7))
+    def draw(self, i: int, k: int, base: int, rel: str, like: int) -> None:
+        """A draw at a new seed, an earlier draw's seed again, or a seed far from it."""
+        name = sorted(self.objs)[i % len(self.objs)]
+        d, seed = self.s.dims[k % len(self.s.dims)], base
+        if rel != "new" and self.draws:
+            ref = self.draws[like % len(self.draws)]
+            d, seed = ref.d, ref.seed if rel == "same" else far_seed(rel, ref.seed)
+        self._draw(name, d, seed)
+
+    def _draw(self, name: str, d: int, seed: int) -> _Draw | None:
+        self.n += 1
+        var = self.s.outputs(self.n)
+        line = f"{var} = {self.s.call_code(name, d, f'np.random.default_rng({seed})')}"
+        self.lines.append(line)
+        try:
+            got = self.s.draw(self.objs[name], d, np.random.default_rng(seed))
+        except PluginError as exc:
+            if refusal_of(exc) is None:
+                self.fail(f"{line} failed: {exc}")
+            self.log.refuse(f"d = {d}" if seed <= 2 ** 32 - 1 else f"seed {seed:#x}", exc)
+            self.lines.pop()
+            return None
+        self.keep(line, *got)
+        values = tuple(np.array(a) for a in got)
+        self._judge(name, d, seed, var, values)
+        new = _Draw(name, d, seed, var, values)
+        self.draws = (self.draws + [new])[-16:]
+        return new
+
+    def _judge(self, name: str, d: int, seed: int, var: str, values: tuple[np.ndarray, ...]) -> None:
+        ref = self.s.draw(self.s.new_object(), d, np.random.default_rng(seed))  # a copy never called before
+        ref = tuple(np.array(a) for a in ref)
+        tol = self.s.tolerance(ref, d)
+        self.log.judge("replay")
+        gap = max(diff(a, b) for a, b in zip(values, ref))
+        if gap > tol:
+            self.fail(f"{var} (drawn at seed {seed}, d = {d}) differs from a pristine copy's draw at the same "
+                      f"seed made just after it by up to {gap:.3g} (round-off tolerance {tol:.3g}): "
+                      f"{row_text(values[0])} vs {row_text(ref[0])}",
+                      "the draw depends on what was sampled before: a generator kept between calls (a class "
+                      "attribute, a module-level generator or cache, an instance's own generator) instead of "
+                      "the rng passed in",
+                      headline="a draw at seed s depends on what was sampled before",
+                      fresh=(fresh_draw, (self.s.pristine, d, seed)), judge=_draw_judge(var, values, ref, tol))
+        for other in self.draws:
+            if other.d != d:
+                continue
+            gap = max(diff(a, b) for a, b in zip(values, other.values))
+            if other.seed == seed:
+                self.log.judge("same-seed")
+                if gap > tol:
+                    self.fail(f"{var} and {other.var}, both drawn at seed {seed} (d = {d}), differ by up to "
+                              f"{gap:.3g} (round-off tolerance {tol:.3g})",
+                              "the draw depends on state besides the rng passed in",
+                              headline="the same seed does not reproduce the draw")
+            elif not self.s.deterministic and d >= 2:  # O(1) = {1, -1}: two seeds share a draw half the time
+                self.log.judge("seeds-differ")
+                if gap <= tol:
+                    lo, hi = sorted((seed, other.seed))
+                    self.fail(f"{var} (seed {seed}) and {other.var} (seed {other.seed}) are the same draw (max "
+                              f"difference {gap:.3g}); the seeds differ by {hi - lo:#x}: {row_text(values[0])}",
+                              "seeds folded (to 16 or 32 bits, or hashed) before seeding — draw from the rng "
+                              "passed in, or seed a child generator with rng.integers(2**63) or rng.spawn(1)",
+                              headline="two distinct seeds give the same draw",
+                              fresh=(fresh_draw, (self.s.pristine, d, other.seed)),
+                              judge=_same_judge(other.var, values, tol))
+
+    @precondition(lambda self: bool(self.objs) and not self.s.deterministic and self.s.dims[-1] >= 2)
+    @rule(i=st.integers(0, MAX_OBJECTS - 1), base=st.sampled_from(BASE_SEEDS))
+    def again(self, i: int, base: int) -> None:
+        """Two draws from one generator: the second differs from the first (the generator advanced)."""
+        name = sorted(self.objs)[i % len(self.objs)]
+        d = self.s.dims[-1]
+        self.n += 2
+        v1, v2 = self.s.outputs(self.n - 1), self.s.outputs(self.n)
+        self.lines.append(f"r = np.random.default_rng({base})")
+        self.lines.append(f"{v1} = {self.s.call_code(name, d, 'r')}")
+        self.lines.append(f"{v2} = {self.s.call_code(name, d, 'r')}")
+        rng = np.random.default_rng(base)
+        try:
+            A = self.s.draw(self.objs[name], d, rng)
+            self.keep(self.lines[-2], *A)
+            A = tuple(np.array(a) for a in A)  # its values now: a returned buffer is judged by the invariant
+            B = self.s.draw(self.objs[name], d, rng)
+            self.keep(self.lines[-1], *B)
+        except PluginError as exc:
+            if refusal_of(exc) is None:
+                self.fail(f"{self.lines[-1]} failed: {exc}")
+            self.log.refuse(f"d = {d}", exc)
+            del self.lines[-3:]
+            return
+        self.log.judge("generator-advances")
+        gap = max(diff(a, b) for a, b in zip(A, B))
+        if gap <= self.s.tolerance(tuple(np.array(a) for a in A), d):
+            self.fail(f"two draws from one generator r are the same ({row_text(A[0])}; max difference {gap:.3g})",
+                      "the generator passed in is not used (only its seed read, or a cached draw returned): draw "
+                      "from rng itself",
+                      headline="two draws from one generator give the same draw",
+                      fresh=(fresh_draws, (self.s.pristine, d, (base, None))),
+                      judge=_pair_judge(True, "the two draws from one generator are the same",
+                                        self.s.tolerance(tuple(np.array(a) for a in A), d)))
+
+    @precondition(lambda self: bool(self.objs) and not self.repeated)
+    @rule(i=st.integers(0, MAX_OBJECTS - 1), base=st.sampled_from(BASE_SEEDS))
+    def repeat(self, i: int, base: int) -> None:
+        """The same seed many times (once per sequence): every call gives the first call's draw."""
+        self.repeated = True
+        name = sorted(self.objs)[i % len(self.objs)]
+        d = self.s.dims[0]
+        code = self.s.call_code(name, d, f"np.random.default_rng({base})")
+        self.lines.append(f"for call in range({self.repeats}):\n    {self.s.outputs(0)} = {code}")
+        first: tuple[np.ndarray, ...] | None = None
+        for call in range(self.repeats):
             try:
-                got = s.draw(self.objs[name], d, np.random.default_rng(seed))
+                got = tuple(np.array(a) for a in self.s.draw(self.objs[name], d, np.random.default_rng(base)))
             except PluginError as exc:
                 if refusal_of(exc) is None:
-                    self.fail(f"{line} failed: {exc}")
-                log.refuse(f"d = {d}" if seed <= 2 ** 32 - 1 else f"seed {seed:#x}", exc)
+                    self.fail(f"call {call + 1} of {code} failed: {exc}")
+                self.log.refuse(f"d = {d}", exc)
                 self.lines.pop()
-                return None
-            self.keep(line, *got)
-            values = tuple(np.array(a) for a in got)
-            self._judge(name, d, seed, var, values)
-            new = _Draw(name, d, seed, var, values)
-            self.draws = (self.draws + [new])[-16:]
-            return new
-
-        def _judge(self, name: str, d: int, seed: int, var: str, values: tuple[np.ndarray, ...]) -> None:
-            ref = s.draw(s.new_object(), d, np.random.default_rng(seed))  # a copy never called before
-            ref = tuple(np.array(a) for a in ref)
-            tol = s.tolerance(ref, d)
-            log.judge("replay")
-            gap = max(diff(a, b) for a, b in zip(values, ref))
-            if gap > tol:
-                self.fail(f"{var} (drawn at seed {seed}, d = {d}) differs from a pristine copy's draw at the same "
-                          f"seed made just after it by up to {gap:.3g} (round-off tolerance {tol:.3g}): "
-                          f"{row_text(values[0])} vs {row_text(ref[0])}",
-                          "the draw depends on what was sampled before: a generator kept between calls (a class "
-                          "attribute, a module-level generator or cache, an instance's own generator) instead of "
-                          "the rng passed in",
-                          headline="a draw at seed s depends on what was sampled before",
-                          fresh=(fresh_draw, (s.pristine, d, seed)), judge=_draw_judge(var, values, ref, tol))
-            for other in self.draws:
-                if other.d != d:
-                    continue
-                gap = max(diff(a, b) for a, b in zip(values, other.values))
-                if other.seed == seed:
-                    log.judge("same-seed")
-                    if gap > tol:
-                        self.fail(f"{var} and {other.var}, both drawn at seed {seed} (d = {d}), differ by up to "
-                                  f"{gap:.3g} (round-off tolerance {tol:.3g})",
-                                  "the draw depends on state besides the rng passed in",
-                                  headline="the same seed does not reproduce the draw")
-                elif not s.deterministic and d >= 2:  # O(1) = {1, -1}: two seeds share a draw half the time
-                    log.judge("seeds-differ")
-                    if gap <= tol:
-                        lo, hi = sorted((seed, other.seed))
-                        self.fail(f"{var} (seed {seed}) and {other.var} (seed {other.seed}) are the same draw (max "
-                                  f"difference {gap:.3g}); the seeds differ by {hi - lo:#x}: {row_text(values[0])}",
-                                  "seeds folded (to 16 or 32 bits, or hashed) before seeding — draw from the rng "
-                                  "passed in, or seed a child generator with rng.integers(2**63) or rng.spawn(1)",
-                                  headline="two distinct seeds give the same draw",
-                                  fresh=(fresh_draw, (s.pristine, d, other.seed)),
-                                  judge=_same_judge(other.var, values, tol))
-
-        @precondition(lambda self: bool(self.objs) and not s.deterministic and s.dims[-1] >= 2)
-        @rule(i=st.integers(0, MAX_OBJECTS - 1), base=st.sampled_from(BASE_SEEDS))
-        def again(self, i: int, base: int) -> None:
-            """Two draws from one generator: the second differs from the first (the generator advanced)."""
-            name = sorted(self.objs)[i % len(self.objs)]
-            d = s.dims[-1]
-            self.n += 2
-            v1, v2 = s.outputs(self.n - 1), s.outputs(self.n)
-            self.lines.append(f"r = np.random.default_rng({base})")
-            self.lines.append(f"{v1} = {s.call_code(name, d, 'r')}")
-            self.lines.append(f"{v2} = {s.call_code(name, d, 'r')}")
-            rng = np.random.default_rng(base)
-            try:
-                A = s.draw(self.objs[name], d, rng)
-                self.keep(self.lines[-2], *A)
-                A = tuple(np.array(a) for a in A)  # its values now: a returned buffer is judged by the invariant
-                B = s.draw(self.objs[name], d, rng)
-                self.keep(self.lines[-1], *B)
-            except PluginError as exc:
-                if refusal_of(exc) is None:
-                    self.fail(f"{self.lines[-1]} failed: {exc}")
-                log.refuse(f"d = {d}", exc)
-                del self.lines[-3:]
                 return
-            log.judge("generator-advances")
-            gap = max(diff(a, b) for a, b in zip(A, B))
-            if gap <= s.tolerance(tuple(np.array(a) for a in A), d):
-                self.fail(f"two draws from one generator r are the same ({row_text(A[0])}; max difference {gap:.3g})",
-                          "the generator passed in is not used (only its seed read, or a cached draw returned): draw "
-                          "from rng itself",
-                          headline="two draws from one generator give the same draw",
-                          fresh=(fresh_draws, (s.pristine, d, (base, None))),
-                          judge=_pair_judge(True, "the two draws from one generator are the same",
-                                            s.tolerance(tuple(np.array(a) for a in A), d)))
+            if first is None:
+                first, tol = got, self.s.tolerance(got, d)
+            elif max(diff(a, b) for a, b in zip(got, first)) > tol:
+                self.fail(f"call {call + 1} of {code} gave {row_text(got[0])} after {row_text(first[0])}",
+                          "a generator kept between calls (on the instance, in the class or the module) instead "
+                          "of the rng passed in, or a code path taken after many calls",
+                          headline="the same seed does not reproduce the draw",
+                          fresh=(fresh_draws, (self.s.pristine, d, (base,) * (call + 1))),
+                          judge=_pair_judge(False, f"call {call + 1} differs from the first", tol))
+        self.log.judge("repeat")
 
-        @precondition(lambda self: bool(self.objs) and not self.repeated)
-        @rule(i=st.integers(0, MAX_OBJECTS - 1), base=st.sampled_from(BASE_SEEDS))
-        def repeat(self, i: int, base: int) -> None:
-            """The same seed many times (once per sequence): every call gives the first call's draw."""
-            self.repeated = True
-            name = sorted(self.objs)[i % len(self.objs)]
-            d = s.dims[0]
-            code = s.call_code(name, d, f"np.random.default_rng({base})")
-            self.lines.append(f"for call in range({repeats}):\n    {s.outputs(0)} = {code}")
-            first: tuple[np.ndarray, ...] | None = None
-            for call in range(repeats):
-                try:
-                    got = tuple(np.array(a) for a in s.draw(self.objs[name], d, np.random.default_rng(base)))
-                except PluginError as exc:
-                    if refusal_of(exc) is None:
-                        self.fail(f"call {call + 1} of {code} failed: {exc}")
-                    log.refuse(f"d = {d}", exc)
-                    self.lines.pop()
-                    return
-                if first is None:
-                    first, tol = got, s.tolerance(got, d)
-                elif max(diff(a, b) for a, b in zip(got, first)) > tol:
-                    self.fail(f"call {call + 1} of {code} gave {row_text(got[0])} after {row_text(first[0])}",
-                              "a generator kept between calls (on the instance, in the class or the module) instead "
-                              "of the rng passed in, or a code path taken after many calls",
-                              headline="the same seed does not reproduce the draw",
-                              fresh=(fresh_draws, (s.pristine, d, (base,) * (call + 1))),
-                              judge=_pair_judge(False, f"call {call + 1} differs from the first", tol))
-            log.judge("repeat")
 
-    DrawMachine.log = log
-    return DrawMachine
+def _draw_machine(s: _DrawSession, log: Log, repeats: int) -> type[MachineBase]:
+    """The state machine class of one check run: :class:`DrawMachine` bound to its session and log."""
+    return type("DrawMachine", (DrawMachine,), {"s": s, "log": log, "repeats": repeats})
 
 
 def _draw_judge(var: str, values: tuple[np.ndarray, ...], ref: tuple[np.ndarray, ...], tol: float) -> Callable:
@@ -456,128 +465,137 @@ class _TransformSession:
                           f"Y0 = {first}  # the check's first call, before every sequence"])
 
 
-def _transform_machine(s: _TransformSession, log: Log, repeats: int) -> type[MachineBase]:
-    class TransformMachine(MachineBase):
-        def __init__(self) -> None:
-            super().__init__()
-            self.objs: dict[str, Any] = {} if s.instance else {"apply": s.plugin}
-            self.X, self.B = s.batch(1), s.batch(2)
-            self.n = 0
-            self.typed_done = self.repeated = False
+class TransformMachine(MachineBase):
+    """A transform's state machine: copies of the plug-in applied to related inputs, judged against a pristine copy.
 
-        @precondition(lambda self: s.instance and len(self.objs) < MAX_OBJECTS)
-        @rule()
-        def create(self) -> None:
-            name = NAMES[len(self.objs)]
-            self.objs[name] = s.new_object()
-            self.lines.append(f"{name} = copy.deepcopy(transform)")
+    Module level, parametrised by the check run: :func:`_transform_machine` makes a subclass carrying the run's session
+    (``s``), its log and its ``repeats``."""
 
-        @precondition(lambda self: bool(self.objs))
-        @rule(i=st.integers(0, MAX_OBJECTS - 1), how=st.sampled_from(TRANSFORM_INPUTS), seed=st.integers(10, 13))
-        def transform(self, i: int, how: str, seed: int) -> None:
-            """Apply to X again, fresh data, a row, a slice, a strided view."""
-            name = sorted(self.objs)[i % len(self.objs)]
-            Xin, code = {"X": (self.X, "X"), "fresh": (s.batch(seed), s.batch_code(seed)), "row": (self.X[:1], "X[:1]"),
-                         "slice": (self.X[2:5], "X[2:5]"), "strided": (self.X[::2], "X[::2]")}[how]
-            self._apply(name, Xin, code, how)
+    s: _TransformSession
+    repeats: int
 
-        @precondition(lambda self: bool(self.objs))
-        @rule(i=st.integers(0, MAX_OBJECTS - 1), seed=st.integers(10, 13))
-        def refill(self, i: int, seed: int) -> None:
-            """Apply to the buffer B, refill it in place with new values, apply to the same array object again."""
-            name = sorted(self.objs)[i % len(self.objs)]
-            if not s.inplace:
-                self._apply(name, self.B, "B", "B")
-            seed = seed if not np.array_equal(self.B, s.batch(seed)) else seed + 1
-            self.B[...] = s.batch(seed)
-            self.lines.append(f"B[...] = {s.batch_code(seed)}")
-            self._apply(name, self.B, "B", "refill")
+    def __init__(self) -> None:
+        super().__init__()
+        self.objs: dict[str, Any] = {} if self.s.instance else {"apply": self.s.plugin}
+        self.X, self.B = self.s.batch(1), self.s.batch(2)
+        self.n = 0
+        self.typed_done = self.repeated = False
 
-        @precondition(lambda self: bool(self.objs) and not self.typed_done)
-        @rule(i=st.integers(0, MAX_OBJECTS - 1))
-        def types(self, i: int) -> None:
-            """The values of X as int32, int64, uint8, bool, float16, a list and a tuple, one apply each (once per
-            sequence)."""
-            self.typed_done = True
-            name = sorted(self.objs)[i % len(self.objs)]
-            for how in INPUT_TYPES:
-                Xin, code, X64 = typed_input(self.X, how, TYPED_SCALE)
-                self._apply(name, Xin, code, how, X64)
+    @precondition(lambda self: self.s.instance and len(self.objs) < MAX_OBJECTS)
+    @rule()
+    def create(self) -> None:
+        name = NAMES[len(self.objs)]
+        self.objs[name] = self.s.new_object()
+        self.lines.append(f"{name} = copy.deepcopy(transform)")
 
-        def _apply(self, name: str, Xin: Any, code: str, how: str, X64: np.ndarray | None = None) -> None:
-            X64 = np.array(Xin, dtype=np.float64) if X64 is None else X64
-            self.n += 1
-            var = f"Y{self.n}"
-            line = f"{var} = {s.call_code(name, code, isinstance(Xin, np.ndarray))}"
-            self.lines.append(line)
+    @precondition(lambda self: bool(self.objs))
+    @rule(i=st.integers(0, MAX_OBJECTS - 1), how=st.sampled_from(TRANSFORM_INPUTS), seed=st.integers(10, 13))
+    def transform(self, i: int, how: str, seed: int) -> None:
+        """Apply to X again, fresh data, a row, a slice, a strided view."""
+        name = sorted(self.objs)[i % len(self.objs)]
+        Xin, code = {"X": (self.X, "X"), "fresh": (self.s.batch(seed), self.s.batch_code(seed)), "row": (self.X[:1], "X[:1]"),
+                     "slice": (self.X[2:5], "X[2:5]"), "strided": (self.X[::2], "X[::2]")}[how]
+        self._apply(name, Xin, code, how)
+
+    @precondition(lambda self: bool(self.objs))
+    @rule(i=st.integers(0, MAX_OBJECTS - 1), seed=st.integers(10, 13))
+    def refill(self, i: int, seed: int) -> None:
+        """Apply to the buffer B, refill it in place with new values, apply to the same array object again."""
+        name = sorted(self.objs)[i % len(self.objs)]
+        if not self.s.inplace:
+            self._apply(name, self.B, "B", "B")
+        seed = seed if not np.array_equal(self.B, self.s.batch(seed)) else seed + 1
+        self.B[...] = self.s.batch(seed)
+        self.lines.append(f"B[...] = {self.s.batch_code(seed)}")
+        self._apply(name, self.B, "B", "refill")
+
+    @precondition(lambda self: bool(self.objs) and not self.typed_done)
+    @rule(i=st.integers(0, MAX_OBJECTS - 1))
+    def types(self, i: int) -> None:
+        """The values of X as int32, int64, uint8, bool, float16, a list and a tuple, one apply each (once per
+        sequence)."""
+        self.typed_done = True
+        name = sorted(self.objs)[i % len(self.objs)]
+        for how in INPUT_TYPES:
+            Xin, code, X64 = typed_input(self.X, how, TYPED_SCALE)
+            self._apply(name, Xin, code, how, X64)
+
+    def _apply(self, name: str, Xin: Any, code: str, how: str, X64: np.ndarray | None = None) -> None:
+        X64 = np.array(Xin, dtype=np.float64) if X64 is None else X64
+        self.n += 1
+        var = f"Y{self.n}"
+        line = f"{var} = {self.s.call_code(name, code, isinstance(Xin, np.ndarray))}"
+        self.lines.append(line)
+        try:
+            Y = self.s.apply(self.objs[name], Xin)
+        except PluginError as exc:
+            if not not_accepted(exc, how):
+                self.fail(f"{line} failed: {exc}")
+            self.log.refuse(f"{how} input" if how in INPUT_TYPES else f"apply on {code}", exc)
+            self.lines.pop()
+            return
+        if not (isinstance(Xin, np.ndarray) and np.shares_memory(Y, Xin)):
+            self.keep(line, Y)  # an output that is the caller's own buffer changes with it: not kept
+        Y = np.array(Y)
+        ref = np.array(self.s.apply(self.s.new_object(), X64.copy()))  # a copy never called before
+        tol = self.s.tolerance(X64, Y.dtype if Y.dtype.kind == "f" else np.float64)
+        against = "a pristine copy applied to the same values (float64, C-ordered)"
+        if self.s.exact_at_start and ref.shape == Y.shape and diff(ref, self.s.operator.reference(X64)) > tol:
+            ref = self.s.operator.reference(X64)  # the pristine copy's rows are stale too: state in the module
+            against = "the declared matrix applied to the same values (the first call, on X, matched it)"
+        self.log.judge(how if how in INPUT_TYPES else "replay")
+        gap = diff(Y, ref)
+        if gap <= tol:
+            return
+        j = int(np.argmax(np.max(np.abs(Y - ref), axis=1))) if Y.shape == ref.shape else 0
+        fresh = (fresh_apply, (self.s.pristine, Xin))
+        judge = _apply_judge(var, Y, ref, tol, how in INPUT_TYPES)
+        shown = f"row {j} = {row_text(X64[j], 6)} gave {row_text(Y[j] if Y.shape == ref.shape else Y)}"
+        if how in INPUT_TYPES:
+            zero = " (every output 0: the input truncated?)" if Y.size and not np.any(Y) else ""
+            self.fail(f"{how} input gave rows differing from the float64 rows of the same values by up to "
+                      f"{gap:.3g} (round-off tolerance {tol:.3g}){zero}: {shown}, float64 gives {row_text(ref[j])}",
+                      f"{how} input computed in its own type (wrapped, truncated) — convert with "
+                      f"np.asarray(X, dtype=float) first, or refuse it with a TypeError",
+                      headline=f"{how} input gives other rows than float64 input of the same values",
+                      fresh=fresh, judge=judge)
+        self.fail(f"{line} differs from {against} by up to {gap:.3g} (round-off tolerance {tol:.3g}): {shown}, "
+                  f"{'the pristine copy' if against.startswith('a pristine') else 'the matrix'} {row_text(ref[j])}",
+                  "the output depends on something besides the input: a memo keyed by the array's identity "
+                  "(a buffer refilled in place), state kept between calls, a cache in the module",
+                  headline="a transform's output depends on its history (the calls before it)",
+                  fresh=fresh, judge=judge)
+
+    @precondition(lambda self: bool(self.objs) and not self.repeated)
+    @rule(i=st.integers(0, MAX_OBJECTS - 1))
+    def repeat(self, i: int) -> None:
+        """Apply to one row many times (once per sequence): every call gives the first call's rows."""
+        self.repeated = True
+        name = sorted(self.objs)[i % len(self.objs)]
+        code = self.s.call_code(name, "X[1:2]")
+        self.lines.append(f"for call in range({self.repeats}):\n    Y = {code}")
+        first = None
+        for call in range(self.repeats):
             try:
-                Y = s.apply(self.objs[name], Xin)
+                Y = np.array(self.s.apply(self.objs[name], self.X[1:2]))
             except PluginError as exc:
-                if not not_accepted(exc, how):
-                    self.fail(f"{line} failed: {exc}")
-                log.refuse(f"{how} input" if how in INPUT_TYPES else f"apply on {code}", exc)
+                if refusal_of(exc) is None:
+                    self.fail(f"call {call + 1} of {code} failed: {exc}")
+                self.log.refuse("apply on X[1:2]", exc)
                 self.lines.pop()
                 return
-            if not (isinstance(Xin, np.ndarray) and np.shares_memory(Y, Xin)):
-                self.keep(line, Y)  # an output that is the caller's own buffer changes with it: not kept
-            Y = np.array(Y)
-            ref = np.array(s.apply(s.new_object(), X64.copy()))  # a copy never called before
-            tol = s.tolerance(X64, Y.dtype if Y.dtype.kind == "f" else np.float64)
-            against = "a pristine copy applied to the same values (float64, C-ordered)"
-            if s.exact_at_start and ref.shape == Y.shape and diff(ref, s.operator.reference(X64)) > tol:
-                ref = s.operator.reference(X64)  # the pristine copy's rows are stale too: state in the module
-                against = "the declared matrix applied to the same values (the first call, on X, matched it)"
-            log.judge(how if how in INPUT_TYPES else "replay")
-            gap = diff(Y, ref)
-            if gap <= tol:
-                return
-            j = int(np.argmax(np.max(np.abs(Y - ref), axis=1))) if Y.shape == ref.shape else 0
-            fresh = (fresh_apply, (s.pristine, Xin))
-            judge = _apply_judge(var, Y, ref, tol, how in INPUT_TYPES)
-            shown = f"row {j} = {row_text(X64[j], 6)} gave {row_text(Y[j] if Y.shape == ref.shape else Y)}"
-            if how in INPUT_TYPES:
-                zero = " (every output 0: the input truncated?)" if Y.size and not np.any(Y) else ""
-                self.fail(f"{how} input gave rows differing from the float64 rows of the same values by up to "
-                          f"{gap:.3g} (round-off tolerance {tol:.3g}){zero}: {shown}, float64 gives {row_text(ref[j])}",
-                          f"{how} input computed in its own type (wrapped, truncated) — convert with "
-                          f"np.asarray(X, dtype=float) first, or refuse it with a TypeError",
-                          headline=f"{how} input gives other rows than float64 input of the same values",
-                          fresh=fresh, judge=judge)
-            self.fail(f"{line} differs from {against} by up to {gap:.3g} (round-off tolerance {tol:.3g}): {shown}, "
-                      f"{'the pristine copy' if against.startswith('a pristine') else 'the matrix'} {row_text(ref[j])}",
-                      "the output depends on something besides the input: a memo keyed by the array's identity "
-                      "(a buffer refilled in place), state kept between calls, a cache in the module",
-                      headline="a transform's output depends on its history (the calls before it)",
-                      fresh=fresh, judge=judge)
+            if first is None:
+                first, tol = Y, self.s.tolerance(self.X[1:2], Y.dtype)
+            elif diff(Y, first) > tol:
+                self.fail(f"call {call + 1} of {code} gave {row_text(Y)} after {row_text(first)}",
+                          "a code path taken after many calls, or state kept between calls",
+                          headline="repeated calls on the same input disagree")
+        self.log.judge("repeat")
 
-        @precondition(lambda self: bool(self.objs) and not self.repeated)
-        @rule(i=st.integers(0, MAX_OBJECTS - 1))
-        def repeat(self, i: int) -> None:
-            """Apply to one row many times (once per sequence): every call gives the first call's rows."""
-            self.repeated = True
-            name = sorted(self.objs)[i % len(self.objs)]
-            code = s.call_code(name, "X[1:2]")
-            self.lines.append(f"for call in range({repeats}):\n    Y = {code}")
-            first = None
-            for call in range(repeats):
-                try:
-                    Y = np.array(s.apply(self.objs[name], self.X[1:2]))
-                except PluginError as exc:
-                    if refusal_of(exc) is None:
-                        self.fail(f"call {call + 1} of {code} failed: {exc}")
-                    log.refuse("apply on X[1:2]", exc)
-                    self.lines.pop()
-                    return
-                if first is None:
-                    first, tol = Y, s.tolerance(self.X[1:2], Y.dtype)
-                elif diff(Y, first) > tol:
-                    self.fail(f"call {call + 1} of {code} gave {row_text(Y)} after {row_text(first)}",
-                              "a code path taken after many calls, or state kept between calls",
-                              headline="repeated calls on the same input disagree")
-            log.judge("repeat")
 
-    TransformMachine.log = log
-    return TransformMachine
+def _transform_machine(s: _TransformSession, log: Log, repeats: int) -> type[MachineBase]:
+    """The state machine class of one check run: :class:`TransformMachine` bound to its session and log."""
+    return type("TransformMachine", (TransformMachine,), {"s": s, "log": log, "repeats": repeats})
 
 
 def _apply_judge(var: str, Y: np.ndarray, ref: np.ndarray, tol: float, typed: bool) -> Callable:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
-from dataclasses import replace
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
 
 import numpy as np
 
-from rfverify.kinds.feature_map import CheckContext, not_for_data_dependent
+from rfverify.kinds.feature_map import CheckContext, Estimates, not_for_data_dependent
+from rfverify.measurement import Measurement, detail
 from rfverify.properties.corner_runs import at_corners
 from rfverify.registry import effect, register_check
 from rfverify.results import CheckResult
@@ -81,9 +82,54 @@ def _mean_test(ctx: CheckContext, values: np.ndarray, exact: np.ndarray, alpha: 
     return test
 
 
+@dataclass(frozen=True)
+class UnbiasednessPlan:
+    """The design a pilot calls for: ``trials`` seeds at ``m`` features (the pilot's ``pilot_trials`` first)."""
+
+    m: int
+    trials: int
+    target_bias: float
+    sigma: float
+    roundoff: float
+    stopped_after_pilot: bool
+    pilot: Estimates
+
+
+@dataclass(frozen=True, kw_only=True)
+class UnbiasednessMeasurement(Measurement):
+    """The mean kernel estimate at each designed pair over independent seeds, with simultaneous t-intervals."""
+
+    FIGURES: ClassVar[tuple[str, ...]] = ("kernel-scatter", "bias")
+
+    m: int = detail("n_components asked for")
+    m_out: int = detail("features the map returned at m")
+    dtype: str = detail("dtype of the features (the round-off is taken in it)")
+    roundoff: float = detail("round-off bound of one estimate in that dtype at m_out (the null's allowance)")
+    roundoff_only: np.ndarray = detail("per pair: the departure is within the round-off bound")
+    trials: int = detail("seeds R the mean is taken over (the pilot's included)")
+    labels: list[str] = detail("the designed pairs (equal, antipodal, near, far, ...)")
+    exact: np.ndarray = detail("per pair: the exact kernel k(x, y)")
+    mean: np.ndarray = detail("per pair: the mean estimate over the R seeds")
+    half_width: np.ndarray = detail("per pair: half-width of the simultaneous interval at 1 - alpha / 2")
+    sd: np.ndarray = detail("per pair: standard deviation of the estimate over seeds")
+    target_bias: float = detail("the bias the sample size was designed to detect (bias_fraction x kernel range)")
+    detectable_bias: float = detail("the bias detectable with the profile's power at R seeds")
+    p_adjusted: np.ndarray = detail("per pair: p-value, Bonferroni over the pairs")
+    stopped_after_pilot: bool = detail("the pilot alone rejected (the first of two looks)")
+    untested_skewed: int | None = detail("at a corner: pairs left untested as too skewed for the t-test (Cochran)",
+                                         optional=True)
+    classification: str = detail("unbiased / biased within declared bound ±B / biased (measured b ± w at <pair>)")
+    max_abs_bias: float = detail("the largest |mean - exact| over the pairs")
+    t: np.ndarray = detail("per pair: the t statistic", internal=True)
+
+    @property
+    def bias(self) -> np.ndarray:
+        return self.mean - self.exact
+
+
 @register_check("feature-map", "unbiasedness", statistical=True, applies=not_for_data_dependent,
                 cost="pilot + R fits at m = profile.unbiased_m (R from the target bias, default <= 3000)",
-                figures=("kernel-scatter", "bias"))
+                measurement=UnbiasednessMeasurement)
 def check_unbiasedness(ctx: CheckContext) -> CheckResult:
     """The mean of k_hat(x, y) over independent seeds equals k(x, y) at every designed pair.
 
@@ -125,19 +171,16 @@ def check_unbiasedness(ctx: CheckContext) -> CheckResult:
     return at_corners(ctx, _unbiasedness_at, declared_at_config=not ctx.declarations.unbiased)
 
 
-def _unbiasedness_at(ctx: CheckContext) -> CheckResult:
-    """The check at one configuration (the main one or a corner), at ``ctx.alpha``."""
+def design(ctx: CheckContext, pilot: Estimates) -> UnbiasednessPlan:
+    """R from the pilot's largest per-pair spread (``required_trials``), Cochran's rule at a corner, the whole
+    corner budget for a corner without a bound, and the pilot alone when it already rejects (first look)."""
     prof = ctx.profile
-    pairs = ctx.pairs
     m = prof.unbiased_m
-    P = pairs.n
-    delta = prof.bias_fraction * pairs.kernel_range()
-    pilot = ctx.estimates(m, range(prof.pilot_trials), "unbiased")
+    delta = prof.bias_fraction * ctx.pairs.kernel_range()
     roundoff = pilot.roundoff(ctx.dim)  # in the features' dtype, at the width the map returned
-    m_label = f"{m}" + (f" ({pilot.m_out} features returned)" if pilot.m_out != m else "")
     sigma = float(np.max(np.std(pilot.values, axis=0, ddof=1)))
     look_alpha = ctx.alpha / 2  # two looks, Bonferroni
-    alpha_pair = look_alpha / P
+    alpha_pair = look_alpha / ctx.pairs.n
     R = min(max(required_trials(sigma, delta, alpha_pair, prof.power), prof.pilot_trials), prof.max_trials)
     unbounded_corner = ctx.corner is not None and ctx.declarations.bound is None
     if ctx.corner is not None:  # a skewed estimate at a corner's small m: enough seeds for the t-test (Cochran)
@@ -148,89 +191,115 @@ def _unbiasedness_at(ctx: CheckContext) -> CheckResult:
         # where the t-test then rejects a correct map); decide on the corner budget's whole sample
         R = prof.max_trials
     early = (ctx.declarations.unbiased and not unbounded_corner
-             and float(np.min(_mean_test(ctx, pilot.values, pairs.exact, look_alpha, roundoff).p_adjusted)) < look_alpha)
-    if early:
-        R = prof.pilot_trials
-    if R > prof.pilot_trials:
-        more = ctx.estimates(m, range(prof.pilot_trials, R), "unbiased")
+             and float(np.min(_mean_test(ctx, pilot.values, ctx.pairs.exact, look_alpha, roundoff).p_adjusted))
+             < look_alpha)
+    return UnbiasednessPlan(m, prof.pilot_trials if early else R, delta, sigma, roundoff, early, pilot)
+
+
+def measure(ctx: CheckContext, plan: UnbiasednessPlan) -> UnbiasednessMeasurement:
+    """The remaining seeds' estimates, the per-pair t-tests and the classification of the bias."""
+    prof, pairs, pilot = ctx.profile, ctx.pairs, plan.pilot
+    values = pilot.values
+    if plan.trials > prof.pilot_trials:
+        more = ctx.estimates(plan.m, range(prof.pilot_trials, plan.trials), "unbiased")
         values = np.vstack([pilot.values, more.values])
-    else:
-        values = pilot.values
-    test = _mean_test(ctx, values, pairs.exact, look_alpha, roundoff)
+    look_alpha = ctx.alpha / 2
+    alpha_pair = look_alpha / pairs.n
+    test = _mean_test(ctx, values, pairs.exact, look_alpha, plan.roundoff)
     bias = test.mean - pairs.exact
-    # the headline pair: the largest standardised departure among pairs that are not round-off only (a
-    # float32 map's k(x, x) = 1 ± 1e-7 has a huge |t| and says nothing about a 0.76 x k bias elsewhere)
-    informative = ~test.roundoff_only if np.any(~test.roundoff_only) else np.ones(P, dtype=bool)
-    worst = int(np.argmax(np.where(informative, np.abs(test.t), -1.0)))
-    detectable = detectable_effect(sigma, R, alpha_pair, prof.power)
-    conf = 1.0 - look_alpha
-    details = {
-        "m": m,
-        "m_out": pilot.m_out,
-        "dtype": pilot.dtype,
-        "roundoff": roundoff,
-        "roundoff_only": test.roundoff_only,
-        "trials": R,
-        "labels": list(pairs.labels),
-        "exact": pairs.exact,
-        "mean": test.mean,
-        "half_width": test.half_width,
-        "sd": test.sd,
-        "target_bias": delta,
-        "detectable_bias": detectable,
-        "p_adjusted": test.p_adjusted,
-        "stopped_after_pilot": early,
-    }
-    if ctx.corner is not None:
-        details["untested_skewed"] = int(np.sum(too_skewed(values, alpha_pair) & (np.ptp(values, axis=0) > 0)))
-    where = (f"pair {worst} ({pairs.labels[worst]}, k = {pairs.exact[worst]:.4g})")
-    eff = effect(f"bias at {pairs.labels[worst]} pair", bias[worst], bias[worst] - test.half_width[worst],
-                 bias[worst] + test.half_width[worst], conf, detectable, prof.power)
-    cap_note = "" if detectable <= delta * 1.0001 else (
-        f" (max_trials={prof.max_trials} caps R: detectable bias {detectable:.3g} > target {delta:.3g})")
-    common = dict(statistic=float(np.max(np.abs(test.t))), effect=eff, details=details)
-    details["classification"] = classification = classify(
-        bias, test.half_width, test.p_adjusted < look_alpha, ctx.declarations.bias_bound, pairs.labels)
-    details["max_abs_bias"] = float(np.max(np.abs(bias)))
+    skewed = (int(np.sum(too_skewed(values, alpha_pair) & (np.ptp(values, axis=0) > 0)))
+              if ctx.corner is not None else None)
+    return UnbiasednessMeasurement(
+        m=plan.m, m_out=pilot.m_out, dtype=pilot.dtype, roundoff=plan.roundoff, roundoff_only=test.roundoff_only,
+        trials=plan.trials, labels=list(pairs.labels), exact=pairs.exact, mean=test.mean,
+        half_width=test.half_width, sd=test.sd, target_bias=plan.target_bias,
+        detectable_bias=detectable_effect(plan.sigma, plan.trials, alpha_pair, prof.power),
+        p_adjusted=test.p_adjusted, stopped_after_pilot=plan.stopped_after_pilot, untested_skewed=skewed,
+        classification=classify(bias, test.half_width, test.p_adjusted < look_alpha, ctx.declarations.bias_bound,
+                                pairs.labels),
+        max_abs_bias=float(np.max(np.abs(bias))), t=test.t)
 
+
+def _unbiasedness_at(ctx: CheckContext) -> CheckResult:
+    """The check at one configuration (the main one or a corner), at ``ctx.alpha``."""
+    pilot = ctx.estimates(ctx.profile.unbiased_m, range(ctx.profile.pilot_trials), "unbiased")
+    return verdict(ctx, measure(ctx, design(ctx, pilot)))
+
+
+def _worst(ms: UnbiasednessMeasurement) -> int:
+    """The headline pair: the largest standardised departure among pairs that are not round-off only (a
+    float32 map's k(x, x) = 1 ± 1e-7 has a huge |t| and says nothing about a 0.76 x k bias elsewhere)."""
+    informative = ~ms.roundoff_only if np.any(~ms.roundoff_only) else np.ones(len(ms.exact), dtype=bool)
+    return int(np.argmax(np.where(informative, np.abs(ms.t), -1.0)))
+
+
+def _m_label(ms: UnbiasednessMeasurement) -> str:
+    return f"{ms.m}" + (f" ({ms.m_out} features returned)" if ms.m_out != ms.m else "")
+
+
+def verdict(ctx: CheckContext, ms: UnbiasednessMeasurement) -> CheckResult:
+    """Unbiased (or within the declared bound), biased, or a measured bias not judged (no bound declared)."""
+    worst = _worst(ms)
+    bias, hw = ms.bias, ms.half_width
+    conf = 1.0 - ctx.alpha / 2
+    eff = effect(f"bias at {ms.labels[worst]} pair", bias[worst], bias[worst] - hw[worst], bias[worst] + hw[worst],
+                 conf, ms.detectable_bias, ctx.profile.power)
+    common = dict(statistic=float(np.max(np.abs(ms.t))), effect=eff, details=ms.to_details())
     if not ctx.declarations.unbiased:
-        B = ctx.declarations.bias_bound
-        lo = bias - test.half_width
-        hi = bias + test.half_width
-        if B is None:
-            return ctx.result("skip", f"{classification}; declared biased with no bias bound: measured bias at {where} "
-                              f"{bias[worst]:+.4g} ± {test.half_width[worst]:.2g}; max |bias| over pairs "
-                              f"{np.max(np.abs(bias)):.4g} (declare --bias-bound to test it)", **common)
-        outside = (lo > B) | (hi < -B)
-        if np.any(outside):
-            j = int(np.argmax(np.where(outside, np.abs(bias), -1)))
-            return ctx.fail(f"{classification}: the bias exceeds the declared bound",
-                            f"bias {bias[j]:+.4g} over {R} seeds",
-                            f"declared |bias| <= {B:g} at every pair", interval=(lo[j], hi[j]), level=conf,
-                            evidence=f"{int(np.sum(outside))} of {P} pairs' simultaneous intervals lie wholly "
-                                     f"outside ±{B:g}",
-                            where=f"pair {j} ({pairs.labels[j]}, k = {pairs.exact[j]:.4g}) at m = {m_label}",
-                            threshold=B, **common)
-        return ctx.result("pass", f"{classification}: bias within the declared ±{B:g} at all {P} pairs (max |bias| "
-                          f"{np.max(np.abs(bias)):.3g}, {R} seeds, m = {pilot.m_out})", threshold=B, **common)
+        return _declared_biased(ctx, ms, worst, common)
+    return _claimed_unbiased(ctx, ms, worst, common)
 
-    p_min = min(1.0, 2 * float(np.min(test.p_adjusted)))  # Bonferroni over the two looks
+
+def _declared_biased(ctx: CheckContext, ms: UnbiasednessMeasurement, worst: int, common: dict[str, Any]) -> CheckResult:
+    """A map declared biased: its bias against the declared bound B, or measured and not judged without one."""
+    bias, hw, P, R = ms.bias, ms.half_width, len(ms.exact), ms.trials
+    where = f"pair {worst} ({ms.labels[worst]}, k = {ms.exact[worst]:.4g})"
+    B = ctx.declarations.bias_bound
+    lo, hi = bias - hw, bias + hw
+    if B is None:
+        return ctx.result("skip", f"{ms.classification}; declared biased with no bias bound: measured bias at {where} "
+                          f"{bias[worst]:+.4g} ± {hw[worst]:.2g}; max |bias| over pairs "
+                          f"{np.max(np.abs(bias)):.4g} (declare --bias-bound to test it)", **common)
+    outside = (lo > B) | (hi < -B)
+    if np.any(outside):
+        j = int(np.argmax(np.where(outside, np.abs(bias), -1)))
+        return ctx.fail(f"{ms.classification}: the bias exceeds the declared bound",
+                        f"bias {bias[j]:+.4g} over {R} seeds",
+                        f"declared |bias| <= {B:g} at every pair", interval=(lo[j], hi[j]), level=1.0 - ctx.alpha / 2,
+                        evidence=f"{int(np.sum(outside))} of {P} pairs' simultaneous intervals lie wholly "
+                                 f"outside ±{B:g}",
+                        where=f"pair {j} ({ms.labels[j]}, k = {ms.exact[j]:.4g}) at m = {_m_label(ms)}",
+                        threshold=B, **common)
+    return ctx.result("pass", f"{ms.classification}: bias within the declared ±{B:g} at all {P} pairs (max |bias| "
+                      f"{np.max(np.abs(bias)):.3g}, {R} seeds, m = {ms.m_out})", threshold=B, **common)
+
+
+def _claimed_unbiased(ctx: CheckContext, ms: UnbiasednessMeasurement, worst: int,
+                      common: dict[str, Any]) -> CheckResult:
+    """A map claimed unbiased: the two looks' smallest p-value (Bonferroni over them) against the check's alpha."""
+    prof = ctx.profile
+    P, R, look_alpha = len(ms.exact), ms.trials, ctx.alpha / 2
+    bias, hw, mean = ms.bias, ms.half_width, ms.mean
+    p_min = min(1.0, 2 * float(np.min(ms.p_adjusted)))  # Bonferroni over the two looks
     if p_min < ctx.alpha:
         return ctx.fail(
             "biased",
-            f"mean estimate over {R} seeds {test.mean[worst]:.4g}",
-            f"the exact kernel {pairs.exact[worst]:.4g} (E k_hat = k; rejected at alpha = {ctx.alpha:.3g})",
-            interval=(test.mean[worst] - test.half_width[worst], test.mean[worst] + test.half_width[worst]),
-            level=conf, evidence=f"half-width {test.half_width[worst]:.2g}; p = {p_min:.3g}; "
-                                 f"{int(np.sum(test.p_adjusted < look_alpha))} of {P} pairs reject; "
-                                 f"round-off bound {roundoff:.2g} ({pilot.dtype})",
-            where=f"{where} at m = {m_label}",
-            cause=_diagnose(test.mean, pairs.exact, pilot.m_out, ctx.kernel.name) + (
+            f"mean estimate over {R} seeds {mean[worst]:.4g}",
+            f"the exact kernel {ms.exact[worst]:.4g} (E k_hat = k; rejected at alpha = {ctx.alpha:.3g})",
+            interval=(mean[worst] - hw[worst], mean[worst] + hw[worst]),
+            level=1.0 - look_alpha, evidence=f"half-width {hw[worst]:.2g}; p = {p_min:.3g}; "
+                                             f"{int(np.sum(ms.p_adjusted < look_alpha))} of {P} pairs reject; "
+                                             f"round-off bound {ms.roundoff:.2g} ({ms.dtype})",
+            where=f"pair {worst} ({ms.labels[worst]}, k = {ms.exact[worst]:.4g}) at m = {_m_label(ms)}",
+            cause=_diagnose(mean, ms.exact, ms.m_out, ctx.kernel.name) + (
                 "; declared deterministic: the estimate is the same for every seed, so this is its exact error "
                 "(declare --biased --bias-bound B if that is by design)" if ctx.declarations.deterministic else ""),
             pvalue=p_min, threshold=ctx.alpha, **common)
+    cap_note = "" if ms.detectable_bias <= ms.target_bias * 1.0001 else (
+        f" (max_trials={prof.max_trials} caps R: detectable bias {ms.detectable_bias:.3g} > target "
+        f"{ms.target_bias:.3g})")
     return ctx.result(
         "pass",
-        f"no bias at {P} pairs over {R} seeds at m = {m_label}; max |bias| {np.max(np.abs(bias)):.2g}; "
-        f"a bias of {detectable:.3g} would be caught with power {prof.power:g}" + cap_note,
+        f"no bias at {P} pairs over {R} seeds at m = {_m_label(ms)}; max |bias| {np.max(np.abs(bias)):.2g}; "
+        f"a bias of {ms.detectable_bias:.3g} would be caught with power {prof.power:g}" + cap_note,
         pvalue=p_min, threshold=ctx.alpha, **common)

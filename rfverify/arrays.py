@@ -257,6 +257,18 @@ def _jax_input(jax: Any, X: np.ndarray) -> Any:
     return out
 
 
+def _check_shape(declared: Any, A: Any, out: Any, plugin: str, action: str) -> None:
+    """An object whose ``shape`` disagrees with the array it converts to is the plug-in's error."""
+    try:
+        said = tuple(int(s) for s in declared)
+    except Exception:  # noqa: BLE001 - a shape that is not a tuple of ints is not a claim we can compare
+        return
+    if said != A.shape:
+        raise PluginError(plugin, f"{action} returned a {type(out).__name__} whose shape says {said} but whose "
+                          f"values form an array of shape {A.shape}",
+                          "the object's shape must describe its values (__array__ / __dlpack__)")
+
+
 def to_numpy(out: Any, *, plugin: str = "the plug-in", action: str = "the call",
              record: ArrayRecord | None = None) -> Any:
     """A plug-in's output on the host as a numpy array in its own dtype (see the module docstring).
@@ -311,14 +323,7 @@ def to_numpy(out: Any, *, plugin: str = "the plug-in", action: str = "the call",
                           f"array ({type(exc).__name__}: {plain(str(exc))[:200]})",
                           "return an array of numbers (numpy, torch, JAX, CuPy or dask)") from None
     if declared is not None:
-        try:
-            said = tuple(int(s) for s in declared)
-        except Exception:  # noqa: BLE001 - a shape that is not a tuple of ints is not a claim we can compare
-            said = None
-        if said is not None and said != A.shape:
-            raise PluginError(plugin, f"{action} returned a {type(out).__name__} whose shape says {said} but whose "
-                              f"values form an array of shape {A.shape}",
-                              "the object's shape must describe its values (__array__ / __dlpack__)")
+        _check_shape(declared, A, out, plugin, action)
     if record is not None and isinstance(A, np.ndarray):
         record.outputs.add((lib, str(A.dtype), device))
     return A

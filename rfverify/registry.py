@@ -12,6 +12,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
+from rfverify.measurement import Measurement
 from rfverify.messages import Finding, failure_message
 from rfverify.profiles import Profile
 from rfverify.results import CheckResult, Effect
@@ -44,6 +45,8 @@ class CheckSpec:
     cost: str
     #: The plots its ``details`` feed (names in :data:`rfverify.report.plots.PLOTTERS`).
     figures: tuple[str, ...] = ()
+    #: The typed measurement its ``details`` are made from (:mod:`rfverify.measurement`), when it declares one.
+    measurement: type[Measurement] | None = None
 
     @property
     def statistical(self) -> bool:
@@ -73,7 +76,8 @@ _REGISTRY: dict[str, dict[str, CheckSpec]] = {}
 def register_check(kind: str, name: str, *, statistical: bool, alpha_share: bool | None = None,
                    decision: str | None = None,
                    applies: Callable[..., str | None] | None = None,
-                   cost: str = "", figures: tuple[str, ...] = ()) -> Callable[[Callable[..., CheckResult]], Callable[..., CheckResult]]:
+                   cost: str = "", figures: tuple[str, ...] = (),
+                   measurement: type[Measurement] | None = None) -> Callable[[Callable[..., CheckResult]], Callable[..., CheckResult]]:
     """Decorator registering ``func`` as check ``name`` for plug-in ``kind``.
 
     ``statistical``: the verdict is a hypothesis test at ``ctx.alpha``.  ``alpha_share`` (default: the same as
@@ -81,8 +85,14 @@ def register_check(kind: str, name: str, *, statistical: bool, alpha_share: bool
     that applies exactly where checks with shares are skipped and tests at one of theirs.  ``decision`` names a
     non-statistical check's kind of verdict when it is not ``deterministic``: ``measurement``.  ``figures``: the
     names of the plots (:mod:`rfverify.report.plots`) its ``details`` feed; each result carries them, and a report
-    draws exactly those.
+    draws exactly those.  ``measurement``: the check's :class:`~rfverify.measurement.Measurement` dataclass, whose
+    ``FIGURES`` are then the check's figures (``figures`` must not be given too) and whose fields document its
+    details.
     """
+    if measurement is not None:
+        if figures:
+            raise ValueError(f"check {kind}/{name}: its measurement declares the figures")
+        figures = measurement.FIGURES
     share = statistical if alpha_share is None else alpha_share
     how = decision or ("statistical" if statistical else "deterministic")
     if (how == "statistical") != statistical or how not in DECISIONS:
@@ -94,7 +104,7 @@ def register_check(kind: str, name: str, *, statistical: bool, alpha_share: bool
         table = _REGISTRY.setdefault(kind, {})
         if name in table and table[name].func is not func:
             raise ValueError(f"check {kind}/{name} registered twice")
-        table[name] = CheckSpec(kind, name, func, how, share, applies, cost, tuple(figures))
+        table[name] = CheckSpec(kind, name, func, how, share, applies, cost, tuple(figures), measurement)
         return func
 
     return deco

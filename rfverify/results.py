@@ -22,8 +22,9 @@ __all__ = ["Effect", "CheckResult", "Report", "STATUSES", "SCHEMA_VERSION", "for
 
 STATUSES = ("pass", "fail", "error", "skip", "xfail")
 #: Version of the JSON layout written by :meth:`Report.to_json` (``docs/reports.md``, "Schema changes":
-#: 2 renamed ``checks[].name`` to ``check`` and ``p_value`` to ``pvalue``, the API's field names).
-SCHEMA_VERSION = 2
+#: 2 renamed ``checks[].name`` to ``check`` and ``p_value`` to ``pvalue``, the API's field names; 3 made each
+#: check's ``details`` the fields of its measurement dataclass, documented per check in ``docs/details.md``).
+SCHEMA_VERSION = 3
 
 
 @dataclass(frozen=True)

@@ -66,6 +66,28 @@ class MeanTest:
     roundoff_only: np.ndarray | None = None
 
 
+def _hall_corrected(t: np.ndarray, samples: np.ndarray, mean: np.ndarray,
+                    sd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Hall's (1992) transform of the studentised mean and its two-sided N(0, 1) p-value (:func:`mean_test`)."""
+    r = samples.shape[0]
+    centred = samples - mean
+    with np.errstate(divide="ignore", invalid="ignore"):
+        skew = np.where(sd > 0, (centred ** 3).mean(axis=0) / np.where(sd > 0, sd, 1.0) ** 3, 0.0)
+    a = skew / (3.0 * math.sqrt(r))
+    t = t + a * t * t + a * a * t ** 3 / 3.0 + a / 2.0
+    return t, 2.0 * _st.norm.sf(np.abs(t))
+
+
+def _exact_columns(degenerate: np.ndarray, close: np.ndarray, diff: np.ndarray, t: np.ndarray,
+                   p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Columns without spread decided exactly: p = 1 within the round-off band, else 0; t = 0 there, not
+    diff / se (4e-16 / 2e-18 = 230 on one CPU, 0 / 0 on another), so a column judged round-off only is never
+    the "largest departure" a report headlines."""
+    p = np.where(degenerate, np.where(close, 1.0, 0.0), p)
+    t = np.where(degenerate, np.where(close, 0.0, np.copysign(np.inf, diff)), t)
+    return t, p
+
+
 def mean_test(samples: np.ndarray, expected: np.ndarray, alpha: float, *,
               skewness_correction: bool = False, roundoff: float | np.ndarray | None = None) -> MeanTest:
     """Two-sided one-sample t-tests, one per column, Bonferroni over columns.
@@ -102,38 +124,27 @@ def mean_test(samples: np.ndarray, expected: np.ndarray, alpha: float, *,
     Reference: P. Hall (1992), On the removal of skewness by transformation,
     J. R. Statist. Soc. B 54, 221-228.
     """
-    samples = np.asarray(samples, dtype=float)
-    expected = np.asarray(expected, dtype=float)
+    samples, expected = np.asarray(samples, dtype=float), np.asarray(expected, dtype=float)
     r, npairs = samples.shape
     mean = samples.mean(axis=0)
     sd = samples.std(axis=0, ddof=1) if r > 1 else np.zeros(npairs)
     se = sd / math.sqrt(r)
     diff = mean - expected
     spread_tol = 1e-12 * np.maximum(1.0, np.abs(expected))
-    band = np.zeros(npairs) if roundoff is None else np.broadcast_to(
-        np.asarray(roundoff, dtype=float), (npairs,))
+    band = np.zeros(npairs) if roundoff is None else np.broadcast_to(np.asarray(roundoff, dtype=float), (npairs,))
     exact_tol = np.maximum(spread_tol, band)
     shrunk = np.sign(diff) * np.maximum(np.abs(diff) - band, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.where(se > 0, shrunk / np.where(se > 0, se, 1.0), 0.0)
     if skewness_correction and r > 2:
-        centred = samples - mean
-        with np.errstate(divide="ignore", invalid="ignore"):
-            skew = np.where(sd > 0, (centred ** 3).mean(axis=0) / np.where(sd > 0, sd, 1.0) ** 3, 0.0)
-        a = skew / (3.0 * math.sqrt(r))
-        t = t + a * t * t + a * a * t ** 3 / 3.0 + a / 2.0
-        p = 2.0 * _st.norm.sf(np.abs(t))
+        t, p = _hall_corrected(t, samples, mean, sd)
     else:
         p = 2.0 * _st.t.sf(np.abs(t), df=max(r - 1, 1))
     # A spread at round-off level is no spread: an estimator exact at this column for every draw
     # (e.g. a quadrature rule exact on the integrand) jitters by ~1e-16 and must not be t-tested.
     degenerate = se <= spread_tol
     if np.any(degenerate):
-        close = np.abs(diff) <= exact_tol
-        p = np.where(degenerate, np.where(close, 1.0, 0.0), p)
-        # exact to round-off: t = 0, not diff / se (4e-16 / 2e-18 = 230 on one CPU, 0 / 0 on another),
-        # so a column judged round-off only is never the "largest departure" a report headlines
-        t = np.where(degenerate, np.where(close, 0.0, np.copysign(np.inf, diff)), t)
+        t, p = _exact_columns(degenerate, np.abs(diff) <= exact_tol, diff, t, p)
     p_adj = np.minimum(1.0, p * npairs)
     crit = float(_st.t.isf(alpha / (2 * npairs), df=max(r - 1, 1)))
     return MeanTest(mean, sd, t, p, p_adj, crit * se, r, alpha, np.abs(diff) <= exact_tol)

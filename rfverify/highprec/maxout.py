@@ -297,6 +297,33 @@ def _max_rel_diff(a: tuple[Any, ...], b: tuple[Any, ...]) -> Any:
         return worst
 
 
+def _tables_markdown(qs: tuple[int, ...], moments: dict[int, Any], kappas: dict[int, Any], kernels: dict[int, Any],
+                     diffs: dict[int, Any]) -> list[str]:
+    """The lines of ``maxout_tables.md``: how the tables were made, and their rounded values per q."""
+    md = [
+        "# Random maxout features: reference tables",
+        "",
+        f"- Generating function: `rfverify.highprec.maxout.write_tables` (mpmath {mpmath.__version__}).",
+        f"- Precision: {REFERENCE_DPS} decimal digits (+{GUARD_DIGITS} guard); every value recomputed at "
+        f"{CHECK_DPS} digits with a different trapezoid step; max relative difference per q below.",
+        "- Method: trapezoidal rule on the real line for one-dimensional integrals against "
+        "`q phi Phi^(q-1)` (h_i, sigma2) and for the Hermite coefficients of the argmax indicator "
+        "(a_i, the Mehler series of kappa_q on R^q); b_0 = h_1^2, b_i = a_(i-1)/i (Price's theorem).",
+        "- h_i = E He_i(M_q)/sqrt(i!), sigma2 = E M_q^2, kappa_q(rho) = sum a_i rho^i, "
+        "K_q(rho) = E[max g max g'] = sum b_i rho^i for unit vectors.",
+        "",
+        "| q | sigma2 | h1 | h2 | a0 | a1 | a2 | b0 | max rel. diff (45 vs 30 digits) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for q in qs:
+        row = [str(q), _fmt(moments[q][0], 15), _fmt(moments[q][1], 15), _fmt(moments[q][2], 15)]
+        row += [_fmt(kappas[q][i], 15) for i in range(3)]
+        row += [_fmt(kernels[q][0], 15), _fmt(diffs[q], 2)]
+        md.append("| " + " | ".join(row) + " |")
+    md += ["", "Full 30-digit values: the CSV files next to this one.", ""]
+    return md
+
+
 def write_tables(directory: str | Path, q_values: Any = None) -> list[Path]:
     """Write reproducible reference tables for q = 1..Q_MAX; return the paths.
 
@@ -345,27 +372,7 @@ def write_tables(directory: str | Path, q_values: Any = None) -> list[Path]:
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         paths.append(path)
 
-    md = [
-        "# Random maxout features: reference tables",
-        "",
-        f"- Generating function: `rfverify.highprec.maxout.write_tables` (mpmath {mpmath.__version__}).",
-        f"- Precision: {REFERENCE_DPS} decimal digits (+{GUARD_DIGITS} guard); every value recomputed at "
-        f"{CHECK_DPS} digits with a different trapezoid step; max relative difference per q below.",
-        "- Method: trapezoidal rule on the real line for one-dimensional integrals against "
-        "`q phi Phi^(q-1)` (h_i, sigma2) and for the Hermite coefficients of the argmax indicator "
-        "(a_i, the Mehler series of kappa_q on R^q); b_0 = h_1^2, b_i = a_(i-1)/i (Price's theorem).",
-        "- h_i = E He_i(M_q)/sqrt(i!), sigma2 = E M_q^2, kappa_q(rho) = sum a_i rho^i, "
-        "K_q(rho) = E[max g max g'] = sum b_i rho^i for unit vectors.",
-        "",
-        "| q | sigma2 | h1 | h2 | a0 | a1 | a2 | b0 | max rel. diff (45 vs 30 digits) |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for q in qs:
-        row = [str(q), _fmt(moments[q][0], 15), _fmt(moments[q][1], 15), _fmt(moments[q][2], 15)]
-        row += [_fmt(kappas[q][i], 15) for i in range(3)]
-        row += [_fmt(kernels[q][0], 15), _fmt(diffs[q], 2)]
-        md.append("| " + " | ".join(row) + " |")
-    md += ["", "Full 30-digit values: the CSV files next to this one.", ""]
+    md = _tables_markdown(qs, moments, kappas, kernels, diffs)
     md_path = out_dir / "maxout_tables.md"
     md_path.write_text("\n".join(md), encoding="utf-8")
     paths.append(md_path)

@@ -239,6 +239,23 @@ def render_report_page(name: str, report: Report, *, provenance: Mapping[str, st
     )
 
 
+def _claim_rows(claims: Sequence[Any] | None) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The claims table's rows (every key the template reads, a short evidence, the qualifier) and the rules cited."""
+    from rfverify.report.claims_tables import claim_dicts, claim_qualifier, first_sentence
+
+    claim_rows = claim_dicts(claims or [])
+    claim_rules: dict[str, str] = {}
+    for c in claim_rows:
+        for key in ("rule", "rule_text", "reproduce", "method"):
+            c.setdefault(key, "")
+        c.setdefault("finding", {})
+        c["short"] = first_sentence(str(c.get("evidence", "")))
+        c["qualifier"] = claim_qualifier(c).strip(" ()")
+        if c.get("rule"):
+            claim_rules[c["rule"]] = c.get("rule_text", "")
+    return claim_rows, claim_rules
+
+
 def render_index_page(entries: Iterable[tuple[str, Report]], *, seed: int, profile: str,
                       provenance: Mapping[str, str], claims: Sequence[Any] | None = None,
                       docs: Mapping[str, str] | None = None, command: str = "",
@@ -270,18 +287,9 @@ def render_index_page(entries: Iterable[tuple[str, Report]], *, seed: int, profi
         group["rows"].append(row)
         rows.append(row)
     totals = {v: sum(r["verdict"] == v for r in rows) for v in ("passed", "failed", "error")}
-    from rfverify.report.claims_tables import claim_dicts, claim_qualifier, first_sentence, verdict_counts
+    from rfverify.report.claims_tables import verdict_counts
 
-    claim_rows = claim_dicts(claims or [])
-    claim_rules: dict[str, str] = {}
-    for c in claim_rows:
-        for key in ("rule", "rule_text", "reproduce", "method"):
-            c.setdefault(key, "")
-        c.setdefault("finding", {})
-        c["short"] = first_sentence(str(c.get("evidence", "")))
-        c["qualifier"] = claim_qualifier(c).strip(" ()")
-        if c.get("rule"):
-            claim_rules[c["rule"]] = c.get("rule_text", "")
+    claim_rows, claim_rules = _claim_rows(claims)
     claim_counts = verdict_counts(claim_rows)
     return template_environment().get_template("index.html.j2").render(
         title="rfverify correctness reports",

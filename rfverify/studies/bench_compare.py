@@ -230,16 +230,59 @@ def _plan(quick: bool) -> Plan:
     return PLANS["quick" if quick else "full"]
 
 
-def run_fwht_comparison(quick: bool = False) -> list[dict]:
-    from scipy.linalg import hadamard
-
+def _fwht_impls(X: np.ndarray, X0: np.ndarray, Y: np.ndarray, H: np.ndarray | None, k: int, dense_max: int,
+                fc: Any, ff: Any, key: _RowKey, rows: list[dict]
+                ) -> tuple[dict[str, tuple[Callable[[], Any], Callable[[], Any] | None]], dict[str, int]]:
+    """The transforms timed at k threads (each with its reset, or None) and the threads each uses; the ones that
+    cannot run here are appended to ``rows`` as skips, with the reason."""
     from rfverify.implementations._fwht_numba import prange_kernel
     from rfverify.implementations.structured import fwht, fwht_threads, numba_available
+
+    d = X.shape[1]
+    impls: dict[str, tuple[Callable[[], Any], Callable[[], Any] | None]] = {}
+    reset = lambda: np.copyto(X, X0)  # noqa: E731
+    impls["memory pass (numpy copy)"] = (lambda: np.copyto(Y, X), reset)
+    impls[INPLACE_PASS] = (lambda: np.multiply(X, 1, out=X), reset)
+    used = {"memory pass (numpy copy)": 1, INPLACE_PASS: 1}
+    if numba_available():
+        impls["ours (numba, in place)"] = (partial(fwht, X, inplace=True, threads=k), reset)
+        impls["ours (numba, out=)"] = (partial(fwht, X0, out=Y, threads=k), None)
+        used["ours (numba, in place)"] = used["ours (numba, out=)"] = fwht_threads(X.shape, k)
+        if k > 1:
+            try:
+                pk = prange_kernel()
+                impls["ours (numba prange, in place)"] = (partial(_prange, pk, X, k), reset)
+            except Exception as exc:  # pragma: no cover - threading layer missing
+                rows.append(_skip("fwht", "ours (numba prange, in place)",
+                                  f"numba parallel layer unavailable ({type(exc).__name__})", **key))
+    else:
+        rows.append(_skip("fwht", "ours (numba, in place)", "numba not installed: pip install 'rfverify[fast]'", **key))
+    impls["ours (numpy backend, in place)"] = (lambda: fwht(X, inplace=True, backend="numpy"), reset)
+    used["ours (numpy backend, in place)"] = 1
+    if fc is not None:
+        impls["fht-cpu"] = (partial(fc.fht, X, num_threads=k), reset)
+    else:
+        rows.append(_skip("fwht", "fht-cpu", f"not installed: {INSTALL['fht-cpu']}", **key))
+    if ff is not None:
+        impls["FFHT"] = (partial(ff.fht_, X, nthreads=k), reset)
+    else:
+        rows.append(_skip("fwht", "FFHT", f"not installed: {INSTALL['FFHT']}", **key))
+    if H is not None:
+        impls["dense BLAS"] = (_limited(k, partial(np.matmul, X0, H, out=Y)), None)
+    elif k == 1:
+        rows.append(_skip("fwht", "dense BLAS", f"d={d} > {dense_max}: 2·n·d² flops, "
+                          f"d/(2·log2 d) = {d / (2 * math.log2(d)):.0f}x the FWHT's adds", **key))
+    if k == 1:
+        impls["naive numpy"] = (lambda: naive_fwht(X0), None)
+    return impls, used
+
+
+def run_fwht_comparison(quick: bool = False) -> list[dict]:
+    from scipy.linalg import hadamard
 
     p = _plan(quick)
     total, dims, repeats, thread_counts, dense_max = p.total, p.dims, p.repeats, p.threads, p.dense_max
     fc, ff = _import_fht_cpu(), _import_ffht()
-    have_numba = numba_available()
     rows: list[dict] = []
     rng = np.random.default_rng(0)
     for dtype in (np.float32, np.float64):
@@ -253,41 +296,7 @@ def run_fwht_comparison(quick: bool = False) -> list[dict]:
             one: dict[str, float] = {}
             for k in thread_counts:
                 key: _RowKey = {"dtype": dtype, "d": d, "n": n, "threads": k}
-                impls: dict[str, tuple[Callable[[], Any], Callable[[], Any] | None]] = {}
-                reset = lambda: np.copyto(X, X0)  # noqa: E731
-                impls["memory pass (numpy copy)"] = (lambda: np.copyto(Y, X), reset)
-                impls[INPLACE_PASS] = (lambda: np.multiply(X, 1, out=X), reset)
-                used = {"memory pass (numpy copy)": 1, INPLACE_PASS: 1}
-                if have_numba:
-                    impls["ours (numba, in place)"] = (partial(fwht, X, inplace=True, threads=k), reset)
-                    impls["ours (numba, out=)"] = (partial(fwht, X0, out=Y, threads=k), None)
-                    used["ours (numba, in place)"] = used["ours (numba, out=)"] = fwht_threads(X.shape, k)
-                    if k > 1:
-                        try:
-                            pk = prange_kernel()
-                            impls["ours (numba prange, in place)"] = (partial(_prange, pk, X, k), reset)
-                        except Exception as exc:  # pragma: no cover - threading layer missing
-                            rows.append(_skip("fwht", "ours (numba prange, in place)",
-                                              f"numba parallel layer unavailable ({type(exc).__name__})", **key))
-                else:
-                    rows.append(_skip("fwht", "ours (numba, in place)", "numba not installed: pip install 'rfverify[fast]'", **key))
-                impls["ours (numpy backend, in place)"] = (lambda: fwht(X, inplace=True, backend="numpy"), reset)
-                used["ours (numpy backend, in place)"] = 1
-                if fc is not None:
-                    impls["fht-cpu"] = (partial(fc.fht, X, num_threads=k), reset)
-                else:
-                    rows.append(_skip("fwht", "fht-cpu", f"not installed: {INSTALL['fht-cpu']}", **key))
-                if ff is not None:
-                    impls["FFHT"] = (partial(ff.fht_, X, nthreads=k), reset)
-                else:
-                    rows.append(_skip("fwht", "FFHT", f"not installed: {INSTALL['FFHT']}", **key))
-                if H is not None:
-                    impls["dense BLAS"] = (_limited(k, partial(np.matmul, X0, H, out=Y)), None)
-                elif k == 1:
-                    rows.append(_skip("fwht", "dense BLAS", f"d={d} > {dense_max}: 2·n·d² flops, "
-                                      f"d/(2·log2 d) = {d / (2 * math.log2(d)):.0f}x the FWHT's adds", **key))
-                if k == 1:
-                    impls["naive numpy"] = (lambda: naive_fwht(X0), None)
+                impls, used = _fwht_impls(X, X0, Y, H, k, dense_max, fc, ff, key, rows)
                 times = _time_group(impls, repeats)
                 if "naive numpy" in times:  # single-threaded: its 1-thread times are the baseline at k threads
                     one["naive numpy"] = statistics.median(times["naive numpy"])

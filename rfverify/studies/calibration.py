@@ -322,6 +322,78 @@ def _kind_of(role: str, name: str, library: str | None) -> str:
     return _mutant(library, name).kind if library else "?"
 
 
+def _false_alarm_entry(role: str, name: str, profile: str, kind: str, rs: list[dict[str, Any]],
+                       flags: list[str]) -> dict[str, Any]:
+    """A correct implementation's (or an equivalent mutant's) failures per check and family-wise, over its seeds;
+    a rate whose interval lies above the design alpha is flagged (``flags``)."""
+    n = len(rs)
+    fam, alphas = _design_alphas(kind, profile)
+    checks: dict[str, Any] = {}
+    for check, alpha in alphas.items():
+        st = [r["statuses"].get(check, r["statuses"].get("*", "missing")) for r in rs]
+        k = sum(s == "fail" for s in st)
+        errors = sum(s == "error" for s in st)
+        skipped = sum(s == "skip" for s in st)
+        ran = n - skipped  # a check that does not apply is no trial
+        iv = _interval(k, ran) if ran else [0.0, 1.0]
+        flagged = iv[0] > alpha or errors > 0
+        checks[check] = {"failures": k, "errors": errors, "skipped": skipped, "seeds": ran,
+                         "rate": k / ran if ran else 0.0, "interval95": iv, "design_alpha": alpha,
+                         "flagged": flagged}
+        if flagged:
+            what = "correct implementation" if role == "reference" else "equivalent mutant"
+            flags.append(f"false alarm: {what} {name} ({profile}) — {check} failed {k}/{n}"
+                         + (f", errored {errors}/{n}" if errors else "")
+                         + f", 95% interval [{iv[0]:.3g}, {iv[1]:.3g}] vs design alpha {alpha:.3g}")
+    bad_seeds = [r["unit"].seed for r in rs if any(s in ("fail", "error") for s in r["statuses"].values())]
+    k = len(bad_seeds)
+    iv = _interval(k, n)
+    fw = {"failures": k, "seeds": n, "rate": k / n, "interval95": iv, "design_alpha": fam,
+          "flagged": iv[0] > fam, "failing_seeds": bad_seeds[:20]}
+    if fw["flagged"]:
+        flags.append(f"family-wise false alarm: {name} ({profile}) failed under {k}/{n} seeds, 95% interval "
+                     f"[{iv[0]:.3g}, {iv[1]:.3g}] vs design alpha {fam:.3g}")
+    examples: dict[str, str] = {}
+    for r in rs:
+        for c, msg in r["messages"].items():
+            examples.setdefault(c, f"seed {r['unit'].seed}: {msg}")
+    return {"name": name, "kind": kind, "profile": profile, "seeds": n, "family": fw, "checks": checks,
+            "examples": examples, "seconds": round(sum(r["seconds"] for r in rs), 2)}
+
+
+def _power_entry(m: Any, name: str, profile: str, kind: str, rs: list[dict[str, Any]],
+                 flags: list[str]) -> dict[str, Any]:
+    """A mutant's catch rate by each check meant to catch it, by any of them, and what the other checks did; a
+    power below POWER_TARGET is flagged (``flags``)."""
+    n = len(rs)
+    caught = {}
+    for check in m.caught_by:
+        k = sum(r["statuses"].get(check, r["statuses"].get("*")) == m.expect for r in rs)
+        iv = _interval(k, n)
+        flagged = k / n < POWER_TARGET
+        caught[check] = {"caught": k, "seeds": n, "power": k / n, "interval95": iv, "flagged": flagged,
+                         "missed_seeds": [r["unit"].seed for r in rs
+                                          if r["statuses"].get(check, r["statuses"].get("*")) != m.expect][:20]}
+        if flagged:
+            claim = "" if profile in m.profiles else f" (the library claims it only at {', '.join(m.profiles)})"
+            flags.append(f"power: {check} caught {name} ({profile}) under {k}/{n} seeds = {k / n:.0%} < "
+                         f"{POWER_TARGET:.0%}, 95% interval [{iv[0]:.3g}, {iv[1]:.3g}]{claim}")
+    any_k = sum(any(r["statuses"].get(c, r["statuses"].get("*")) == m.expect for c in m.caught_by) for r in rs)
+    scans = [r for r in rs if r["unit"].checks is None]
+    others: dict[str, dict[str, int]] = {}
+    for r in scans:
+        for c, s in r["statuses"].items():
+            if c in m.caught_by or c == "*":
+                continue
+            o = others.setdefault(c, {"fired": 0, "of": 0})
+            o["of"] += 1
+            o["fired"] += s in ("fail", "error")
+    return {"name": name, "kind": kind, "category": m.category, "profile": profile, "seeds": n,
+            "expect": m.expect, "claimed_profiles": list(m.profiles), "caught_by": caught,
+            "caught_any": {"caught": any_k, "power": any_k / n, "interval95": _interval(any_k, n)},
+            "other_checks": others, "scan_seeds": len(scans), "seconds": round(sum(r["seconds"] for r in rs), 2)}
+
+
 def aggregate(results: list[dict[str, Any]], library: str | None = None) -> dict[str, Any]:
     """False-alarm rates, power and timings from unit results (deterministic in everything but ``seconds``)."""
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
@@ -334,41 +406,8 @@ def aggregate(results: list[dict[str, Any]], library: str | None = None) -> dict
     flags: list[str] = []
     for (role, name, profile), rs in sorted(groups.items(), key=lambda kv: (ROLES.index(kv[0][0]), kv[0][1:])):
         kind = _kind_of(role, name, library)
-        n = len(rs)
-        seconds = sum(r["seconds"] for r in rs)
         if role in ("reference", "equivalent"):
-            fam, alphas = _design_alphas(kind, profile)
-            checks: dict[str, Any] = {}
-            for check, alpha in alphas.items():
-                st = [r["statuses"].get(check, r["statuses"].get("*", "missing")) for r in rs]
-                k = sum(s == "fail" for s in st)
-                errors = sum(s == "error" for s in st)
-                skipped = sum(s == "skip" for s in st)
-                ran = n - skipped  # a check that does not apply is no trial
-                iv = _interval(k, ran) if ran else [0.0, 1.0]
-                flagged = iv[0] > alpha or errors > 0
-                checks[check] = {"failures": k, "errors": errors, "skipped": skipped, "seeds": ran,
-                                 "rate": k / ran if ran else 0.0, "interval95": iv, "design_alpha": alpha,
-                                 "flagged": flagged}
-                if flagged:
-                    what = "correct implementation" if role == "reference" else "equivalent mutant"
-                    flags.append(f"false alarm: {what} {name} ({profile}) — {check} failed {k}/{n}"
-                                 + (f", errored {errors}/{n}" if errors else "")
-                                 + f", 95% interval [{iv[0]:.3g}, {iv[1]:.3g}] vs design alpha {alpha:.3g}")
-            bad_seeds = [r["unit"].seed for r in rs if any(s in ("fail", "error") for s in r["statuses"].values())]
-            k = len(bad_seeds)
-            iv = _interval(k, n)
-            fw = {"failures": k, "seeds": n, "rate": k / n, "interval95": iv, "design_alpha": fam,
-                  "flagged": iv[0] > fam, "failing_seeds": bad_seeds[:20]}
-            if fw["flagged"]:
-                flags.append(f"family-wise false alarm: {name} ({profile}) failed under {k}/{n} seeds, 95% interval "
-                             f"[{iv[0]:.3g}, {iv[1]:.3g}] vs design alpha {fam:.3g}")
-            examples: dict[str, str] = {}
-            for r in rs:
-                for c, msg in r["messages"].items():
-                    examples.setdefault(c, f"seed {r['unit'].seed}: {msg}")
-            entry = {"name": name, "kind": kind, "profile": profile, "seeds": n, "family": fw, "checks": checks,
-                     "examples": examples, "seconds": round(seconds, 2)}
+            entry = _false_alarm_entry(role, name, profile, kind, rs, flags)
             if role == "equivalent":
                 m = _mutant(library, name)
                 entry.update(category=m.category, doc=m.doc)
@@ -376,33 +415,7 @@ def aggregate(results: list[dict[str, Any]], library: str | None = None) -> dict
             else:
                 false_alarms.append(entry)
         else:
-            m = _mutant(library, name)
-            caught = {}
-            for check in m.caught_by:
-                k = sum(r["statuses"].get(check, r["statuses"].get("*")) == m.expect for r in rs)
-                iv = _interval(k, n)
-                flagged = k / n < POWER_TARGET
-                caught[check] = {"caught": k, "seeds": n, "power": k / n, "interval95": iv, "flagged": flagged,
-                                 "missed_seeds": [r["unit"].seed for r in rs
-                                                  if r["statuses"].get(check, r["statuses"].get("*")) != m.expect][:20]}
-                if flagged:
-                    claim = "" if profile in m.profiles else f" (the library claims it only at {', '.join(m.profiles)})"
-                    flags.append(f"power: {check} caught {name} ({profile}) under {k}/{n} seeds = {k / n:.0%} < "
-                                 f"{POWER_TARGET:.0%}, 95% interval [{iv[0]:.3g}, {iv[1]:.3g}]{claim}")
-            any_k = sum(any(r["statuses"].get(c, r["statuses"].get("*")) == m.expect for c in m.caught_by) for r in rs)
-            scans = [r for r in rs if r["unit"].checks is None]
-            others: dict[str, dict[str, int]] = {}
-            for r in scans:
-                for c, s in r["statuses"].items():
-                    if c in m.caught_by or c == "*":
-                        continue
-                    o = others.setdefault(c, {"fired": 0, "of": 0})
-                    o["of"] += 1
-                    o["fired"] += s in ("fail", "error")
-            powers.append({"name": name, "kind": kind, "category": m.category, "profile": profile, "seeds": n,
-                           "expect": m.expect, "claimed_profiles": list(m.profiles), "caught_by": caught,
-                           "caught_any": {"caught": any_k, "power": any_k / n, "interval95": _interval(any_k, n)},
-                           "other_checks": others, "scan_seeds": len(scans), "seconds": round(seconds, 2)})
+            powers.append(_power_entry(_mutant(library, name), name, profile, kind, rs, flags))
     pooled = _pool_by_kind(false_alarms)
     return {"false_alarms": false_alarms, "by_kind": pooled, "equivalent": equivalents, "power": powers,
             "flags": flags}
@@ -431,6 +444,25 @@ def _pool_by_kind(false_alarms: list[dict[str, Any]]) -> list[dict[str, Any]]:
         p["flagged"] = p["interval95"][0] > p["design_alpha"]
         out.append(p)
     return out
+
+
+def _chosen_mutants(library: str | None, mutants: Iterable[str] | None) -> list[Mutant]:
+    """The mutants of ``library`` named in ``mutants`` (None: all of them); an unknown name is a UsageError."""
+    from rfverify.errors import UsageError
+
+    if library is None:
+        if mutants:
+            raise UsageError("--mutant NAME needs --mutants LIBRARY")
+        return []
+    lib = load_mutants(library)
+    if mutants is None:
+        return lib
+    by = {m.name: m for m in lib}
+    names = list(dict.fromkeys(mutants))
+    unknown = [n for n in names if n not in by]
+    if unknown:
+        raise UsageError(f"unknown mutant(s) {', '.join(unknown)} in {library}")
+    return [by[n] for n in names]
 
 
 def calibrate(*, references: Iterable[str] = CALIBRATION_REFERENCES, library: str | None = None,
@@ -463,20 +495,7 @@ def calibrate(*, references: Iterable[str] = CALIBRATION_REFERENCES, library: st
                         ("jobs", jobs - 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise UsageError(f"{name.replace('_', '-')} must be a non-negative integer, got {value!r}")
-    chosen: list[Mutant] = []
-    if library is not None:
-        lib = load_mutants(library)
-        by = {m.name: m for m in lib}
-        if mutants is not None:
-            names = list(dict.fromkeys(mutants))
-            unknown = [n for n in names if n not in by]
-            if unknown:
-                raise UsageError(f"unknown mutant(s) {', '.join(unknown)} in {library}")
-            chosen = [by[n] for n in names]
-        else:
-            chosen = lib
-    elif mutants:
-        raise UsageError("--mutant NAME needs --mutants LIBRARY")
+    chosen = _chosen_mutants(library, mutants)
     units = plan_units(refs, chosen, profiles, fa_seeds=fa_seeds, power_seeds=power_seeds,
                        scan_seeds=min(scan_seeds, power_seeds), equivalent_seeds=equivalent_seeds,
                        seed_base=seed_base)

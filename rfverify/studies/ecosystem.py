@@ -187,6 +187,61 @@ def _loadavg() -> list[float]:
         return []
 
 
+def _plan_entry(e: Entry, seeds: Sequence[int], profile: str, source: str, prev: Mapping[str, Any] | None,
+                tasks: list[Any]) -> tuple[dict[str, Any], int]:
+    """An entry's row of the table, with the seeds reused from ``prev`` (its row in a table written before, when
+    the fingerprint is the same) and a task appended to ``tasks`` for each seed still to run; the count reused."""
+    from rfverify.executors import Task
+
+    reused = 0
+    fp = fingerprint(e, profile, source)
+    row: dict[str, Any] = {"name": e.name, "library": e.library, "kind": e.kind, "target": e.target,
+                           "package": e.package, "install": e.install, "expected": e.expected,
+                           "declarations": _jsonable(e.options), "xfail": dict(e.xfail), "wrapper": e.wrapper,
+                           "upstream": e.upstream, "note": e.note, "command": e.cli(), "light": e.light,
+                           "declared": e.declared(), "arrays": e.arrays(),
+                           "fingerprint": fp, "seeds": {}, "seconds": 0.0}
+    absent = missing(e)
+    if absent:
+        row.update(verdict="not installed", missing=absent)
+        return row, 0
+    if e.evidence is not None:
+        row["evidence"] = e.evidence()
+    per_seed = COST_HINT.get(e.name, 1.0)
+    if prev and prev.get("seeds"):
+        per_seed = max(0.1, float(prev.get("seconds", 0.0)) / len(prev["seeds"]))
+    for s in seeds:
+        done = prev.get("seeds", {}).get(str(s)) if prev and prev.get("fingerprint") == fp else None
+        if done is not None and done.get("verdict") == "error":
+            done = None  # an error (a time limit on a loaded machine, a crash) is run again, never reused
+        if done is not None:
+            row["seeds"][str(s)] = done
+            row["seconds"] = round(row["seconds"] + float(done.get("seconds", 0.0)), 1)
+            if s == seeds[0] and prev:
+                row["reproduce"], row["headline"] = prev.get("reproduce", ""), prev.get("headline", "")
+            reused += 1
+        else:
+            # seed-major: every entry under a seed before any under the next (a run cut short leaves whole
+            # seeds behind), the costliest entries first within a seed
+            tasks.append(Task(f"eco-{e.name}-{s}", "rfverify.studies.ecosystem:run_unit", (e.name, s, profile),
+                              e.needs, cost=(len(seeds) - seeds.index(s)) * 1e6 + per_seed))
+    return row, reused
+
+
+def _finish(rows: list[dict[str, Any]], seeds: Sequence[int], profile: str, run_info: dict[str, Any],
+            started: float, earlier: list[Any]) -> dict[str, Any]:
+    """The table so far: every row's seeds in the order asked for, the summary and this run's record."""
+    for r in rows:  # seeds in the order asked for, whatever order the units finished in
+        r["seeds"] = {str(s): r["seeds"][str(s)] for s in seeds if str(s) in r["seeds"]}
+    run_info.update(wall_seconds=round(time.time() - started, 1), loadavg_end=_loadavg())
+    table = _table(rows, list(seeds), profile)
+    table["summary"]["seeds_requested"] = len(seeds)
+    table["run"] = dict(run_info)
+    # every run that produced a result in this table, oldest first (a resumed run adds itself)
+    table["runs"] = earlier + [dict(run_info)]
+    return table
+
+
 def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: str,
                   progress: Callable[[str], None] | None = None,
                   checkpoint: Callable[[dict[str, Any]], Any] | None = None,
@@ -199,47 +254,18 @@ def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: s
     the same :func:`fingerprint` there is reused, not run again.  ``checkpoint(table)`` is called after each
     unit with the table so far (a long run leaves a usable table behind whenever it stops).
     """
-    from rfverify.executors import InProcess, Task, usable_cores
+    from rfverify.executors import InProcess, usable_cores
 
     started, load_start = time.time(), _loadavg()
     source = source_fingerprint()
     old = {r["name"]: r for r in (previous or {}).get("entries", [])}
-    rows, tasks, reused = [], [], 0
+    rows: list[dict[str, Any]] = []
+    tasks: list[Any] = []
+    reused = 0
     for e in selected:
-        fp = fingerprint(e, profile, source)
-        row: dict[str, Any] = {"name": e.name, "library": e.library, "kind": e.kind, "target": e.target,
-                               "package": e.package, "install": e.install, "expected": e.expected,
-                               "declarations": _jsonable(e.options), "xfail": dict(e.xfail), "wrapper": e.wrapper,
-                               "upstream": e.upstream, "note": e.note, "command": e.cli(), "light": e.light,
-                               "declared": e.declared(), "arrays": e.arrays(),
-                               "fingerprint": fp, "seeds": {}, "seconds": 0.0}
-        absent = missing(e)
-        if absent:
-            row.update(verdict="not installed", missing=absent)
-            rows.append(row)
-            continue
-        if e.evidence is not None:
-            row["evidence"] = e.evidence()
-        prev = old.get(e.name)
-        per_seed = COST_HINT.get(e.name, 1.0)
-        if prev and prev.get("seeds"):
-            per_seed = max(0.1, float(prev.get("seconds", 0.0)) / len(prev["seeds"]))
-        for s in seeds:
-            done = prev.get("seeds", {}).get(str(s)) if prev and prev.get("fingerprint") == fp else None
-            if done is not None and done.get("verdict") == "error":
-                done = None  # an error (a time limit on a loaded machine, a crash) is run again, never reused
-            if done is not None:
-                row["seeds"][str(s)] = done
-                row["seconds"] = round(row["seconds"] + float(done.get("seconds", 0.0)), 1)
-                if s == seeds[0] and prev:
-                    row["reproduce"], row["headline"] = prev.get("reproduce", ""), prev.get("headline", "")
-                reused += 1
-            else:
-                # seed-major: every entry under a seed before any under the next (a run cut short leaves whole
-                # seeds behind), the costliest entries first within a seed
-                tasks.append(Task(f"eco-{e.name}-{s}", "rfverify.studies.ecosystem:run_unit", (e.name, s, profile),
-                                  e.needs, cost=(len(seeds) - seeds.index(s)) * 1e6 + per_seed))
+        row, n_reused = _plan_entry(e, seeds, profile, source, old.get(e.name), tasks)
         rows.append(row)
+        reused += n_reused
     by_name = {r["name"]: r for r in rows}
     prior: Mapping[str, Any] = previous or {}
     earlier = list(prior.get("runs") or ([prior["run"]] if prior.get("run") else []))
@@ -247,15 +273,7 @@ def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: s
                 "loadavg_start": load_start, "cores": usable_cores()}
 
     def finish() -> dict[str, Any]:
-        for r in rows:  # seeds in the order asked for, whatever order the units finished in
-            r["seeds"] = {str(s): r["seeds"][str(s)] for s in seeds if str(s) in r["seeds"]}
-        run_info.update(wall_seconds=round(time.time() - started, 1), loadavg_end=_loadavg())
-        table = _table(rows, list(seeds), profile)
-        table["summary"]["seeds_requested"] = len(seeds)
-        table["run"] = dict(run_info)
-        # every run that produced a result in this table, oldest first (a resumed run adds itself)
-        table["runs"] = earlier + [dict(run_info)]
-        return table
+        return _finish(rows, seeds, profile, run_info, started, earlier)
 
     def on_outcome(i: int, out: Any) -> None:
         name, s = tasks[i].args[0], tasks[i].args[1]
