@@ -1,8 +1,8 @@
 """The orthogonal kind: correct Haar samplers pass the battery, every planted bug is caught.
 
-Power and false alarms as tests (issue 3): at the default profile and d in {4, 8, 16, 64} each broken
-sampler is caught under the default seed and 20 others (CI); the ``slow`` studies count catches over 100
-seeds (>= 99 required) and passes of the correct samplers over 200 seeds (>= 199 required).
+Power and false alarms as tests: at the default profile and d in {4, 8, 16, 64} each broken sampler is caught
+under the default seed and 4 others (CI) and 16 more (``slow``: 21 in all); the ``slow`` studies also count catches
+over 100 seeds (>= 99 required) and passes of the correct samplers over 200 seeds (>= 199 required).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def test_reference_qr_passes_at_d64():
     assert report.passed, report.table()
 
 
-@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("seed", [s if k < 5 else pytest.param(s, marks=pytest.mark.slow) for k, s in enumerate(SEEDS)])
 @pytest.mark.parametrize("d", DIMS)
 @pytest.mark.parametrize("name", list(BROKEN_SAMPLERS))
 def test_broken_sampler_caught(name, d, seed):
