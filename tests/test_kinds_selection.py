@@ -138,12 +138,18 @@ def test_label_is_the_target_spec_else_the_plugins_name():
     spec = "rfverify.implementations.orf:OrthogonalRandomFeatures"
     assert FeatureMapConfig(spec, dim=4).label == spec
 
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class NoOptions:
+        pass
+
     class Bare(KindConfig):
         kind = "kernel"
-        _context = target = as_dict = preflight = reproduce_options = lambda self, *a: None  # type: ignore[assignment]
-        add_cli_options = from_cli = classmethod(lambda cls, *a: None)  # type: ignore[assignment]
+        Options = NoOptions
+        _setup = _context = target = as_dict = preflight = lambda self, *a: None  # type: ignore[assignment]
 
-    assert Bare(0, "quick").label == "implementation" and Bare(0, "quick").target_spec is None
+    assert Bare(0, profile="quick").label == "implementation" and Bare(0, profile="quick").target_spec is None
 
 
 def test_a_kind_is_an_abstract_config_implementing_the_runners_protocol():

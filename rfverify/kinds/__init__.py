@@ -54,7 +54,7 @@ class Kind:
 
 #: Every plug-in kind, in the order the CLI and the reports list them.
 KINDS: dict[str, Kind] = {k.name: k for k in (
-    Kind("feature-map", "rfverify.kinds.feature_map", "FeatureMapConfig", "verify",
+    Kind("feature-map", "rfverify.kinds.feature_map", "FeatureMapConfig", "verify_feature_map",
          ("rfverify.properties.contract", "rfverify.properties.reproducibility", "rfverify.properties.exploration",
           "rfverify.properties.stateful",
           "rfverify.properties.unbiasedness",
