@@ -89,7 +89,13 @@ def test_reproduce_command_and_header():
     h = cfg.header()
     assert (h["kind"], h["seed"], h["profile"]) == ("orthogonal", 7, "quick")
     assert h["implementation"] == cfg.label == "rfverify.implementations.orthogonal:haar_qr"
-    assert h["kernel"] == cfg.target() and h["config"] == cfg.as_dict()
+    # a sampler is held to a group, not a kernel: the header says "target" (the report keeps its JSON key)
+    assert h["target"] == cfg.target() == {"name": "Haar on O(4)", "params": {}} and "kernel" not in h
+    assert h["config"] == cfg.as_dict()
+    from rfverify.runner import report_of
+
+    rep = report_of(h, (), None)
+    assert rep.target == rep.kernel == cfg.target() and rep.to_dict()["kernel"] == cfg.target()
     unnamed = OrthogonalConfig(lambda d, rng: haar_qr(d, rng), dim=4, profile="quick")
     assert unnamed.reproduce("orthogonality").startswith("rfverify check orthogonal <MODULE:ATTR> ")  # unquoted
 
@@ -168,3 +174,17 @@ def test_a_kind_is_an_abstract_config_implementing_the_runners_protocol():
     from rfverify.kinds.feature_map import FeatureMapConfig
 
     assert isinstance(FeatureMapConfig("rfverify.implementations.rff:RandomFourierFeatures", dim=4), RunnableConfig)
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_a_context_carries_its_configuration_and_names_the_plugin_as_it_does(kind):
+    """Every kind's check context carries the configuration it was made from, and its ``name`` (the name in every
+    result) is the configuration's ``plugin_name``, which the runner uses without building a context."""
+    from tests.test_kind_options import COMMANDS, _config
+
+    import shlex
+
+    cfg = _config(kind, shlex.split(COMMANDS[kind])[:1])
+    for spec in cfg.checks():
+        ctx = cfg.context(spec)
+        assert ctx.config is cfg and ctx.name == cfg.plugin_name

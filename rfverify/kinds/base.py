@@ -181,8 +181,10 @@ class KindConfig(abc.ABC):
         return " ".join(shlex.quote(p) if not p.startswith("<") else p for p in parts)
 
     def header(self) -> dict[str, Any]:
-        """The report header: implementation, kind, target, seed, profile and configuration."""
-        return {"implementation": self.label, "kind": self.kind, "kernel": self.target(), "seed": self.seeds.root,
+        """The report header: implementation, kind, ``target`` (what the implementation is held to: a kernel, a
+        group, a matrix, an integral), seed, profile and configuration (the report stores the target as
+        :attr:`rfverify.results.Report.target`, under the JSON key ``kernel`` of its schema)."""
+        return {"implementation": self.label, "kind": self.kind, "target": self.target(), "seed": self.seeds.root,
                 "profile": self.profile.name, "config": self.as_dict()}
 
     @property

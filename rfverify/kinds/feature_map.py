@@ -124,8 +124,13 @@ class Estimates:
 
 
 @dataclass
-class CheckContext(BaseContext):
-    """Everything a feature-map check may use; randomness only via ``seeds``."""
+class CheckContext(BaseContext["FeatureMapConfig | None"]):
+    """Everything a feature-map check may use; randomness only via ``seeds``.
+
+    It carries its own copies of the plug-in, kernel and dimension because a corner (:meth:`at_corner`) moves
+    them; ``config`` is the configuration it was made from (None: a map a check wraps itself, e.g. a composite
+    kernel's reference map), and ``name`` is its plug-in's.
+    """
 
     plugin: FeatureMapPlugin = None  # type: ignore[assignment]
     kernel: Kernel = None  # type: ignore[assignment]
@@ -389,6 +394,10 @@ class FeatureMapOptions:
     pins: Mapping[str, Any] | None = pins_option(add_pin_options, render=lambda c: pin_options(c.pins))
     #: The caller's narrowing of the explored space (:mod:`rfverify.spaces`).
     space: Mapping[str, Any] | None = space_option()
+    #: How the kernel and the domain are named in the reproduce command when given as objects (internal; default:
+    #: the ``MODULE:ATTR`` given, else the object's importable name).
+    kernel_spec: str | None = option(None, public=False)
+    domain_spec: str | None = option(None, public=False)
 
 
 class FeatureMapConfig(KindConfig):
@@ -410,11 +419,11 @@ class FeatureMapConfig(KindConfig):
 
     def _setup(self, implementation: Any, name: str | None) -> None:
         o = self.options
-        kernel, domain, kernel_spec, domain_spec = o.kernel, o.domain, None, None
+        kernel, domain, kernel_spec, domain_spec = o.kernel, o.domain, o.kernel_spec, o.domain_spec
         if isinstance(kernel, str) and ":" in kernel:  # MODULE:ATTR of a kernel callable, named so in the reproduce
-            kernel_spec, kernel = kernel, load_object(kernel)
+            kernel_spec, kernel = kernel_spec or kernel, load_object(kernel)
         if isinstance(domain, str) and ":" in domain:
-            domain_spec, domain = domain, load_object(domain)
+            domain_spec, domain = domain_spec or domain, load_object(domain)
         self.kernel = as_kernel(kernel, o.kernel_params)
         self.kernel_spec = kernel_spec if kernel_spec is not None else (kernel if isinstance(kernel, str) else None)
         if self.kernel_spec is None and callable(kernel) and not isinstance(kernel, Kernel):
@@ -489,7 +498,7 @@ class FeatureMapConfig(KindConfig):
         return FeatureMapSpace.for_plugin(self.plugin, self.kernel, [declared, self._space_arg, self.pins])
 
     def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> CheckContext:
-        return CheckContext(spec.name, self.profile, self.seeds, alpha, reproduce,
+        return CheckContext(spec.name, self.profile, self.seeds, alpha, reproduce, config=self,
                             plugin=self.plugin, kernel=self.kernel, domain=self.domain, dim=self.dim,
                             declarations=self.declarations, pair_cache=self._pair_cache, space=self.space,
                             respace=None if self.space_declared else self.respace, pins=self.pins,

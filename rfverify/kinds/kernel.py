@@ -310,6 +310,11 @@ class KernelConfig(KindConfig):
     def target_spec(self) -> str | None:
         return self.kernel_spec
 
+    @property
+    def plugin_name(self) -> str:
+        """A kernel is named in its results as in the report header (its registry description or MODULE:ATTR)."""
+        return self.label
+
     def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> "KernelContext":
         return KernelContext(spec.name, self.profile, self.seeds, alpha, reproduce, config=self)
 
@@ -444,14 +449,8 @@ class KernelConfig(KindConfig):
 
 
 @dataclass
-class KernelContext(BaseContext):
+class KernelContext(BaseContext[KernelConfig]):
     """What a kernel check may use; randomness only via ``seeds``."""
-
-    config: KernelConfig = None  # type: ignore[assignment]
-
-    @property
-    def name(self) -> str:
-        return self.config.label
 
     @property
     def kernel(self) -> Kernel:

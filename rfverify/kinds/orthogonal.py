@@ -251,15 +251,10 @@ class OrthogonalConfig(KindConfig):
 
 
 @dataclass
-class OrthogonalContext(BaseContext):
+class OrthogonalContext(BaseContext[OrthogonalConfig]):
     """What an orthogonal-sampler check may use; randomness only via ``seeds``."""
 
-    config: OrthogonalConfig = None  # type: ignore[assignment]
     _extra: dict[str, Any] = field(default_factory=dict, repr=False)
-
-    @property
-    def name(self) -> str:
-        return self.config.sampler.name
 
     @property
     def dim(self) -> int:

@@ -194,7 +194,7 @@ class QuadraturePlugin:
 
 
 @dataclass
-class QuadratureContext(BaseContext):
+class QuadratureContext(BaseContext["QuadratureConfig"]):
     """Everything a quadrature check may use; randomness only via ``seeds``."""
 
     plugin: QuadraturePlugin = None  # type: ignore[assignment]
@@ -204,14 +204,8 @@ class QuadratureContext(BaseContext):
     budget: QuadratureBudget = None  # type: ignore[assignment]
     #: Declared deterministic (a cubature): the same draw for every rng state.
     deterministic: bool = False
-    #: The configuration (its space and pins, for ``explore``).
-    config: Any = None
     #: The corner dimension this context runs at (None: the declared d; :meth:`at_corner`).
     corner: int | None = None
-
-    @property
-    def name(self) -> str:
-        return self.plugin.name
 
     @property
     def key(self) -> tuple[Any, ...]:

@@ -304,14 +304,8 @@ class TransformConfig(KindConfig):
 
 
 @dataclass
-class TransformContext(BaseContext):
+class TransformContext(BaseContext[TransformConfig]):
     """What a transform check may use; randomness only via ``seeds``."""
-
-    config: TransformConfig = None  # type: ignore[assignment]
-
-    @property
-    def name(self) -> str:
-        return self.config.plugin.name
 
     @property
     def dim(self) -> int:
