@@ -36,7 +36,7 @@ import numpy as np
 from rfverify.adapters import _spec_of, load_object
 from rfverify.arrays import to_numpy
 from rfverify.kernels.composition import CompositeKernel, declared_psd
-from rfverify.domains import DOMAINS, _calibrate_scale
+from rfverify.domains import DOMAINS, calibrate_scale
 from rfverify.errors import PluginError, UsageError
 from rfverify.kernels import Kernel, as_kernel
 from rfverify.kinds import checks_for
@@ -96,7 +96,7 @@ PLAN: tuple[tuple[str, int, float], ...] = (
     ("mixed", 64, 30.0), ("iid", 160, 3.0),
 )
 #: What the feature-map calibration returns when its target is not bracketed or the kernel is
-#: scale-free (rfverify.domains._calibrate_scale); the kernel kind then uses unit-norm inputs.
+#: scale-free (rfverify.domains.calibrate_scale); the kernel kind then uses unit-norm inputs.
 CALIBRATION_EDGES = (1e-4, 1e4, 1.0)
 #: Mixed-norm sets multiply each point's radius by a log-uniform factor in [1/MIXED_SPREAD, MIXED_SPREAD].
 MIXED_SPREAD = 3.0
@@ -343,7 +343,7 @@ class KernelConfig(KindConfig):
                     rng = self.seeds.rng("kernel", "scale", self.dim, self.domain)
                     try:
                         with np.errstate(all="ignore"):
-                            hint = _calibrate_scale(_BatchPairwise(self.kernel), self.dim, rng,
+                            hint = calibrate_scale(_BatchPairwise(self.kernel), self.dim, rng,
                                                     self.domain == "positive")
                     except _Uncalibrated:
                         hint = 1.0  # one of CALIBRATION_EDGES: unit-norm inputs below
