@@ -81,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     for row in KINDS.values():  # one sub-command per row of the kind table
         cls = row.config_class()
         kp = kinds.add_parser(row.name, help=row.summary, description=cls.CLI.description,
-                              epilog=epilog(f"check {row.name}"))
+                              epilog=epilog(f"check {row.name}", cls.CLI.examples))
         if cls.CLI.many:
             kp.add_argument("target", metavar=cls.CLI.metavar, nargs="+",
                             help="one or several (same options; several run as work units, see --jobs)")

@@ -46,13 +46,15 @@ def parse_int(text: Any, what: str) -> int:
 
 
 class CliSpec:
-    """The ``rfverify check KIND`` sub-command of a kind: its description and the target's metavar (the
-    one-line help is the kind table's ``summary``)."""
+    """The ``rfverify check KIND`` sub-command of a kind: its description, the examples under its ``--help``
+    (each parses: ``tests/test_cli_text.py``) and the target's metavar (the one-line help is the kind table's
+    ``summary``)."""
 
-    def __init__(self, description: str, metavar: str = "MODULE:ATTR", many: bool = False) -> None:
+    def __init__(self, description: str, metavar: str = "MODULE:ATTR", many: bool = False,
+                 examples: tuple[str, ...] = ()) -> None:
         #: ``many``: the sub-command takes several targets with the same options (run as work units on the
         #: executor of --jobs / --scheduler).
-        self.description, self.metavar, self.many = description, metavar, many
+        self.description, self.metavar, self.many, self.examples = description, metavar, many, examples
 
 
 def call_kw_option(render: Any = None) -> Any:

@@ -412,7 +412,10 @@ class FeatureMapConfig(KindConfig):
     kind = "feature-map"
     DIM_RANGE = (1, 65536)
     DIM_WHY = "the pair design and a fit on 2 x 24 rows stay within memory up to 2^16 input dimensions"
-    CLI = CliSpec("Verify a feature map MODULE:ATTR (or several, with the same options) against a kernel.", many=True)
+    CLI = CliSpec("Verify a feature map MODULE:ATTR (or several, with the same options) against a kernel.", many=True,
+                  examples=("rfverify check feature-map sklearn.kernel_approximation:RBFSampler --kernel rbf "
+                            "--param gamma=0.5 --bound 1.4142135623730951",
+                            "rfverify check feature-map mypkg.maps:A mypkg.maps:B --kernel rbf --jobs 2 --report out/"))
 
     Options = FeatureMapOptions
     options: FeatureMapOptions

@@ -212,7 +212,9 @@ class KernelConfig(KindConfig):
     DIM_WHY = "point sets of a few hundred points in d dimensions, Gram matrices evaluated in float64"
     CLI = CliSpec("Verify a registry kernel NAME or MODULE:ATTR naming a callable k(X, Y) -> Gram matrix: symmetry, "
                   "positive semi-definiteness (a witness set if not), k(x, x) = 1 where claimed, and for composite "
-                  "kernels that the composite's feature map estimates it.", metavar="NAME|MODULE:ATTR")
+                  "kernels that the composite's feature map estimates it.", metavar="NAME|MODULE:ATTR",
+                  examples=("rfverify check kernel rbf_laplacian_mix",
+                            "rfverify check kernel sklearn.metrics.pairwise:additive_chi2_kernel --domain positive"))
 
     Options = KernelOptions
     options: KernelOptions

@@ -187,7 +187,8 @@ class OrthogonalConfig(KindConfig):
     DIM_RANGE = (1, 1024)
     DIM_WHY = "the Haar battery holds thousands of d x d matrices: 1500 draws at d = 1024 are 12 GB"
     CLI = CliSpec("Verify MODULE:ATTR, sample(d, rng) -> (d, d) or an object with rvs(dim=..., random_state=...), "
-                  "against Haar measure on --group.")
+                  "against Haar measure on --group.",
+                  examples=("rfverify check orthogonal rfverify.implementations.orthogonal:haar_qr --dim 8 --group O",))
 
     Options = OrthogonalOptions
     options: OrthogonalOptions

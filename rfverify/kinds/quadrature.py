@@ -291,7 +291,9 @@ class QuadratureConfig(KindConfig):
     kind = "quadrature"
     DIM_RANGE = (1, MAX_DIM)
     DIM_WHY = "exactness moments are enumerated over monomials of d variables: 4096 keeps degree 3 tractable"
-    CLI = CliSpec("Verify a rule MODULE:ATTR estimating E f(w), w ~ N(0, I_d).")
+    CLI = CliSpec("Verify a rule MODULE:ATTR estimating E f(w), w ~ N(0, I_d).",
+                  examples=("rfverify check quadrature rfverify.implementations.quadrature:sr33_haar --dim 8 --degree 3 "
+                            "--unbiased",))
 
     Options = QuadratureOptions
     options: QuadratureOptions

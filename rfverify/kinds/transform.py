@@ -247,7 +247,8 @@ class TransformConfig(KindConfig):
     DIM_RANGE = (1, MAX_TRANSFORM_DIM)
     DIM_WHY = ("a user's declared matrix is dense (d x d float64): 2^14 keeps it at 2 GB; a Hadamard matrix is "
                "never formed")
-    CLI = CliSpec("Verify MODULE:ATTR, apply(X (n, d)) -> (n, d), against X @ M.T.")
+    CLI = CliSpec("Verify MODULE:ATTR, apply(X (n, d)) -> (n, d), against X @ M.T.",
+                  examples=("rfverify check transform rfverify.implementations.structured:fwht --dim 64",))
 
     Options = TransformOptions
     options: TransformOptions
