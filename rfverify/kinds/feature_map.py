@@ -483,12 +483,9 @@ class FeatureMapConfig(KindConfig):
     def _space(self, space: Mapping[str, Any] | None) -> FeatureMapSpace:
         """The explored space: the default, narrowed by the plug-in's ``rfverify_space`` attribute, the caller's
         ``space`` and the pins (:mod:`rfverify.spaces`).  Only kernel parameters the plug-in receives are searched."""
-        from rfverify.spaces import SPACE_ATTRIBUTE
+        from rfverify.spaces import declared_space
 
-        try:
-            declared = getattr(self.plugin.obj, SPACE_ATTRIBUTE, None)
-        except Exception:  # noqa: BLE001 - a __getattr__ raising for unknown names: no declaration (like other
-            declared = None  # optional attributes)
+        declared = declared_space(self.plugin.obj)
         self._space_arg = space
         self.caller_space = dict(space or {})
         self.space_declared = declared is not None
