@@ -1,11 +1,12 @@
 """The plug-in kinds, in one table.
 
 A *kind* is what a plug-in is (a feature map, an orthogonal sampler, a fast transform, a quadrature rule, a
-kernel).  Each kind is one module of this package whose configuration class subclasses
-:class:`rfverify.kinds.base.KindConfig` and declares the plug-in contract, the options and the
-command-line interface; its checks live in the property modules listed here.  The CLI, the pytest
-plugin, the zoo, calibration and the reports read :data:`KINDS` and nothing else, so adding a kind
-means one module and one row below.
+kernel).  Each kind is one module of this package: a frozen ``Options`` dataclass (its options, declared once:
+:mod:`rfverify.kinds.options`), a configuration class subclassing :class:`rfverify.kinds.base.KindConfig` (the
+plug-in contract), a context and ``verify_<kind>``; its checks live in the property modules listed here.  The CLI,
+the pytest plugin, the zoo, calibration and the reports read :data:`KINDS` and nothing else, so adding a kind
+means one module, its checks and one row below (ARCHITECTURE.md walks through it; ``tests/test_toy_kind.py`` does
+it).
 
 >>> list(KINDS)
 ['feature-map', 'orthogonal', 'transform', 'quadrature', 'kernel']
