@@ -65,8 +65,8 @@ def check_composition(ctx: KernelContext) -> CheckResult:
         plugin = as_feature_map(features, name="composite feature map")
     b = ctx.budget
     profile = replace(ctx.profile, unbiased_m=b.composition_m, max_trials=b.composition_max_trials)
-    fm_ctx = CheckContext(ctx.check, profile, ctx.seeds, ctx.alpha, ctx.reproduce, plugin=plugin, kernel=kernel,
-                          domain=cfg.domain, dim=cfg.dim, declarations=Declarations(), pair_cache={},
+    fm_ctx = CheckContext(ctx.check, profile, ctx.seeds, ctx.alpha, ctx.reproduce, config=None, plugin=plugin,
+                          kernel=kernel, domain=cfg.domain, dim=cfg.dim, declarations=Declarations(), pair_cache={},
                           **_declared(plugin, kernel))
     res = check_unbiasedness(fm_ctx)
     details = dict(res.details)

@@ -81,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     for row in KINDS.values():  # one sub-command per row of the kind table
         cls = row.config_class()
         kp = kinds.add_parser(row.name, help=row.summary, description=cls.CLI.description,
-                              epilog=epilog(f"check {row.name}"))
+                              epilog=epilog(f"check {row.name}", cls.CLI.examples))
         if cls.CLI.many:
             kp.add_argument("target", metavar=cls.CLI.metavar, nargs="+",
                             help="one or several (same options; several run as work units, see --jobs)")
@@ -266,16 +266,12 @@ def _check_many(targets: list[str], args: argparse.Namespace) -> int:
     """Several feature maps with the same options, as work units on the executor of --jobs/--scheduler."""
     import json
 
-    from rfverify.kinds.base import parse_int
     from rfverify.kinds.feature_map import FeatureMapConfig
-    from rfverify.options import parse_param, parse_space, parse_xfail
+    from rfverify.options import parse_xfail
     from rfverify.studies.batch import verify_many
 
-    options = dict(kernel=args.kernel, kernel_params=dict(parse_param(p) for p in args.param),
-                   dim=parse_int(args.dim, "--dim"), domain=args.domain, bound=args.bound, unbiased=not args.biased,
-                   bias_bound=args.bias_bound, data_dependent=True if args.data_dependent else None, **_limits(args),
-                   xfail=parse_xfail(args.xfail), space=parse_space(args.space) or None,
-                   strict_space=args.strict_space, **FeatureMapConfig.cli_plugin_options(args))
+    options = dict(**FeatureMapConfig.cli_options(args), **_limits(args), xfail=parse_xfail(args.xfail),
+                   strict_space=args.strict_space)
     seed = parse_seed(args.seed)
     with _executor(args) as executor, _bar(len(targets), args, "implementation") as bar:
         reports = verify_many(targets, kind="feature-map", seed=seed, profile=args.profile, checks=args.check,

@@ -18,22 +18,13 @@ __all__ = ["EXAMPLES", "epilog", "HelpFormatter", "table", "stdout_closed", "add
 #: ``128 + SIGPIPE``: what ``yes | head -1`` reports for ``yes``; a closed stdout ends rfverify the same way.
 EXIT_SIGPIPE = 141
 
-#: One or two examples per sub-command (``"check feature-map"`` for ``rfverify check feature-map``).
+#: One or two examples per sub-command; those of ``rfverify check KIND`` are the kind's own
+#: (``CliSpec.examples`` in :mod:`rfverify.kinds`), given to :func:`epilog` by the CLI.
 EXAMPLES: dict[str, tuple[str, ...]] = {
     "rfverify": ("rfverify check feature-map rfverify.implementations.rff:RandomFourierFeatures --kernel rbf "
                  "--param gamma=0.5",
                  "rfverify report --all                   # every reference implementation -> rfverify-reports/"),
     "check": ("rfverify check feature-map sklearn.kernel_approximation:RBFSampler --kernel rbf --param gamma=0.5",),
-    "check feature-map": (
-        "rfverify check feature-map sklearn.kernel_approximation:RBFSampler --kernel rbf --param gamma=0.5 "
-        "--bound 1.4142135623730951",
-        "rfverify check feature-map mypkg.maps:A mypkg.maps:B --kernel rbf --jobs 2 --report out/"),
-    "check orthogonal": ("rfverify check orthogonal rfverify.implementations.orthogonal:haar_qr --dim 8 --group O",),
-    "check transform": ("rfverify check transform rfverify.implementations.structured:fwht --dim 64",),
-    "check quadrature": ("rfverify check quadrature rfverify.implementations.quadrature:sr33_haar --dim 8 "
-                         "--degree 3 --unbiased",),
-    "check kernel": ("rfverify check kernel rbf_laplacian_mix",
-                     "rfverify check kernel sklearn.metrics.pairwise:additive_chi2_kernel --domain positive"),
     "report": ("rfverify report --all                   # the main job: writes rfverify-reports/ (git-ignored)",
                "rfverify report --all --out reports/    # maintainers: regenerate the committed reports/",
                "rfverify report --only rff-phase --only haar-qr --out /tmp/r"),
@@ -48,9 +39,9 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
 }
 
 
-def epilog(command: str) -> str:
-    """The ``example:`` block shown at the end of ``rfverify COMMAND --help``."""
-    lines = EXAMPLES[command]
+def epilog(command: str, examples: Sequence[str] = ()) -> str:
+    """The ``example:`` block shown at the end of ``rfverify COMMAND --help`` (``examples``: a kind's own)."""
+    lines = tuple(examples) or EXAMPLES[command]
     return ("example:" if len(lines) == 1 else "examples:") + "\n" + "\n".join("  " + x for x in lines)
 
 

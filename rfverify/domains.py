@@ -26,7 +26,7 @@ import numpy as np
 from rfverify.errors import PluginError, UsageError
 from rfverify.kernels import Kernel
 
-__all__ = ["PairSet", "make_pairs", "DOMAINS", "CORRELATIONS", "min_dim"]
+__all__ = ["PairSet", "make_pairs", "DOMAINS", "CORRELATIONS", "min_dim", "calibrate_scale"]
 
 DOMAINS = ("gaussian", "sphere", "positive")
 #: The smallest input dimension of a named domain's pair design: the sphere S^0 = {-1, +1} (d = 1) has no pair
@@ -136,7 +136,7 @@ def _normalised_independent(kernel: Pairwise, X: np.ndarray, Y: np.ndarray) -> f
     return float(np.median(r))
 
 
-def _calibrate_scale(kernel: Pairwise, d: int, rng: np.random.Generator, positive: bool) -> float:
+def calibrate_scale(kernel: Pairwise, d: int, rng: np.random.Generator, positive: bool) -> float:
     """Find s with median normalised k(s x, s x') ~= e^-2 for independent x, x'.
 
     Bisection on log10 s in [-4, 4] (40 halvings, so log-scale accuracy 2e-11);
@@ -208,7 +208,7 @@ def make_pairs(
             scale = 1.0
         else:
             length = kernel.length_scale(d)
-            scale = length if length is not None else _calibrate_scale(kernel, d, rng, domain == "positive")
+            scale = length if length is not None else calibrate_scale(kernel, d, rng, domain == "positive")
             X, Y = scale * X, scale * Y
     exact = kernel.pairwise(X, Y)
     diag = np.sqrt(np.abs(kernel.pairwise(X, X) * kernel.pairwise(Y, Y)))

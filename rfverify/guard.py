@@ -18,7 +18,7 @@ Two layers, both used by every plug-in kind:
   (the RFF default suite makes ~25,000 such calls).
 * :class:`guarded` wraps **one check** (and the preflight call).  It
 
-  - arms a **time limit** (:data:`DEFAULT_TIME_LIMITS` per profile, or
+  - arms a **time limit** (the profile's ``time-limit`` in :data:`rfverify.profiles.BUDGETS`, or
     ``time_limit=`` / ``--time-limit SECONDS``; 0 disables it).  The limit is
     the **CPU time of the thread running the check** (``time.thread_time``),
     so a check on a machine whose other jobs leave it a fraction of a core is
@@ -84,14 +84,13 @@ import numpy as np
 
 from rfverify.errors import PluginError, UsageError
 from rfverify.import_watch import ImportWatch
+from rfverify.profiles import budget
 from rfverify.refusals import Refusal, is_refusal
 
-__all__ = ["Limits", "DEFAULT_TIME_LIMITS", "DEFAULT_MEMORY_LIMIT", "FEATURE_EXPANSION_LIMIT",
+__all__ = ["Limits", "DEFAULT_MEMORY_LIMIT", "FEATURE_EXPANSION_LIMIT",
            "MAX_OUTPUT_ELEMENTS", "TimeLimitExceeded", "call", "as_array", "guarded", "parse_time_limit",
            "parse_memory_limit", "format_bytes"]
 
-#: Seconds one check may take, per profile (the preflight call gets the same limit).
-DEFAULT_TIME_LIMITS: dict[str, float] = {"quick": 300.0, "default": 600.0, "thorough": 3600.0}
 #: Bytes of address space a check may add to what the process already uses.
 DEFAULT_MEMORY_LIMIT = 4 << 30
 #: The smallest budget accepted: OpenBLAS (numpy's BLAS) allocates its per-thread buffers on the first
@@ -194,14 +193,13 @@ def parse_memory_limit(value: Any, option: str = "memory_limit") -> int | None:
 class Limits:
     """Per-check limits: seconds (None: none) and bytes of extra address space (None: none)."""
 
-    time: float | None = DEFAULT_TIME_LIMITS["default"]
+    time: float | None = budget("default", "time-limit")
     memory: int | None = DEFAULT_MEMORY_LIMIT
 
     @classmethod
     def resolve(cls, profile: str, time_limit: Any = None, memory_limit: Any = None) -> "Limits":
         """The profile's defaults, overridden by ``time_limit`` / ``memory_limit`` when not None."""
-        t = DEFAULT_TIME_LIMITS.get(profile, DEFAULT_TIME_LIMITS["default"]) if time_limit is None \
-            else parse_time_limit(time_limit)
+        t = budget(profile, "time-limit") if time_limit is None else parse_time_limit(time_limit)
         mem = DEFAULT_MEMORY_LIMIT if memory_limit is None else parse_memory_limit(memory_limit)
         return cls(t, mem)
 

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from rfverify.errors import UsageError
-from rfverify.profiles import PROFILES
+from rfverify.profiles import PROFILES, budget
 from rfverify.seeding import DEFAULT_SEED
 
 __all__ = ["SHARED_OPTIONS", "parse_param", "parse_seed", "parse_xfail", "parse_space", "space_options", "LAYOUTS",
@@ -19,12 +19,15 @@ LAYOUTS = ("C", "F", "strided")
 #: Input dtypes (float64 first: it is the simpler value a failure shrinks towards); the --dtype choices.
 DTYPES = ("float64", "float32")
 
+#: The profiles' time limits as --time-limit's help states them ("300/600/3600"; :data:`rfverify.profiles.BUDGETS`).
+_TIME_LIMITS = "/".join(f"{budget(p, 'time-limit'):g}" for p in PROFILES)
+
 #: name -> (default, help). The CLI spells them --NAME, the plugin --rfverify-NAME.
 SHARED_OPTIONS: dict[str, tuple[Any, str]] = {
     "seed": (DEFAULT_SEED, f"root seed every check's randomness is spawned from (default {DEFAULT_SEED})"),
     "profile": ("default", f"budget: {', '.join(PROFILES)} (default: default)"),
     "time-limit": (None, "CPU seconds one check may use before it is stopped with status error (default: the "
-                   "profile's, 300/600/3600 s for quick/default/thorough; 0: no limit); a check using under 2 percent of a "
+                   f"profile's, {_TIME_LIMITS} s for {'/'.join(PROFILES)}; 0: no limit); a check using under 2 percent of a "
                    "core is stopped as a hang at that many seconds of wall time, any check at 10 times that"),
     "memory-limit": (None, "address space one check may add, e.g. 4G or 512M (default 4G; 0: no limit)"),
 }

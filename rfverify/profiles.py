@@ -58,6 +58,7 @@ PROFILES = {
 #: only (``tests/test_profiles.py`` adds one and runs checks of every kind at it).  Every profile states every key
 #: (a test holds them to it); a ``Profile`` object of a name not listed reads the ``default`` entry.
 #:
+#: * ``time-limit``: CPU seconds one check may use (:class:`rfverify.guard.Limits`; ``--time-limit`` overrides it);
 #: * ``explore``, ``explore-orthogonal``: configurations ``explore`` generates (feature maps, rules, kernels,
 #:   transforms; orthogonal samplers: dimensions);
 #: * ``corners``: the corner design of the feature-map checks (:class:`rfverify.corners.CornerBudget`);
@@ -72,6 +73,7 @@ PROFILES = {
 #:   ``repeat`` step of a sampler, rule or transform.
 BUDGETS: dict[str, dict[str, Any]] = {
     "quick": {
+        "time-limit": 300.0,
         "explore": 25,
         "explore-orthogonal": 15,
         "corners": dict(corners=0, share=0.0, bias_fraction=0.15, pilot_trials=20, max_trials=150, moderate_m=33,
@@ -91,6 +93,7 @@ BUDGETS: dict[str, dict[str, Any]] = {
         "stateful-repeats": 3,
     },
     "default": {
+        "time-limit": 600.0,
         "explore": 150,
         "explore-orthogonal": 40,
         "corners": dict(corners=4, share=0.5, bias_fraction=0.1, pilot_trials=30, max_trials=400, moderate_m=65,
@@ -110,6 +113,7 @@ BUDGETS: dict[str, dict[str, Any]] = {
         "stateful-repeats": 60,
     },
     "thorough": {
+        "time-limit": 3600.0,
         "explore": 600,
         "explore-orthogonal": 150,
         "corners": dict(corners=6, share=0.5, bias_fraction=0.05, pilot_trials=50, max_trials=2000, moderate_m=129,

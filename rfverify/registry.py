@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Generic, Protocol, Sequence, TypeVar, runtime_checkable
 
 from rfverify.measurement import Measurement
 from rfverify.messages import Finding, failure_message
@@ -116,9 +116,14 @@ def registered_checks(kind: str) -> list[CheckSpec]:
     return list(_REGISTRY.get(kind, {}).values())
 
 
+#: The configuration type of a kind's context (its :class:`rfverify.kinds.base.KindConfig`).
+C = TypeVar("C", bound="RunnableConfig | None")
+
+
 @dataclass
-class BaseContext:
-    """What every check context has: identity, budget, alpha, seeds and the reproduce command.
+class BaseContext(Generic[C]):
+    """What every check context has: identity, budget, alpha, seeds, the reproduce command and the configuration
+    the check runs under (``config``, the kind's :class:`rfverify.kinds.base.KindConfig`).
 
     Each plug-in kind subclasses it with what its checks need (see
     :class:`rfverify.kinds.feature_map.CheckContext` for feature maps).
@@ -129,6 +134,8 @@ class BaseContext:
     seeds: SeedSource
     alpha: float
     reproduce: str
+    #: The kind's configuration (None only for a feature-map context built around another plug-in by a check).
+    config: C
     #: Strict space (``--strict-space``): a refusal anywhere in the searched space fails ``explore``
     #: (:mod:`rfverify.refusals`); by default a clean refusal away from the main configuration narrows the space.
     strict_space: bool = False
@@ -136,8 +143,11 @@ class BaseContext:
     figures: tuple[str, ...] = ()
 
     @property
-    def name(self) -> str:  # pragma: no cover - overridden
-        raise NotImplementedError
+    def name(self) -> str:
+        """The plug-in's name in every result: the configuration's :attr:`RunnableConfig.plugin_name`."""
+        if self.config is None:
+            raise ValueError(f"check {self.check}: a context without a configuration names its plug-in itself")
+        return self.config.plugin_name
 
     def result(self, status: str, message: str, **kw: Any) -> CheckResult:
         """A :class:`CheckResult` pre-filled with this context's identity."""
@@ -182,7 +192,11 @@ class RunnableConfig(Protocol):
 
     @property
     def label(self) -> str:
-        """The implementation's name in every output."""
+        """The implementation in the report header (``MODULE:ATTR`` where it is importable)."""
+
+    @property
+    def plugin_name(self) -> str:
+        """The plug-in's name in every result and message (what a check context's ``name`` is)."""
 
     def checks(self) -> list[CheckSpec]:
         """The kind's checks, in report order."""

@@ -53,9 +53,8 @@ def _limits(config: Any, limits: Limits | None) -> Limits:
 
 def preflight(config: Any, limits: Limits | None = None) -> str | None:
     """``config.preflight()`` (one call into the plug-in) under the guard; the problem, or None."""
-    name = config.context(config.checks()[0]).name
     try:
-        with guarded(name, "the preflight call", _limits(config, limits)):
+        with guarded(config.plugin_name, "the preflight call", _limits(config, limits)):
             return config.preflight()
     except PluginError as exc:
         return str(exc)
@@ -63,7 +62,7 @@ def preflight(config: Any, limits: Limits | None = None) -> str | None:
         raise
     except BaseException as exc:  # noqa: BLE001 - a report is left behind whatever happened
         _reraise_interrupt(exc)
-        return _unexpected(exc, name, "the preflight call")
+        return _unexpected(exc, config.plugin_name, "the preflight call")
 
 
 def run_check(config: Any, spec: CheckSpec, preflight_error: str | None = None,
@@ -168,13 +167,21 @@ def run(config: Any, *, checks: Iterable[str] | None = None, xfail: Mapping[str,
             pending = sup.iter_checks(specs, problem)  # requests sent ahead; results in spec order
             results = _run_all(specs, xfail, lambda s: next(pending))
             header, block = sup.finish(want_metrics and problem is None)
-        return Report(**header, results=results, version=__version__, metrics=block)
+        return report_of(header, results, block)
     problem = preflight(config, limits)
     results = _run_all(specs, xfail, lambda s: run_check(config, s, problem, limits))
     block = None
     if want_metrics and problem is None:
         block = _metrics(config, limits)
-    return Report(**config.header(), results=results, version=__version__, metrics=block)
+    return report_of(config.header(), results, block)
+
+
+def report_of(header: Mapping[str, Any], results: tuple[CheckResult, ...], metrics: dict[str, Any] | None) -> Report:
+    """The report of a run from its configuration's header (:meth:`rfverify.kinds.base.KindConfig.header`): the
+    header's ``target`` is the report's ``kernel`` field, the key it has had in the JSON schema since its first
+    version, read back as :attr:`Report.target`."""
+    fields = dict(header)
+    return Report(kernel=fields.pop("target"), **fields, results=results, version=__version__, metrics=metrics)
 
 
 def supervisor(config: Any, limits: Limits) -> Any:
@@ -182,7 +189,7 @@ def supervisor(config: Any, limits: Limits) -> Any:
     run_check and metrics (the pytest plugin's cases use it too)."""
     from rfverify.supervise import Supervisor
 
-    return Supervisor(config, limits, config.context(config.checks()[0]).name, (preflight, run_check, _metrics))
+    return Supervisor(config, limits, config.plugin_name, (preflight, run_check, _metrics))
 
 
 def bind_corner_xfail(config: Any, xfail: Mapping[str, str] | None) -> dict[str, str] | None:
@@ -227,9 +234,8 @@ def _run_all(specs: list[CheckSpec], xfail: Mapping[str, str] | None,
 
 def _metrics(config: Any, limits: Limits) -> dict[str, Any]:
     """``config.metrics()`` under the guard; a misbehaving plug-in gives ``{"error": message}``."""
-    name = config.context(config.checks()[0]).name
     try:
-        with guarded(name, "the metrics", limits):
+        with guarded(config.plugin_name, "the metrics", limits):
             return config.metrics()
     except PluginError as exc:
         return {"error": str(exc)}
@@ -237,4 +243,4 @@ def _metrics(config: Any, limits: Limits) -> dict[str, Any]:
         raise
     except BaseException as exc:  # noqa: BLE001 - a report is left behind whatever happened
         _reraise_interrupt(exc)
-        return {"error": _unexpected(exc, name, "the metrics")}
+        return {"error": _unexpected(exc, config.plugin_name, "the metrics")}

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 from hypothesis import strategies as st
@@ -44,11 +44,57 @@ from rfverify.errors import UsageError
 from rfverify.strategies import (DTYPES, LAYOUTS, NORM_SCALES, Range, _param_strategy, dimensions, n_components,
                                  random_states)
 
-__all__ = ["FeatureMapSpace", "FMExample", "COST_CAP", "SPACE_ATTRIBUTE", "QUADRATURE_SPACE", "quadrature_dims",
-           "KernelSpace", "kernel_space", "NORMS"]
+__all__ = ["Space", "narrowed", "as_range", "FeatureMapSpace", "FMExample", "COST_CAP", "SPACE_ATTRIBUTE",
+           "QUADRATURE_SPACE", "QuadratureSpace", "quadrature_dims", "KernelSpace", "kernel_space", "NORMS",
+           "declared_space"]
 
 #: Name of the plug-in attribute declaring its configuration space.
 SPACE_ATTRIBUTE = "rfverify_space"
+
+
+@runtime_checkable
+class Space(Protocol):
+    """The shape of a kind's explored space: ``narrow(layer)`` applies one mapping of axis -> value or (lo, hi)
+    (the plug-in's ``rfverify_space``, the caller's ``space=``, the pins, in that order: :func:`narrowed`) and
+    ``describe()`` states it in one line; a space the search draws from directly also has ``strategy(...)`` (a
+    Hypothesis strategy) and ``explicit(...)`` (the one configuration left when every axis is pinned)."""
+
+    def narrow(self, layer: Mapping[str, Any]) -> Any:
+        """This space narrowed by ``layer`` (an unknown key or a value outside the space: a UsageError)."""
+
+    def describe(self) -> str:
+        """The space in one line."""
+
+
+S = TypeVar("S", bound=Space)
+
+
+def narrowed(space: S, layers: Iterable[Any]) -> S:
+    """``space`` narrowed by each mapping of ``layers`` in turn (a later layer wins; empty or absent ones are
+    skipped)."""
+    for layer in layers:
+        if isinstance(layer, Mapping) and layer:
+            space = space.narrow(layer)
+    return space
+
+
+def as_range(key: str, value: Any, default: Range, within: Range | None = None) -> Range:
+    """The one range rule of every space: ``value`` is an integer or a ``(lo, hi)`` pair of integers (an end left
+    out, None, is ``default``'s), inside ``within`` (default: ``default``); else a one-line UsageError."""
+    within = default if within is None else within
+    lo, hi = value if isinstance(value, (tuple, list)) and len(value) == 2 else (value, value)
+    lo, hi = default.lo if lo is None else lo, default.hi if hi is None else hi  # an open end: the default's
+    try:
+        ok = not isinstance(lo, bool) and not isinstance(hi, bool) and int(lo) == lo and int(hi) == hi and lo <= hi
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
+        raise UsageError(f"{key} must be an integer or a (lo, hi) pair of integers, got {value!r}")
+    lo, hi = int(lo), int(hi)
+    if lo < within.lo or hi > within.hi:
+        raise UsageError(f"{key} {lo if lo == hi else f'{lo} … {hi}'} is outside the range rfverify searches "
+                         f"({within})")
+    return Range(lo, hi)
 
 
 def declared_space(obj: Any) -> Any:
@@ -70,23 +116,6 @@ _ALIASES = {"dim": "d", "dtypes": "dtype", "layouts": "layout", "norms": "norm"}
 _RANGES = ("d", "n_components", "batch", "random_state")
 _CHOICES = {"dtype": DTYPES, "layout": LAYOUTS, "norm": tuple(NORM_SCALES)}
 _PINS_ONLY = ("data_seed", "split")
-
-
-def _as_range(key: str, value: Any, default: Range) -> Range:
-    if isinstance(value, (tuple, list)) and len(value) == 2:
-        lo, hi = value
-        lo, hi = default.lo if lo is None else lo, default.hi if hi is None else hi  # an open end: the default's
-    else:
-        lo = hi = value
-    try:
-        r = Range(int(lo), int(hi)) if not isinstance(lo, bool) and not isinstance(hi, bool) else None
-    except (TypeError, ValueError, UsageError):
-        r = None
-    if r is None or int(lo) != lo or int(hi) != hi:
-        raise UsageError(f"{key} must be an integer or a (lo, hi) pair of integers, got {value!r}")
-    if r.lo < default.lo or r.hi > default.hi:
-        raise UsageError(f"{key} {r} is outside the range rfverify searches ({default})")
-    return r
 
 
 def _as_choice(key: str, value: Any) -> tuple[str, ...]:
@@ -151,11 +180,11 @@ class FeatureMapSpace:
                 key = _ALIASES.get(raw, raw)
                 if key in _RANGES:
                     # a key of _RANGES names a Range field, one of _CHOICES a tuple field (mypy sees every field)
-                    space = replace(space, **{key: _as_range(key, value, getattr(cls(), key))})  # type: ignore[arg-type]
+                    space = replace(space, **{key: as_range(key, value, getattr(cls(), key))})  # type: ignore[arg-type]
                 elif key in _CHOICES:
                     space = replace(space, **{key: _as_choice(key, value)})  # type: ignore[arg-type]
                 elif key in _PINS_ONLY:
-                    space = replace(space, fixed={**space.fixed, key: _as_range(key, value, Range(0, 2 ** 31)).lo})
+                    space = replace(space, fixed={**space.fixed, key: as_range(key, value, Range(0, 2 ** 31)).lo})
                 elif key in specs:
                     space = space._with_param(key, value)
                 else:
@@ -163,6 +192,10 @@ class FeatureMapSpace:
                     raise UsageError(f"unknown configuration key {raw!r}; use {keys} or a searched kernel "
                                      f"parameter ({', '.join(specs) or 'none for this kernel'})")
         return space
+
+    def narrow(self, layer: Mapping[str, Any]) -> "FeatureMapSpace":
+        """This space narrowed by one more layer (its kernel parameters: those searched or held)."""
+        return self.build([layer], params=(*self.params, *self.held), base=self)
 
     def _with_param(self, key: str, value: Any) -> "FeatureMapSpace":
         params, held = dict(self.params), dict(self.held)
@@ -197,6 +230,8 @@ class FeatureMapSpace:
         """Hypothesis strategy of :class:`FMExample` over this space (``kernel_params``: the kernel's values
         for the parameters that are not searched)."""
         return _fm_examples(self, dict(kernel_params))
+
+    strategy = examples
 
     def explicit(self, kernel_params: Mapping[str, Any]) -> "FMExample | None":
         """The configuration every axis pinned to its simplest value, when every searched axis is pinned
@@ -358,37 +393,51 @@ def length_scale_of(kernel: Any, d: int, params: Mapping[str, Any]) -> float:
 QUADRATURE_SPACE = Range(1, 64)
 
 
+@dataclass(frozen=True)
+class QuadratureSpace:
+    """The dimensions ``explore`` searches for a quadrature rule: ``d`` (1 … 64 by default, up to ``within``, the
+    kind's DIM_RANGE), every d or (``powers``, from a ``d_exp`` axis) the powers of two in it."""
+
+    d: Range = QUADRATURE_SPACE
+    powers: bool = False
+    within: Range = Range(1, 4096)
+
+    def narrow(self, layer: Mapping[str, Any]) -> "QuadratureSpace":
+        for key in layer:
+            if key not in ("d", "dim", "d_exp", "seed"):
+                raise UsageError(f"unknown configuration key {key!r} for a quadrature rule; use d, d_exp or seed")
+        space = self
+        if "d_exp" in layer:
+            top = self.within.hi.bit_length() - 1
+            e = as_range("d_exp", layer["d_exp"], Range(0, QUADRATURE_SPACE.hi.bit_length() - 1), Range(0, top))
+            space = replace(space, d=Range(2 ** e.lo, 2 ** e.hi), powers=True)
+        for key in ("d", "dim"):
+            if key in layer:
+                space = replace(space, d=as_range(key, layer[key], QUADRATURE_SPACE, self.within))
+        return space
+
+    def dims(self) -> tuple[int, ...]:
+        """The dimensions searched, in order."""
+        lo, hi = self.d.lo, self.d.hi
+        if self.powers:
+            out = tuple(2 ** k for k in range(lo.bit_length() - 1, hi.bit_length()) if lo <= 2 ** k <= hi)
+            return out or (lo,)
+        return tuple(range(lo, hi + 1))
+
+    def describe(self) -> str:
+        return f"d {self.d}" + (" (powers of two)" if self.powers else "")
+
+    def explicit(self) -> int | None:
+        """The one dimension left when d is pinned, else None."""
+        return self.d.lo if self.d.lo == self.d.hi else None
+
+
 def quadrature_dims(config: Any) -> tuple[int, ...]:
     """The dimensions explored: d 1 … 64, narrowed by the rule's ``rfverify_space``, then the caller's ``space``,
     then a pinned d (each later one wins); ``d_exp`` keeps powers of two only.  Outside the kind's DIM_RANGE is a
     one-line UsageError."""
-    lo, hi, powers = QUADRATURE_SPACE.lo, QUADRATURE_SPACE.hi, False
-    for layer in (declared_space(config.plugin.rule), config.space, config.pins):
-        if not isinstance(layer, dict):
-            continue
-        for key, value in layer.items():
-            if key not in ("d", "dim", "d_exp", "seed"):
-                raise UsageError(f"unknown configuration key {key!r} for a quadrature rule; use d, d_exp or seed")
-        if "d_exp" in layer:
-            a, b = _pair(layer["d_exp"], "d_exp", (0, QUADRATURE_SPACE.hi.bit_length() - 1))
-            lo, hi, powers = 2 ** a, 2 ** b, True
-        for key in ("d", "dim"):
-            if key in layer:
-                lo, hi = _pair(layer[key], key, (QUADRATURE_SPACE.lo, QUADRATURE_SPACE.hi))
-    if not (config.DIM_RANGE[0] <= lo <= hi <= config.DIM_RANGE[1]):
-        raise UsageError(f"quadrature d {lo} … {hi} is outside the range rfverify accepts {config.DIM_RANGE}")
-    if powers:
-        out = tuple(2 ** k for k in range(lo.bit_length() - 1, hi.bit_length()) if lo <= 2 ** k <= hi)
-        return out or (lo,)
-    return tuple(range(lo, hi + 1))
-
-
-def _pair(value: Any, key: str, default: tuple[int, int] = (0, 2 ** 31)) -> tuple[int, int]:
-    lo, hi = value if isinstance(value, (tuple, list)) and len(value) == 2 else (value, value)
-    lo, hi = default[0] if lo is None else lo, default[1] if hi is None else hi  # an open end: the default's
-    if isinstance(lo, bool) or isinstance(hi, bool) or int(lo) != lo or int(hi) != hi or not 0 <= lo <= hi:
-        raise UsageError(f"{key} must be an integer or a (lo, hi) pair of integers, got {value!r}")
-    return int(lo), int(hi)
+    space = QuadratureSpace(within=Range(*config.DIM_RANGE))
+    return narrowed(space, (declared_space(config.plugin.rule), config.space, config.pins)).dims()
 
 
 
@@ -408,21 +457,45 @@ class KernelSpace:
     #: parameters held at one value
     held: Mapping[str, Any] = field(default_factory=dict)
     data_seed: int | None = None
+    #: The parameters a layer may name (a registry kernel's; None: any, a kernel callable's keywords) and the
+    #: kernel's name for the error naming them.
+    known: tuple[str, ...] | None = None
+    kernel_name: str = ""
+
+    def narrow(self, layer: Mapping[str, Any]) -> "KernelSpace":
+        space = self
+        for key, value in layer.items():
+            if key in ("d", "dim"):
+                space = replace(space, d=as_range("d", value, KernelSpace.d))
+            elif key == "n":
+                space = replace(space, n=as_range("n", value, KernelSpace.n))
+            elif key == "norm":
+                names = (value,) if isinstance(value, str) else tuple(value)
+                if not names or any(v not in NORMS for v in names):
+                    raise UsageError(f"norm must be one of {', '.join(NORMS)} (or a tuple of them), got {value!r}")
+                space = replace(space, norm=tuple(v for v in NORMS if v in names))
+            elif key == "data_seed":
+                space = replace(space, data_seed=as_range("data_seed", value, Range(0, 2 ** 31)).lo)
+            elif self.known is None or key in self.known:
+                rng = _search_range(key, value)
+                p, h = dict(space.params), dict(space.held)
+                if rng is None:
+                    p.pop(key, None)
+                    h[key] = value
+                else:
+                    h.pop(key, None)
+                    p[key] = rng
+                space = replace(space, params=p, held=h)
+            else:
+                raise UsageError(f"unknown configuration key {key!r} for kernel {self.kernel_name}; use d, n, norm, "
+                                 f"data_seed or a parameter ({', '.join(self.known) or 'none'})")
+        return space
 
     def describe(self) -> str:
         parts = [f"d {self.d}", f"{self.n} points", ("norm " if len(self.norm) == 1 else "norms ") + "/".join(self.norm)]
         parts += [f"{k} {v[0]:g} … {v[1]:g}" for k, v in sorted(self.params.items())]
         parts += [f"{k} = {v!r}" for k, v in sorted(self.held.items())]
         return ", ".join(parts)
-
-
-def _range(key: str, value: Any, default: Range) -> Range:
-    lo, hi = value if isinstance(value, (tuple, list)) and len(value) == 2 else (value, value)
-    lo, hi = default.lo if lo is None else lo, default.hi if hi is None else hi  # an open end: the default's
-    if isinstance(lo, bool) or isinstance(hi, bool) or not isinstance(lo, (int, np.integer)) \
-            or not isinstance(hi, (int, np.integer)) or not default.lo <= lo <= hi <= default.hi:
-        raise UsageError(f"{key} must be an integer or a (lo, hi) pair within {default}, got {value!r}")
-    return Range(int(lo), int(hi))
 
 
 def _search_range(key: str, value: Any) -> tuple[Any, ...] | None:
@@ -449,36 +522,12 @@ def kernel_space(config: Any) -> KernelSpace:
     if spec is not None:
         params = {k: tuple(p.search) for k, p in spec.params.items() if p.search is not None}
         held = {k: v for k, v in held.items() if k not in params}
-    space = KernelSpace(params=params, held=held)
+    space = KernelSpace(params=params, held=held, known=None if spec is None else tuple(spec.params),
+                        kernel_name=kernel.name)
     if not isinstance(config.domain, str):  # a callable domain: its points at the declared d only
         space = replace(space, d=Range(config.dim, config.dim))
     declared = declared_space(config.kernel_obj) if spec is None else None
-    for layer in (declared if isinstance(declared, Mapping) else None, config.space, config.pins):
-        for key, value in (layer or {}).items():
-            if key in ("d", "dim"):
-                space = replace(space, d=_range("d", value, KernelSpace.d))
-            elif key == "n":
-                space = replace(space, n=_range("n", value, KernelSpace.n))
-            elif key == "norm":
-                names = (value,) if isinstance(value, str) else tuple(value)
-                if not names or any(v not in NORMS for v in names):
-                    raise UsageError(f"norm must be one of {', '.join(NORMS)} (or a tuple of them), got {value!r}")
-                space = replace(space, norm=tuple(v for v in NORMS if v in names))
-            elif key == "data_seed":
-                space = replace(space, data_seed=_range("data_seed", value, Range(0, 2 ** 31)).lo)
-            elif spec is None or key in spec.params:
-                rng = _search_range(key, value)
-                p, h = dict(space.params), dict(space.held)
-                if rng is None:
-                    p.pop(key, None)
-                    h[key] = value
-                else:
-                    h.pop(key, None)
-                    p[key] = rng
-                space = replace(space, params=p, held=h)
-            else:
-                raise UsageError(f"unknown configuration key {key!r} for kernel {kernel.name}; use d, n, norm, "
-                                 f"data_seed or a parameter ({', '.join(spec.params) or 'none'})")
+    space = narrowed(space, (declared, config.space, config.pins))
     if not isinstance(config.domain, str) or config.domain == "sphere":
         space = replace(space, norm=("typical",))  # points as the domain gives them: no norm bands
     return space

@@ -639,7 +639,7 @@ def _error_reply(config: Any, specs: dict[str, Any], request: tuple[Any, ...], e
     trusting it (:func:`rfverify.runner._unexpected` via the runner's calls is not importable here)."""
     from rfverify.text import plain, strip_paths, type_name
 
-    name = config.context(config.checks()[0]).name
+    name = config.plugin_name
     what = {"preflight": "the preflight call", "check": f"check {request[-1]}"}.get(request[0], "the metrics")
     if guard.exhaustion(exc) is not None or not isinstance(exc, Exception):
         problem = str(guard.plugin_error(exc, name, f"{during}{what} (outside a call into the plug-in)"))
@@ -681,7 +681,7 @@ def _child_main(conn: Any, config: Any, limits: Limits, calls: tuple[Any, Any, A
                 pass
         elif rerun_preflight == "recover":  # it failed: not again; what the checks need without it (kinds that say)
             try:
-                with guard.guarded(config.context(config.checks()[0]).name, "the preflight's decisions", limits):
+                with guard.guarded(config.plugin_name, "the preflight's decisions", limits):
                     getattr(config, "after_failed_preflight", lambda: None)()
             except Exception:  # noqa: BLE001 - then the checks run on the declarations alone
                 pass
@@ -721,7 +721,7 @@ def _child_main(conn: Any, config: Any, limits: Limits, calls: tuple[Any, Any, A
             if patched and reply[0] == "ok" and op in ("preflight", "check"):
                 what = "the preflight call" if op == "preflight" else f"check {request[1]}"
                 problem = str(PluginError(
-                    config.context(specs[request[1]] if op == "check" else config.checks()[0]).name,
+                    config.plugin_name,
                     f"replaced {', '.join(patched[:5])}{' ...' if len(patched) > 5 else ''} during {what} "
                     f"(last call into the plug-in: {guard._last_call()})",
                     "a plug-in must not monkey-patch numpy, math or builtins (every check after it would "

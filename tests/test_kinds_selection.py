@@ -89,7 +89,13 @@ def test_reproduce_command_and_header():
     h = cfg.header()
     assert (h["kind"], h["seed"], h["profile"]) == ("orthogonal", 7, "quick")
     assert h["implementation"] == cfg.label == "rfverify.implementations.orthogonal:haar_qr"
-    assert h["kernel"] == cfg.target() and h["config"] == cfg.as_dict()
+    # a sampler is held to a group, not a kernel: the header says "target" (the report keeps its JSON key)
+    assert h["target"] == cfg.target() == {"name": "Haar on O(4)", "params": {}} and "kernel" not in h
+    assert h["config"] == cfg.as_dict()
+    from rfverify.runner import report_of
+
+    rep = report_of(h, (), None)
+    assert rep.target == rep.kernel == cfg.target() and rep.to_dict()["kernel"] == cfg.target()
     unnamed = OrthogonalConfig(lambda d, rng: haar_qr(d, rng), dim=4, profile="quick")
     assert unnamed.reproduce("orthogonality").startswith("rfverify check orthogonal <MODULE:ATTR> ")  # unquoted
 
@@ -138,12 +144,18 @@ def test_label_is_the_target_spec_else_the_plugins_name():
     spec = "rfverify.implementations.orf:OrthogonalRandomFeatures"
     assert FeatureMapConfig(spec, dim=4).label == spec
 
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class NoOptions:
+        pass
+
     class Bare(KindConfig):
         kind = "kernel"
-        _context = target = as_dict = preflight = reproduce_options = lambda self, *a: None  # type: ignore[assignment]
-        add_cli_options = from_cli = classmethod(lambda cls, *a: None)  # type: ignore[assignment]
+        Options = NoOptions
+        _setup = _context = target = as_dict = preflight = lambda self, *a: None  # type: ignore[assignment]
 
-    assert Bare(0, "quick").label == "implementation" and Bare(0, "quick").target_spec is None
+    assert Bare(0, profile="quick").label == "implementation" and Bare(0, profile="quick").target_spec is None
 
 
 def test_a_kind_is_an_abstract_config_implementing_the_runners_protocol():
@@ -162,3 +174,17 @@ def test_a_kind_is_an_abstract_config_implementing_the_runners_protocol():
     from rfverify.kinds.feature_map import FeatureMapConfig
 
     assert isinstance(FeatureMapConfig("rfverify.implementations.rff:RandomFourierFeatures", dim=4), RunnableConfig)
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_a_context_carries_its_configuration_and_names_the_plugin_as_it_does(kind):
+    """Every kind's check context carries the configuration it was made from, and its ``name`` (the name in every
+    result) is the configuration's ``plugin_name``, which the runner uses without building a context."""
+    from tests.test_kind_options import COMMANDS, _config
+
+    import shlex
+
+    cfg = _config(kind, shlex.split(COMMANDS[kind])[:1])
+    for spec in cfg.checks():
+        ctx = cfg.context(spec)
+        assert ctx.config is cfg and ctx.name == cfg.plugin_name

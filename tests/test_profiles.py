@@ -31,7 +31,7 @@ def tiny(monkeypatch) -> str:
     """A profile added the way ARCHITECTURE.md says: one Profile and one BUDGETS entry, in rfverify/profiles.py."""
     monkeypatch.setitem(PROFILES, "tiny", dataclasses.replace(PROFILES["quick"], name="tiny"))
     table = copy.deepcopy(BUDGETS["quick"])
-    table.update({"explore": 7, "explore-orthogonal": 3, "transform": {"ns": (1, 2)},
+    table.update({"time-limit": 123.0, "explore": 7, "explore-orthogonal": 3, "transform": {"ns": (1, 2)},
                   "orthogonal": {"draws": 120, "pilot": 40, "ortho_draws": 2},
                   "kernel": {"psd_sets": 2, "symmetry_sets": 1, "composition_m": 64, "composition_max_trials": 100}})
     monkeypatch.setitem(BUDGETS, "tiny", table)
@@ -54,3 +54,12 @@ def test_a_profile_added_in_one_file_reaches_every_kind(tiny: str) -> None:
     assert OrthogonalConfig(ortho_group, profile=tiny).budget.draws == 120
     assert TransformConfig(lambda X: np.asarray(X), profile=tiny).budget.ns == (1, 2)
     assert KernelConfig("rbf", kernel_params={"gamma": 0.5}, profile=tiny).budget.psd_sets == 2
+
+
+def test_a_profile_added_in_one_file_sets_its_time_limit(tiny: str) -> None:
+    """The per-check time limit is a budget of the table too (no second table in the guard)."""
+    from rfverify.guard import Limits
+
+    assert Limits.resolve(tiny).time == 123.0
+    assert Limits.resolve("quick").time == BUDGETS["quick"]["time-limit"] == 300.0
+    assert Limits.resolve(tiny, time_limit=5).time == 5.0

@@ -1,11 +1,12 @@
 """The plug-in kinds, in one table.
 
 A *kind* is what a plug-in is (a feature map, an orthogonal sampler, a fast transform, a quadrature rule, a
-kernel).  Each kind is one module of this package whose configuration class subclasses
-:class:`rfverify.kinds.base.KindConfig` and declares the plug-in contract, the options and the
-command-line interface; its checks live in the property modules listed here.  The CLI, the pytest
-plugin, the zoo, calibration and the reports read :data:`KINDS` and nothing else, so adding a kind
-means one module and one row below.
+kernel).  Each kind is one module of this package: a frozen ``Options`` dataclass (its options, declared once:
+:mod:`rfverify.kinds.options`), a configuration class subclassing :class:`rfverify.kinds.base.KindConfig` (the
+plug-in contract), a context and ``verify_<kind>``; its checks live in the property modules listed here.  The CLI,
+the pytest plugin, the zoo, calibration and the reports read :data:`KINDS` and nothing else, so adding a kind
+means one module, its checks and one row below (ARCHITECTURE.md walks through it; ``tests/test_toy_kind.py`` does
+it).
 
 >>> list(KINDS)
 ['feature-map', 'orthogonal', 'transform', 'quadrature', 'kernel']
@@ -54,7 +55,7 @@ class Kind:
 
 #: Every plug-in kind, in the order the CLI and the reports list them.
 KINDS: dict[str, Kind] = {k.name: k for k in (
-    Kind("feature-map", "rfverify.kinds.feature_map", "FeatureMapConfig", "verify",
+    Kind("feature-map", "rfverify.kinds.feature_map", "FeatureMapConfig", "verify_feature_map",
          ("rfverify.properties.contract", "rfverify.properties.reproducibility", "rfverify.properties.exploration",
           "rfverify.properties.stateful",
           "rfverify.properties.unbiasedness",

@@ -11,9 +11,8 @@ implementation's name.
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, cast
+from typing import TYPE_CHECKING, Any, Callable, Mapping, cast
 
 import numpy as np
 
@@ -21,13 +20,12 @@ from rfverify.adapters import FeatureMapPlugin, FittedMap, _spec_of, as_feature_
 from rfverify.domains import DOMAINS, PairSet, make_pairs
 from rfverify.errors import PluginError, UsageError
 from rfverify.kernels import Kernel, as_kernel
-from rfverify.kinds.base import CliSpec, KindConfig, add_call_kw_option, add_input_option, parse_int
-from rfverify.kinds.pins import add_pin_options, pin_options, pins_from_cli
-from rfverify.options import parse_param, parse_seed, parse_space
+from rfverify.kinds.base import CliSpec, KindConfig, call_kw_option, input_option, parse_int, pins_option, space_option
+from rfverify.kinds.options import make_verify, option
+from rfverify.kinds.pins import add_pin_options, pin_options
+from rfverify.options import parse_param
 from rfverify.profiles import Profile
 from rfverify.registry import BaseContext, CheckSpec
-from rfverify.results import Report
-from rfverify.seeding import DEFAULT_SEED
 from rfverify.validation import as_flag, as_name
 
 if TYPE_CHECKING:
@@ -40,7 +38,8 @@ def _default_space() -> "FeatureMapSpace":
 
     return FeatureMapSpace()
 
-__all__ = ["Declarations", "CheckContext", "Estimates", "FeatureMapConfig", "verify", "not_for_data_dependent",
+__all__ = ["Declarations", "CheckContext", "Estimates", "FeatureMapConfig", "FeatureMapOptions", "verify",
+           "verify_feature_map", "not_for_data_dependent",
            "not_for_deterministic", "PREFLIGHT_M"]
 
 #: n_components of the preflight's one fit-and-transform.
@@ -125,8 +124,13 @@ class Estimates:
 
 
 @dataclass
-class CheckContext(BaseContext):
-    """Everything a feature-map check may use; randomness only via ``seeds``."""
+class CheckContext(BaseContext["FeatureMapConfig | None"]):
+    """Everything a feature-map check may use; randomness only via ``seeds``.
+
+    It carries its own copies of the plug-in, kernel and dimension because a corner (:meth:`at_corner`) moves
+    them; ``config`` is the configuration it was made from (None: a map a check wraps itself, e.g. a composite
+    kernel's reference map), and ``name`` is its plug-in's.
+    """
 
     plugin: FeatureMapPlugin = None  # type: ignore[assignment]
     kernel: Kernel = None  # type: ignore[assignment]
@@ -281,6 +285,121 @@ def _validate_bound(bound: Any) -> float | None:
     return b
 
 
+def _flag(option_name: str) -> Callable[[Any], list[str]]:
+    """The reproduce rendering of a declaration flag: ``option_name`` when it was declared True."""
+    attr = option_name.lstrip("-").replace("-", "_")
+    return lambda c: [option_name] if getattr(c, "declared_" + attr) is True else []
+
+
+def _kernel_options(c: "FeatureMapConfig") -> list[str]:
+    parts = ["--kernel", c.kernel_spec or "<MODULE:ATTR>"]
+    if isinstance(c.kernel_spec, str):  # --param goes to a registry kernel or a MODULE:ATTR callable
+        for k in sorted(c.kernel.params):
+            parts += ["--param", f"{k}={c.kernel.params[k]!r}"]
+    return parts
+
+
+def _param_map_options(c: "FeatureMapConfig") -> list[str]:
+    from rfverify.param_map import describe
+
+    return [part for text in describe(c.plugin.param_map) for part in ("--param-name", text)]
+
+
+def _parse_param_map(items: list[str] | None) -> Any:
+    from rfverify.param_map import parse_param_map
+
+    return parse_param_map(items or [])
+
+
+@dataclass(frozen=True)
+class FeatureMapOptions:
+    """The options of a feature map (``verify``, ``rfverify check feature-map``, ``rfverify report``), declared once:
+    each field's metadata generates its command-line option, its reading back, its part of the reproduce command
+    and its keyword of :func:`verify` (:mod:`rfverify.kinds.options`)."""
+
+    #: A registry name, a :class:`Kernel`, a callable ``k(X, Y)`` or ``"MODULE:ATTR"`` naming one.
+    kernel: str | Kernel | Callable[..., Any] = option(
+        "rbf", flag="--kernel", cli_default="rbf", render=_kernel_options,
+        help="registry name, or MODULE:ATTR of k(X, Y) -> Gram (default rbf)")
+    kernel_params: Mapping[str, Any] | None = option(
+        None, flag="--param", action="append", cli_default=[], metavar="KEY=VALUE", help="kernel parameter (repeatable)",
+        parse=lambda items: dict(parse_param(p) for p in items or []))
+    dim: int = option(16, flag="--dim", cli_default="16", help="input dimension d (default 16)",
+                      parse=lambda text: parse_int(text, "--dim"), render=lambda c: ["--dim", str(c.dim)])
+    #: ``gaussian``, ``sphere``, ``positive``, a callable ``domain(n, d, rng)`` or ``"MODULE:ATTR"`` naming one.
+    domain: str | Callable[..., Any] = option(
+        "gaussian", flag="--domain", cli_default="gaussian",
+        render=lambda c: ["--domain", c.domain_spec or "<MODULE:ATTR>"],
+        help="gaussian | sphere | positive | MODULE:ATTR of domain(n, d, rng) (default gaussian)")
+    bound: float | None = option(
+        None, flag="--bound", help="declared C with |feature| * sqrt(m) <= C (enables the Hoeffding check)",
+        render=lambda c: ["--bound", repr(c.declarations.bound)] if c.declarations.bound is not None else [])
+    unbiased: bool = option(True, flag="--biased", action="store_true", parse=lambda biased: not biased,
+                            help="the estimate is not claimed unbiased",
+                            render=lambda c: [] if c.declarations.unbiased else ["--biased"])
+    bias_bound: float | None = option(
+        None, flag="--bias-bound", help="with --biased: the claimed bound on |E k_hat - k|",
+        render=lambda c: ["--bias-bound", repr(c.declarations.bias_bound)] if c.declarations.bias_bound is not None
+        else [])
+    data_dependent: bool | None = option(
+        None, flag="--data-dependent", action="store_true", parse=lambda given: True if given else None,
+        render=_flag("--data-dependent"),
+        help="fit depends on X (an adapted basis): skip the checks over the features' randomness and measure "
+        "adapted-approximation instead (default: the plug-in's attribute or detection decides)")
+    deterministic: bool | None = option(
+        None, flag="--deterministic", action="store_true", parse=lambda given: True if given else None,
+        render=_flag("--deterministic"),
+        help="the map draws nothing (the same features for every random_state): judged on exactness and measured "
+        "bias; the checks over the randomness are skipped with the reason")
+    #: Kernel parameter -> ``"NAME[:EXPRESSION]"`` (:mod:`rfverify.param_map`).
+    param_map: Mapping[str, Any] | None = option(
+        None, flag="--param-name", action="append", cli_default=[], metavar="KEY=NAME[:EXPR]", parse=_parse_param_map,
+        render=_param_map_options,
+        help="pass kernel parameter KEY to the constructor as NAME, converted by EXPR (e.g. "
+        "gamma=sigma:1/sqrt(2*gamma); KEY= to not pass it); repeatable")
+    init: Mapping[str, Any] | None = option(
+        None, flag="--init", action="append", cli_default=[], metavar="KEY=VALUE",
+        parse=lambda items: dict(parse_param(p, "--init") for p in items or []),
+        render=lambda c: [part for k in sorted(c.plugin.init) for part in ("--init", f"{k}={c.plugin.init[k]!r}")],
+        help="constructor argument (a Python literal or a bare word); repeatable")
+    global_seed: str | None = option(
+        None, flag="--global-seed", choices=["numpy", "torch"],
+        render=lambda c: ["--global-seed", c.plugin.global_seed] if c.plugin.global_seed else [],
+        help="the library draws from this global generator only: seed it from each draw's random_state before fit "
+        "and restore it after (recorded in the report)")
+    input: str | None = input_option("a torch module's device and dtype, else the library's default float dtype "
+                                     "(float32 for torch and JAX)",
+                                     render=lambda c: ["--input", c.plugin.input] if c.plugin.input else [])
+    #: The method returning features; its reproduce options stand for the whole call declaration (method,
+    #: call_kw, width, feature_scale and the renamed width/seed arguments: :meth:`rfverify.plugin_calls.CallSpec.
+    #: options`).
+    method: str | None = option(
+        None, flag="--method", metavar="NAME", render=lambda c: c.plugin.calls.options(),
+        help="the method that returns features (default transform; a private name such as _featurize is allowed "
+        "and noted in the report); fit is called when the object has one")
+    call_kw: Mapping[str, Any] | None = call_kw_option()
+    width: str | None = option(
+        None, flag="--width", metavar="EXPR",
+        help="the output width as an expression of m (the requested n_components) and d, e.g. 2*m; another width is "
+        "an error")
+    feature_scale: str | None = option(
+        None, flag="--feature-scale", metavar="EXPR",
+        help="judge the features multiplied by EXPR of m and d, e.g. 'sqrt(2/m)' for a library returning "
+        "unnormalised features (the report says so)")
+    jit: bool | None = option(
+        None, flag="--jit", action="store_true", parse=lambda given: True if given else None, render=_flag("--jit"),
+        help="the map is jit-compiled (implied by --input jax and by a jax.jit function): explore draws shapes from a "
+        "small fixed set, so that few compilations are paid")
+    #: Axes of the explored space fixed (``--n-components``, ``--batch``, ``--dtype``, ``--layout``, ``--pin``).
+    pins: Mapping[str, Any] | None = pins_option(add_pin_options, render=lambda c: pin_options(c.pins))
+    #: The caller's narrowing of the explored space (:mod:`rfverify.spaces`).
+    space: Mapping[str, Any] | None = space_option()
+    #: How the kernel and the domain are named in the reproduce command when given as objects (internal; default:
+    #: the ``MODULE:ATTR`` given, else the object's importable name).
+    kernel_spec: str | None = option(None, public=False)
+    domain_spec: str | None = option(None, public=False)
+
+
 class FeatureMapConfig(KindConfig):
     """A validated configuration for verifying one feature map.
 
@@ -293,28 +412,29 @@ class FeatureMapConfig(KindConfig):
     kind = "feature-map"
     DIM_RANGE = (1, 65536)
     DIM_WHY = "the pair design and a fit on 2 x 24 rows stay within memory up to 2^16 input dimensions"
-    CLI = CliSpec("Verify a feature map MODULE:ATTR (or several, with the same options) against a kernel.", many=True)
+    CLI = CliSpec("Verify a feature map MODULE:ATTR (or several, with the same options) against a kernel.", many=True,
+                  examples=("rfverify check feature-map sklearn.kernel_approximation:RBFSampler --kernel rbf "
+                            "--param gamma=0.5 --bound 1.4142135623730951",
+                            "rfverify check feature-map mypkg.maps:A mypkg.maps:B --kernel rbf --jobs 2 --report out/"))
 
-    def __init__(self, implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "rbf",
-                 kernel_params: Mapping[str, Any] | None = None, dim: int = 16,
-                 domain: str | Callable[..., Any] = "gaussian", bound: float | None = None,
-                 unbiased: bool = True, bias_bound: float | None = None, seed: int = DEFAULT_SEED,
-                 profile: str | Profile = "default", name: str | None = None,
-                 kernel_spec: str | None = None, domain_spec: str | None = None,
-                 data_dependent: bool | None = None, deterministic: bool | None = None,
-                 param_map: Mapping[str, Any] | None = None, init: Mapping[str, Any] | None = None,
-                 global_seed: str | None = None, input: str | None = None, space: Mapping[str, Any] | None = None,
-                 pins: Mapping[str, Any] | None = None, method: str | None = None,
-                 call_kw: Mapping[str, Any] | None = None, width: str | None = None,
-                 feature_scale: str | None = None, jit: bool | None = None) -> None:
-        self.kernel = as_kernel(kernel, kernel_params)
+    Options = FeatureMapOptions
+    options: FeatureMapOptions
+
+    def _setup(self, implementation: Any, name: str | None) -> None:
+        o = self.options
+        kernel, domain, kernel_spec, domain_spec = o.kernel, o.domain, o.kernel_spec, o.domain_spec
+        if isinstance(kernel, str) and ":" in kernel:  # MODULE:ATTR of a kernel callable, named so in the reproduce
+            kernel_spec, kernel = kernel_spec or kernel, load_object(kernel)
+        if isinstance(domain, str) and ":" in domain:
+            domain_spec, domain = domain_spec or domain, load_object(domain)
+        self.kernel = as_kernel(kernel, o.kernel_params)
         self.kernel_spec = kernel_spec if kernel_spec is not None else (kernel if isinstance(kernel, str) else None)
         if self.kernel_spec is None and callable(kernel) and not isinstance(kernel, Kernel):
             # an importable callable is named MODULE:ATTR in the reproduce command (None: not importable)
             self.kernel_spec = _spec_of(kernel)
         elif self.kernel_spec is None and self.kernel.name and ":" in self.kernel.name:
             self.kernel_spec = self.kernel.name
-        self.dim = self.validate_dim(dim)
+        self.dim = self.validate_dim(o.dim)
         if isinstance(domain, str):
             if domain not in DOMAINS:
                 raise UsageError(f"unknown domain {domain!r}; use one of {', '.join(DOMAINS)} or a callable "
@@ -325,20 +445,20 @@ class FeatureMapConfig(KindConfig):
         else:
             raise UsageError(f"domain must be a name or a callable, got {type(domain).__name__}")
         self.domain = domain
+        data_dependent, deterministic = o.data_dependent, o.deterministic
         if data_dependent not in (None, True, False):
             raise UsageError(f"data_dependent must be True, False or None (decide), got {data_dependent!r}")
         #: None: the plug-in's attribute or detection decides (in the preflight); True/False: the caller's.
         self.declared_data_dependent = data_dependent
         #: How data dependence was decided (set by the preflight; recorded in the report).
         self.data_dependence: dict[str, Any] | None = None
-        self.declarations = Declarations(_validate_bound(bound), as_flag(unbiased, "unbiased"), _validate_bound(bias_bound),
-                                         data_dependent is True)
-        super().__init__(seed, profile)
+        self.declarations = Declarations(_validate_bound(o.bound), as_flag(o.unbiased, "unbiased"),
+                                         _validate_bound(o.bias_bound), data_dependent is True)
         self._pair_cache: dict[str, Any] = {}
         self.plugin: FeatureMapPlugin = as_feature_map(
-            implementation, kernel_params=dict(self.kernel.params), name=as_name(name), param_map=param_map,
-            init=init, global_seed=global_seed, input=input, method=method, call_kw=call_kw, width=width,
-            feature_scale=feature_scale)
+            implementation, kernel_params=dict(self.kernel.params), name=as_name(name), param_map=o.param_map,
+            init=o.init, global_seed=o.global_seed, input=o.input, method=o.method, call_kw=o.call_kw, width=o.width,
+            feature_scale=o.feature_scale)
         if deterministic not in (None, True, False):
             raise UsageError(f"deterministic must be True, False or None (the plug-in's attribute), got "
                              f"{deterministic!r}")
@@ -355,20 +475,17 @@ class FeatureMapConfig(KindConfig):
         from rfverify.arrays import decide_jit
 
         #: declared (True/False) or None: decided (input="jax", a jax.jit function); explore's shapes follow it
-        self.declared_jit = jit
-        self.plugin.jit = decide_jit(jit, self.plugin.input, self.plugin.obj)
-        self.pins = dict(pins or {})
-        self.space = self._space(space)
+        self.declared_jit = o.jit
+        self.plugin.jit = decide_jit(o.jit, self.plugin.input, self.plugin.obj)
+        self.pins = dict(o.pins or {})
+        self.space = self._space(o.space)
 
     def _space(self, space: Mapping[str, Any] | None) -> FeatureMapSpace:
         """The explored space: the default, narrowed by the plug-in's ``rfverify_space`` attribute, the caller's
         ``space`` and the pins (:mod:`rfverify.spaces`).  Only kernel parameters the plug-in receives are searched."""
-        from rfverify.spaces import SPACE_ATTRIBUTE
+        from rfverify.spaces import declared_space
 
-        try:
-            declared = getattr(self.plugin.obj, SPACE_ATTRIBUTE, None)
-        except Exception:  # noqa: BLE001 - a __getattr__ raising for unknown names: no declaration (like other
-            declared = None  # optional attributes)
+        declared = declared_space(self.plugin.obj)
         self._space_arg = space
         self.caller_space = dict(space or {})
         self.space_declared = declared is not None
@@ -380,41 +497,8 @@ class FeatureMapConfig(KindConfig):
 
         return FeatureMapSpace.for_plugin(self.plugin, self.kernel, [declared, self._space_arg, self.pins])
 
-    def reproduce_options(self) -> list[str]:
-        """This configuration's options in the reproduce command (between the target and ``--seed``)."""
-        parts = ["--kernel", self.kernel_spec or "<MODULE:ATTR>"]
-        if isinstance(self.kernel_spec, str):  # --param goes to a registry kernel or a MODULE:ATTR callable
-            for k in sorted(self.kernel.params):
-                parts += ["--param", f"{k}={self.kernel.params[k]!r}"]
-        parts += ["--dim", str(self.dim), "--domain", self.domain_spec or "<MODULE:ATTR>"]
-        d = self.declarations
-        if d.bound is not None:
-            parts += ["--bound", repr(d.bound)]
-        if not d.unbiased:
-            parts += ["--biased"]
-        if d.bias_bound is not None:
-            parts += ["--bias-bound", repr(d.bias_bound)]
-        if self.declared_data_dependent is True:
-            parts += ["--data-dependent"]
-        if self.declared_deterministic is True:
-            parts += ["--deterministic"]
-        from rfverify.param_map import describe
-
-        for text in describe(self.plugin.param_map):
-            parts += ["--param-name", text]
-        for k in sorted(self.plugin.init):
-            parts += ["--init", f"{k}={self.plugin.init[k]!r}"]
-        if self.plugin.global_seed:
-            parts += ["--global-seed", self.plugin.global_seed]
-        if self.plugin.input:
-            parts += ["--input", self.plugin.input]
-        parts += self.plugin.calls.options()
-        if self.declared_jit is True:
-            parts += ["--jit"]
-        return parts + pin_options(self.pins)
-
     def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> CheckContext:
-        return CheckContext(spec.name, self.profile, self.seeds, alpha, reproduce,
+        return CheckContext(spec.name, self.profile, self.seeds, alpha, reproduce, config=self,
                             plugin=self.plugin, kernel=self.kernel, domain=self.domain, dim=self.dim,
                             declarations=self.declarations, pair_cache=self._pair_cache, space=self.space,
                             respace=None if self.space_declared else self.respace, pins=self.pins,
@@ -494,80 +578,6 @@ class FeatureMapConfig(KindConfig):
 
         return report_metrics(self.context(self.checks()[0]))
 
-    # -- the command line ----------------------------------------------------------------------
-    @classmethod
-    def add_cli_options(cls, fm: argparse.ArgumentParser) -> None:
-        fm.add_argument("--kernel", default="rbf", help="registry name, or MODULE:ATTR of k(X, Y) -> Gram (default rbf)")
-        fm.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                        help="kernel parameter (repeatable)")
-        fm.add_argument("--dim", default="16", help="input dimension d (default 16)")
-        fm.add_argument("--domain", default="gaussian",
-                        help="gaussian | sphere | positive | MODULE:ATTR of domain(n, d, rng) (default gaussian)")
-        fm.add_argument("--bound", help="declared C with |feature| * sqrt(m) <= C (enables the Hoeffding check)")
-        fm.add_argument("--biased", action="store_true", help="the estimate is not claimed unbiased")
-        fm.add_argument("--bias-bound", help="with --biased: the claimed bound on |E k_hat - k|")
-        fm.add_argument("--data-dependent", action="store_true",
-                        help="fit depends on X (an adapted basis): skip the checks over the features' randomness "
-                        "and measure adapted-approximation instead (default: the plug-in's attribute or detection "
-                        "decides)")
-        fm.add_argument("--deterministic", action="store_true",
-                        help="the map draws nothing (the same features for every random_state): judged on exactness "
-                        "and measured bias; the checks over the randomness are skipped with the reason")
-        fm.add_argument("--param-name", action="append", default=[], metavar="KEY=NAME[:EXPR]",
-                        help="pass kernel parameter KEY to the constructor as NAME, converted by EXPR "
-                        "(e.g. gamma=sigma:1/sqrt(2*gamma); KEY= to not pass it); repeatable")
-        fm.add_argument("--init", action="append", default=[], metavar="KEY=VALUE",
-                        help="constructor argument (a Python literal or a bare word); repeatable")
-        fm.add_argument("--global-seed", choices=["numpy", "torch"],
-                        help="the library draws from this global generator only: seed it from each draw's "
-                        "random_state before fit and restore it after (recorded in the report)")
-        add_input_option(fm, "a torch module's device and dtype, else the library's default float dtype "
-                         "(float32 for torch and JAX)")
-        fm.add_argument("--jit", action="store_true",
-                        help="the map is jit-compiled (implied by --input jax and by a jax.jit function): explore "
-                        "draws shapes from a small fixed set, so that few compilations are paid")
-        fm.add_argument("--method", metavar="NAME",
-                        help="the method that returns features (default transform; a private name such as "
-                        "_featurize is allowed and noted in the report); fit is called when the object has one")
-        fm.add_argument("--width", metavar="EXPR",
-                        help="the output width as an expression of m (the requested n_components) and d, e.g. 2*m; "
-                        "another width is an error")
-        fm.add_argument("--feature-scale", metavar="EXPR",
-                        help="judge the features multiplied by EXPR of m and d, e.g. 'sqrt(2/m)' for a library "
-                        "returning unnormalised features (the report says so)")
-        add_call_kw_option(fm)
-        add_pin_options(fm)
-
-    @staticmethod
-    def cli_plugin_options(args: argparse.Namespace) -> dict[str, Any]:
-        """The plug-in keywords (deterministic, param_map, init, global_seed, input) of the command line."""
-        from rfverify.param_map import parse_param_map
-
-        from rfverify.plugin_calls import parse_call_kw
-
-        return dict(deterministic=True if getattr(args, "deterministic", False) else None,
-                    method=getattr(args, "method", None), call_kw=parse_call_kw(getattr(args, "call_kw", None)),
-                    width=getattr(args, "width", None), feature_scale=getattr(args, "feature_scale", None),
-                    param_map=parse_param_map(getattr(args, "param_name", []) or []),
-                    init=dict(parse_param(p, "--init") for p in getattr(args, "init", []) or []),
-                    global_seed=getattr(args, "global_seed", None),
-                    input=None if getattr(args, "input", "numpy") == "numpy" else args.input,
-                    jit=True if getattr(args, "jit", False) else None)
-
-    @classmethod
-    def from_cli(cls, args: argparse.Namespace) -> "FeatureMapConfig":
-        params = dict(parse_param(p) for p in args.param)
-        kernel: Any = load_object(args.kernel) if ":" in args.kernel else args.kernel
-        domain: Any = load_object(args.domain) if ":" in args.domain else args.domain
-        config = cls(args.target, kernel=kernel, kernel_params=params, dim=parse_int(args.dim, "--dim"),
-                     domain=domain, bound=args.bound, unbiased=not args.biased, bias_bound=args.bias_bound,
-                     seed=parse_seed(args.seed), profile=args.profile, kernel_spec=args.kernel,
-                     domain_spec=args.domain, data_dependent=True if args.data_dependent else None,
-                     pins=pins_from_cli(args), space=parse_space(getattr(args, "space", None)),
-                     **cls.cli_plugin_options(args))
-        config.plugin.spec = args.target
-        return config
-
 
 def reference_random_basis(kernel: Kernel, m: int, random_state: int,
                            X_fit: np.ndarray) -> tuple[Any | None, str]:
@@ -597,19 +607,8 @@ def reference_random_basis(kernel: Kernel, m: int, random_state: int,
                   f"features for kernel {kernel.describe()}")
 
 
-def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "rbf",
-           kernel_params: Mapping[str, Any] | None = None, dim: int = 16,
-           domain: str | Callable[..., Any] = "gaussian", bound: float | None = None, unbiased: bool = True,
-           bias_bound: float | None = None, seed: int = DEFAULT_SEED, profile: str | Profile = "default",
-           checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
-           name: str | None = None, time_limit: float | None = None, memory_limit: int | str | None = None,
-           data_dependent: bool | None = None, metrics: bool | None = None, deterministic: bool | None = None,
-           param_map: Mapping[str, Any] | None = None, init: Mapping[str, Any] | None = None,
-           global_seed: str | None = None, input: str | None = None, space: Mapping[str, Any] | None = None,
-           pins: Mapping[str, Any] | None = None, strict_space: bool = False, method: str | None = None,
-           call_kw: Mapping[str, Any] | None = None, width: str | None = None,
-           feature_scale: str | None = None, jit: bool | None = None) -> Report:
-    """Verify a feature map against a kernel; returns a :class:`~rfverify.results.Report`.
+verify_feature_map = make_verify(FeatureMapConfig, "verify_feature_map", """Verify a feature map against a kernel; returns a
+    :class:`~rfverify.results.Report`.
 
     ``implementation`` is a factory, a function, an sklearn-style class or
     instance, or a ``"MODULE:ATTR"`` string (see :mod:`rfverify.adapters`).
@@ -637,15 +636,8 @@ def verify(implementation: Any, *, kernel: str | Kernel | Callable[..., Any] = "
     ``space`` narrows the configuration space ``explore`` searches and ``pins`` fixes axes of it
     (:mod:`rfverify.spaces`).  A clean refusal (ValueError, TypeError, NotImplementedError) away from the main
     configuration sets that configuration aside and the verdict states the refused region;
-    ``strict_space=True`` makes any refusal in the space a failure of ``explore`` (:mod:`rfverify.refusals`).
-    """
-    config = FeatureMapConfig(implementation, kernel=kernel, kernel_params=kernel_params, dim=dim,
-                              domain=domain, bound=bound, unbiased=unbiased, bias_bound=bias_bound,
-                              seed=seed, profile=profile, name=name, data_dependent=data_dependent,
-                              deterministic=deterministic, param_map=param_map, init=init,
-                              global_seed=global_seed, input=input, space=space, pins=pins, method=method,
-                              call_kw=call_kw, width=width, feature_scale=feature_scale, jit=jit)
-    from rfverify.runner import run
-
-    return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit,
-               metrics=metrics, strict_space=strict_space)
+    ``strict_space=True`` makes any refusal in the space a failure of ``explore`` (:mod:`rfverify.refusals`).    The keywords are the fields of :class:`FeatureMapOptions` and those of the run (``seed``, ``profile``,
+    ``name``, ``checks``, ``xfail``, ``time_limit``, ``memory_limit``, ``strict_space``, ``metrics``).
+    """, run_keywords=("metrics",))
+#: The feature-map kind's entry point is also :func:`rfverify.verify` (``kind="feature-map"``, the default).
+verify = verify_feature_map

@@ -29,25 +29,23 @@ from __future__ import annotations
 import argparse
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from rfverify.adapters import _spec_of, load_object
 from rfverify.arrays import to_numpy
 from rfverify.kernels.composition import CompositeKernel, declared_psd
-from rfverify.domains import DOMAINS, _calibrate_scale
+from rfverify.domains import DOMAINS, calibrate_scale
 from rfverify.errors import PluginError, UsageError
 from rfverify.kernels import Kernel, as_kernel
 from rfverify.kinds import checks_for
-from rfverify.kinds.base import CliSpec, KindConfig, parse_int
-from rfverify.kinds.pins import pins_from_cli
-from rfverify.options import parse_param, parse_seed, parse_space
+from rfverify.kinds.base import CliSpec, KindConfig, parse_int, pin_flag, pins_option, space_option
+from rfverify.kinds.options import make_verify, option
+from rfverify.options import parse_param
 from rfverify.profiles import Profile, budget
 from rfverify.refusals import Refusal, is_refusal
 from rfverify.registry import BaseContext, CheckSpec
-from rfverify.results import Report
-from rfverify.seeding import DEFAULT_SEED
 
 __all__ = ["KernelBudget", "PLAN", "PointSet", "KernelConfig", "KernelContext",
            "verify_kernel", "screen_reference_kernel", "KernelOverflow", "kernel_accuracy", "MAX_KERNEL_DIM"]
@@ -98,7 +96,7 @@ PLAN: tuple[tuple[str, int, float], ...] = (
     ("mixed", 64, 30.0), ("iid", 160, 3.0),
 )
 #: What the feature-map calibration returns when its target is not bracketed or the kernel is
-#: scale-free (rfverify.domains._calibrate_scale); the kernel kind then uses unit-norm inputs.
+#: scale-free (rfverify.domains.calibrate_scale); the kernel kind then uses unit-norm inputs.
 CALIBRATION_EDGES = (1e-4, 1e4, 1.0)
 #: Mixed-norm sets multiply each point's radius by a log-uniform factor in [1/MIXED_SPREAD, MIXED_SPREAD].
 MIXED_SPREAD = 3.0
@@ -152,6 +150,60 @@ def _budget(profile: Profile) -> KernelBudget:
     return KernelBudget(**budget(profile, "kernel"))
 
 
+def _add_normalized(kn: argparse.ArgumentParser) -> None:
+    kn_norm = kn.add_mutually_exclusive_group()
+    kn_norm.add_argument("--normalized", dest="normalized", action="store_true", default=None,
+                         help="claim k(x, x) = 1 (default: the registry's claim)")
+    kn_norm.add_argument("--not-normalized", dest="normalized", action="store_false",
+                         help="do not hold the kernel to k(x, x) = 1")
+
+
+def _kernel_params_options(c: "KernelConfig") -> list[str]:
+    if not c.kernel_spec:
+        return []
+    return [part for k in sorted(c.kernel.params) for part in ("--param", f"{k}={c.kernel.params[k]!r}")]
+
+
+@dataclass(frozen=True)
+class KernelOptions:
+    """The options of a kernel (``verify_kernel``, ``rfverify check kernel``), declared once."""
+
+    #: The parameters of a registry kernel (or keywords of a kernel callable).
+    kernel_params: Mapping[str, Any] | None = option(
+        None, flag="--param", action="append", cli_default=[], metavar="KEY=VALUE", help="kernel parameter (repeatable)",
+        parse=lambda items: dict(parse_param(p) for p in items or []), render=_kernel_params_options)
+    dim: int = option(16, flag="--dim", cli_default="16", help="input dimension d (default 16)",
+                      parse=lambda text: parse_int(text, "--dim"), render=lambda c: ["--dim", str(c.dim)])
+    #: ``gaussian``, ``sphere``, ``positive``, ``domain(n, d, rng)`` or ``"MODULE:ATTR"`` (None: the registry's,
+    #: else gaussian).
+    domain: str | Callable[..., Any] | None = option(
+        None, flag="--domain", cli_default=None, render=lambda c: ["--domain", c.domain_spec or "<MODULE:ATTR>"],
+        help="gaussian | sphere | positive | MODULE:ATTR of domain(n, d, rng) (default: the registry kernel's, else "
+        "gaussian)")
+    #: Claim k(x, x) = 1 (None: the registry's claim).
+    normalized: bool | None = option(
+        None, add=_add_normalized, read=lambda args: args.normalized,
+        render=lambda c: {True: ["--normalized"], False: ["--not-normalized"]}.get(c.normalized_explicit, []))
+    #: ``False`` declares the kernel not PSD in general: a witness is then an expected finding (xfail).
+    psd: bool | None = option(
+        None, flag="--not-psd", action="store_true", parse=lambda given: False if given else None,
+        render=lambda c: ["--not-psd"] if c.psd_explicit is False else [],
+        help="declare the kernel not PSD in general: a witness set is then an expected finding (xfail)")
+    #: For a composite kernel: the feature map under test (default: the reference composite map).
+    feature_map: Any = option(
+        None, flag="--feature-map", metavar="MODULE:ATTR",
+        render=lambda c: ["--feature-map", c.feature_map_spec or "<MODULE:ATTR>"] if c.feature_map is not None else [],
+        help="for a composite kernel: the feature map to test (default: the reference composite map)")
+    pins: Mapping[str, Any] | None = pins_option(pin_flag(
+        "KEY=VALUE", "explore: pin d, n, norm, data_seed or a kernel parameter searched (repeatable)"))
+    #: Narrows the space ``explore`` searches (d, n, norm, a kernel parameter: a value or (lo, hi)).
+    space: Mapping[str, Any] | None = space_option()
+    #: How the kernel and the domain are named in the reproduce command, when given as objects (internal: the
+    #: feature-map kind's screen of a reference kernel passes them).
+    kernel_spec: str | None = option(None, public=False)
+    domain_spec: str | None = option(None, public=False)
+
+
 class KernelConfig(KindConfig):
     """A validated configuration for verifying one kernel."""
 
@@ -160,19 +212,26 @@ class KernelConfig(KindConfig):
     DIM_WHY = "point sets of a few hundred points in d dimensions, Gram matrices evaluated in float64"
     CLI = CliSpec("Verify a registry kernel NAME or MODULE:ATTR naming a callable k(X, Y) -> Gram matrix: symmetry, "
                   "positive semi-definiteness (a witness set if not), k(x, x) = 1 where claimed, and for composite "
-                  "kernels that the composite's feature map estimates it.", metavar="NAME|MODULE:ATTR")
+                  "kernels that the composite's feature map estimates it.", metavar="NAME|MODULE:ATTR",
+                  examples=("rfverify check kernel rbf_laplacian_mix",
+                            "rfverify check kernel sklearn.metrics.pairwise:additive_chi2_kernel --domain positive"))
 
-    def __init__(self, kernel: Any, *, kernel_params: Mapping[str, Any] | None = None, dim: int = 16,
-                 domain: str | Callable[..., Any] | None = None, normalized: bool | None = None,
-                 psd: bool | None = None, seed: int = DEFAULT_SEED, profile: str | Profile = "default",
-                 name: str | None = None, kernel_spec: str | None = None, domain_spec: str | None = None,
-                 feature_map: Any = None, space: Mapping[str, Any] | None = None,
-                 pins: Mapping[str, Any] | None = None) -> None:
+    Options = KernelOptions
+    options: KernelOptions
+    TARGET = "kernel"
+
+    def _setup(self, kernel: Any, name: str | None) -> None:
+        o = self.options
+        kernel_params, domain, normalized, psd, feature_map = o.kernel_params, o.domain, o.normalized, o.psd, \
+            o.feature_map
+        domain_spec = o.domain_spec
+        if isinstance(domain, str) and ":" in domain:  # MODULE:ATTR of a domain callable, named so in the reproduce
+            domain_spec, domain = domain_spec or domain, load_object(domain)
         #: The caller's narrowing of the space ``explore`` searches and its pins (d, n, norm, data_seed or a
         #: kernel parameter; :mod:`rfverify.properties.exploration_kernel`).
-        self.space = self.caller_space = dict(space or {})
-        self.pins = dict(pins or {})
-        spec = kernel_spec
+        self.space = self.caller_space = dict(o.space or {})
+        self.pins = dict(o.pins or {})
+        spec = o.kernel_spec
         if isinstance(kernel, str) and ":" in kernel:
             spec = spec or kernel
             kernel = load_object(kernel)
@@ -186,7 +245,7 @@ class KernelConfig(KindConfig):
         elif spec is None and callable(kernel) and not isinstance(kernel, Kernel):
             spec = _spec_of(kernel)
         self.kernel_spec = spec
-        self.dim = self.validate_dim(dim)
+        self.dim = self.validate_dim(o.dim)
         if domain is None:
             domain = self.kernel._spec.domain if self.kernel._spec is not None else "gaussian"
         if isinstance(domain, str):
@@ -210,7 +269,6 @@ class KernelConfig(KindConfig):
         self.psd = psd if psd is not None else (decl is not False)
         self.psd_note = (self.kernel._spec.psd_note if self.kernel._spec is not None and not self.kernel._spec.psd
                          else "declared not positive semi-definite")
-        super().__init__(seed, profile)
         self.budget = _budget(self.profile)
         self.name = name or self.kernel.describe()
         self.feature_map = load_object(feature_map) if isinstance(feature_map, str) else feature_map
@@ -254,54 +312,13 @@ class KernelConfig(KindConfig):
     def target_spec(self) -> str | None:
         return self.kernel_spec
 
-    def reproduce_options(self) -> list[str]:
-        parts: list[str] = []
-        if self.kernel_spec:
-            for k in sorted(self.kernel.params):
-                parts += ["--param", f"{k}={self.kernel.params[k]!r}"]
-        parts += ["--dim", str(self.dim), "--domain", self.domain_spec or "<MODULE:ATTR>"]
-        if self.normalized_explicit is True:
-            parts.append("--normalized")
-        elif self.normalized_explicit is False:
-            parts.append("--not-normalized")
-        if self.psd_explicit is False:
-            parts.append("--not-psd")
-        if self.feature_map is not None:
-            parts += ["--feature-map", self.feature_map_spec or "<MODULE:ATTR>"]
-        return parts
+    @property
+    def plugin_name(self) -> str:
+        """A kernel is named in its results as in the report header (its registry description or MODULE:ATTR)."""
+        return self.label
 
     def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> "KernelContext":
         return KernelContext(spec.name, self.profile, self.seeds, alpha, reproduce, config=self)
-
-    @classmethod
-    def add_cli_options(cls, kn: argparse.ArgumentParser) -> None:
-        kn.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                        help="kernel parameter (repeatable)")
-        kn.add_argument("--dim", default="16", help="input dimension d (default 16)")
-        kn.add_argument("--domain", default=None, help="gaussian | sphere | positive | MODULE:ATTR of "
-                        "domain(n, d, rng) (default: the registry kernel's, else gaussian)")
-        kn_norm = kn.add_mutually_exclusive_group()
-        kn_norm.add_argument("--normalized", dest="normalized", action="store_true", default=None,
-                             help="claim k(x, x) = 1 (default: the registry's claim)")
-        kn_norm.add_argument("--not-normalized", dest="normalized", action="store_false",
-                             help="do not hold the kernel to k(x, x) = 1")
-        kn.add_argument("--not-psd", action="store_true",
-                        help="declare the kernel not PSD in general: a witness set is then an expected finding (xfail)")
-        kn.add_argument("--feature-map", metavar="MODULE:ATTR",
-                        help="for a composite kernel: the feature map to test (default: the reference composite map)")
-        kn.add_argument("--pin", action="append", default=[], metavar="KEY=VALUE",
-                        help="explore: pin d, n, norm, data_seed or a kernel parameter searched (repeatable)")
-
-    @classmethod
-    def from_cli(cls, args: argparse.Namespace) -> "KernelConfig":
-        params = dict(parse_param(p) for p in args.param)
-        domain: Any = args.domain
-        if domain is not None and ":" in domain:
-            domain = load_object(domain)
-        return cls(args.target, kernel_params=params, dim=parse_int(args.dim, "--dim"), domain=domain,
-                   normalized=args.normalized, psd=False if args.not_psd else None, seed=parse_seed(args.seed),
-                   profile=args.profile, domain_spec=args.domain, feature_map=args.feature_map,
-                   pins=pins_from_cli(args), space=parse_space(getattr(args, "space", None)))
 
     def preflight(self) -> str | None:
         """Calibrate the scale and evaluate the kernel once on the first point set; the problem, or None."""
@@ -328,7 +345,7 @@ class KernelConfig(KindConfig):
                     rng = self.seeds.rng("kernel", "scale", self.dim, self.domain)
                     try:
                         with np.errstate(all="ignore"):
-                            hint = _calibrate_scale(_BatchPairwise(self.kernel), self.dim, rng,
+                            hint = calibrate_scale(_BatchPairwise(self.kernel), self.dim, rng,
                                                     self.domain == "positive")
                     except _Uncalibrated:
                         hint = 1.0  # one of CALIBRATION_EDGES: unit-norm inputs below
@@ -434,14 +451,8 @@ class KernelConfig(KindConfig):
 
 
 @dataclass
-class KernelContext(BaseContext):
+class KernelContext(BaseContext[KernelConfig]):
     """What a kernel check may use; randomness only via ``seeds``."""
-
-    config: KernelConfig = None  # type: ignore[assignment]
-
-    @property
-    def name(self) -> str:
-        return self.config.label
 
     @property
     def kernel(self) -> Kernel:
@@ -477,14 +488,7 @@ class KernelContext(BaseContext):
                 "the composite feature map " + feature_tree(self.kernel).describe())
 
 
-def verify_kernel(kernel: Any, *, kernel_params: Mapping[str, Any] | None = None, dim: int = 16,
-                  domain: str | Callable[..., Any] | None = None, normalized: bool | None = None,
-                  psd: bool | None = None, seed: int = DEFAULT_SEED, profile: str | Profile = "default",
-                  checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
-                  name: str | None = None, feature_map: Any = None, time_limit: float | None = None,
-                  memory_limit: int | str | None = None, space: Mapping[str, Any] | None = None,
-                  pins: Mapping[str, Any] | None = None, strict_space: bool = False) -> Report:
-    """Verify a kernel: symmetry, positive semi-definiteness, normalisation where claimed and, for a
+verify_kernel = make_verify(KernelConfig, "verify_kernel", """Verify a kernel: symmetry, positive semi-definiteness, normalisation where claimed and, for a
     composite, that its feature map estimates it.
 
     ``kernel``: a registry name (``kernel_params`` bind its parameters), a :class:`Kernel`, a
@@ -498,14 +502,9 @@ def verify_kernel(kernel: Any, *, kernel_params: Mapping[str, Any] | None = None
     (:class:`rfverify.guard.Limits`).  ``space`` narrows the space ``explore`` searches (d, n, norm, a kernel
     parameter: a value or (lo, hi)) and ``pins`` fixes axes of it (a kernel callable declares its own with
     ``rfverify_space``).
-    """
-    from rfverify.runner import run
-
-    config = KernelConfig(kernel, kernel_params=kernel_params, dim=dim, domain=domain, normalized=normalized,
-                          psd=psd, seed=seed, profile=profile, name=name, feature_map=feature_map, space=space,
-                          pins=pins)
-    return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit,
-               strict_space=strict_space)
+    The keywords are the fields of :class:`KernelOptions` and those of the run (``seed``, ``profile``, ``name``,
+    ``checks``, ``xfail``, ``time_limit``, ``memory_limit``, ``strict_space``).
+    """, target="kernel")
 
 
 #: The checks run on a user-supplied reference kernel before the feature-map harness uses it.

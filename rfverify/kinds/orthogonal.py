@@ -21,9 +21,8 @@ kernel``: see :data:`KERNEL_NOTE`.
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -31,16 +30,14 @@ from rfverify import guard
 from rfverify.adapters import load_object
 from rfverify.arrays import ArrayRecord, to_input, to_numpy, validate_input
 from rfverify.errors import PluginError, UsageError
-from rfverify.kinds.base import CliSpec, KindConfig, add_call_kw_option, add_input_option, parse_int
-from rfverify.kinds.pins import pins_from_cli
-from rfverify.options import parse_seed, parse_space
-from rfverify.plugin_calls import parse_call_kw
+from rfverify.kinds.base import (CliSpec, KindConfig, call_kw_option, input_option, parse_int, pin_flag, pins_option,
+                                 space_option)
+from rfverify.kinds.options import make_verify, option
 from rfverify.profiles import Profile, budget
 from rfverify.registry import BaseContext, CheckSpec
-from rfverify.seeding import DEFAULT_SEED
 
 __all__ = ["OrthogonalBudget", "orthogonal_budget", "orthogonal_corners", "ORTHOGONAL_CORNER_D_MAX", "OrthogonalSampler", "OrthogonalConfig",
-           "OrthogonalContext", "verify_orthogonal", "KERNEL_NOTE", "GROUPS"]
+           "OrthogonalContext", "OrthogonalOptions", "verify_orthogonal", "KERNEL_NOTE", "GROUPS"]
 
 GROUPS = ("O", "SO")
 
@@ -157,6 +154,32 @@ class OrthogonalSampler:
         return Q
 
 
+@dataclass(frozen=True)
+class OrthogonalOptions:
+    """The options of an orthogonal sampler (``verify_orthogonal``, ``rfverify check orthogonal``), declared once."""
+
+    dim: int = option(8, flag="--dim", cli_default="8", help="matrix dimension d (default 8)",
+                      parse=lambda text: parse_int(text, "--dim"), render=lambda c: ["--dim", str(c.dim)])
+    group: str = option("O", flag="--group", cli_default="O", choices=list(GROUPS), help="declared group (default O)",
+                        render=lambda c: ["--group", c.group])
+    #: ``{"d": D}`` fixes the dimension ``explore`` searches and runs the Haar battery at that corner alone.
+    pins: Mapping[str, Any] | None = pins_option(
+        pin_flag("d=D", "explore: pin the dimension searched"),
+        render=lambda c: ["--pin", f"d={c.pins['d']}"] if c.pins.get("d") is not None else [])
+    call_kw: Mapping[str, Any] | None = call_kw_option(render=lambda c: _call_kw_options(c.sampler.call_kw))
+    input: str | None = input_option("the rng argument: a torch.Generator, a JAX PRNGKey or a CuPy generator seeded "
+                                     "from the check's stream",
+                                     render=lambda c: ["--input", c.sampler.input] if c.sampler.input else [])
+    #: ``{"d": (lo, hi)}`` narrows the dimensions ``explore`` searches.
+    space: Mapping[str, Any] | None = space_option()
+
+
+def _call_kw_options(call_kw: Mapping[str, Any]) -> list[str]:
+    from rfverify.plugin_calls import call_kw_options
+
+    return call_kw_options(call_kw)
+
+
 class OrthogonalConfig(KindConfig):
     """A validated configuration for verifying one orthogonal sampler."""
 
@@ -164,26 +187,27 @@ class OrthogonalConfig(KindConfig):
     DIM_RANGE = (1, 1024)
     DIM_WHY = "the Haar battery holds thousands of d x d matrices: 1500 draws at d = 1024 are 12 GB"
     CLI = CliSpec("Verify MODULE:ATTR, sample(d, rng) -> (d, d) or an object with rvs(dim=..., random_state=...), "
-                  "against Haar measure on --group.")
+                  "against Haar measure on --group.",
+                  examples=("rfverify check orthogonal rfverify.implementations.orthogonal:haar_qr --dim 8 --group O",))
 
-    def __init__(self, implementation: Any, *, dim: int = 8, group: str = "O", seed: int = DEFAULT_SEED,
-                 profile: str | Profile = "default", name: str | None = None,
-                 pins: Mapping[str, Any] | None = None, space: Mapping[str, Any] | None = None,
-                 call_kw: Mapping[str, Any] | None = None, input: str | None = None) -> None:
-        self.dim = self.validate_dim(dim)
-        self.group = _validate_group(group)
+    Options = OrthogonalOptions
+    options: OrthogonalOptions
+
+    def _setup(self, implementation: Any, name: str | None) -> None:
+        o = self.options
+        self.dim = self.validate_dim(o.dim)
+        self.group = _validate_group(o.group)
         #: Axes of the space ``explore`` searches fixed by the caller (``d``; :mod:`rfverify.kinds.pins`).
-        self.pins = dict(pins or {})
+        self.pins = dict(o.pins or {})
         #: The caller's narrowing of that space (``{"d": (lo, hi)}``; ``space=``, ``--space d=LO:HI``).
-        self.space = self.caller_space = dict(space or {})
+        self.space = self.caller_space = dict(o.space or {})
         for key in self.space:
             if key not in ("d", "dim"):
                 raise UsageError(f"unknown configuration key {key!r} for an orthogonal sampler; use d")
-        super().__init__(seed, profile)
         self.budget = orthogonal_budget(self.profile)
         from rfverify.validation import as_name
 
-        self.sampler = OrthogonalSampler(implementation, name=as_name(name), call_kw=call_kw, input=input)
+        self.sampler = OrthogonalSampler(implementation, name=as_name(name), call_kw=o.call_kw, input=o.input)
         self._cache: dict[tuple[Any, ...], np.ndarray] = {}
         self._dtype: np.dtype | None = None
 
@@ -201,31 +225,8 @@ class OrthogonalConfig(KindConfig):
                            "ortho_draws": self.budget.ortho_draws},
                 "note": KERNEL_NOTE, "input": self.sampler.input or "numpy", "arrays": self.sampler.arrays.to_dict()}
 
-    def reproduce_options(self) -> list[str]:
-        pinned = ["--pin", f"d={self.pins['d']}"] if self.pins.get("d") is not None else []
-        from rfverify.plugin_calls import call_kw_options
-
-        return ["--dim", str(self.dim), "--group", self.group, *pinned, *call_kw_options(self.sampler.call_kw),
-                *(["--input", self.sampler.input] if self.sampler.input else [])]
-
     def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> "OrthogonalContext":
         return OrthogonalContext(spec.name, self.profile, self.seeds, alpha, reproduce, config=self)
-
-    @classmethod
-    def add_cli_options(cls, p: argparse.ArgumentParser) -> None:
-        p.add_argument("--dim", default="8", help="matrix dimension d (default 8)")
-        p.add_argument("--group", default="O", choices=["O", "SO"], help="declared group (default O)")
-        p.add_argument("--pin", action="append", default=[], metavar="d=D", help="explore: pin the dimension searched")
-        add_call_kw_option(p)
-        add_input_option(p, "the rng argument: a torch.Generator, a JAX PRNGKey or a CuPy generator seeded from the "
-                         "check's stream")
-
-    @classmethod
-    def from_cli(cls, args: argparse.Namespace) -> "OrthogonalConfig":
-        return cls(args.target, dim=parse_int(args.dim, "--dim"), group=args.group, seed=parse_seed(args.seed),
-                   profile=args.profile, pins=pins_from_cli(args), space=parse_space(getattr(args, "space", None)),
-                   call_kw=parse_call_kw(args.call_kw),
-                   input=None if getattr(args, "input", "numpy") == "numpy" else args.input)
 
     def preflight(self) -> str | None:
         """Draw once (a health check); the problem, or None."""
@@ -251,15 +252,10 @@ class OrthogonalConfig(KindConfig):
 
 
 @dataclass
-class OrthogonalContext(BaseContext):
+class OrthogonalContext(BaseContext[OrthogonalConfig]):
     """What an orthogonal-sampler check may use; randomness only via ``seeds``."""
 
-    config: OrthogonalConfig = None  # type: ignore[assignment]
     _extra: dict[str, Any] = field(default_factory=dict, repr=False)
-
-    @property
-    def name(self) -> str:
-        return self.config.sampler.name
 
     @property
     def dim(self) -> int:
@@ -321,14 +317,7 @@ class OrthogonalContext(BaseContext):
         return np.concatenate([self.pilot(), rest])
 
 
-def verify_orthogonal(implementation: Any, *, dim: int = 8, group: str = "O", seed: int = DEFAULT_SEED,
-                      profile: str | Profile = "default", checks: Iterable[str] | None = None,
-                      xfail: Mapping[str, str] | None = None, name: str | None = None,
-                      time_limit: float | None = None, memory_limit: int | str | None = None,
-                      pins: Mapping[str, Any] | None = None, space: Mapping[str, Any] | None = None,
-                      strict_space: bool = False, call_kw: Mapping[str, Any] | None = None,
-                      input: str | None = None) -> Any:
-    """Verify a random orthogonal-matrix sampler claimed Haar on ``group`` (O or SO) at dimension ``dim``.
+verify_orthogonal = make_verify(OrthogonalConfig, "verify_orthogonal", """Verify a random orthogonal-matrix sampler claimed Haar on ``group`` (O or SO) at dimension ``dim``.
 
     ``implementation``: ``sample(d, rng)``, an object with ``sample`` or
     ``rvs(dim=, random_state=)``, or ``"MODULE:ATTR"``.  Returns a
@@ -338,11 +327,7 @@ def verify_orthogonal(implementation: Any, *, dim: int = 8, group: str = "O", se
     ``{"d": (lo, hi)}`` narrows it; ``strict_space``: a refusal anywhere in it fails ``explore``
     (:mod:`rfverify.refusals`).  ``call_kw``: extra keywords of every draw (``--call-kw KEY=VALUE``).
     ``input``: ``"torch"``, ``"jax"`` or ``"cupy"`` hands the sampler that library's random source as ``rng``;
-    matrices of any array library are accepted (:mod:`rfverify.arrays`).
-    """
-    from rfverify.runner import run
-
-    config = OrthogonalConfig(implementation, dim=dim, group=group, seed=seed, profile=profile, name=name, pins=pins,
-                              space=space, call_kw=call_kw, input=input)
-    return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit,
-               strict_space=strict_space)
+    matrices of any array library are accepted (:mod:`rfverify.arrays`).  The keywords are the fields of
+    :class:`OrthogonalOptions` and those of the run (``seed``, ``profile``, ``name``, ``checks``, ``xfail``,
+    ``time_limit``, ``memory_limit``, ``strict_space``).
+    """)

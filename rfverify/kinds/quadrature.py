@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -31,14 +31,11 @@ from rfverify import guard
 from rfverify.adapters import load_object
 from rfverify.arrays import ArrayRecord, to_input, to_numpy, validate_input
 from rfverify.errors import PluginError, UsageError
-from rfverify.kinds.base import CliSpec, KindConfig, add_call_kw_option, add_input_option, parse_int
-from rfverify.kinds.pins import pins_from_cli
-from rfverify.options import parse_seed, parse_space
-from rfverify.plugin_calls import parse_call_kw
+from rfverify.kinds.base import (CliSpec, KindConfig, call_kw_option, input_option, parse_int, pin_flag, pins_option,
+                                 space_option)
+from rfverify.kinds.options import make_verify, option
 from rfverify.profiles import Profile, budget
 from rfverify.registry import BaseContext, CheckSpec
-from rfverify.results import Report
-from rfverify.seeding import DEFAULT_SEED
 
 __all__ = [
     "QuadraturePlugin",
@@ -162,6 +159,8 @@ class QuadraturePlugin:
         if isinstance(rule, str):
             spec = rule
             rule = load_object(rule)
+        #: The rule itself (loaded from ``MODULE:ATTR``): its declarations, e.g. ``deterministic``, are read from it.
+        self.declared: Any = rule
         if not callable(rule):
             raise UsageError(f"a quadrature rule must be callable as rule(d, rng), got {type(rule).__name__}")
         #: Extra keywords of every draw (``--call-kw``).
@@ -195,7 +194,7 @@ class QuadraturePlugin:
 
 
 @dataclass
-class QuadratureContext(BaseContext):
+class QuadratureContext(BaseContext["QuadratureConfig"]):
     """Everything a quadrature check may use; randomness only via ``seeds``."""
 
     plugin: QuadraturePlugin = None  # type: ignore[assignment]
@@ -205,14 +204,8 @@ class QuadratureContext(BaseContext):
     budget: QuadratureBudget = None  # type: ignore[assignment]
     #: Declared deterministic (a cubature): the same draw for every rng state.
     deterministic: bool = False
-    #: The configuration (its space and pins, for ``explore``).
-    config: Any = None
     #: The corner dimension this context runs at (None: the declared d; :meth:`at_corner`).
     corner: int | None = None
-
-    @property
-    def name(self) -> str:
-        return self.plugin.name
 
     @property
     def key(self) -> tuple[Any, ...]:
@@ -248,79 +241,91 @@ def _validate_degree(degree: Any) -> int:
     return int(degree)
 
 
+def _call_kw_options(call_kw: Mapping[str, Any]) -> list[str]:
+    from rfverify.plugin_calls import call_kw_options
+
+    return call_kw_options(call_kw)
+
+
+def _add_unbiased(p: argparse.ArgumentParser) -> None:
+    qb = p.add_mutually_exclusive_group()
+    qb.add_argument("--unbiased", dest="biased", action="store_false", help="claimed unbiased (default)")
+    qb.add_argument("--biased", dest="biased", action="store_true", help="not claimed unbiased")
+    p.set_defaults(biased=False)
+
+
+@dataclass(frozen=True)
+class QuadratureOptions:
+    """The options of a quadrature rule (``verify_quadrature``, ``rfverify check quadrature``), declared once."""
+
+    dim: int = option(8, flag="--dim", cli_default="8", help="dimension d (default 8)",
+                      parse=lambda text: parse_int(text, "--dim"), render=lambda c: ["--dim", str(c.dim)])
+    #: Claimed degree of exactness for every draw.
+    degree: int = option(0, flag="--degree", cli_default="0", help="claimed degree of exactness for every draw "
+                         "(default 0)", parse=lambda text: parse_int(text, "--degree"),
+                         render=lambda c: ["--degree", str(c.degree)])
+    #: Claimed unbiased for every integrable f (``--unbiased``, the default, or ``--biased``).
+    unbiased: bool = option(True, add=_add_unbiased, read=lambda args: not args.biased,
+                            render=lambda c: ["--unbiased" if c.unbiased else "--biased"])
+    #: The rule draws nothing (a cubature; or the rule's attribute ``deterministic = True``).
+    deterministic: bool = option(False, flag="--deterministic", action="store_true",
+                                 render=lambda c: ["--deterministic"] if c.deterministic else [],
+                                 help="the rule draws nothing (a cubature): the same draw for every rng state; judged "
+                                 "on exactness and its measured bias")
+    #: ``d`` and the ``seed`` of the draw ``explore`` searches, fixed.
+    pins: Mapping[str, Any] | None = pins_option(pin_flag(
+        "KEY=VALUE", "pin d (explore; rule-unbiasedness runs at that corner dimension alone) or the rng seed of the "
+        "draw explore searches (repeatable)"))
+    call_kw: Mapping[str, Any] | None = call_kw_option(
+        render=lambda c: _call_kw_options(getattr(c.plugin, "call_kw", {})))
+    input: str | None = input_option("the rng argument: a torch.Generator, a JAX PRNGKey or a CuPy generator seeded "
+                                     "from the check's stream",
+                                     render=lambda c: ["--input", c.plugin.input] if c.plugin.input else [])
+    #: ``{"d": (lo, hi)}``, or ``{"d_exp": (lo, hi)}`` for d = 2^k only, narrows the dimensions ``explore`` searches.
+    space: Mapping[str, Any] | None = space_option()
+
+
 class QuadratureConfig(KindConfig):
     """A validated configuration for verifying one quadrature rule."""
 
     kind = "quadrature"
     DIM_RANGE = (1, MAX_DIM)
     DIM_WHY = "exactness moments are enumerated over monomials of d variables: 4096 keeps degree 3 tractable"
-    CLI = CliSpec("Verify a rule MODULE:ATTR estimating E f(w), w ~ N(0, I_d).")
+    CLI = CliSpec("Verify a rule MODULE:ATTR estimating E f(w), w ~ N(0, I_d).",
+                  examples=("rfverify check quadrature rfverify.implementations.quadrature:sr33_haar --dim 8 --degree 3 "
+                            "--unbiased",))
 
-    def __init__(self, rule: Any, *, dim: int = 8, degree: int = 0, unbiased: bool = True,
-                 seed: int = DEFAULT_SEED, profile: str | Profile = "default", name: str | None = None,
-                 deterministic: bool = False, space: Mapping[str, Any] | None = None,
-                 pins: Mapping[str, Any] | None = None, call_kw: Mapping[str, Any] | None = None,
-                 input: str | None = None) -> None:
-        self.dim = self.validate_dim(dim)
+    Options = QuadratureOptions
+    options: QuadratureOptions
+    TARGET = "rule"
+
+    def _setup(self, rule: Any, name: str | None) -> None:
+        o = self.options
+        self.dim = self.validate_dim(o.dim)
         #: The caller's narrowing of the space ``explore`` searches (``d``: an integer or (lo, hi); ``d_exp``:
         #: (lo, hi), d = 2^k) and its pins (``d``, ``seed``; :mod:`rfverify.kinds.pins`).
-        self.space = self.caller_space = dict(space or {})
-        self.pins = dict(pins or {})
-        self.degree = _validate_degree(degree)
+        self.space = self.caller_space = dict(o.space or {})
+        self.pins = dict(o.pins or {})
+        self.degree = _validate_degree(o.degree)
         from rfverify.validation import as_flag, as_name
 
-        self.unbiased = as_flag(unbiased, "unbiased")
-        self.deterministic = as_flag(deterministic, "deterministic") or getattr(rule, "deterministic", None) is True
-        super().__init__(seed, profile)
+        self.unbiased = as_flag(o.unbiased, "unbiased")
+        given = rule
+        if isinstance(rule, str):  # MODULE:ATTR: the rule's own declarations are read from the object it names
+            rule = QuadraturePlugin(rule, name=as_name(name), call_kw=o.call_kw, input=o.input)
+        declared = rule.declared if isinstance(given, str) else given
+        self.deterministic = as_flag(o.deterministic, "deterministic") or \
+            getattr(declared, "deterministic", None) is True
         self.budget = budget_for(self.profile)
         self.plugin = rule if isinstance(rule, QuadraturePlugin) else QuadraturePlugin(rule, name=as_name(name),
-                                                                                       call_kw=call_kw, input=input)
+                                                                                       call_kw=o.call_kw, input=o.input)
         #: The dimensions ``explore`` searches (validated now: a bad space is a UsageError at construction).
         self.explored_dims = _spaces().quadrature_dims(self)
-
-    def reproduce_options(self) -> list[str]:
-        from rfverify.plugin_calls import call_kw_options
-
-        return ["--dim", str(self.dim), "--degree", str(self.degree), "--unbiased" if self.unbiased else "--biased",
-                *(["--deterministic"] if self.deterministic else []),
-                *call_kw_options(getattr(self.plugin, "call_kw", {})),
-                *(["--input", self.plugin.input] if self.plugin.input else [])]
 
     def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> QuadratureContext:
         return QuadratureContext(spec.name, self.profile, self.seeds, alpha, reproduce, plugin=self.plugin,
                                  dim=self.dim, degree=self.degree, unbiased=self.unbiased, budget=self.budget,
                                  deterministic=self.deterministic, config=self)
-
-    @classmethod
-    def add_cli_options(cls, p: argparse.ArgumentParser) -> None:
-        p.add_argument("--dim", default="8", help="dimension d (default 8)")
-        p.add_argument("--degree", default="0", help="claimed degree of exactness for every draw (default 0)")
-        qb = p.add_mutually_exclusive_group()
-        qb.add_argument("--unbiased", dest="biased", action="store_false", help="claimed unbiased (default)")
-        qb.add_argument("--biased", dest="biased", action="store_true", help="not claimed unbiased")
-        p.set_defaults(biased=False)
-        p.add_argument("--deterministic", action="store_true",
-                       help="the rule draws nothing (a cubature): the same draw for every rng state; judged on "
-                       "exactness and its measured bias")
-        p.add_argument("--pin", action="append", default=[], metavar="KEY=VALUE",
-                       help="pin d (explore; rule-unbiasedness runs at that corner dimension alone) or the rng "
-                       "seed of the draw explore searches (repeatable)")
-        add_call_kw_option(p)
-        add_input_option(p, "the rng argument: a torch.Generator, a JAX PRNGKey or a CuPy generator seeded from the "
-                         "check's stream")
-
-    @classmethod
-    def from_cli(cls, args: argparse.Namespace) -> "QuadratureConfig":
-        from rfverify.adapters import load_object
-
-        config = cls(load_object(args.target), dim=parse_int(args.dim, "--dim"),
-                     degree=parse_int(args.degree, "--degree"), unbiased=not args.biased,
-                     seed=parse_seed(args.seed), profile=args.profile, deterministic=args.deterministic,
-                     pins=pins_from_cli(args), space=parse_space(getattr(args, "space", None)),
-                     call_kw=parse_call_kw(args.call_kw),
-                     input=None if getattr(args, "input", "numpy") == "numpy" else args.input)
-        config.plugin.spec = args.target
-        return config
 
     def target(self) -> dict[str, Any]:
         """What the rule is held to: the standard Gaussian integral in d dimensions."""
@@ -343,15 +348,7 @@ class QuadratureConfig(KindConfig):
         return None
 
 
-def verify_quadrature(rule: Any, *, dim: int = 8, degree: int = 0, unbiased: bool = True,
-                      seed: int = DEFAULT_SEED, profile: str | Profile = "default",
-                      checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
-                      name: str | None = None, time_limit: float | None = None,
-                      memory_limit: int | str | None = None, deterministic: bool = False,
-                      space: Mapping[str, Any] | None = None, pins: Mapping[str, Any] | None = None,
-                      strict_space: bool = False, call_kw: Mapping[str, Any] | None = None,
-                      input: str | None = None) -> Report:
-    """Verify a quadrature rule ``rule(d, rng) -> (points, weights)`` against its declarations.
+verify_quadrature = make_verify(QuadratureConfig, "verify_quadrature", """Verify a quadrature rule ``rule(d, rng) -> (points, weights)`` against its declarations.
 
     ``degree``: claimed degree of exactness for every draw; ``unbiased``:
     claimed unbiased for every integrable f.  ``rule`` may be a
@@ -365,11 +362,6 @@ def verify_quadrature(rule: Any, *, dim: int = 8, degree: int = 0, unbiased: boo
     ``call_kw``: extra keywords of every draw (``--call-kw KEY=VALUE``).
     ``input``: ``"torch"``, ``"jax"`` or ``"cupy"`` hands the rule that library's random source as ``rng``; points
     and weights of any array library are accepted (:mod:`rfverify.arrays`).
-    """
-    from rfverify.runner import run
-
-    config = QuadratureConfig(rule, dim=dim, degree=degree, unbiased=unbiased, seed=seed, profile=profile,
-                              name=name, deterministic=deterministic, space=space, pins=pins, call_kw=call_kw,
-                              input=input)
-    return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit,
-               strict_space=strict_space)
+    The keywords are the fields of :class:`QuadratureOptions` and those of the run (``seed``, ``profile``,
+    ``name``, ``checks``, ``xfail``, ``time_limit``, ``memory_limit``, ``strict_space``).
+    """, target="rule")

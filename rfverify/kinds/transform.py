@@ -24,9 +24,8 @@ per call); a user's matrix is dense, its 2-norm computed once per width.
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -34,14 +33,12 @@ from rfverify import guard
 from rfverify.adapters import load_object
 from rfverify.arrays import ArrayRecord, handed_dtype, to_input, to_numpy, validate_input
 from rfverify.errors import PluginError, UsageError
-from rfverify.kinds.base import CliSpec, KindConfig, add_call_kw_option, add_input_option, parse_int
-from rfverify.kinds.pins import pins_from_cli
+from rfverify.kinds.base import (CliSpec, KindConfig, call_kw_option, input_option, parse_int, pin_flag, pins_option,
+                                 space_option)
+from rfverify.kinds.options import make_verify, option
 from rfverify.kinds.matrices import DenseOperator, HadamardOperator, MatrixOperator
-from rfverify.options import parse_seed, parse_space
-from rfverify.plugin_calls import parse_call_kw
-from rfverify.profiles import Profile, budget
+from rfverify.profiles import budget
 from rfverify.registry import BaseContext, CheckSpec
-from rfverify.seeding import DEFAULT_SEED
 
 __all__ = ["TransformBudget", "TransformPlugin", "DeclaredMatrix", "TransformConfig",
            "TransformContext", "verify_transform", "MATRICES"]
@@ -215,6 +212,34 @@ class TransformPlugin:
         return Y
 
 
+def _call_kw_options(call_kw: Mapping[str, Any]) -> list[str]:
+    from rfverify.plugin_calls import call_kw_options
+
+    return call_kw_options(call_kw)
+
+
+@dataclass(frozen=True)
+class TransformOptions:
+    """The options of a fast transform (``verify_transform``, ``rfverify check transform``), declared once."""
+
+    dim: int = option(64, flag="--dim", cli_default="64", help="width d (default 64)",
+                      parse=lambda text: parse_int(text, "--dim"), render=lambda c: ["--dim", str(c.dim)])
+    #: ``hadamard``, ``hadamard-normalized``, a callable ``M(d) -> (d, d)`` or ``"MODULE:ATTR"`` naming one.
+    matrix: Any = option("hadamard", flag="--matrix", cli_default="hadamard",
+                         render=lambda c: ["--matrix", c.matrix.spec or "<MODULE:ATTR>"],
+                         help="hadamard | hadamard-normalized | MODULE:ATTR of M(d) -> (d, d) (default hadamard)")
+    inplace: bool = option(False, flag="--inplace", action="store_true", help="apply may overwrite its input",
+                           render=lambda c: ["--inplace"] if c.inplace else [])
+    call_kw: Mapping[str, Any] | None = call_kw_option(render=lambda c: _call_kw_options(c.plugin.call_kw))
+    input: str | None = input_option("in the batch's own dtype, float32 and float64; e.g. --input torch for "
+                                     "hadamard-transform",
+                                     render=lambda c: ["--input", c.plugin.input] if c.plugin.input else [])
+    #: ``{"d": D}`` fixes the width ``explore`` searches.
+    pins: Mapping[str, Any] | None = pins_option(pin_flag("d=D", "explore: pin the width searched"))
+    #: ``{"d_exp": (lo, hi)}`` or ``{"d": (lo, hi)}`` narrows the widths ``explore`` searches.
+    space: Mapping[str, Any] | None = space_option()
+
+
 class TransformConfig(KindConfig):
     """A validated configuration for verifying one transform."""
 
@@ -222,22 +247,24 @@ class TransformConfig(KindConfig):
     DIM_RANGE = (1, MAX_TRANSFORM_DIM)
     DIM_WHY = ("a user's declared matrix is dense (d x d float64): 2^14 keeps it at 2 GB; a Hadamard matrix is "
                "never formed")
-    CLI = CliSpec("Verify MODULE:ATTR, apply(X (n, d)) -> (n, d), against X @ M.T.")
+    CLI = CliSpec("Verify MODULE:ATTR, apply(X (n, d)) -> (n, d), against X @ M.T.",
+                  examples=("rfverify check transform rfverify.implementations.structured:fwht --dim 64",))
 
-    def __init__(self, implementation: Any, *, dim: int = 64, matrix: Any = "hadamard", inplace: bool = False,
-                 seed: int = DEFAULT_SEED, profile: str | Profile = "default", name: str | None = None,
-                 pins: Mapping[str, Any] | None = None, space: Mapping[str, Any] | None = None,
-                 call_kw: Mapping[str, Any] | None = None, input: str | None = None) -> None:
-        self.dim = self.validate_dim(dim)
+    Options = TransformOptions
+    options: TransformOptions
+
+    def _setup(self, implementation: Any, name: str | None) -> None:
+        o = self.options
+        self.dim = self.validate_dim(o.dim)
         #: Axes of the space ``explore`` searches fixed by the caller (``d``; :mod:`rfverify.kinds.pins`).
-        self.pins = dict(pins or {})
+        self.pins = dict(o.pins or {})
         #: The caller's narrowing of the widths ``explore`` searches (``{"d_exp": (lo, hi)}`` or ``{"d": (lo, hi)}``;
         #: ``space=``, ``--space d_exp=LO:HI``).
-        self.space = self.caller_space = dict(space or {})
+        self.space = self.caller_space = dict(o.space or {})
         for key in self.space:
             if key not in ("d", "dim", "d_exp"):
                 raise UsageError(f"unknown configuration key {key!r} for a transform; use d_exp or d")
-        self.matrix = DeclaredMatrix(matrix)
+        self.matrix = DeclaredMatrix(o.matrix)
         self.operator = self.matrix.operator(self.dim)
         if self.operator is None:
             why = " (hadamard needs a power of two)" if self.matrix.name in MATRICES else ""
@@ -245,10 +272,9 @@ class TransformConfig(KindConfig):
                              "choose --dim accordingly")
         from rfverify.validation import as_flag, as_name
 
-        self.inplace = as_flag(inplace, "inplace")
-        super().__init__(seed, profile)
+        self.inplace = as_flag(o.inplace, "inplace")
         self.budget = TransformBudget(**budget(self.profile, "transform"))
-        self.plugin = TransformPlugin(implementation, name=as_name(name), call_kw=call_kw, input=input)
+        self.plugin = TransformPlugin(implementation, name=as_name(name), call_kw=o.call_kw, input=o.input)
 
     @property
     def M(self) -> np.ndarray:
@@ -265,32 +291,8 @@ class TransformConfig(KindConfig):
                 "input": self.plugin.input or "numpy", "arrays": self.plugin.arrays.to_dict(),
                 "call_kw": dict(self.plugin.call_kw)}
 
-    def reproduce_options(self) -> list[str]:
-        from rfverify.plugin_calls import call_kw_options
-
-        return ["--dim", str(self.dim), "--matrix", self.matrix.spec or "<MODULE:ATTR>"] + (
-            ["--inplace"] if self.inplace else []) + call_kw_options(self.plugin.call_kw) + \
-            (["--input", self.plugin.input] if self.plugin.input else [])
-
     def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> "TransformContext":
         return TransformContext(spec.name, self.profile, self.seeds, alpha, reproduce, config=self)
-
-    @classmethod
-    def add_cli_options(cls, p: argparse.ArgumentParser) -> None:
-        p.add_argument("--dim", default="64", help="width d (default 64)")
-        p.add_argument("--matrix", default="hadamard",
-                       help="hadamard | hadamard-normalized | MODULE:ATTR of M(d) -> (d, d) (default hadamard)")
-        p.add_argument("--inplace", action="store_true", help="apply may overwrite its input")
-        add_call_kw_option(p)
-        add_input_option(p, "in the batch's own dtype, float32 and float64; e.g. --input torch for hadamard-transform")
-        p.add_argument("--pin", action="append", default=[], metavar="d=D", help="explore: pin the width searched")
-
-    @classmethod
-    def from_cli(cls, args: argparse.Namespace) -> "TransformConfig":
-        return cls(args.target, dim=parse_int(args.dim, "--dim"), matrix=args.matrix, inplace=args.inplace,
-                   seed=parse_seed(args.seed), profile=args.profile, pins=pins_from_cli(args),
-                   space=parse_space(getattr(args, "space", None)), call_kw=parse_call_kw(args.call_kw),
-                   input=None if getattr(args, "input", "numpy") == "numpy" else args.input)
 
     def preflight(self) -> str | None:
         """Apply once to a 2-row float64 batch (a health check); the problem, or None."""
@@ -303,14 +305,8 @@ class TransformConfig(KindConfig):
 
 
 @dataclass
-class TransformContext(BaseContext):
+class TransformContext(BaseContext[TransformConfig]):
     """What a transform check may use; randomness only via ``seeds``."""
-
-    config: TransformConfig = None  # type: ignore[assignment]
-
-    @property
-    def name(self) -> str:
-        return self.config.plugin.name
 
     @property
     def dim(self) -> int:
@@ -334,14 +330,7 @@ class TransformContext(BaseContext):
         return self.config.plugin(np.array(X, copy=True))
 
 
-def verify_transform(implementation: Any, *, dim: int = 64, matrix: Any = "hadamard", inplace: bool = False,
-                     seed: int = DEFAULT_SEED, profile: str | Profile = "default",
-                     checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
-                     name: str | None = None, time_limit: float | None = None,
-                     memory_limit: int | str | None = None, space: Mapping[str, Any] | None = None,
-                     strict_space: bool = False, call_kw: Mapping[str, Any] | None = None,
-                     input: str | None = None) -> Any:
-    """Verify that ``apply(X)`` equals ``X @ M.T`` for the declared ``matrix`` at dimension ``dim``.
+verify_transform = make_verify(TransformConfig, "verify_transform", """Verify that ``apply(X)`` equals ``X @ M.T`` for the declared ``matrix`` at dimension ``dim``.
 
     Returns a :class:`~rfverify.results.Report` (kind ``transform``).  ``time_limit`` /
     ``memory_limit``: per check (:class:`rfverify.guard.Limits`).  ``space``: ``{"d_exp": (lo, hi)}`` narrows
@@ -349,10 +338,6 @@ def verify_transform(implementation: Any, *, dim: int = 64, matrix: Any = "hadam
     (:mod:`rfverify.refusals`).  ``call_kw``: extra keywords of every call (``{"axes": 1}`` for fht (2017)'s
     ``fht2``; ``--call-kw axes=1``).  ``input``: ``"torch"``, ``"jax"`` or ``"cupy"`` hands ``apply`` that
     library's arrays (:mod:`rfverify.arrays`).
-    """
-    from rfverify.runner import run
-
-    config = TransformConfig(implementation, dim=dim, matrix=matrix, inplace=inplace, seed=seed,
-                             profile=profile, name=name, space=space, call_kw=call_kw, input=input)
-    return run(config, checks=checks, xfail=xfail, time_limit=time_limit, memory_limit=memory_limit,
-               strict_space=strict_space)
+    The keywords are the fields of :class:`TransformOptions` and those of the run (``seed``, ``profile``, ``name``,
+    ``checks``, ``xfail``, ``time_limit``, ``memory_limit``, ``strict_space``).
+    """)
