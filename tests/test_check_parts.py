@@ -35,6 +35,7 @@ class _Ctx(BaseContext):
 
 def _ctx(unbiased: bool = True, bias_bound: float | None = None, bound: float | None = None) -> _Ctx:
     return _Ctx(check="toy", profile=get_profile("quick"), seeds=SeedSource(0), alpha=1e-3, reproduce="rfverify ...",
+                config=None,
                 declarations=SimpleNamespace(unbiased=unbiased, bias_bound=bias_bound, bound=bound,
                                              deterministic=False),
                 kernel=SimpleNamespace(name="rbf"), pairs=SimpleNamespace(n=3, labels=LABELS, exact=EXACT))
