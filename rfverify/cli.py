@@ -74,9 +74,20 @@ def build_parser() -> argparse.ArgumentParser:
                      epilog=epilog("rfverify"))
     parser.add_argument("--version", action="version", version=f"rfverify {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    for add in (_add_check, _add_report, _add_claims, _add_tables, _add_list, _add_bench, _add_calibrate):
+        add(sub)
+    from rfverify.studies.ecosystem import add_cli
+
+    add_cli(sub)
+    return parser
+
+
+def _add_check(sub: Any) -> None:
+    """``check KIND``: one sub-command per row of the kind table, its options generated."""
+    from rfverify.kinds import KINDS
+
     check = sub.add_parser("check", help="verify one implementation", epilog=epilog("check"))
     kinds = check.add_subparsers(dest="kind", parser_class=_Parser)
-    from rfverify.kinds import KINDS
 
     for row in KINDS.values():  # one sub-command per row of the kind table
         cls = row.config_class()
@@ -91,6 +102,12 @@ def build_parser() -> argparse.ArgumentParser:
         _add_common(kp)
         if cls.CLI.many:
             _add_scale(kp)
+
+
+def _add_report(sub: Any) -> None:
+    """``report``: a feature map's options, or ``--all``."""
+    from rfverify.kinds import KINDS
+
     rep = sub.add_parser("report", help="verify implementations and write reports (HTML, JSON, Markdown)",
                          description="Verify one feature map MODULE:ATTR (with the options of 'check "
                          "feature-map'), or every reference implementation and published claim (--all), and "
@@ -109,6 +126,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_limits(rep)
     add_quiet(rep)
     rep.add_argument("--debug", action="store_true", help="show tracebacks")
+
+
+def _add_claims(sub: Any) -> None:
+    """``claims``: the published-claims table."""
     cl = sub.add_parser("claims", help="evaluate and print the published-claims table",
                         description="Every statement from the source papers that rfverify checks, with its verdict.",
                         epilog=epilog("claims"))
@@ -131,6 +152,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="recompute the high-precision values with mpmath instead of reading the committed table")
     add_quiet(cl)
     cl.add_argument("--debug", action="store_true", help="show tracebacks")
+
+
+def _add_tables(sub: Any) -> None:
+    """``tables``: the high-precision reference tables."""
     tb = sub.add_parser("tables", help="write high-precision reference tables (mpmath)",
                         description="Write the maxout Hermite tables (q, sigma^2, h_1..h_8, a_0..a_8, the kernel's "
                         "coefficients) with precision and method recorded; byte-identical on every run.",
@@ -138,6 +163,10 @@ def build_parser() -> argparse.ArgumentParser:
     tb.add_argument("which", choices=["maxout"])
     tb.add_argument("--out", default="reports/tables", help="output directory (default reports/tables)")
     tb.add_argument("--debug", action="store_true", help="show tracebacks")
+
+
+def _add_list(sub: Any) -> None:
+    """``list``: kernels, checks, zoo."""
     lst = sub.add_parser("list", help="list kernels, checks and zoo entries", epilog=epilog("list"),
                          description="A table with a header: the registry kernels, every check of every kind, or the "
                          "reference implementations of the zoo (name, kind, implementation, what it is).")
@@ -145,6 +174,10 @@ def build_parser() -> argparse.ArgumentParser:
     lst.add_argument("--format", choices=["table", "markdown"], default="table",
                      help="table (default) or markdown: the check catalogue of the README, generated from the "
                      "registry (checks only)")
+
+
+def _add_bench(sub: Any) -> None:
+    """``bench``: the structured transforms against their baselines."""
     bench = sub.add_parser("bench", help="benchmark the structured transforms against their baselines",
                            description="Time FWHT, butterflies (and registered extras) against naive numpy and "
                            "dense BLAS baselines measured in the same run; print the table with a legend of its "
@@ -153,11 +186,6 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     add_quiet(bench)
     bench.add_argument("--debug", action="store_true", help="show tracebacks")
-    _add_calibrate(sub)
-    from rfverify.studies.ecosystem import add_cli
-
-    add_cli(sub)
-    return parser
 
 
 def _add_calibrate(sub: Any) -> None:

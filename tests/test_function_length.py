@@ -29,8 +29,6 @@ ALLOWED: dict[tuple[str, str], int] = {
     ("rfverify/supervise.py", "Supervisor._receive"): 100,
     # the plug-in form detection (factory, function, estimator class/instance, MODULE:ATTR)
     ("rfverify/adapters.py", "_detect"): 96,
-    # every sub-command's argparse options
-    ("rfverify/cli.py", "build_parser"): 89,
 }
 
 
