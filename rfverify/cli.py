@@ -358,7 +358,7 @@ def _unbuilt(args: argparse.Namespace, exc: Exception) -> Any:
     names = [s.name for s in checks_for(args.kind) if not args.check or s.name in args.check]
     results = tuple(CheckResult(check=n, implementation=label, status="error", message=str(exc), seed=seed,
                                 reproduce=reproduce) for n in names)
-    return Report(implementation=label, kind=args.kind, kernel={}, seed=seed, profile=args.profile, config={},
+    return Report(implementation=label, kind=args.kind, target={}, seed=seed, profile=args.profile, config={},
                   results=results, version=__version__)
 
 

@@ -120,13 +120,20 @@ class CheckResult:
         return "\n".join(lines)
 
 
+#: What each kind's target is called in the header line (``| kernel rbf(gamma=0.5)``, ``| group Haar on O(8)``).
+TARGET_WORD = {"feature-map": "kernel", "kernel": "kernel", "orthogonal": "group", "transform": "matrix",
+               "quadrature": "integral"}
+
+
 @dataclass(frozen=True)
 class Report:
     """Every check's result for one implementation, with the configuration that produced them."""
 
     implementation: str
     kind: str
-    kernel: Mapping[str, Any]
+    #: What the implementation is held to, for every kind: a feature map's or a kernel's kernel, a sampler's group
+    #: (``Haar on O(8)``), a transform's matrix, a quadrature rule's integral (JSON key ``target``).
+    target: Mapping[str, Any]
     seed: int
     profile: str
     config: Mapping[str, Any]
@@ -142,11 +149,9 @@ class Report:
         object.__setattr__(self, "implementation", clean(self.implementation, NAME_LIMIT, one_line=True))
 
     @property
-    def target(self) -> Mapping[str, Any]:
-        """What the implementation is held to, for every kind: a feature map's or a kernel's kernel, a sampler's
-        group (``Haar on O(8)``), a transform's matrix, a quadrature rule's integral.  Stored as ``kernel`` (the
-        field and JSON key of every schema version so far)."""
-        return self.kernel
+    def kernel(self) -> Mapping[str, Any]:
+        """The kernel a feature map or a kernel is held to: :attr:`target` under the name those kinds use."""
+        return self.target
 
     @property
     def passed(self) -> bool:
@@ -169,7 +174,7 @@ class Report:
             "rfverify_version": self.version,
             "implementation": self.implementation,
             "kind": self.kind,
-            "kernel": _jsonable(self.kernel),
+            "target": _jsonable(self.target),
             "seed": self.seed,
             "profile": self.profile,
             "config": _jsonable(self.config),
@@ -183,8 +188,8 @@ class Report:
 
     def table(self) -> str:
         """A readable fixed-width table of the results."""
-        head = (f"rfverify {self.version} — {self.kind} {self.implementation} | kernel "
-                f"{kernel_label(self.kernel)} | seed {self.seed} | profile {self.profile}")
+        head = (f"rfverify {self.version} — {self.kind} {self.implementation} | {TARGET_WORD.get(self.kind, 'target')} "
+                f"{kernel_label(self.target)} | seed {self.seed} | profile {self.profile}")
         arrays = arrays_line(self.config.get("arrays") if isinstance(self.config, Mapping) else None)
         if arrays:
             head += f"\n{arrays}"

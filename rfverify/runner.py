@@ -181,7 +181,7 @@ def report_of(header: Mapping[str, Any], results: tuple[CheckResult, ...], metri
     header's ``target`` is the report's ``kernel`` field, the key it has had in the JSON schema since its first
     version, read back as :attr:`Report.target`."""
     fields = dict(header)
-    return Report(kernel=fields.pop("target"), **fields, results=results, version=__version__, metrics=metrics)
+    return Report(target=fields.pop("target"), **fields, results=results, version=__version__, metrics=metrics)
 
 
 def supervisor(config: Any, limits: Limits) -> Any:

@@ -31,7 +31,7 @@ def test_sklearn_rbf_sampler_passes_default_suite_via_cli(tmp_path, capsys):
     assert "PASSED" in text and "unbiasedness" in text
     data = json.loads(out.read_text())
     assert data["passed"] is True and data["implementation"] == "sklearn.kernel_approximation:RBFSampler"
-    assert data["kernel"] == {"name": "rbf", "params": {"gamma": 0.5}}
+    assert data["target"] == {"name": "rbf", "params": {"gamma": 0.5}}
     assert {c["check"]: c["status"] for c in data["checks"]}.pop("adapted-approximation") == "skip"  # not adapted
     assert {c["status"] for c in data["checks"] if c["check"] != "adapted-approximation"} == {"pass"}
     assert data["metrics"]["seeds"] == 5 and 0 < data["metrics"]["rel_frobenius"]["mean"] < 1  # quick's metrics

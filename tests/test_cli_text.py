@@ -75,7 +75,7 @@ def test_table_aligns_columns() -> None:
 
 
 def _report(*results: CheckResult) -> Report:
-    return Report(implementation="impl", kind="feature-map", kernel={"name": "rbf"}, seed=1, profile="quick",
+    return Report(implementation="impl", kind="feature-map", target={"name": "rbf"}, seed=1, profile="quick",
                   config={}, results=results, version="0")
 
 

@@ -295,7 +295,7 @@ def _report(name, status):
 
     res = (CheckResult(check="contract", implementation=name, status=status, message=status, seed=1,
                        reproduce="rfverify check feature-map x:y"),)
-    return Report(implementation=name, kind="feature-map", kernel={}, seed=1, profile="quick", config={},
+    return Report(implementation=name, kind="feature-map", target={}, seed=1, profile="quick", config={},
                   results=res, version="0")
 
 

@@ -51,7 +51,7 @@ def test_report_exit_code(statuses, code):
     assert report_exit_code(iter(statuses)) == code  # any iterable, consumed once
     results = tuple(CheckResult(check=f"c{i}", implementation="i", status=s, message="m", seed=1, reproduce="r")
                     for i, s in enumerate(statuses))
-    rep = Report(implementation="i", kind="feature-map", kernel={}, seed=1, profile="quick", config={},
+    rep = Report(implementation="i", kind="feature-map", target={}, seed=1, profile="quick", config={},
                  results=results, version="0")
     assert rep.exit_code == code and rep.passed is (code == 0)
 

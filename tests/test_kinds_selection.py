@@ -95,7 +95,7 @@ def test_reproduce_command_and_header():
     from rfverify.runner import report_of
 
     rep = report_of(h, (), None)
-    assert rep.target == rep.kernel == cfg.target() and rep.to_dict()["kernel"] == cfg.target()
+    assert rep.target == rep.kernel == cfg.target() and rep.to_dict()["target"] == cfg.target()
     unnamed = OrthogonalConfig(lambda d, rng: haar_qr(d, rng), dim=4, profile="quick")
     assert unnamed.reproduce("orthogonality").startswith("rfverify check orthogonal <MODULE:ATTR> ")  # unquoted
 

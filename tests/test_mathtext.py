@@ -59,7 +59,7 @@ def test_every_zoo_formula_renders() -> None:
 
 
 def test_the_index_shows_formulas_not_tex() -> None:
-    rep = Report(implementation="x", kind="quadrature", kernel={}, seed=1, profile="quick", config={},
+    rep = Report(implementation="x", kind="quadrature", target={}, seed=1, profile="quick", config={},
                  results=(CheckResult("exactness", "x", "pass", "ok"),), version="0")
     page = render_index_page([("rule-sr33-haar", rep)], seed=1, profile="quick", provenance=PROV,
                              docs={"rule-sr33-haar": r"$SR^{3,3}$ eq. 5, Haar $Q$"})

@@ -82,7 +82,7 @@ def test_context_fail_keeps_every_number_and_only_makes_failures():
     from rfverify.profiles import get_profile
     from rfverify.seeding import SeedSource
 
-    ctx = Ctx("some-check", get_profile("quick"), SeedSource(1), 1e-3, "rfverify check x --check some-check")
+    ctx = Ctx("some-check", get_profile("quick"), SeedSource(1), 1e-3, "rfverify check x --check some-check", None)
     res = ctx.fail("broken", "3", "<= 1", statistic=3.0, pvalue=1e-9, threshold=1e-3, details={"k": 1})
     assert (res.status, res.statistic, res.pvalue, res.threshold, res.alpha, dict(res.details)) == \
         ("fail", 3.0, 1e-9, 1e-3, 1e-3, {"k": 1})
@@ -322,7 +322,7 @@ def test_every_text_rendering_names_implementation_check_and_reproduce():
                       message=failure_message("biased", "mean 0.5", "1"), statistic=9.0, pvalue=1e-9,
                       threshold=1e-3, effect=Effect("bias", -0.5, -0.51, -0.49, 0.999), seed=7,
                       reproduce="rfverify check feature-map pkg:Broken --seed 7 --check unbiasedness")
-    rep = Report(implementation="pkg:Broken", kind="feature-map", kernel={"name": "rbf"}, seed=7, profile="quick",
+    rep = Report(implementation="pkg:Broken", kind="feature-map", target={"name": "rbf"}, seed=7, profile="quick",
                  config={}, results=(res,), version="0")
     head = "pkg:Broken [unbiasedness]: FAIL — biased — observed: mean 0.5; expected: 1"
     assert res.explain().splitlines() == [

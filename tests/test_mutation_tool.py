@@ -133,7 +133,7 @@ def test_index_and_summary_link_the_mutation_report(tmp_path):
     from rfverify.results import CheckResult, Report
 
     res = (CheckResult(check="contract", implementation="x", status="pass", message="ok", seed=1, reproduce="r"),)
-    rep = Report(implementation="x", kind="feature-map", kernel={}, seed=1, profile="quick", config={},
+    rep = Report(implementation="x", kind="feature-map", target={}, seed=1, profile="quick", config={},
                  results=res, version="0")
     write_reports(tmp_path, [("x", rep)], seed=1, profile="quick")
     assert mutation_summary(tmp_path) is None

@@ -43,7 +43,7 @@ def _synthetic_page(tmp: Path) -> Path:
                                 effect=Effect("e", 0.1, 0.0, 0.2, 0.99, 0.05, 0.99), reproduce="rfverify check x",
                                 details=d, figures=(f,))
                     for c, s, d, f in (("haar", "pass", hist, "histograms"), ("exactness", "fail", quad, "exactness")))
-    rep = Report(implementation="<script>alert(1)</script>", kind="quadrature", kernel={"name": "gauss"}, seed=1,
+    rep = Report(implementation="<script>alert(1)</script>", kind="quadrature", target={"name": "gauss"}, seed=1,
                  profile="quick", config={}, results=results, version="0")
     page = tmp / "synthetic.html"
     page.write_text(render_report_page("<script>alert(1)</script>", rep, provenance=PROV), encoding="utf-8")

@@ -24,7 +24,7 @@ PROV = {"rfverify": "0", "numpy": "0", "scipy": "0", "python": "3", "platform": 
 
 
 def _report(name: str = "impl", kind: str = "feature-map", results: tuple[CheckResult, ...] = ()) -> Report:
-    return Report(implementation=name, kind=kind, kernel={"name": "rbf", "params": {"gamma": 0.5}}, seed=1,
+    return Report(implementation=name, kind=kind, target={"name": "rbf", "params": {"gamma": 0.5}}, seed=1,
                   profile="quick", config={"dim": 4}, results=results, version="0")
 
 

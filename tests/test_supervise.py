@@ -371,7 +371,7 @@ def test_write_reports_merges_an_earlier_run_unless_told_not_to(tmp_path):
     from rfverify.results import CheckResult, Report
 
     def rep(name, status):
-        return Report(implementation=name, kind="feature-map", kernel={"name": "rbf"}, seed=1, profile="quick",
+        return Report(implementation=name, kind="feature-map", target={"name": "rbf"}, seed=1, profile="quick",
                       config={}, results=(CheckResult("contract", name, status, "m"),), version="0")
 
     write_reports(tmp_path, [("a", rep("a", "pass"))], seed=1, profile="quick")
@@ -390,7 +390,7 @@ def test_a_rewritten_entry_keeps_its_place_and_every_description(tmp_path):
     from rfverify.results import CheckResult, Report
 
     def rep(name, status):
-        return Report(implementation=name, kind="feature-map", kernel={"name": "rbf"}, seed=1, profile="quick",
+        return Report(implementation=name, kind="feature-map", target={"name": "rbf"}, seed=1, profile="quick",
                       config={}, results=(CheckResult("contract", name, status, "m"),), version="0")
 
     docs = {"a": "alpha map", "b": "beta map", "c": "gamma map"}

@@ -229,7 +229,7 @@ def render_report_page(name: str, report: Report, *, provenance: Mapping[str, st
         report=report,
         verdict=verdict(report),
         counts=counts,
-        target=_target_str(report.kernel),
+        target=_target_str(report.target),
         config=config,
         checks=[_check_view(name, r) for r in report.results],
         metrics=metrics,
@@ -282,7 +282,7 @@ def render_index_page(entries: Iterable[tuple[str, Report]], *, seed: int, profi
                                                    "label": STATUS_LABEL.get(res.status, res.status),
                                                    "message": res.message, "anchor": "check-" + re.sub(r"[^A-Za-z0-9_-]+", "-", c)})
         row = {"name": name, "href": page_filename(name) + ".html", "kind": rep.kind,
-               "implementation": rep.implementation, "target": _target_str(rep.kernel),
+               "implementation": rep.implementation, "target": _target_str(rep.target),
                "verdict": verdict(rep), "cells": cells, "doc": (docs or {}).get(name, "")}
         group["rows"].append(row)
         rows.append(row)

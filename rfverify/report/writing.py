@@ -74,7 +74,7 @@ def _report_from_document(doc: Mapping[str, Any]) -> Report:
         raise ValueError(f"report schema {doc.get('schema_version')!r}, not {SCHEMA_VERSION}")
     results = tuple(CheckResult(check=c["check"], implementation=doc["implementation"],
                                 **{k: c.get(k) for k in names if k in c}) for c in doc["checks"])
-    return Report(implementation=doc["implementation"], kind=doc["kind"], kernel=doc.get("kernel") or {},
+    return Report(implementation=doc["implementation"], kind=doc["kind"], target=doc.get("target") or {},
                   seed=doc["seed"], profile=doc["profile"], config=doc.get("config") or {}, results=results,
                   version=doc.get("rfverify_version", ""), metrics=doc.get("metrics"))
 
@@ -132,7 +132,7 @@ def markdown_summary(reports: Iterable[tuple[str, Report]]) -> str:
             if res.check not in checks:
                 checks.append(res.check)
     icon = {"pass": "pass", "fail": "**FAIL**", "error": "**ERROR**", "skip": "skip", "xfail": "xfail"}
-    lines = ["| implementation | kernel | verdict | " + " | ".join(checks) + " |",
+    lines = ["| implementation | held to | verdict | " + " | ".join(checks) + " |",
              "|---|---|---|" + "---|" * len(checks)]
     for name, r in reports:
         cells = []
@@ -141,7 +141,7 @@ def markdown_summary(reports: Iterable[tuple[str, Report]]) -> str:
                 cells.append(icon[r[c].status])
             except KeyError:
                 cells.append("")
-        kernel = r.kernel.get("name", "")
+        kernel = r.target.get("name", "")
         verdict = "passed" if r.passed else "**failed**"
         lines.append(f"| {_md(name)} | {_md(str(kernel))} | {verdict} | " + " | ".join(cells) + " |")
     lines.append("")

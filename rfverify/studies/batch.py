@@ -105,7 +105,7 @@ def lost_report(kind: str, implementation: str, *, seed: int, profile: str, chec
 
     names = [s.name for s in checks_for(kind)] if checks is None else list(checks)
     text = f"did not run: {message}"
-    return Report(implementation=implementation, kind=kind, kernel={}, seed=seed, profile=profile, config={},
+    return Report(implementation=implementation, kind=kind, target={}, seed=seed, profile=profile, config={},
                   results=tuple(CheckResult(c, implementation, "error", text, seed=seed) for c in names),
                   version=__version__)
 
