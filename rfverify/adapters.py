@@ -215,28 +215,26 @@ class FeatureMapPlugin:
     #: (n_components, rows fitted) -> (features returned, the random_state that first returned them).
     widths: dict[tuple[int, int | None], tuple[int, int]] = field(default_factory=dict, repr=False)
 
+    #: The plug-in's process (:class:`rfverify.host.Host`) when ``obj`` is a proxy into it, else None.
+    host: Any = field(default=None, repr=False, compare=False)
+
     def build(self, n_components: int, random_state: int) -> Any:
         """A fresh, unfitted object (or the function itself)."""
+        if self.host is not None and (self.global_seed is not None or self.form == "instance"):
+            # the global generator and the instance's type are the plug-in process's: built there, in one operation
+            return guard.call(self.host.run, _build_obj, self.form, self.obj, n_components, random_state,
+                              dict(self.passthrough), dict(self.init), self.global_seed, plugin=self.name,
+                              action=f"constructing with n_components={n_components}, random_state={random_state}",
+                              hint=self._construct_hint(), passthrough=(UsageError,))
         if self.global_seed is not None:
             with seeded_global(self.global_seed, random_state):
                 return self._guarded_build(n_components, random_state)
         return self._guarded_build(n_components, random_state)
 
     def _guarded_build(self, n_components: int, random_state: int) -> Any:
-        return guard.call(self._build, n_components, random_state, plugin=self.name,
-                          action=f"constructing with n_components={n_components}, random_state={random_state}",
-                          hint=self._construct_hint(), passthrough=(PluginError,))
-
-    def _build(self, n_components: int, random_state: int) -> Any:
-        if self.form == "function":
-            return self.obj
-        if self.form == "factory":
-            return self.obj(n_components, random_state, **self.passthrough, **self.init)
-        if self.form == "class":
-            return self.obj(n_components=n_components, random_state=random_state, **self.passthrough, **self.init)
-        params = dict(self.obj.get_params(deep=False))
-        params.update(n_components=n_components, random_state=random_state, **self.passthrough, **self.init)
-        return type(self.obj)(**params)
+        return guard.call(_build_obj, self.form, self.obj, n_components, random_state, self.passthrough, self.init,
+                          plugin=self.name, hint=self._construct_hint(), passthrough=(PluginError,),
+                          action=f"constructing with n_components={n_components}, random_state={random_state}")
 
     def _construct_hint(self) -> str:
         return {
@@ -247,13 +245,19 @@ class FeatureMapPlugin:
 
     def fit(self, n_components: int, random_state: int, X: np.ndarray) -> FittedMap:
         """Build and fit one draw (with the declared global generator seeded from ``random_state`` around the
-        constructor and around fit)."""
+        constructor and around fit).  In the plug-in's process (:mod:`rfverify.host`) both are one operation."""
+        if self.host is not None:
+            obj = self.host.run(_fit_in_process, self.obj, self.form, self.name, dict(self.passthrough),
+                                dict(self.init), self.global_seed, self.input, n_components, random_state, X)
+            return FittedMap(self, obj, n_components, random_state, fit_rows=int(np.shape(X)[0]))
         return self.fit_built(self.build(n_components, random_state), n_components, random_state, X)
 
     def to_input(self, X: np.ndarray, obj: Any) -> Any:
         """``X`` as the plug-in takes it: the array itself, or a torch tensor on ``obj``'s device and dtype."""
         if self.input != "torch":
             return X
+        if getattr(type(obj), "_rf_remote", False):  # made in the plug-in's process, when the call arrives there
+            return _TorchInput(X, obj)
         return to_torch(X, obj)
 
     def fit_built(self, obj: Any, n_components: int, random_state: int, X: np.ndarray) -> FittedMap:
@@ -264,7 +268,11 @@ class FeatureMapPlugin:
             if not hasattr(obj, "fit") or not hasattr(obj, "transform"):
                 raise PluginError(self.name, f"{type(obj).__name__} has no fit/transform methods",
                                   "the factory must return an object with fit(X) and transform(X)")
-            if self.global_seed is not None:
+            if self.global_seed is not None and self.host is not None:
+                ret = guard.call(self.host.run, _seeded_call, self.global_seed, random_state, obj.fit,
+                                 self.to_input(X, obj), plugin=self.name, action="fit",
+                                 hint=f"fit(X) must accept a float64 array of shape {X.shape}")
+            elif self.global_seed is not None:
                 with seeded_global(self.global_seed, random_state):
                     ret = guard.call(obj.fit, self.to_input(X, obj), plugin=self.name, action="fit",
                                      hint=f"fit(X) must accept a float64 array of shape {X.shape}")
@@ -286,6 +294,49 @@ class FeatureMapPlugin:
 
     def describe(self) -> str:
         return f"{self.name} [{self.form}]"
+
+
+def _build_obj(form: str, obj: Any, n_components: int, random_state: int, passthrough: Mapping[str, Any],
+               init: Mapping[str, Any], global_seed: str | None = None) -> Any:
+    """A fresh object of a plug-in of ``form`` (in the plug-in's process when ``obj`` lives there)."""
+    if global_seed is not None:
+        with seeded_global(global_seed, random_state):
+            return _build_obj(form, obj, n_components, random_state, passthrough, init)
+    if form == "function":
+        return obj
+    if form == "factory":
+        return obj(n_components, random_state, **passthrough, **init)
+    if form == "class":
+        return obj(n_components=n_components, random_state=random_state, **passthrough, **init)
+    params = dict(obj.get_params(deep=False))
+    params.update(n_components=n_components, random_state=random_state, **passthrough, **init)
+    return type(obj)(**params)
+
+
+def _fit_in_process(obj: Any, form: str, name: str, passthrough: dict[str, Any], init: dict[str, Any],
+                    global_seed: str | None, input: str | None, n_components: int, random_state: int,
+                    X: np.ndarray) -> Any:
+    """:meth:`FeatureMapPlugin.fit` where the plug-in lives (its messages and refusals as the harness words them):
+    the fitted object, which stays there."""
+    plugin = FeatureMapPlugin(obj, form, name, None, passthrough, init=init, global_seed=global_seed, input=input)
+    return plugin.fit(n_components, random_state, X).obj
+
+
+def _seeded_call(which: str, random_state: int, fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` with the global generator ``which`` seeded from ``random_state`` and restored after."""
+    with seeded_global(which, random_state):
+        return fn(*args)
+
+
+class _TorchInput:
+    """``X`` to be handed over as a torch tensor on ``obj``'s device and dtype, made where it is unpickled (the
+    plug-in's process: torch is never imported by the harness for it)."""
+
+    def __init__(self, X: np.ndarray, obj: Any) -> None:
+        self.X, self.obj = X, obj
+
+    def __reduce__(self) -> Any:
+        return to_torch, (self.X, self.obj)
 
 
 GLOBAL_SEEDS = ("numpy", "torch")
@@ -380,22 +431,56 @@ def as_feature_map(obj: Any, *, kernel_params: Mapping[str, Any] | None = None,
         raise UsageError(f"global_seed must be None, 'numpy' or 'torch', got {global_seed!r}")
     if input not in (None, *INPUTS):
         raise UsageError(f"input must be None, 'numpy' or 'torch', got {input!r}")
-    if isinstance(obj, str):
-        spec = obj
-        obj = load_object(obj)
     kernel_params = dict(kernel_params or {})
-    who = name or (obj.__qualname__ if isinstance(obj, type) else type(obj).__qualname__)
-    # detection calls plug-in code (hasattr runs __getattr__, get_params): under the guard, like every call
-    with guard.guarded(who, "form detection", guard.Limits()):
-        plugin = guard.call(_detect, obj, kernel_params, name, spec, routes, init, input == "torch", plugin=who,
-                          action="form detection (fit/transform attributes, get_params())",
-                          hint="attribute lookups and get_params(deep=False) must not raise; get_params "
-                               "returns a dict", passthrough=(UsageError, PluginError))
+    from rfverify.supervise import isolation_wanted
+
+    if isolation_wanted():  # every call into the plug-in, its import and its form detection in its own process
+        from rfverify.host import Host
+
+        host = Host(name or (obj if isinstance(obj, str) else type_name(obj, is_type=isinstance(obj, type))), ("spec", obj) if isinstance(obj, str)
+                    else ("object", obj), load_object, to_numpy, BUILD_LIMITS)
+        found = host.run(_detect_plain, host.root_proxy(), kernel_params, name,
+                         obj if isinstance(obj, str) else spec, routes, init, input == "torch")
+        plugin = FeatureMapPlugin(host.root_proxy(), found["form"], name or found["name"], found["spec"],
+                                  found["passthrough"], host=host)
+        host.plugin = plugin.name
+    else:
+        if isinstance(obj, str):
+            spec = obj
+            obj = load_object(obj)
+        plugin = _detect_guarded(obj, kernel_params, name, spec, routes, init, input == "torch")
     plugin.init = init
     plugin.global_seed = global_seed
     plugin.input = None if input == "numpy" else input
     plugin.param_map = routes
     return plugin
+
+
+#: Limits of the operations that build a configuration (import, form detection) in the plug-in's process; the
+#: CLI sets its --time-limit here.
+BUILD_LIMITS = guard.Limits()
+
+
+def _detect_guarded(obj: Any, kernel_params: dict[str, Any], name: str | None, spec: str | None,
+                    routes: Mapping[str, Any], init: Mapping[str, Any], module_ok: bool) -> "FeatureMapPlugin":
+    who = name or (obj.__qualname__ if isinstance(obj, type) else type(obj).__qualname__)
+    # detection calls plug-in code (hasattr runs __getattr__, get_params): under the guard, like every call
+    with guard.guarded(who, "form detection", guard.Limits()):
+        return guard.call(_detect, obj, kernel_params, name, spec, routes, init, module_ok, plugin=who,
+                          action="form detection (fit/transform attributes, get_params())",
+                          hint="attribute lookups and get_params(deep=False) must not raise; get_params "
+                               "returns a dict", passthrough=(UsageError, PluginError))
+
+
+def _detect_plain(obj: Any, kernel_params: dict[str, Any], name: str | None, spec: str | None,
+                  routes: Mapping[str, Any], init: Mapping[str, Any], module_ok: bool) -> dict[str, Any]:
+    """Form detection in the plug-in's process (:mod:`rfverify.host`): plain data only."""
+    from rfverify.text import NAME_LIMIT, clean
+
+    plugin = _detect_guarded(obj, kernel_params, name, spec, routes, init, module_ok)
+    spec = plugin.spec if plugin.spec is None or len(plugin.spec) <= 10_000 else None
+    return {"form": plugin.form, "name": clean(plugin.name, NAME_LIMIT, one_line=True), "spec": spec,
+            "passthrough": dict(plugin.passthrough)}
 
 
 def _routed(kernel_params: dict[str, Any], routes: Mapping[str, Any], accepted: set[str] | None,

@@ -334,6 +334,8 @@ class FeatureMapConfig(KindConfig):
         self.plugin: FeatureMapPlugin = as_feature_map(
             implementation, kernel_params=dict(self.kernel.params), name=as_name(name), param_map=param_map,
             init=init, global_seed=global_seed, input=input)
+        #: The plug-in's process (:mod:`rfverify.host`), or None when the plug-in runs in this process.
+        self.host = self.plugin.host
         if deterministic not in (None, True, False):
             raise UsageError(f"deterministic must be True, False or None (the plug-in's attribute), got "
                              f"{deterministic!r}")
@@ -346,6 +348,17 @@ class FeatureMapConfig(KindConfig):
         self.declarations = replace(self.declarations, deterministic=bool(deterministic))
         self.pins = dict(pins or {})
         self.space = self._space(space)
+
+    #: The plug-in is imported, detected and called in its own process (rfverify.host) when isolation is on.
+    HOSTED = True
+
+    def in_process(self) -> None:
+        """Run the plug-in in this process from now on (``isolate=False``): its object here, its process ended."""
+        if self.host is not None:
+            self.plugin.obj = self.host.local_root()
+            self.plugin.host = None
+            self.host.close()
+            self.host = None
 
     def _space(self, space: Mapping[str, Any] | None) -> FeatureMapSpace:
         """The explored space: the default, narrowed by the plug-in's ``rfverify_space`` attribute, the caller's
