@@ -154,17 +154,27 @@ class FittedMap:
         """The features of ``X``, checked: shape, finiteness, and a width fixed by fit and by n_components
         (a PluginError otherwise).  ``judge_width``: the caller judges the width itself (the contract check's
         one-row transforms, whose other width is a finding, not an error); it is then neither checked nor kept."""
+        return self.judge(X, self.call(X), judge_width=judge_width)
+
+    def action(self) -> str:
+        if self.plugin.form == "function":
+            return f"calling {self.plugin.name}(X, {self.n_components}, {self.random_state})"
+        return "transform"
+
+    def call(self, X: np.ndarray) -> Any:
+        """The plug-in's raw output for ``X`` (its exceptions as PluginErrors)."""
         name = self.plugin.name
         if self.plugin.form == "function":
-            action = f"calling {name}(X, {self.n_components}, {self.random_state})"
-            out = guard.call(self.obj, self.plugin.to_input(X, None), self.n_components, self.random_state,
-                             plugin=name, action=action,
-                             hint="a feature function must accept (X, n_components, random_state)")
-        else:
-            action = "transform"
-            method = self.obj.transform if hasattr(self.obj, "transform") else self.obj  # a torch module: forward
-            out = guard.call(method, self.plugin.to_input(X, self.obj), plugin=name, action=action,
-                             hint=f"transform(X) must accept a float64 array of shape {X.shape}")
+            return guard.call(self.obj, self.plugin.to_input(X, None), self.n_components, self.random_state,
+                              plugin=name, action=self.action(),
+                              hint="a feature function must accept (X, n_components, random_state)")
+        method = self.obj.transform if hasattr(self.obj, "transform") else self.obj  # a torch module: forward
+        return guard.call(method, self.plugin.to_input(X, self.obj), plugin=name, action="transform",
+                          hint=f"transform(X) must accept a float64 array of shape {X.shape}")
+
+    def judge(self, X: np.ndarray, out: Any, *, judge_width: bool = False) -> np.ndarray:
+        """``out`` (the plug-in's output for ``X``) as a checked array: see :meth:`transform`."""
+        name, action = self.plugin.name, self.action()
         A = guard.as_array(out, plugin=name, action=action, complex_ok=True)
         if A.ndim != 2 or A.shape[0] != X.shape[0]:
             raise PluginError(name, f"{action} returned shape {A.shape} for {X.shape[0]} input rows",
@@ -243,6 +253,16 @@ class FeatureMapPlugin:
             "instance": "the estimator must accept n_components= and random_state= in its constructor",
         }.get(self.form, "")
 
+    def fit_transform(self, n_components: int, random_state: int, X: np.ndarray) -> tuple[FittedMap, np.ndarray]:
+        """:meth:`fit` on ``X``, then the checked features of ``X``: one operation in the plug-in's process."""
+        if self.host is None:
+            fitted = self.fit(n_components, random_state, X)
+            return fitted, fitted.transform(X)
+        obj, out = self.host.run(_fit_in_process, self.obj, self.form, self.name, dict(self.passthrough),
+                                 dict(self.init), self.global_seed, self.input, n_components, random_state, X, True)
+        fitted = FittedMap(self, obj, n_components, random_state, fit_rows=int(np.shape(X)[0]))
+        return fitted, fitted.judge(X, out)
+
     def fit(self, n_components: int, random_state: int, X: np.ndarray) -> FittedMap:
         """Build and fit one draw (with the declared global generator seeded from ``random_state`` around the
         constructor and around fit).  In the plug-in's process (:mod:`rfverify.host`) both are one operation."""
@@ -315,11 +335,13 @@ def _build_obj(form: str, obj: Any, n_components: int, random_state: int, passth
 
 def _fit_in_process(obj: Any, form: str, name: str, passthrough: dict[str, Any], init: dict[str, Any],
                     global_seed: str | None, input: str | None, n_components: int, random_state: int,
-                    X: np.ndarray) -> Any:
+                    X: np.ndarray, transform: bool = False) -> Any:
     """:meth:`FeatureMapPlugin.fit` where the plug-in lives (its messages and refusals as the harness words them):
-    the fitted object, which stays there."""
+    the fitted object, which stays there; with ``transform``, also its raw output for ``X`` (judged by the
+    harness)."""
     plugin = FeatureMapPlugin(obj, form, name, None, passthrough, init=init, global_seed=global_seed, input=input)
-    return plugin.fit(n_components, random_state, X).obj
+    fitted = plugin.fit(n_components, random_state, X)
+    return (fitted.obj, fitted.call(X)) if transform else fitted.obj
 
 
 def _seeded_call(which: str, random_state: int, fn: Any, *args: Any) -> Any:

@@ -30,6 +30,8 @@ import signal
 import weakref
 from typing import Any, Callable
 
+import numpy as np
+
 from rfverify import guard, remote, sentinel, supervise
 from rfverify.errors import PluginError
 from rfverify.guard import Limits
@@ -50,18 +52,27 @@ def dead_error(message: str) -> RemotePluginError:
 
 
 class _Pickler(pickle.Pickler):
+    """The harness's requests: a proxy goes as its handle; an array as its bytes, layout (C, F or strided) and slot,
+    so that the same array handed over again is the same object in the plug-in's process, refilled in place (as
+    one process would see a buffer the harness reuses)."""
+
     def __init__(self, fh: Any, host: "Host") -> None:
         super().__init__(fh, protocol=pickle.HIGHEST_PROTOCOL)
         self.host = host
 
-    def persistent_id(self, obj: Any) -> Any:
+    def reducer_override(self, obj: Any) -> Any:
         if type(obj) is Remote:
             if obj._rf_host is not self.host or (obj._rf_gen is not None and obj._rf_gen != self.host._gen):
                 raise PluginError(self.host.plugin, "an object the plug-in returned before its process was replaced "
                                   "was used again", "a plug-in whose process died or was ended cannot be used "
                                   "further in that check")
-            return obj._rf_id
-        return None
+            return _load_handle, (obj._rf_id,)
+        if type(obj) is np.ndarray and obj.dtype.kind in "biufc" and obj.ndim:
+            order = "C" if obj.flags.c_contiguous else "F" if obj.flags.f_contiguous else "S"
+            strides = obj.strides if order == "S" and all(st > 0 for st in obj.strides) else None
+            data = obj.tobytes(order="F" if order == "F" else "C")
+            return _load_array, (self.host._slot_of(obj), data, obj.dtype.str, obj.shape, order, strides)
+        return NotImplemented
 
 
 class Host(supervise.Supervisor):
@@ -80,6 +91,8 @@ class Host(supervise.Supervisor):
         self._gen = 0
         self._proxies: "weakref.WeakValueDictionary[tuple[int, int], Remote]" = weakref.WeakValueDictionary()
         self._released: list[tuple[int, int]] = []
+        self._slots: dict[int, tuple[Any, int]] = {}  # id(array) -> (weak reference, slot) of arrays sent
+        self._mirrors: "weakref.WeakValueDictionary[int, Any]" = weakref.WeakValueDictionary()
         self._scope: str | None = None
         self._scope_clock: Any = None
         self._dead: str | None = None
@@ -129,7 +142,8 @@ class Host(supervise.Supervisor):
             raise dead_error(str(exc)) from None
         gen = self._gen
         try:
-            (tag, body), _ = remote.decode(raw if raw != _TOO_LARGE else b"", lambda h, t, c: self._handle(gen, h, t, c))
+            (tag, body), _ = remote.decode(raw if raw != _TOO_LARGE else b"", lambda h, t, c: self._handle(gen, h, t, c),
+                                           mirrors=self._mirrors)
         except ProtocolError as exc:
             self._end(signal.SIGKILL)
             self._discard()
@@ -161,6 +175,22 @@ class Host(supervise.Supervisor):
         if cacheable:
             proxy._rf_attrs["__cacheable__"] = True
         return proxy
+
+    def _slot_of(self, arr: Any) -> int:
+        entry = self._slots.get(id(arr))
+        if entry is not None and entry[0]() is arr:
+            return entry[1]
+        slot = self._next_slot = getattr(self, "_next_slot", 0) + 1
+        gen = self._gen
+
+        def gone(_ref: Any, key: int = id(arr), slot: int = slot) -> None:
+            if self._slots.get(key, (None, None))[1] == slot:
+                del self._slots[key]
+            if self._gen == gen:
+                self._released.append((-slot, 0))
+
+        self._slots[id(arr)] = (weakref.ref(arr, gone), slot)
+        return slot
 
     def release(self, proxy: Remote) -> None:
         if proxy._rf_gen == self._gen and proxy._rf_id and self._proc is not None:
@@ -225,11 +255,20 @@ class Host(supervise.Supervisor):
                                    "output); C code too: use the logging or warnings modules"))
         return None
 
+    def __del__(self) -> None:  # a configuration dropped without a run: its process and watchdog end with it
+        try:
+            if self._proc is not None or self._watchdog.pid is not None:
+                self.close()
+        except Exception:  # noqa: BLE001 - at exit, best effort
+            pass
+
     # -- the child's life ---------------------------------------------------------------------------------------
     def _start(self) -> None:
         super()._start()
         self._gen += 1
         self._released = []
+        self._slots.clear()
+        self._mirrors = weakref.WeakValueDictionary()
 
     def _child_target(self, child_conn: Any) -> tuple[Any, tuple[Any, ...]]:
         return _host_main, (child_conn, self, self._page, self._out.fileno(), os.getpid())
@@ -255,6 +294,21 @@ class _Table:
         self.counts: dict[int, int] = {}
         self.next = 1
         self._root: list[Any] = []
+        self._roots: dict[int, tuple[Any, int]] = {}
+
+    def root_key(self, buf: Any) -> int:
+        """A key for the array buffer ``buf`` (the same while it lives)."""
+        entry = self._roots.get(id(buf))
+        if entry is not None and entry[0]() is buf:
+            return entry[1]
+        key, self.next = self.next, self.next + 1
+        if len(self._roots) > 4096:  # forget the buffers that are gone
+            self._roots = {k: v for k, v in self._roots.items() if v[0]() is not None}
+        try:
+            self._roots[id(buf)] = (weakref.ref(buf), key)
+        except TypeError:
+            pass
+        return key
 
     def root(self) -> Any:
         if not self._root:
@@ -281,6 +335,9 @@ class _Table:
 
     def release(self, pairs: Any) -> None:
         for hid, n in pairs:
+            if hid < 0:
+                _SLOTS.pop(-hid, None)
+                continue
             left = self.counts.get(hid, 0) - n
             if left > 0:
                 self.counts[hid] = left
@@ -290,13 +347,33 @@ class _Table:
                 self.counts.pop(hid, None)
 
 
-class _Unpickler(pickle.Unpickler):
-    def __init__(self, fh: Any, table: _Table) -> None:
-        super().__init__(fh)
-        self.table = table
+#: The child's handle table and the arrays the harness sent, by slot (set in the child).
+_TABLE: list[_Table] = []
+_SLOTS: dict[int, Any] = {}
 
-    def persistent_load(self, pid: Any) -> Any:
-        return self.table.get(pid)
+
+def _load_handle(hid: int) -> Any:  # pragma: no cover - child
+    return _TABLE[0].get(hid)
+
+
+def _load_array(slot: int, data: bytes, dtype: str, shape: tuple[int, ...], order: str,
+                strides: tuple[int, ...] | None) -> Any:  # pragma: no cover - child
+    """The array the harness sent: the same object as last time for the same slot (refilled in place), else a new
+    one in the layout it had (C, F, or strided over a larger buffer)."""
+    fresh = np.frombuffer(data, np.dtype(dtype)).reshape(shape, order="F" if order == "F" else "C")
+    prev = _SLOTS.get(slot)
+    if prev is not None and prev.shape == fresh.shape and prev.dtype == fresh.dtype and prev.flags.writeable:
+        np.copyto(prev, fresh)
+        return prev
+    if strides is not None:
+        extent = sum((n - 1) * st for n, st in zip(shape, strides)) + fresh.dtype.itemsize
+        buf = np.empty(extent, np.uint8)
+        arr = np.ndarray(shape, fresh.dtype, buffer=buf, strides=strides)
+        arr[...] = fresh
+    else:
+        arr = np.array(fresh, order="F" if order == "F" else "C")
+    _SLOTS[slot] = arr
+    return arr
 
 
 def _host_main(conn: Any, host: Host, page: Any, out_fd: int, harness: int) -> None:  # pragma: no cover - child
@@ -317,6 +394,7 @@ def _host_main(conn: Any, host: Host, page: Any, out_fd: int, harness: int) -> N
 
 def _serve(conn: Any, host: Host) -> None:  # pragma: no cover - child
     table = _Table(host)
+    _TABLE[:] = [table]
     scope: guard.guarded | None = None
     dead: bytes | None = None
     before: dict[str, Any] = {}
@@ -327,7 +405,7 @@ def _serve(conn: Any, host: Host) -> None:  # pragma: no cover - child
         except (EOFError, OSError):
             return
         try:
-            msg = _Unpickler(io.BytesIO(raw), table).load()  # resolving the root imports the plug-in: its errors
+            msg = pickle.loads(raw)  # resolving the root imports the plug-in: its errors
         except BaseException as exc:  # noqa: BLE001 - are data too
             conn.send_bytes(remote.encode_error(exc))
             continue

@@ -76,6 +76,8 @@ def _array_like(value: Any) -> bool:
     without running any ``__getattr__`` or property of the plug-in's."""
     import inspect
 
+    if isinstance(value, type):  # a class (numpy.float64 given as a dtype parameter) is an object, not an array
+        return False
     try:
         return any(inspect.getattr_static(value, a, None) is not None
                    for a in ("__array__", "__array_interface__", "__array_struct__", "__dlpack__", "detach"))
@@ -112,10 +114,27 @@ class _Encoder:
             else:
                 example = _type_name(A.flat[0]) if A.size and A.dtype.kind == "O" else ""
                 return {"k": [A.dtype.kind, A.dtype.str[:40], list(A.shape), example]}
+        alias = self.alias(A)
         A = A if A.flags.c_contiguous else A.copy(order="C")  # (np.ascontiguousarray would make a 0-d array 1-d)
         self.arrays.append(A)
-        self.specs.append([A.dtype.str, list(A.shape), origin])
+        self.specs.append([A.dtype.str, list(A.shape), origin] + ([alias] if alias else []))
         return {"n" if scalar else "a": len(self.arrays) - 1}
+
+    def alias(self, A: np.ndarray) -> list[Any] | None:
+        """Where ``A`` lies in the buffer it views (a workspace the plug-in returns again, written anew): the buffer's
+        key, size, ``A``'s offset and strides; the harness mirrors the buffer, so what it received earlier from the
+        same buffer changes as it would in one process.  None for an array that owns contiguous memory of its own."""
+        root = A
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        if A.size == 0 or not (root.flags.c_contiguous or root.flags.f_contiguous) or root.base is not None \
+                or not hasattr(self.table, "root_key"):
+            return None
+        offset = A.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+        item = A.dtype.itemsize
+        if offset % item or any(st % item for st in A.strides):
+            return None
+        return [self.table.root_key(root), root.nbytes, offset, list(A.strides)]
 
     def value(self, v: Any, depth: int = 0) -> Any:
         self.nodes += 1
@@ -212,7 +231,30 @@ def _need(cond: bool, what: str) -> None:
         raise ProtocolError(what)
 
 
-def decode(data: bytes, make_handle: Callable[[int, str, bool], Any], extra: tuple[str, ...] = ()) -> tuple[Any, Any]:
+def _mirrored(dtype: np.dtype, shape: list[int], alias: Any, flat: np.ndarray, mirrors: Any) -> np.ndarray:
+    """The array ``flat`` written into the harness's mirror of the plug-in's buffer ``alias`` describes, as a view
+    of it (bounds checked: a view never reaches outside its mirror)."""
+    _need(type(alias) is list and len(alias) == 4 and all(type(x) is int for x in alias[:3])
+          and type(alias[3]) is list and len(alias[3]) == len(shape) and all(type(x) is int for x in alias[3]),
+          "an array's buffer")
+    key, nbytes, offset, strides = alias
+    item = dtype.itemsize
+    _need(0 < nbytes <= MAX_REPLY and 0 <= offset and offset % item == 0 and all(st % item == 0 for st in strides),
+          "an array's place in its buffer")
+    lo = offset + sum(min(0, (n - 1) * st) for n, st in zip(shape, strides))
+    hi = offset + sum(max(0, (n - 1) * st) for n, st in zip(shape, strides)) + item
+    _need(0 <= lo and hi <= nbytes, "an array outside its buffer")
+    mirror = mirrors.get(key)
+    if mirror is None or mirror.nbytes != nbytes:
+        mirror = np.zeros(nbytes, np.uint8)
+        mirrors[key] = mirror
+    view = np.ndarray(tuple(shape), dtype, buffer=mirror, offset=offset, strides=tuple(strides))
+    view[...] = flat.reshape(shape)
+    return view
+
+
+def decode(data: bytes, make_handle: Callable[[int, str, bool], Any], extra: tuple[str, ...] = (),
+           mirrors: Any = None) -> tuple[Any, Any]:
     """``("v", value)`` or ``("e", record)`` and the header's ``extra`` fields, from a reply; a reply that does not fit
     raises :class:`ProtocolError`."""
     _need(type(data) is bytes and len(data) >= 4, "no header")
@@ -234,7 +276,8 @@ def decode(data: bytes, make_handle: Callable[[int, str, bool], Any], extra: tup
     _need(type(specs) is list and len(specs) <= MAX_NODES, "array specifications")
     arrays, offset = [], 4 + n
     for spec in specs:
-        _need(type(spec) is list and len(spec) == 3 and type(spec[0]) is str and type(spec[2]) is str, "an array spec")
+        _need(type(spec) is list and len(spec) in (3, 4) and type(spec[0]) is str and type(spec[2]) is str,
+              "an array spec")
         dtype = _DTYPES.get(spec[0])
         _need(dtype is not None, f"an array of dtype {spec[0][:40]!r}")
         shape = spec[1]
@@ -243,7 +286,11 @@ def decode(data: bytes, make_handle: Callable[[int, str, bool], Any], extra: tup
         count = int(np.prod(shape, dtype=object)) if shape else 1
         size = count * dtype.itemsize
         _need(offset + size <= len(data), "fewer bytes than the arrays declare")
-        arrays.append(np.frombuffer(data, dtype, count, offset).reshape(shape).copy())
+        flat = np.frombuffer(data, dtype, count, offset)
+        if len(spec) == 4 and mirrors is not None and count:
+            arrays.append(_mirrored(dtype, shape, spec[3], flat, mirrors))
+        else:
+            arrays.append(flat.reshape(shape).copy())
         offset += size
     _need(offset == len(data), "more bytes than the arrays declare")
     state = {"nodes": 0, "used": set()}

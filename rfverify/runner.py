@@ -229,9 +229,13 @@ class Hosted:
         """One check here; a preflight that raised errors every check, one that crashed the first only."""
         if preflight_error is not None and (not self.crashed or spec.name == self.config.checks()[0].name):
             return self.config.context(spec).result("error", preflight_error)
+        if preflight_error is not None:  # after a crash on the first calls: each other check in a fresh child
+            self.host.close()
         result, problem = self._scoped(f"check {spec.name}", lambda: run_check(self.config, spec, None,
                                                                                  _HARNESS_LIMITS))
-        if problem is not None and (result.status != "error" or problem not in result.message):
+        if preflight_error is not None:
+            self.host.close()
+        if problem is not None and result.status != "error":  # a check's own error is its first fault, kept
             result = self.config.context(spec).result("error", problem, details={"error_source": PLUGIN_RAISED})
         return result
 

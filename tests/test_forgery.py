@@ -161,3 +161,37 @@ def test_a_reply_that_does_not_fit_is_refused(mangle, needle):
         bad = len(head).to_bytes(4, "little") + bad[4:]
     with pytest.raises(ProtocolError, match=needle):
         decode(bad, None)
+
+
+class _BufferTable(_Table):
+    def __init__(self):
+        super().__init__()
+        self.keys = {}
+
+    def root_key(self, buf):
+        return self.keys.setdefault(id(buf), len(self.keys) + 1)
+
+
+def test_a_workspace_returned_again_changes_what_was_received_before():
+    """A plug-in returning views of one workspace: what the harness received earlier changes when the workspace is
+    written anew, as in one process (the stateful check's ReturnsWorkspace mutant); its buffer is mirrored, bounds
+    checked."""
+    from rfverify.adapters import to_numpy
+    from rfverify.remote import ProtocolError, decode, encode
+
+    table, mirrors, ws = _BufferTable(), {}, np.zeros((4, 3))
+    ws[:] = 1.0
+    first = decode(encode(ws[:2], table, to_numpy), None, mirrors=mirrors)[0][1]
+    ws[:] = 2.0
+    second = decode(encode(ws[:3], table, to_numpy), None, mirrors=mirrors)[0][1]
+    assert np.all(first == 2.0) and np.all(second == 2.0) and first.shape == (2, 3)
+    fresh = decode(encode(np.ones((2, 3)), table, to_numpy), None, mirrors=mirrors)[0][1]  # its own memory
+    assert np.all(fresh == 1.0) and np.all(first == 2.0)
+    good = encode(ws[:2], table, to_numpy)
+    head_len = int.from_bytes(good[:4], "little")
+    header = good[4:4 + head_len]
+    assert b",96,0,[24,8]]" in header
+    bad_header = header.replace(b",96,0,[24,8]]", b",96,80,[24,8]]")
+    bad = len(bad_header).to_bytes(4, "little") + bad_header + good[4 + head_len:]
+    with pytest.raises(ProtocolError, match="outside its buffer"):
+        decode(bad, None, mirrors={})

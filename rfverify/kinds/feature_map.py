@@ -222,8 +222,7 @@ class CheckContext(BaseContext):
 
     def _estimate(self, m: int, random_state: int) -> tuple[np.ndarray, float, int, str]:
         Z = self.stacked_inputs()
-        fitted = self.fit(m, random_state)
-        F = fitted.transform(Z)
+        _, F = self.plugin.fit_transform(m, random_state, Z)  # one operation in the plug-in's process
         if F.ndim == 2 and F.shape[1] == 0:  # nothing to estimate k with
             if self.corner is None:  # at the main configuration: the plug-in's error
                 raise PluginError(self.plugin.name, f"transform returned no features (shape {F.shape}) for "
