@@ -78,11 +78,20 @@ def _array_like(value: Any) -> bool:
 
     if isinstance(value, type):  # a class (numpy.float64 given as a dtype parameter) is an object, not an array
         return False
-    try:
-        return any(inspect.getattr_static(value, a, None) is not None
-                   for a in ("__array__", "__array_interface__", "__array_struct__", "__dlpack__", "detach"))
-    except Exception:  # noqa: BLE001 - a type that cannot be read statically is not an array
-        return False
+    cls = type(value)
+    known = _ARRAY_LIKE.get(cls)
+    if known is None:  # decided once per type (the protocols are the type's)
+        try:
+            known = any(inspect.getattr_static(cls, a, None) is not None
+                        for a in ("__array__", "__array_interface__", "__array_struct__", "__dlpack__", "detach"))
+        except Exception:  # noqa: BLE001 - a type that cannot be read statically is not an array
+            known = False
+        if len(_ARRAY_LIKE) < 4096:
+            _ARRAY_LIKE[cls] = known
+    return known
+
+
+_ARRAY_LIKE: dict[type, bool] = {}
 
 
 def _origin(value: Any) -> str:
