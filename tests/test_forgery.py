@@ -34,7 +34,10 @@ if sys.argv[2] == "object":  # a live object: its module imported here (not for 
     mod, attr = target.split(":")
     target = getattr(importlib.import_module(mod), attr)
 report = _verify(target, checks=sys.argv[3].split(","), time_limit=60)
-print(json.dumps({"exit": report.exit_code, "checks": {r.check: [r.status, r.message] for r in report.results}}))
+import scipy.stats
+print(json.dumps({"exit": report.exit_code, "checks": {r.check: [r.status, r.message] for r in report.results},
+                  "imported": sys.argv[1].split(":")[0] in sys.modules,
+                  "t_patched": type(scipy.stats.t).__module__ != "scipy.stats._continuous_distns"}))
 """
 
 
@@ -60,6 +63,16 @@ def test_a_forger_fails_through_the_api(target):
     got = _api(target, how)
     assert got["checks"]["unbiasedness"][0] == "fail", got
     assert got["exit"] == 1
+
+
+def test_a_plugin_named_by_string_is_never_imported_by_the_harness():
+    """The import-time forger named ``MODULE:ATTR``: its module is imported in the plug-in's process only — the
+    harness's ``sys.modules`` never holds it and its scipy is untouched."""
+    got = _api("tests.hostile_forge_import:HBiasedT", "spec")
+    assert got["imported"] is False and got["t_patched"] is False, got
+    assert got["checks"]["unbiasedness"][0] == "fail"
+    live = _api("tests.hostile_forge_import:HBiasedT", "object")  # the twin: a live object's module is the caller's
+    assert live["imported"] is True and live["t_patched"] is True, live
 
 
 def test_the_correct_twin_passes_in_the_same_harness():
