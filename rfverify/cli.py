@@ -255,6 +255,11 @@ def _probe_import(cls: Any, args: argparse.Namespace) -> None:
     if not isolation_wanted():
         return
     limits = Limits.resolve(args.profile, **_limits(args))
+    if getattr(cls, "HOSTED", False):  # the kind imports its plug-in in the plug-in's own process (rfverify.host)
+        from rfverify import adapters
+
+        adapters.BUILD_LIMITS = limits
+        return
     problem = probe(lambda: cls.from_cli(args), f"importing {args.target} (and detecting its form)", limits.time,
                     GRACE)
     if problem is not None:

@@ -224,8 +224,7 @@ class CheckContext(BaseContext):
 
     def _estimate(self, m: int, random_state: int) -> tuple[np.ndarray, float, int, str]:
         Z = self.stacked_inputs()
-        fitted = self.fit(m, random_state)
-        F = fitted.transform(Z)
+        _, F = self.plugin.fit_transform(m, random_state, Z)  # one operation in the plug-in's process
         if F.ndim == 2 and F.shape[1] == 0:  # nothing to estimate k with
             if self.corner is None:  # at the main configuration: the plug-in's error
                 raise PluginError(self.plugin.name, f"transform returned no features (shape {F.shape}) for "
@@ -339,6 +338,8 @@ class FeatureMapConfig(KindConfig):
             implementation, kernel_params=dict(self.kernel.params), name=as_name(name), param_map=param_map,
             init=init, global_seed=global_seed, input=input, method=method, call_kw=call_kw, width=width,
             feature_scale=feature_scale)
+        #: The plug-in's process (:mod:`rfverify.host`), or None when the plug-in runs in this process.
+        self.host = self.plugin.host
         if deterministic not in (None, True, False):
             raise UsageError(f"deterministic must be True, False or None (the plug-in's attribute), got "
                              f"{deterministic!r}")
@@ -352,13 +353,27 @@ class FeatureMapConfig(KindConfig):
         if self.plugin.calls.name_of("random_state") is None and not (deterministic or self.plugin.global_seed):
             raise UsageError("random_state is not passed (--param-name random_state=): declare how the map is "
                              "seeded, --global-seed numpy|torch, or that it draws nothing, --deterministic")
-        from rfverify.arrays import decide_jit
+        from rfverify.arrays import JIT_INPUTS, decide_jit, is_jitted
 
         #: declared (True/False) or None: decided (input="jax", a jax.jit function); explore's shapes follow it
         self.declared_jit = jit
-        self.plugin.jit = decide_jit(jit, self.plugin.input, self.plugin.obj)
+        if self.host is not None and jit is None and self.plugin.input not in JIT_INPUTS:  # the type is over there
+            self.plugin.jit = self.host.run(is_jitted, self.plugin.obj) is True
+        else:
+            self.plugin.jit = decide_jit(jit, self.plugin.input, self.plugin.obj)
         self.pins = dict(pins or {})
         self.space = self._space(space)
+
+    #: The plug-in is imported, detected and called in its own process (rfverify.host) when isolation is on.
+    HOSTED = True
+
+    def in_process(self) -> None:
+        """Run the plug-in in this process from now on (``isolate=False``): its object here, its process ended."""
+        if self.host is not None:
+            self.plugin.obj = self.host.local_root()
+            self.plugin.host = None
+            self.host.close()
+            self.host = None
 
     def _space(self, space: Mapping[str, Any] | None) -> FeatureMapSpace:
         """The explored space: the default, narrowed by the plug-in's ``rfverify_space`` attribute, the caller's
