@@ -227,13 +227,24 @@ class FeatureMapPlugin:
 
     def _hosted(self, op: str, *args: Any) -> Any:
         """``op`` (build, fit, fit_transform, fit_built, features) in the plug-in's process: its value (data, or
-        handles of the objects that stay there), the arrays' record merged into this adapter's."""
-        light = replace(self, host=None, widths={}, arrays=ArrayRecord(self.input or "numpy"))
-        value, ins, outs = guard.call(self.host.run, _in_plugin_process, op, light, *args, plugin=self.name,
-                                      action=op, passthrough=(UsageError,))
+        handles of the objects that stay there), the arrays' record merged into this adapter's.  The adapter's
+        description goes there once and stays while it is unchanged here (:meth:`rfverify.host.Host.run_kept`)."""
+        value, ins, outs = guard.call(self.host.run_kept, _in_plugin_process, self._light(), op, *args,
+                                      plugin=self.name, action=op, passthrough=(UsageError,))
         for seen, got in ((self.arrays.inputs, ins), (self.arrays.outputs, outs)):
             seen.update(tuple(x) for x in got if type(x) is tuple and len(x) == 3 and all(type(p) is str for p in x))
         return value
+
+    def _light(self) -> "FeatureMapPlugin":
+        """This adapter without its process, for the plug-in's process (the same object while nothing changed)."""
+        key = (self.form, self.name, self.spec, id(self.obj), self.global_seed, self.input, self.jit, id(self.calls),
+               tuple((k, id(v)) for k, v in self.passthrough.items()), tuple((k, id(v)) for k, v in self.init.items()),
+               id(self.param_map), id(self.kernel_params))
+        cached = self.__dict__.get("_light_of")
+        if cached is None or cached[0] != key:
+            cached = (key, replace(self, host=None, widths={}, arrays=ArrayRecord(self.input or "numpy")))
+            self.__dict__["_light_of"] = cached
+        return cached[1]
 
     def passthrough_at(self, params: Any) -> dict[str, Any]:
         """The constructor arguments at kernel parameters moved to ``params`` (a mapping or pairs): a routed
@@ -336,12 +347,14 @@ class FeatureMapPlugin:
                              fit_rows=int(np.shape(X)[0]))
         return self.fit_built(self.build(n_components, random_state), n_components, random_state, X)
 
-    def fit_transform(self, n_components: int, random_state: int, X: np.ndarray) -> tuple[FittedMap, np.ndarray]:
-        """:meth:`fit` on ``X``, then the checked features of ``X`` (one operation in the plug-in's process)."""
+    def fit_transform(self, n_components: int, random_state: int, X: np.ndarray, *,
+                      keep: bool = True) -> tuple[FittedMap, np.ndarray]:
+        """:meth:`fit` on ``X``, then the checked features of ``X`` (one operation in the plug-in's process;
+        ``keep=False``: the caller needs the features only, the fitted object is dropped there)."""
         if self.host is None:
             fitted = self.fit(n_components, random_state, X)
             return fitted, fitted.transform(X)
-        obj, out, action = self._hosted("fit_transform", n_components, random_state, X)
+        obj, out, action = self._hosted("fit_transform", n_components, random_state, X, keep)
         fitted = FittedMap(self, obj, n_components, random_state, fit_rows=int(np.shape(X)[0]))
         return fitted, fitted.judge(X, out, str(action))
 
@@ -393,28 +406,31 @@ class FeatureMapPlugin:
         return f"{self.name} [{self.form}]"
 
 
-def _in_plugin_process(op: str, plug: FeatureMapPlugin, *args: Any) -> tuple[Any, list[Any], list[Any]]:
+def _in_plugin_process(plug: FeatureMapPlugin, op: str, *args: Any) -> tuple[Any, list[Any], list[Any]]:
     """One of the adapter's operations where the plug-in lives (:mod:`rfverify.host`; ``plug.obj`` is the real
-    object there), with the arrays' record: (value, inputs, outputs).  Features come back converted to numpy in
-    their own dtype (:func:`rfverify.arrays.to_numpy`), with the action's wording."""
+    object there, ``plug`` kept there between operations), with what the arrays' record gained: (value, inputs,
+    outputs).  Features come back converted to numpy in their own dtype (:func:`rfverify.arrays.to_numpy`), with
+    the action's wording; ``fit_transform`` keeps the fitted object only when asked (``keep``)."""
     value: Any
+    had = (set(plug.arrays.inputs), set(plug.arrays.outputs))
     if op == "build":
         value = plug.build(*args)
     elif op == "fit_built":
         value = plug.fit_built(*args).obj
-    elif op in ("fit", "fit_transform"):
-        n_components, random_state, X = args
+    elif op == "fit":
+        value = plug.fit(*args).obj
+    elif op == "fit_transform":
+        n_components, random_state, X, keep = args
         fitted = plug.fit(n_components, random_state, X)
-        value = fitted.obj
-        if op == "fit_transform":
-            out, action = plug.features_call(fitted.obj, X, n_components, random_state)
-            value = (value, to_numpy(out, plugin=plug.name, action=action, record=plug.arrays), action)
+        out, action = plug.features_call(fitted.obj, X, n_components, random_state)
+        value = (fitted.obj if keep else None, to_numpy(out, plugin=plug.name, action=action, record=plug.arrays),
+                 action)
     elif op == "features":
         out, action = plug.features_call(*args)
         value = (to_numpy(out, plugin=plug.name, action=action, record=plug.arrays), action)
     else:
         raise ValueError(f"unknown operation {op!r}")
-    return value, sorted(plug.arrays.inputs), sorted(plug.arrays.outputs)
+    return value, sorted(plug.arrays.inputs - had[0]), sorted(plug.arrays.outputs - had[1])
 
 
 class _HostedInput:

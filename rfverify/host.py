@@ -24,6 +24,7 @@ harness or an unreadable reply ends the scope: every later operation of it raise
 from __future__ import annotations
 
 import io
+import mmap
 import os
 import pickle
 import signal
@@ -40,6 +41,8 @@ from rfverify.remote import ProtocolError, Remote, RemotePluginError
 __all__ = ["Host", "dead_error"]
 
 _TOO_LARGE = b"\0too large"
+#: Bytes of the memory map the child writes its replies' arrays into (larger replies go through the channel).
+_SHARED_BYTES = 32 << 20
 _LIVE: "weakref.WeakSet[Host]" = weakref.WeakSet()
 
 
@@ -69,9 +72,12 @@ class _Pickler(pickle.Pickler):
             return _load_handle, (obj._rf_id,)
         if type(obj) is np.ndarray and obj.dtype.kind in "biufc" and obj.ndim:
             order = "C" if obj.flags.c_contiguous else "F" if obj.flags.f_contiguous else "S"
+            slot = self.host._slot_of(obj)
+            if self.host._unchanged(slot, obj, order):  # sent before, the same values: refilled from its copy there
+                return _same_array, (slot,)
             strides = obj.strides if order == "S" and all(st > 0 for st in obj.strides) else None
             data = obj.tobytes(order="F" if order == "F" else "C")
-            return _load_array, (self.host._slot_of(obj), data, obj.dtype.str, obj.shape, order, strides)
+            return _load_array, (slot, data, obj.dtype.str, obj.shape, order, strides)
         return NotImplemented
 
 
@@ -92,7 +98,10 @@ class Host(supervise.Supervisor):
         self._proxies: "weakref.WeakValueDictionary[tuple[int, int], Remote]" = weakref.WeakValueDictionary()
         self._released: list[tuple[int, int]] = []
         self._slots: dict[int, tuple[Any, int]] = {}  # id(array) -> (weak reference, slot) of arrays sent
+        self._pristine: dict[int, tuple[np.ndarray, str]] = {}  # slot -> a copy of what was sent, its layout
+        self._memo: dict[int, tuple[Any, int]] = {}  # id(obj) -> (reference, token) of what run_kept sent
         self._mirrors: "weakref.WeakValueDictionary[int, Any]" = weakref.WeakValueDictionary()
+        self._shared: Any = None
         self._scope: str | None = None
         self._scope_clock: Any = None
         self._dead: str | None = None
@@ -113,6 +122,45 @@ class Host(supervise.Supervisor):
     def set_limits(self, limits: Limits) -> None:
         self.limits = limits
 
+    def run_kept(self, fn: Callable[..., Any], state: Any, *args: Any) -> Any:
+        """``fn(state, *args)`` in the child (as :meth:`run`), with ``fn`` and ``state`` sent once per child and kept
+        there while ``state`` lives here (an adapter's description: an operation repeated thousands of times
+        carries only its arguments)."""
+        return self.op("kept", None, *self._kept(fn), *self._kept(state), args)
+
+    def _kept(self, obj: Any) -> tuple[int, Any]:
+        """(token, ``obj``) the first time ``obj`` goes to this child, (token, None) after."""
+        entry = self._memo.get(id(obj))
+        if entry is not None and entry[0]() is obj:
+            return entry[1], None
+        token = self._next_slot = getattr(self, "_next_slot", 0) + 1
+        gen = self._gen
+
+        def gone(_ref: Any, key: int = id(obj), token: int = token) -> None:
+            if self._memo.get(key, (None, None))[1] == token:
+                del self._memo[key]
+            if self._gen == gen:
+                self._released.append((token, -1))
+
+        try:
+            ref = weakref.ref(obj, gone)
+        except TypeError:  # a function or a type without weak references: kept for the child's life
+            ref = _Strong(obj)
+        self._memo[id(obj)] = (ref, token)
+        return token, obj
+
+    def _unchanged(self, slot: int, arr: np.ndarray, order: str) -> bool:
+        """Whether ``arr`` (in ``slot``) holds what was last sent from it, in the same layout; records it otherwise
+        (small arrays only: a comparison is cheaper than the pipe)."""
+        if arr.nbytes > _KEEP_BYTES:
+            return False
+        prev = self._pristine.get(slot)
+        if prev is not None and prev[1] == order and prev[0].shape == arr.shape and prev[0].dtype == arr.dtype \
+                and prev[0].strides == arr.strides and np.array_equal(prev[0], arr):
+            return True
+        self._pristine[slot] = (arr.copy(order="K"), order)
+        return False
+
     def run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """``fn(*args, **kwargs)`` in the child, on the real objects behind the proxies among ``args``: one of
         rfverify's own functions (pickled by reference) that reads plug-in objects; its result comes back as data."""
@@ -128,7 +176,12 @@ class Host(supervise.Supervisor):
             self._start()
         released, self._released = self._released, []
         buf = io.BytesIO()
-        _Pickler(buf, self).dump((kind, released, guard._last_call(), target, *args))
+        try:
+            _Pickler(buf, self).dump((kind, released, guard._last_call(), target, *args))
+        except BaseException:
+            self._pristine.clear()  # what this request would have sent never arrived: the next ones send it all
+            self._released = released + self._released
+            raise
         self._gate.open()
         self._outstanding += 1
         try:
@@ -143,7 +196,7 @@ class Host(supervise.Supervisor):
         gen = self._gen
         try:
             (tag, body), _ = remote.decode(raw if raw != _TOO_LARGE else b"", lambda h, t, c: self._handle(gen, h, t, c),
-                                           mirrors=self._mirrors)
+                                           mirrors=self._mirrors, shared=self._shared)
         except ProtocolError as exc:
             self._end(signal.SIGKILL)
             self._discard()
@@ -186,6 +239,7 @@ class Host(supervise.Supervisor):
         def gone(_ref: Any, key: int = id(arr), slot: int = slot) -> None:
             if self._slots.get(key, (None, None))[1] == slot:
                 del self._slots[key]
+            self._pristine.pop(slot, None)
             if self._gen == gen:
                 self._released.append((-slot, 0))
 
@@ -264,10 +318,15 @@ class Host(supervise.Supervisor):
 
     # -- the child's life ---------------------------------------------------------------------------------------
     def _start(self) -> None:
+        # the replies' arrays, written there by the child and copied out here (a new map for each child: nothing a
+        # previous one left running can write into this one's)
+        self._shared = mmap.mmap(-1, _SHARED_BYTES)
         super()._start()
         self._gen += 1
         self._released = []
         self._slots.clear()
+        self._pristine.clear()
+        self._memo.clear()
         self._mirrors = weakref.WeakValueDictionary()
 
     def _child_target(self, child_conn: Any) -> tuple[Any, tuple[Any, ...]]:
@@ -337,6 +396,10 @@ class _Table:
         for hid, n in pairs:
             if hid < 0:
                 _SLOTS.pop(-hid, None)
+                _PRISTINE.pop(-hid, None)
+                continue
+            if n == -1:  # a kept function or state (Host.run_kept)
+                _KEPT.pop(hid, None)
                 continue
             left = self.counts.get(hid, 0) - n
             if left > 0:
@@ -350,6 +413,22 @@ class _Table:
 #: The child's handle table and the arrays the harness sent, by slot (set in the child).
 _TABLE: list[_Table] = []
 _SLOTS: dict[int, Any] = {}
+#: Copies of the small arrays as the harness sent them (refilled from here when sent unchanged), by slot; the
+#: functions and states of Host.run_kept, by token.
+_PRISTINE: dict[int, Any] = {}
+_KEPT: dict[int, Any] = {}
+#: Largest array (bytes) compared with what was sent before instead of sent again.
+_KEEP_BYTES = 1 << 20
+
+
+class _Strong:
+    """A reference that holds its object (for what cannot be weakly referenced)."""
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+    def __call__(self) -> Any:
+        return self.obj
 
 
 def _load_handle(hid: int) -> Any:  # pragma: no cover - child
@@ -361,6 +440,8 @@ def _load_array(slot: int, data: bytes, dtype: str, shape: tuple[int, ...], orde
     """The array the harness sent: the same object as last time for the same slot (refilled in place), else a new
     one in the layout it had (C, F, or strided over a larger buffer)."""
     fresh = np.frombuffer(data, np.dtype(dtype)).reshape(shape, order="F" if order == "F" else "C")
+    if fresh.nbytes <= _KEEP_BYTES:
+        _PRISTINE[slot] = fresh
     prev = _SLOTS.get(slot)
     if prev is not None and prev.shape == fresh.shape and prev.dtype == fresh.dtype and prev.flags.writeable:
         np.copyto(prev, fresh)
@@ -372,6 +453,18 @@ def _load_array(slot: int, data: bytes, dtype: str, shape: tuple[int, ...], orde
         arr[...] = fresh
     else:
         arr = np.array(fresh, order="F" if order == "F" else "C")
+    _SLOTS[slot] = arr
+    return arr
+
+
+def _same_array(slot: int) -> Any:  # pragma: no cover - child
+    """The array of ``slot`` again, refilled with what the harness last sent (whatever the plug-in did to it)."""
+    fresh = _PRISTINE[slot]
+    prev = _SLOTS.get(slot)
+    if prev is not None and prev.shape == fresh.shape and prev.dtype == fresh.dtype and prev.flags.writeable:
+        np.copyto(prev, fresh)
+        return prev
+    arr = np.array(fresh, order="K")
     _SLOTS[slot] = arr
     return arr
 
@@ -486,6 +579,13 @@ def _run_op(op: str, target: Any, args: tuple[Any, ...], action: str, scope: Any
         elif op == "run":
             fn, fargs, fkw = args
             value = fn(*fargs, **fkw)
+        elif op == "kept":
+            ftok, fn, stok, state, fargs = args
+            if fn is not None:
+                _KEPT[ftok] = fn
+            if state is not None:
+                _KEPT[stok] = state
+            value = _KEPT[ftok](_KEPT[stok], *fargs)
         else:
             raise ValueError(f"unknown operation {op!r}")
     finally:
@@ -493,7 +593,7 @@ def _run_op(op: str, target: Any, args: tuple[Any, ...], action: str, scope: Any
             scope.paused = True
         if guard._SHARED is not None:
             guard._check_not_forked(action)
-    return remote.encode(value, table, host.convert)
+    return remote.encode(value, table, host.convert, shared=host._shared)
 
 
 def _end_scope(scope: Any, before: dict[str, Any], out_start: int, dead: bytes | None) -> dict[str, Any]:

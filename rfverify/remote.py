@@ -192,10 +192,21 @@ class _Encoder:
         return {"h": [hid, _type_name(v), inspect.ismethod(v), methods]}
 
 
-def encode(value: Any, table: Any, convert: Callable[[Any], np.ndarray], extra: dict[str, Any] | None = None) -> bytes:
-    """The reply carrying ``value`` (objects that are not data become handles in ``table``)."""
+def encode(value: Any, table: Any, convert: Callable[[Any], np.ndarray], extra: dict[str, Any] | None = None,
+           shared: Any = None) -> bytes:
+    """The reply carrying ``value`` (objects that are not data become handles in ``table``).  With ``shared`` (a
+    memory map the harness reads too), arrays that fit are written there, back to back from its start, and the
+    reply says how many bytes (``"s"``): one copy on each side instead of a stream through the channel."""
     enc = _Encoder(table, convert)
     tree = enc.value(value)
+    total = sum(A.nbytes for A in enc.arrays)
+    if shared is not None and 0 < total <= len(shared):
+        view, offset = memoryview(shared), 0
+        for A in enc.arrays:
+            if A.nbytes:
+                view[offset:offset + A.nbytes] = A.reshape(-1).view(np.uint8)
+            offset += A.nbytes
+        return _pack({"v": tree, "a": enc.specs, "s": total, **(extra or {})}, [])
     return _pack({"v": tree, "a": enc.specs, **(extra or {})}, enc.arrays)
 
 
@@ -263,9 +274,10 @@ def _mirrored(dtype: np.dtype, shape: list[int], alias: Any, flat: np.ndarray, m
 
 
 def decode(data: bytes, make_handle: Callable[[int, str, bool], Any], extra: tuple[str, ...] = (),
-           mirrors: Any = None) -> tuple[Any, Any]:
+           mirrors: Any = None, shared: Any = None) -> tuple[Any, Any]:
     """``("v", value)`` or ``("e", record)`` and the header's ``extra`` fields, from a reply; a reply that does not fit
-    raises :class:`ProtocolError`."""
+    raises :class:`ProtocolError`.  ``shared``: the memory map a reply's arrays may be in (``"s"``: their bytes
+    there, from its start); they are copied out once, then only the copies are read."""
     _need(type(data) is bytes and len(data) >= 4, "no header")
     _need(len(data) <= MAX_REPLY, f"a reply of {len(data):,} bytes, more than the {MAX_REPLY:,} accepted")
     (n,) = _STRUCT.unpack_from(data)
@@ -276,7 +288,7 @@ def decode(data: bytes, make_handle: Callable[[int, str, bool], Any], extra: tup
         raise ProtocolError(f"a header that is not JSON ({type(exc).__name__})") from None
     _need(type(header) is dict, "a header that is not an object")
     keys = set(header) - set(extra)
-    _need(keys in ({"v", "a"}, {"e"}), f"header fields {sorted(header)[:8]}")
+    _need(keys in ({"v", "a"}, {"v", "a", "s"}, {"e"}), f"header fields {sorted(header)[:8]}")
     meta = {k: header.get(k) for k in extra}
     if "e" in header:
         _need(len(data) == 4 + n, "bytes after an error record")
@@ -284,6 +296,13 @@ def decode(data: bytes, make_handle: Callable[[int, str, bool], Any], extra: tup
     specs = header["a"]
     _need(type(specs) is list and len(specs) <= MAX_NODES, "array specifications")
     arrays, offset = [], 4 + n
+    if "s" in header:  # the arrays' bytes are in the shared map, the reply is the header alone
+        _need(shared is not None and type(header["s"]) is int and 0 < header["s"] <= len(shared)
+              and len(data) == 4 + n, "arrays in shared memory")
+        data, offset = shared, 0
+        end = header["s"]
+    else:
+        end = len(data)
     for spec in specs:
         _need(type(spec) is list and len(spec) in (3, 4) and type(spec[0]) is str and type(spec[2]) is str,
               "an array spec")
@@ -294,14 +313,14 @@ def decode(data: bytes, make_handle: Callable[[int, str, bool], Any], extra: tup
               "an array shape")
         count = int(np.prod(shape, dtype=object)) if shape else 1
         size = count * dtype.itemsize
-        _need(offset + size <= len(data), "fewer bytes than the arrays declare")
+        _need(offset + size <= end, "fewer bytes than the arrays declare")
         flat = np.frombuffer(data, dtype, count, offset)
         if len(spec) == 4 and mirrors is not None and count:
             arrays.append(_mirrored(dtype, shape, spec[3], flat, mirrors))
         else:
             arrays.append(flat.reshape(shape).copy())
         offset += size
-    _need(offset == len(data), "more bytes than the arrays declare")
+    _need(offset == end, "more bytes than the arrays declare")
     state = {"nodes": 0, "used": set()}
     value = _tree(header["v"], arrays, make_handle, state, 0)
     _need(len(state["used"]) == len(arrays), "arrays the value does not use")

@@ -119,8 +119,8 @@ class HWrapsSend(HBiased):
 
 
 class _Lying:
-    """An array-like whose ``__array__`` patches scipy's t in the process converting it, whose ``__len__`` and
-    ``shape`` lie, and whose data are the biased features."""
+    """An array-like whose ``__array__`` patches scipy's t in the process converting it, whose ``__len__`` lies,
+    and whose data are the biased features."""
 
     def __init__(self, A):
         self._A = A
@@ -135,6 +135,14 @@ class _Lying:
 
     @property
     def shape(self):
+        return self._A.shape
+
+
+class _ShapeLying(_Lying):
+    """A :class:`_Lying` whose ``shape`` lies too (the conversion refuses it: the plug-in's error)."""
+
+    @property
+    def shape(self):
         return (1, 1)
 
 
@@ -143,6 +151,13 @@ class HArrayLies(HBiased):
 
     def transform(self, X):
         return _Lying(super().transform(X))
+
+
+class HShapeLies(HBiased):
+    """Returns :class:`_ShapeLying` objects from ``transform``."""
+
+    def transform(self, X):
+        return _ShapeLying(super().transform(X))
 
 
 def _connections():

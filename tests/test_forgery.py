@@ -3,7 +3,7 @@ harness from the arrays the plug-in's process sends (:mod:`rfverify.host`, :mod:
 
 Each forger is the 0.8 x biased map: ``unbiasedness`` fails (exit 1) through the CLI, the pytest plugin and
 ``rfverify.verify`` although it patches scipy's t (at import or in fit), rfverify's result type, the channel's send,
-or returns an array-like that runs code and lies about its shape; its correct twin passes.  A plug-in that writes on
+or returns an array-like that runs code and lies about its length; its correct twin passes.  A plug-in that writes on
 the channel is an ``error`` (exit 2), never a pass.  Forgers are run in fresh processes (a subprocess per run): one
 that patched the test process would poison every later test.
 """
@@ -63,6 +63,15 @@ def test_a_forger_fails_through_the_api(target):
     got = _api(target, how)
     assert got["checks"]["unbiasedness"][0] == "fail", got
     assert got["exit"] == 1
+
+
+def test_an_array_like_lying_about_its_shape_is_an_error_never_a_pass(tmp_path):
+    """The same forger whose output's ``shape`` says (1, 1): refused where it is converted (the plug-in's error,
+    exit 2), its scipy patch never reaching the verdict."""
+    proc, _ = _cli("tests.hostile_forgers:HShapeLies", tmp_path, checks=["unbiasedness"], limit=60)
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
+    by = _checks_of(tmp_path)
+    assert by["unbiasedness"]["status"] == "error" and "shape says (1, 1)" in by["unbiasedness"]["message"]
 
 
 def test_a_plugin_named_by_string_is_never_imported_by_the_harness():

@@ -210,9 +210,20 @@ class CheckContext(BaseContext):
         return self.pair_cache[slot]
 
     def stacked_inputs(self) -> np.ndarray:
+        """The pairs' points stacked (X over Y) in the corner's dtype: the same array again for the same design (a
+        plug-in in its own process is sent it once; each draw gets it refilled with these values)."""
         p = self.pairs
+        if self.plugin.host is None:  # in this process a plug-in could write into it: a new array each time
+            Z = np.vstack([p.X, p.Y])
+            return Z if self.corner is None else Z.astype(self.corner.dtype)
+        key = (id(p), None if self.corner is None else np.dtype(self.corner.dtype).str)
+        cached = self.__dict__.get("_stacked")
+        if cached is not None and cached[0] == key and cached[1] is p:
+            return cached[2]
         Z = np.vstack([p.X, p.Y])
-        return Z if self.corner is None else Z.astype(self.corner.dtype)
+        Z = Z if self.corner is None else Z.astype(self.corner.dtype)
+        self.__dict__["_stacked"] = (key, p, Z)
+        return Z
 
     def fit(self, m: int, random_state: int) -> FittedMap:
         return self.plugin.fit(m, random_state, self.stacked_inputs())
@@ -224,7 +235,7 @@ class CheckContext(BaseContext):
 
     def _estimate(self, m: int, random_state: int) -> tuple[np.ndarray, float, int, str]:
         Z = self.stacked_inputs()
-        _, F = self.plugin.fit_transform(m, random_state, Z)  # one operation in the plug-in's process
+        _, F = self.plugin.fit_transform(m, random_state, Z, keep=False)  # one operation in the plug-in's process
         if F.ndim == 2 and F.shape[1] == 0:  # nothing to estimate k with
             if self.corner is None:  # at the main configuration: the plug-in's error
                 raise PluginError(self.plugin.name, f"transform returned no features (shape {F.shape}) for "
