@@ -358,6 +358,30 @@ class FeatureMapPlugin:
         fitted = FittedMap(self, obj, n_components, random_state, fit_rows=int(np.shape(X)[0]))
         return fitted, fitted.judge(X, out, str(action))
 
+    def draws(self, n_components: int, seeds: list[int], X: np.ndarray) -> Any:
+        """The checked features of ``X`` from a fresh fit for each random_state in ``seeds``, in order (a generator):
+        :meth:`fit_transform` per seed, and in the plug-in's process a few operations for all of them (what a draw
+        raised is raised when its turn comes, after the draws before it were judged)."""
+        if self.host is None:
+            for rs in seeds:
+                yield self.fit_transform(n_components, rs, X, keep=False)[1]
+            return
+        from rfverify.remote import raise_record
+
+        seeds = [int(s) for s in seeds]
+        done = 0
+        while done < len(seeds):
+            outs, actions, failed = self._hosted("draws", n_components, seeds[done:], X)
+            if type(outs) is not list or type(actions) is not list or len(actions) != len(outs) \
+                    or len(outs) > len(seeds) - done or (not outs and failed is None):
+                raise PluginError(self.name, "its process answered a batch of draws with a reply that does not fit "
+                                  "rfverify's protocol", "a plug-in must not write to rfverify's channel")
+            for rs, out, action in zip(seeds[done:], outs, actions):
+                yield FittedMap(self, None, n_components, rs, fit_rows=int(np.shape(X)[0])).judge(X, out, str(action))
+            if failed is not None:
+                raise_record(failed, checked=False)
+            done += len(outs)
+
     def to_input(self, X: np.ndarray, obj: Any) -> Any:
         """``X`` as the plug-in takes it (:func:`rfverify.arrays.to_input`): the array itself, or the declared
         library's array (a torch tensor on ``obj``'s device and dtype) — made in the plug-in's process when it
@@ -428,9 +452,42 @@ def _in_plugin_process(plug: FeatureMapPlugin, op: str, *args: Any) -> tuple[Any
     elif op == "features":
         out, action = plug.features_call(*args)
         value = (to_numpy(out, plugin=plug.name, action=action, record=plug.arrays), action)
+    elif op == "draws":
+        value = _draws(plug, *args)
     else:
         raise ValueError(f"unknown operation {op!r}")
     return value, sorted(plug.arrays.inputs - had[0]), sorted(plug.arrays.outputs - had[1])
+
+
+#: Bytes of features one ``draws`` operation returns at most (the rest is asked for again).
+DRAWS_BYTES = 8 << 20
+
+
+def _draws(plug: FeatureMapPlugin, n_components: int, seeds: list[int], X: np.ndarray) -> tuple[Any, ...]:
+    """:meth:`FeatureMapPlugin.draws` where the plug-in lives: (outputs, actions, error record or None) for the
+    first seeds, up to :data:`DRAWS_BYTES` of features, stopping at the first error (which comes as data, after
+    the draws before it).  Each output is a copy: a plug-in returning one workspace for every draw is read as one
+    process reads it, draw by draw."""
+    from rfverify.remote import error_record
+
+    outs: list[Any] = []
+    actions: list[str] = []
+    failed = None
+    size = 0
+    for rs in seeds:
+        try:
+            fitted = plug.fit(n_components, rs, X)
+            out, action = plug.features_call(fitted.obj, X, n_components, rs)
+            A = to_numpy(out, plugin=plug.name, action=action, record=plug.arrays)
+        except PluginError as exc:
+            failed = error_record(exc)
+            break
+        outs.append(np.array(A) if type(A) is np.ndarray else A)
+        actions.append(action)
+        size += A.nbytes if type(A) is np.ndarray else 0
+        if size >= DRAWS_BYTES:
+            break
+    return outs, actions, failed
 
 
 class _HostedInput:
@@ -531,9 +588,9 @@ def as_feature_map(obj: Any, *, kernel_params: Mapping[str, Any] | None = None,
         raise UsageError(f"global_seed must be None, 'numpy' or 'torch', got {global_seed!r}")
     input = validate_input(input)
     kernel_params = dict(kernel_params or {})
-    from rfverify.supervise import isolation_wanted
+    from rfverify.supervise import judge_wanted
 
-    if isolation_wanted():  # its import, its form detection and every call into it in its own process
+    if judge_wanted():  # its import, its form detection and every call into it in its own process
         from rfverify.host import Host
 
         label = name or (obj if isinstance(obj, str) else type_name(obj, is_type=isinstance(obj, type)))

@@ -217,6 +217,11 @@ def _pack(header: dict[str, Any], arrays: list[np.ndarray]) -> bytes:
 
 def encode_error(exc: BaseException, extra: dict[str, Any] | None = None) -> bytes:
     """The error record of whatever ``exc`` is: plain strings read without trusting it."""
+    return _pack({"e": error_record(exc), **(extra or {})}, [])
+
+
+def error_record(exc: BaseException) -> dict[str, Any]:
+    """The record :func:`encode_error` sends (a dict of plain strings and ints; :func:`raise_record` reads it)."""
     from rfverify.guard import _one_line
     from rfverify.text import plain, type_name
 
@@ -240,7 +245,7 @@ def encode_error(exc: BaseException, extra: dict[str, Any] | None = None) -> byt
     if isinstance(exc, SystemExit):
         code = exc.code
         rec["code"] = code if code is None or type(code) in (int, bool) else plain(code, "__repr__")[:100]
-    return _pack({"e": rec, **(extra or {})}, [])
+    return rec
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -442,9 +447,17 @@ class _Code:
         return self.text
 
 
-def raise_record(rec: dict[str, Any]) -> None:
-    """Raise what the error record ``rec`` describes: rfverify's own error, or a stand-in of the plug-in's."""
+def raise_record(rec: dict[str, Any], checked: bool = True) -> None:
+    """Raise what the error record ``rec`` describes: rfverify's own error, or a stand-in of the plug-in's
+    (``checked=False``: a record that came inside a value, validated here first)."""
     from rfverify.text import clean, strip_paths
+
+    if not checked:
+        try:
+            rec = _record(rec)
+        except ProtocolError as exc:
+            raise PluginError("plug-in", f"its process sent an error record that does not fit rfverify's protocol "
+                              f"({exc})", "a plug-in must not write to rfverify's channel") from None
 
     msg = strip_paths(clean(rec["message"], 20_000))
     if rec.get("rfverify") == "UsageError":

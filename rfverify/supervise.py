@@ -106,7 +106,7 @@ def isolation_available() -> bool:
 
 
 #: rfverify's own environment variables that decide how plug-in code runs.
-SETTINGS_ENV = ("RFVERIFY_INPROCESS",)
+SETTINGS_ENV = ("RFVERIFY_INPROCESS", "RFVERIFY_WHOLE_CHECKS")
 #: Their values as read by :func:`freeze_settings` (None: not frozen, read when needed).
 _FROZEN: dict[str, str] | None = None
 
@@ -134,6 +134,13 @@ def isolation_wanted(isolate: bool | None = None) -> bool:
     # have children: it is already a process apart from the one that asked, so the guard alone runs there
     daemonic = bool(multiprocessing.current_process().daemon)
     return bool(isolate) and not _IN_CHILD and not daemonic and isolation_available()
+
+
+def judge_wanted() -> bool:
+    """Whether a feature map's checks run in the harness, the plug-in served in its own process by operation
+    (:mod:`rfverify.host`): whenever isolation is on, unless ``RFVERIFY_WHOLE_CHECKS=1`` asks for the earlier
+    protocol (whole checks in the child, the verdict computed next to the plug-in), kept to measure the cost."""
+    return isolation_wanted() and _setting("RFVERIFY_WHOLE_CHECKS").strip() in ("", "0")
 
 
 def _signal_name(num: int) -> str:

@@ -233,9 +233,11 @@ class CheckContext(BaseContext):
         k_hat, sup, m_out, _ = self._estimate(m, random_state)
         return k_hat, sup, m_out
 
-    def _estimate(self, m: int, random_state: int) -> tuple[np.ndarray, float, int, str]:
+    def _estimate(self, m: int, random_state: int, F: np.ndarray | None = None) -> tuple[np.ndarray, float, int, str]:
+        """k_hat, sup, width and dtype of one draw (``F``: its features, already computed)."""
         Z = self.stacked_inputs()
-        _, F = self.plugin.fit_transform(m, random_state, Z, keep=False)  # one operation in the plug-in's process
+        if F is None:
+            _, F = self.plugin.fit_transform(m, random_state, Z, keep=False)  # one operation in the plug-in's process
         if F.ndim == 2 and F.shape[1] == 0:  # nothing to estimate k with
             if self.corner is None:  # at the main configuration: the plug-in's error
                 raise PluginError(self.plugin.name, f"transform returned no features (shape {F.shape}) for "
@@ -255,8 +257,10 @@ class CheckContext(BaseContext):
         sups = np.empty(len(trials))
         m_out = 0
         dtype = "float64"
-        for i, t in enumerate(trials):
-            vals[i], sups[i], m_out, dt = self._estimate(m, self.random_state(*stream, m, trial=t))
+        seeds = [self.random_state(*stream, m, trial=t) for t in trials]
+        # the draws in a few operations of the plug-in's process, each judged here in turn
+        for i, (rs, F) in enumerate(zip(seeds, self.plugin.draws(m, seeds, self.stacked_inputs()))):
+            vals[i], sups[i], m_out, dt = self._estimate(m, rs, F)
             if np.dtype(dt).itemsize < np.dtype(dtype).itemsize:
                 dtype = dt  # the coarsest dtype returned decides the round-off
         return Estimates(vals, sups, m_out, dtype)
