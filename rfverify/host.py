@@ -99,6 +99,7 @@ class Host(supervise.Supervisor):
         self._released: list[tuple[int, int]] = []
         self._slots: dict[int, tuple[Any, int]] = {}  # id(array) -> (weak reference, slot) of arrays sent
         self._pristine: dict[int, tuple[np.ndarray, str]] = {}  # slot -> a copy of what was sent, its layout
+        self._by_slot: dict[int, Any] = {}  # slot -> weak reference to the array sent from it
         self._memo: dict[int, tuple[Any, int]] = {}  # id(obj) -> (reference, token) of what run_kept sent
         self._mirrors: "weakref.WeakValueDictionary[int, Any]" = weakref.WeakValueDictionary()
         self._shared: Any = None
@@ -195,8 +196,10 @@ class Host(supervise.Supervisor):
             raise dead_error(str(exc)) from None
         gen = self._gen
         try:
-            (tag, body), _ = remote.decode(raw if raw != _TOO_LARGE else b"", lambda h, t, c: self._handle(gen, h, t, c),
-                                           mirrors=self._mirrors, shared=self._shared)
+            (tag, body), meta = remote.decode(raw if raw != _TOO_LARGE else b"", lambda h, t, c: self._handle(gen, h, t, c),
+                                              extra=("w",), mirrors=self._mirrors, shared=self._shared)
+            if meta["w"] is not None and tag == "v":
+                body = self._write_back(body)
         except ProtocolError as exc:
             self._end(signal.SIGKILL)
             self._discard()
@@ -229,6 +232,25 @@ class Host(supervise.Supervisor):
             proxy._rf_attrs["__cacheable__"] = True
         return proxy
 
+    def _write_back(self, body: Any) -> Any:
+        """The value of a reply that also says which inputs the plug-in wrote into: their new values written into
+        the harness's arrays (where they are writable and still alive), as one process would see them."""
+        if not (type(body) is tuple and len(body) == 2 and type(body[1]) is list):
+            raise ProtocolError("a reply with written inputs that is not (value, [[slot, array], ...])")
+        value, writes = body
+        for item in writes:
+            if not (type(item) is list and len(item) == 2 and type(item[0]) is int and type(item[1]) is np.ndarray):
+                raise ProtocolError("a written input that is not [slot, array]")
+            slot, new = item
+            ref = self._by_slot.get(slot)
+            arr = ref() if ref is not None else None
+            if arr is None or arr.shape != new.shape or arr.dtype != new.dtype or not arr.flags.writeable:
+                continue
+            np.copyto(arr, new)
+            if slot in self._pristine:
+                self._pristine[slot] = (arr.copy(order="K"), self._pristine[slot][1])
+        return value
+
     def _slot_of(self, arr: Any) -> int:
         entry = self._slots.get(id(arr))
         if entry is not None and entry[0]() is arr:
@@ -240,10 +262,12 @@ class Host(supervise.Supervisor):
             if self._slots.get(key, (None, None))[1] == slot:
                 del self._slots[key]
             self._pristine.pop(slot, None)
+            self._by_slot.pop(slot, None)
             if self._gen == gen:
                 self._released.append((-slot, 0))
 
         self._slots[id(arr)] = (weakref.ref(arr, gone), slot)
+        self._by_slot[slot] = self._slots[id(arr)][0]
         return slot
 
     def release(self, proxy: Remote) -> None:
@@ -326,6 +350,7 @@ class Host(supervise.Supervisor):
         self._released = []
         self._slots.clear()
         self._pristine.clear()
+        self._by_slot.clear()
         self._memo.clear()
         self._mirrors = weakref.WeakValueDictionary()
 
@@ -417,6 +442,8 @@ _SLOTS: dict[int, Any] = {}
 #: functions and states of Host.run_kept, by token.
 _PRISTINE: dict[int, Any] = {}
 _KEPT: dict[int, Any] = {}
+#: The arrays the current request brought (slot, array), for :func:`_written`.
+_LOADED: list[tuple[int, Any]] = []
 #: Largest array (bytes) compared with what was sent before instead of sent again.
 _KEEP_BYTES = 1 << 20
 
@@ -445,6 +472,7 @@ def _load_array(slot: int, data: bytes, dtype: str, shape: tuple[int, ...], orde
     prev = _SLOTS.get(slot)
     if prev is not None and prev.shape == fresh.shape and prev.dtype == fresh.dtype and prev.flags.writeable:
         np.copyto(prev, fresh)
+        _LOADED.append((slot, prev))
         return prev
     if strides is not None:
         extent = sum((n - 1) * st for n, st in zip(shape, strides)) + fresh.dtype.itemsize
@@ -454,7 +482,22 @@ def _load_array(slot: int, data: bytes, dtype: str, shape: tuple[int, ...], orde
     else:
         arr = np.array(fresh, order="F" if order == "F" else "C")
     _SLOTS[slot] = arr
+    _LOADED.append((slot, arr))
     return arr
+
+
+def _written() -> list[Any]:  # pragma: no cover - child
+    """The small arrays of this request the plug-in wrote into, as [slot, values] (their copies here updated): the
+    harness writes the same values into its own arrays, as one process would have them."""
+    out = []
+    for slot, arr in _LOADED:
+        prev = _PRISTINE.get(slot)
+        if prev is not None and prev.shape == arr.shape and prev.dtype == arr.dtype \
+                and prev.tobytes() != arr.tobytes():
+            now = np.array(arr, order="C")
+            _PRISTINE[slot] = now
+            out.append([slot, now])
+    return out
 
 
 def _same_array(slot: int) -> Any:  # pragma: no cover - child
@@ -463,9 +506,11 @@ def _same_array(slot: int) -> Any:  # pragma: no cover - child
     prev = _SLOTS.get(slot)
     if prev is not None and prev.shape == fresh.shape and prev.dtype == fresh.dtype and prev.flags.writeable:
         np.copyto(prev, fresh)
+        _LOADED.append((slot, prev))
         return prev
     arr = np.array(fresh, order="K")
     _SLOTS[slot] = arr
+    _LOADED.append((slot, arr))
     return arr
 
 
@@ -497,6 +542,7 @@ def _serve(conn: Any, host: Host) -> None:  # pragma: no cover - child
             raw = conn.recv_bytes()
         except (EOFError, OSError):
             return
+        _LOADED.clear()
         try:
             msg = pickle.loads(raw)  # resolving the root imports the plug-in: its errors
         except BaseException as exc:  # noqa: BLE001 - are data too
@@ -593,6 +639,9 @@ def _run_op(op: str, target: Any, args: tuple[Any, ...], action: str, scope: Any
             scope.paused = True
         if guard._SHARED is not None:
             guard._check_not_forked(action)
+    written = _written() if _LOADED else []
+    if written:  # the value and what the plug-in wrote into the harness's inputs
+        return remote.encode((value, written), table, host.convert, extra={"w": 1}, shared=host._shared)
     return remote.encode(value, table, host.convert, shared=host._shared)
 
 

@@ -27,6 +27,7 @@ The other direction (harness to child) is a pickle: the child is the side that i
 from __future__ import annotations
 
 import json
+import math
 import re
 import struct
 import weakref
@@ -271,7 +272,8 @@ def _mirrored(dtype: np.dtype, shape: list[int], alias: Any, flat: np.ndarray, m
     _need(0 <= lo and hi <= nbytes, "an array outside its buffer")
     mirror = mirrors.get(key)
     if mirror is None or mirror.nbytes != nbytes:
-        mirror = np.zeros(nbytes, np.uint8)
+        whole = math.prod(shape) * item == nbytes  # the view covers every byte of the buffer: nothing to clear
+        mirror = np.empty(nbytes, np.uint8) if whole else np.zeros(nbytes, np.uint8)
         mirrors[key] = mirror
     view = np.ndarray(tuple(shape), dtype, buffer=mirror, offset=offset, strides=tuple(strides))
     view[...] = flat.reshape(shape)
@@ -316,7 +318,7 @@ def decode(data: bytes, make_handle: Callable[[int, str, bool], Any], extra: tup
         shape = spec[1]
         _need(type(shape) is list and len(shape) <= 32 and all(type(s) is int and 0 <= s < 1 << 40 for s in shape),
               "an array shape")
-        count = int(np.prod(shape, dtype=object)) if shape else 1
+        count = math.prod(shape)
         size = count * dtype.itemsize
         _need(offset + size <= end, "fewer bytes than the arrays declare")
         flat = np.frombuffer(data, dtype, count, offset)

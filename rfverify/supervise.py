@@ -499,7 +499,7 @@ class Supervisor:
         except _Died:
             self._discard()
             raise
-        forked = _page_text(self._page, _FORK_AT, _PAGE - _FORK_AT)
+        forked = _page_text(self._page, _FORK_AT, _PAGE - _FORK_AT) if self._page[_FORK_AT] else ""
         if forked:
             self._end(signal.SIGKILL)
             self._discard()

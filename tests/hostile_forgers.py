@@ -186,3 +186,13 @@ class HRepliesGarbage(HBiased):
                 except OSError:
                     pass
         return super().transform(X)
+
+
+class HWritesInput(HBiased):
+    """An honest-shape map that writes into the array it is handed (``X[0, 0] += 1``): ``explore`` reports it under
+    the judge as in one process (the plug-in's writes reach the harness's array)."""
+
+    def transform(self, X):
+        out = super().transform(X)
+        X[0, 0] += 1.0
+        return out

@@ -74,6 +74,15 @@ def test_an_array_like_lying_about_its_shape_is_an_error_never_a_pass(tmp_path):
     assert by["unbiasedness"]["status"] == "error" and "shape says (1, 1)" in by["unbiasedness"]["message"]
 
 
+def test_a_plugin_writing_into_its_input_is_reported_as_in_one_process(tmp_path):
+    """The plug-in's process writes into the input it was handed: the harness's array changes too, so ``explore``
+    names the in-place change (as the earlier protocol, whole checks in one process, does)."""
+    proc, _ = _cli("tests.hostile_forgers:HWritesInput", tmp_path, checks=["explore"], limit=120)
+    by = _checks_of(tmp_path)
+    assert proc.returncode == 1 and by["explore"]["status"] == "fail", (proc.returncode, by["explore"]["message"])
+    assert "modified its input array in place" in by["explore"]["message"]
+
+
 def test_a_plugin_named_by_string_is_never_imported_by_the_harness():
     """The import-time forger named ``MODULE:ATTR``: its module is imported in the plug-in's process only — the
     harness's ``sys.modules`` never holds it and its scipy is untouched."""

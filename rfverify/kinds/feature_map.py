@@ -219,10 +219,13 @@ class CheckContext(BaseContext):
         key = (id(p), None if self.corner is None else np.dtype(self.corner.dtype).str)
         cached = self.__dict__.get("_stacked")
         if cached is not None and cached[0] == key and cached[1] is p:
-            return cached[2]
+            Z, Z0 = cached[2], cached[3]
+            if not np.array_equal(Z, Z0):  # the plug-in wrote into it (its writes reach the harness's array)
+                Z[...] = Z0
+            return Z
         Z = np.vstack([p.X, p.Y])
         Z = Z if self.corner is None else Z.astype(self.corner.dtype)
-        self.__dict__["_stacked"] = (key, p, Z)
+        self.__dict__["_stacked"] = (key, p, Z, Z.copy())
         return Z
 
     def fit(self, m: int, random_state: int) -> FittedMap:
