@@ -226,3 +226,22 @@ def test_a_workspace_returned_again_changes_what_was_received_before():
     bad = len(bad_header).to_bytes(4, "little") + bad_header + good[4 + head_len:]
     with pytest.raises(ProtocolError, match="outside its buffer"):
         decode(bad, None, mirrors={})
+
+
+def test_the_whole_checks_switch_is_read_once_and_keeps_the_earlier_protocol(monkeypatch):
+    """``RFVERIFY_WHOLE_CHECKS=1`` (for measuring the judge's cost) gives a configuration without a plug-in process
+    (whole checks in the child); unset, the plug-in is hosted — and a value set after the settings were read
+    changes nothing."""
+    from rfverify import supervise
+    from rfverify.kinds.feature_map import FeatureMapConfig
+
+    monkeypatch.setattr(supervise, "_FROZEN", {"RFVERIFY_INPROCESS": "", "RFVERIFY_WHOLE_CHECKS": "1"})
+    whole = FeatureMapConfig("tests.hostile_plugins:Features", kernel="rbf", kernel_params={"gamma": 0.5})
+    assert whole.host is None
+    monkeypatch.setattr(supervise, "_FROZEN", {"RFVERIFY_INPROCESS": "", "RFVERIFY_WHOLE_CHECKS": ""})
+    monkeypatch.setenv("RFVERIFY_WHOLE_CHECKS", "1")  # after the reading: no effect
+    judged = FeatureMapConfig("tests.hostile_plugins:Features", kernel="rbf", kernel_params={"gamma": 0.5})
+    try:
+        assert judged.host is not None and judged.plugin.obj._rf_remote
+    finally:
+        judged.host.close()
