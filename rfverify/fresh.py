@@ -43,10 +43,11 @@ def run_fresh(fn: Callable[..., Any], *args: Any, timeout: float = FRESH_TIMEOUT
     naming it.  An adapter among ``args`` whose plug-in lives in its own process (``host``, :mod:`rfverify.host`)
     is replayed from there: that process starts the fresh interpreter and sends the result back as data (the
     harness never unpickles what a process that ran the plug-in wrote)."""
-    host = next((a.host for a in args if dataclasses.is_dataclass(a) and getattr(a, "host", None) is not None), None)
+    hosted = [dataclasses.is_dataclass(a) and not isinstance(a, type) and getattr(a, "host", None) is not None
+              for a in args]
+    host = next((getattr(a, "host") for a, h in zip(args, hosted) if h), None)
     if host is not None:
-        local = tuple(dataclasses.replace(a, host=None) if dataclasses.is_dataclass(a) and getattr(a, "host", None)
-                      is not None else a for a in args)
+        local = tuple(dataclasses.replace(a, host=None) if h else a for a, h in zip(args, hosted))
         status, value = host.run(_replayed, fn, local, timeout)
         if status != "ok":
             raise FreshUnavailable(clean(str(value), 400))

@@ -143,6 +143,7 @@ class Host(supervise.Supervisor):
             if self._gen == gen:
                 self._released.append((token, -1))
 
+        ref: Any
         try:
             ref = weakref.ref(obj, gone)
         except TypeError:  # a function or a type without weak references: kept for the child's life

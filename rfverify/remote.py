@@ -202,7 +202,7 @@ def encode(value: Any, table: Any, convert: Callable[[Any], np.ndarray], extra: 
     tree = enc.value(value)
     total = sum(A.nbytes for A in enc.arrays)
     if shared is not None and 0 < total <= len(shared):
-        view, offset = memoryview(shared), 0
+        view, offset = np.frombuffer(shared, np.uint8), 0
         for A in enc.arrays:
             if A.nbytes:
                 view[offset:offset + A.nbytes] = A.reshape(-1).view(np.uint8)
@@ -314,7 +314,8 @@ def decode(data: bytes, make_handle: Callable[[int, str, bool], Any], extra: tup
         _need(type(spec) is list and len(spec) in (3, 4) and type(spec[0]) is str and type(spec[2]) is str,
               "an array spec")
         dtype = _DTYPES.get(spec[0])
-        _need(dtype is not None, f"an array of dtype {spec[0][:40]!r}")
+        if dtype is None:
+            raise ProtocolError(f"an array of dtype {spec[0][:40]!r}")
         shape = spec[1]
         _need(type(shape) is list and len(shape) <= 32 and all(type(s) is int and 0 <= s < 1 << 40 for s in shape),
               "an array shape")
@@ -328,7 +329,7 @@ def decode(data: bytes, make_handle: Callable[[int, str, bool], Any], extra: tup
             arrays.append(flat.reshape(shape).copy())
         offset += size
     _need(offset == end, "more bytes than the arrays declare")
-    state = {"nodes": 0, "used": set()}
+    state: dict[str, Any] = {"nodes": 0, "used": set()}
     value = _tree(header["v"], arrays, make_handle, state, 0)
     _need(len(state["used"]) == len(arrays), "arrays the value does not use")
     return ("v", value), meta
@@ -457,9 +458,9 @@ def raise_record(rec: dict[str, Any], checked: bool = True) -> None:
     if not checked:
         try:
             rec = _record(rec)
-        except ProtocolError as exc:
+        except ProtocolError as bad:
             raise PluginError("plug-in", f"its process sent an error record that does not fit rfverify's protocol "
-                              f"({exc})", "a plug-in must not write to rfverify's channel") from None
+                              f"({bad})", "a plug-in must not write to rfverify's channel") from None
 
     msg = strip_paths(clean(rec["message"], 20_000))
     if rec.get("rfverify") == "UsageError":
@@ -486,7 +487,7 @@ def raise_record(rec: dict[str, Any], checked: bool = True) -> None:
             attrs["_rf_keyboard"] = True
             base = BaseException
         _STANDINS[key] = type(rec["type"], (base,), attrs)
-    cls = _STANDINS[key]
+    cls: Any = _STANDINS[key]
     if issubclass(cls, SystemExit):
         code = rec.get("code")
         raise cls(_Code(code) if isinstance(code, str) else code)
