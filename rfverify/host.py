@@ -27,6 +27,7 @@ import io
 import mmap
 import os
 import pickle
+import select
 import signal
 import weakref
 from typing import Any, Callable
@@ -357,6 +358,15 @@ class Host(supervise.Supervisor):
 
     def _child_target(self, child_conn: Any) -> tuple[Any, tuple[Any, ...]]:
         return _host_main, (child_conn, self, self._page, self._out.fileno(), os.getpid())
+
+    def _poll(self, conn: Any, timeout: float) -> bool:
+        """Whether a reply is ready within ``timeout`` (one poll object per channel: thousands of operations)."""
+        poller = self.__dict__.get("_poller")
+        if poller is None or poller[0] is not conn:
+            poller = (conn, select.poll())
+            poller[1].register(conn.fileno(), select.POLLIN | select.POLLHUP | select.POLLERR)
+            self.__dict__["_poller"] = poller
+        return bool(poller[1].poll(max(0, int(timeout * 1000))))
 
     def _read(self, conn: Any) -> Any:
         try:

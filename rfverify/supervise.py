@@ -428,6 +428,9 @@ class Supervisor:
     def _read(self, conn: Any) -> Any:
         return conn.recv()
 
+    def _poll(self, conn: Any, timeout: float) -> bool:
+        return bool(conn.poll(timeout))
+
     def _wait(self, what: str, clock: tuple[float, float | None, float | None, int | None] | None = None,
               end_descendants: bool = True) -> Any:
         """Wait for the child's next reply under the time limit (counted from ``clock``: now when None), the memory
@@ -448,7 +451,7 @@ class Supervisor:
                 polls += 1
                 self._signalled(what)
                 try:
-                    ready = conn.poll(POLL)
+                    ready = self._poll(conn, POLL)
                 except (OSError, EOFError):
                     ready = True
                 if ready:
