@@ -106,7 +106,7 @@ class _Runner:
         plug = replace(self.ctx.plugin, passthrough=self.ctx.plugin.passthrough_at(ex.params), widths={})
         X = self.batch(ex, ex.n, 0, dtype=ex.dtype, layout=ex.layout)
         try:
-            plug.fit_built(plug.build(ex.m, seed), ex.m, seed, X).transform(X)
+            plug.fit_transform(ex.m, seed, X, keep=False)  # build, fit, transform (one operation when hosted)
         except PluginError as exc:
             return refusal_of(exc)
         return None
@@ -118,9 +118,7 @@ class _Runner:
         Xin = self.batch(ex, ex.n, ex.data_seed, dtype=ex.dtype, layout=ex.layout)
         saved = Xin.copy()
         X64 = np.array(Xin, dtype=np.float64, order="C")
-        obj = plug.build(m, rs)
-        fitted = plug.fit_built(obj, m, rs, Xin)
-        F = fitted.transform(Xin)
+        fitted, F = plug.fit_transform(m, rs, Xin)  # build, fit, transform (one operation when hosted)
         if not np.array_equal(Xin, saved):
             return f"fit/transform modified its input array in place (max change {_max_diff(Xin, saved):.3g})"
         if F.shape[1] < 1:

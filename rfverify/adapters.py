@@ -30,7 +30,7 @@ import importlib
 import inspect
 import io
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 import numpy as np
@@ -147,10 +147,16 @@ class FittedMap:
         """The features of ``X``, checked: shape, finiteness, and a width fixed by fit and by n_components
         (a PluginError otherwise).  ``judge_width``: the caller judges the width itself (the contract check's
         one-row transforms, whose other width is a finding, not an error); it is then neither checked nor kept."""
-        name = self.plugin.name
         out, action = self.plugin.features_call(self.obj, X, self.n_components, self.random_state)
-        A = guard.as_array(to_numpy(out, plugin=name, action=action, record=self.plugin.arrays), plugin=name,
-                           action=action, complex_ok=True)
+        return self.judge(X, out, action, judge_width=judge_width)
+
+    def judge(self, X: np.ndarray, out: Any, action: str, *, judge_width: bool = False) -> np.ndarray:
+        """``out`` (the plug-in's output for ``X``, made by ``action``) as a checked array: see :meth:`transform`.
+        A plug-in in its own process (:mod:`rfverify.host`) sent it as data, already brought to numpy there."""
+        name = self.plugin.name
+        if self.plugin.host is None:
+            out = to_numpy(out, plugin=name, action=action, record=self.plugin.arrays)
+        A = guard.as_array(out, plugin=name, action=action, complex_ok=True)
         if A.ndim != 2 or A.shape[0] != X.shape[0]:
             raise PluginError(name, f"{action} returned shape {A.shape} for {X.shape[0]} input rows",
                               f"return an array of shape ({X.shape[0]}, m)")
@@ -215,6 +221,30 @@ class FeatureMapPlugin:
     calls: CallSpec = field(default_factory=CallSpec)
     #: The kernel's parameters the passthrough was made from (a moved configuration re-routes them).
     kernel_params: Mapping[str, Any] = field(default_factory=dict)
+    #: The plug-in's process (:class:`rfverify.host.Host`) when ``obj`` is a proxy into it, else None: then every
+    #: build, fit and features call is one operation there (:func:`_in_plugin_process`), its output sent as data.
+    host: Any = field(default=None, repr=False, compare=False)
+
+    def _hosted(self, op: str, *args: Any) -> Any:
+        """``op`` (build, fit, fit_transform, fit_built, features) in the plug-in's process: its value (data, or
+        handles of the objects that stay there), the arrays' record merged into this adapter's.  The adapter's
+        description goes there once and stays while it is unchanged here (:meth:`rfverify.host.Host.run_kept`)."""
+        value, ins, outs = guard.call(self.host.run_kept, _in_plugin_process, self._light(), op, *args,
+                                      plugin=self.name, action=op, passthrough=(UsageError,))
+        for seen, got in ((self.arrays.inputs, ins), (self.arrays.outputs, outs)):
+            seen.update(tuple(x) for x in got if type(x) is tuple and len(x) == 3 and all(type(p) is str for p in x))
+        return value
+
+    def _light(self) -> "FeatureMapPlugin":
+        """This adapter without its process, for the plug-in's process (the same object while nothing changed)."""
+        key = (self.form, self.name, self.spec, id(self.obj), self.global_seed, self.input, self.jit, id(self.calls),
+               tuple((k, id(v)) for k, v in self.passthrough.items()), tuple((k, id(v)) for k, v in self.init.items()),
+               id(self.param_map), id(self.kernel_params))
+        cached = self.__dict__.get("_light_of")
+        if cached is None or cached[0] != key:
+            cached = (key, replace(self, host=None, widths={}, arrays=ArrayRecord(self.input or "numpy")))
+            self.__dict__["_light_of"] = cached
+        return cached[1]
 
     def passthrough_at(self, params: Any) -> dict[str, Any]:
         """The constructor arguments at kernel parameters moved to ``params`` (a mapping or pairs): a routed
@@ -236,7 +266,11 @@ class FeatureMapPlugin:
 
     def features_call(self, obj: Any, X: np.ndarray, n_components: int, random_state: int) -> tuple[Any, str]:
         """The plug-in's raw features of ``X`` (its declared method, call keywords; a function with its
-        arguments) under the guard, and the action's description."""
+        arguments) under the guard, and the action's description.  In the plug-in's own process (``host``) the
+        call is made there and its output comes back as data: a numpy array in its own dtype."""
+        if self.host is not None:
+            out, action = self._hosted("features", obj, X, n_components, random_state)
+            return out, str(action)
         name, kw = self.name, dict(self.calls.call_kw)
         if self.form == "function":
             n_name, r_name = self.calls.name_of("n_components"), self.calls.name_of("random_state")
@@ -262,6 +296,8 @@ class FeatureMapPlugin:
 
     def build(self, n_components: int, random_state: int) -> Any:
         """A fresh, unfitted object (or the function itself)."""
+        if self.host is not None:
+            return self._hosted("build", n_components, random_state)
         if self.global_seed is not None:
             with seeded_global(self.global_seed, random_state):
                 return self._guarded_build(n_components, random_state)
@@ -305,16 +341,60 @@ class FeatureMapPlugin:
 
     def fit(self, n_components: int, random_state: int, X: np.ndarray) -> FittedMap:
         """Build and fit one draw (with the declared global generator seeded from ``random_state`` around the
-        constructor and around fit)."""
+        constructor and around fit).  In the plug-in's process (``host``) build and fit are one operation."""
+        if self.host is not None:
+            return FittedMap(self, self._hosted("fit", n_components, random_state, X), n_components, random_state,
+                             fit_rows=int(np.shape(X)[0]))
         return self.fit_built(self.build(n_components, random_state), n_components, random_state, X)
+
+    def fit_transform(self, n_components: int, random_state: int, X: np.ndarray, *,
+                      keep: bool = True) -> tuple[FittedMap, np.ndarray]:
+        """:meth:`fit` on ``X``, then the checked features of ``X`` (one operation in the plug-in's process;
+        ``keep=False``: the caller needs the features only, the fitted object is dropped there)."""
+        if self.host is None:
+            fitted = self.fit(n_components, random_state, X)
+            return fitted, fitted.transform(X)
+        obj, out, action = self._hosted("fit_transform", n_components, random_state, X, keep)
+        fitted = FittedMap(self, obj, n_components, random_state, fit_rows=int(np.shape(X)[0]))
+        return fitted, fitted.judge(X, out, str(action))
+
+    def draws(self, n_components: int, seeds: list[int], X: np.ndarray) -> Any:
+        """The checked features of ``X`` from a fresh fit for each random_state in ``seeds``, in order (a generator):
+        :meth:`fit_transform` per seed, and in the plug-in's process a few operations for all of them (what a draw
+        raised is raised when its turn comes, after the draws before it were judged)."""
+        if self.host is None:
+            for rs in seeds:
+                yield self.fit_transform(n_components, rs, X, keep=False)[1]
+            return
+        from rfverify.remote import raise_record
+
+        seeds = [int(s) for s in seeds]
+        done = 0
+        while done < len(seeds):
+            outs, actions, failed = self._hosted("draws", n_components, seeds[done:], X)
+            if type(outs) is not list or type(actions) is not list or len(actions) != len(outs) \
+                    or len(outs) > len(seeds) - done or (not outs and failed is None):
+                raise PluginError(self.name, "its process answered a batch of draws with a reply that does not fit "
+                                  "rfverify's protocol", "a plug-in must not write to rfverify's channel")
+            for rs, out, action in zip(seeds[done:], outs, actions):
+                yield FittedMap(self, None, n_components, rs, fit_rows=int(np.shape(X)[0])).judge(X, out, str(action))
+            if failed is not None:
+                raise_record(failed, checked=False)
+            done += len(outs)
 
     def to_input(self, X: np.ndarray, obj: Any) -> Any:
         """``X`` as the plug-in takes it (:func:`rfverify.arrays.to_input`): the array itself, or the declared
-        library's array (a torch tensor on ``obj``'s device and dtype)."""
+        library's array (a torch tensor on ``obj``'s device and dtype) — made in the plug-in's process when it
+        lives in one (the harness never imports the library for it)."""
+        if self.host is not None:
+            return X if self.input is None else _HostedInput(X, self.input, obj)
         return to_input(X, self.input, obj, record=self.arrays)
 
     def fit_built(self, obj: Any, n_components: int, random_state: int, X: np.ndarray) -> FittedMap:
         """Fit an object made by :meth:`build`; ``fit`` may return the estimator or None."""
+        if self.host is not None:
+            return FittedMap(self, self._hosted("fit_built", obj, n_components, random_state, X), n_components,
+                             random_state, fit_rows=int(np.shape(X)[0]))
         if self.form != "function":
             if self.calls.method is not None and not hasattr(obj, self.calls.method):
                 raise PluginError(self.name, f"{type(obj).__name__} has no method {self.calls.method!r}",
@@ -348,6 +428,77 @@ class FeatureMapPlugin:
 
     def describe(self) -> str:
         return f"{self.name} [{self.form}]"
+
+
+def _in_plugin_process(plug: FeatureMapPlugin, op: str, *args: Any) -> tuple[Any, list[Any], list[Any]]:
+    """One of the adapter's operations where the plug-in lives (:mod:`rfverify.host`; ``plug.obj`` is the real
+    object there, ``plug`` kept there between operations), with what the arrays' record gained: (value, inputs,
+    outputs).  Features come back converted to numpy in their own dtype (:func:`rfverify.arrays.to_numpy`), with
+    the action's wording; ``fit_transform`` keeps the fitted object only when asked (``keep``)."""
+    value: Any
+    had = (set(plug.arrays.inputs), set(plug.arrays.outputs))
+    if op == "build":
+        value = plug.build(*args)
+    elif op == "fit_built":
+        value = plug.fit_built(*args).obj
+    elif op == "fit":
+        value = plug.fit(*args).obj
+    elif op == "fit_transform":
+        n_components, random_state, X, keep = args
+        fitted = plug.fit(n_components, random_state, X)
+        out, action = plug.features_call(fitted.obj, X, n_components, random_state)
+        value = (fitted.obj if keep else None, to_numpy(out, plugin=plug.name, action=action, record=plug.arrays),
+                 action)
+    elif op == "features":
+        out, action = plug.features_call(*args)
+        value = (to_numpy(out, plugin=plug.name, action=action, record=plug.arrays), action)
+    elif op == "draws":
+        value = _draws(plug, *args)
+    else:
+        raise ValueError(f"unknown operation {op!r}")
+    return value, sorted(plug.arrays.inputs - had[0]), sorted(plug.arrays.outputs - had[1])
+
+
+#: Bytes of features one ``draws`` operation returns at most (the rest is asked for again).
+DRAWS_BYTES = 8 << 20
+
+
+def _draws(plug: FeatureMapPlugin, n_components: int, seeds: list[int], X: np.ndarray) -> tuple[Any, ...]:
+    """:meth:`FeatureMapPlugin.draws` where the plug-in lives: (outputs, actions, error record or None) for the
+    first seeds, up to :data:`DRAWS_BYTES` of features, stopping at the first error (which comes as data, after
+    the draws before it).  Each output is a copy: a plug-in returning one workspace for every draw is read as one
+    process reads it, draw by draw."""
+    from rfverify.remote import error_record
+
+    outs: list[Any] = []
+    actions: list[str] = []
+    failed = None
+    size = 0
+    for rs in seeds:
+        try:
+            fitted = plug.fit(n_components, rs, X)
+            out, action = plug.features_call(fitted.obj, X, n_components, rs)
+            A = to_numpy(out, plugin=plug.name, action=action, record=plug.arrays)
+        except PluginError as exc:
+            failed = error_record(exc)
+            break
+        outs.append(np.array(A) if type(A) is np.ndarray else A)
+        actions.append(action)
+        size += A.nbytes if type(A) is np.ndarray else 0
+        if size >= DRAWS_BYTES:
+            break
+    return outs, actions, failed
+
+
+class _HostedInput:
+    """``X`` to be handed over in the declared input form (a torch tensor on ``obj``'s device and dtype), made where
+    it is unpickled: the plug-in's process (the harness never imports torch or JAX for it)."""
+
+    def __init__(self, X: np.ndarray, form: str, obj: Any) -> None:
+        self.X, self.form, self.obj = X, form, obj
+
+    def __reduce__(self) -> Any:
+        return to_input, (self.X, self.form, self.obj)
 
 
 GLOBAL_SEEDS = ("numpy", "torch")
@@ -436,17 +587,25 @@ def as_feature_map(obj: Any, *, kernel_params: Mapping[str, Any] | None = None,
     if global_seed not in (None, *GLOBAL_SEEDS):
         raise UsageError(f"global_seed must be None, 'numpy' or 'torch', got {global_seed!r}")
     input = validate_input(input)
-    if isinstance(obj, str):
-        spec = obj
-        obj = load_object(obj)
     kernel_params = dict(kernel_params or {})
-    who = name or (obj.__qualname__ if isinstance(obj, type) else type(obj).__qualname__)
-    # detection calls plug-in code (hasattr runs __getattr__, get_params): under the guard, like every call
-    with guard.guarded(who, "form detection", guard.Limits()):
-        plugin = guard.call(_detect, obj, kernel_params, name, spec, routes, init, input is not None, calls,
-                            plugin=who, action="form detection (fit/transform attributes, get_params())",
-                            hint="attribute lookups and get_params(deep=False) must not raise; get_params "
-                                 "returns a dict", passthrough=(UsageError, PluginError))
+    from rfverify.supervise import judge_wanted
+
+    if judge_wanted():  # its import, its form detection and every call into it in its own process
+        from rfverify.host import Host
+
+        label = name or (obj if isinstance(obj, str) else type_name(obj, is_type=isinstance(obj, type)))
+        host = Host(label, ("spec", obj) if isinstance(obj, str) else ("object", obj), load_object, to_numpy,
+                    BUILD_LIMITS)
+        found = host.run(_detect_plain, host.root_proxy(), kernel_params, name, obj if isinstance(obj, str) else spec,
+                         routes, init, input is not None, calls)
+        plugin = FeatureMapPlugin(host.root_proxy(), found["form"], name or found["name"], found["spec"],
+                                  found["passthrough"], host=host)
+        host.plugin = plugin.name
+    else:
+        if isinstance(obj, str):
+            spec = obj
+            obj = load_object(obj)
+        plugin = _detect_guarded(obj, kernel_params, name, spec, routes, init, input is not None, calls)
     plugin.init = init
     plugin.global_seed = global_seed
     plugin.input = input
@@ -455,6 +614,35 @@ def as_feature_map(obj: Any, *, kernel_params: Mapping[str, Any] | None = None,
     plugin.calls = calls
     plugin.kernel_params = dict(kernel_params)
     return plugin
+
+
+#: Limits of the operations that build a configuration (import, form detection) in the plug-in's process; the
+#: CLI sets its --time-limit here.
+BUILD_LIMITS = guard.Limits()
+
+
+def _detect_guarded(obj: Any, kernel_params: dict[str, Any], name: str | None, spec: str | None,
+                    routes: Mapping[str, Any], init: Mapping[str, Any], module_ok: bool,
+                    calls: CallSpec) -> FeatureMapPlugin:
+    who = name or (obj.__qualname__ if isinstance(obj, type) else type(obj).__qualname__)
+    # detection calls plug-in code (hasattr runs __getattr__, get_params): under the guard, like every call
+    with guard.guarded(who, "form detection", guard.Limits()):
+        return guard.call(_detect, obj, kernel_params, name, spec, routes, init, module_ok, calls,
+                          plugin=who, action="form detection (fit/transform attributes, get_params())",
+                          hint="attribute lookups and get_params(deep=False) must not raise; get_params "
+                               "returns a dict", passthrough=(UsageError, PluginError))
+
+
+def _detect_plain(obj: Any, kernel_params: dict[str, Any], name: str | None, spec: str | None,
+                  routes: Mapping[str, Any], init: Mapping[str, Any], module_ok: bool,
+                  calls: CallSpec) -> dict[str, Any]:
+    """Form detection in the plug-in's process (:mod:`rfverify.host`): plain data only."""
+    from rfverify.text import NAME_LIMIT, clean
+
+    plugin = _detect_guarded(obj, kernel_params, name, spec, routes, init, module_ok, calls)
+    spec = plugin.spec if plugin.spec is None or len(plugin.spec) <= 10_000 else None
+    return {"form": plugin.form, "name": clean(plugin.name, NAME_LIMIT, one_line=True), "spec": spec,
+            "passthrough": dict(plugin.passthrough)}
 
 
 def _routed(kernel_params: dict[str, Any], routes: Mapping[str, Any], accepted: set[str] | None,

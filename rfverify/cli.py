@@ -278,11 +278,16 @@ def _probe_import(cls: Any, args: argparse.Namespace) -> None:
     hangs or signals at import is a PluginError here, not the end of the run."""
     from rfverify.guard import Limits
     from rfverify.probe import probe
-    from rfverify.supervise import GRACE, isolation_wanted
+    from rfverify.supervise import GRACE, isolation_wanted, judge_wanted
 
     if not isolation_wanted():
         return
     limits = Limits.resolve(args.profile, **_limits(args))
+    if getattr(cls, "HOSTED", False) and judge_wanted():  # the plug-in is imported in its own process (rfverify.host)
+        from rfverify import adapters
+
+        adapters.BUILD_LIMITS = limits
+        return
     problem = probe(lambda: cls.from_cli(args), f"importing {args.target} (and detecting its form)", limits.time,
                     GRACE)
     if problem is not None:

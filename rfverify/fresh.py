@@ -19,6 +19,7 @@ The child writes the result to the descriptor its stdout had at start; the plug-
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import pickle
 import subprocess
@@ -39,7 +40,30 @@ class FreshUnavailable(RuntimeError):
 
 def run_fresh(fn: Callable[..., Any], *args: Any, timeout: float = FRESH_TIMEOUT) -> Any:
     """``fn(*args)`` computed in a fresh interpreter; its exception is re-raised here as :class:`FreshUnavailable`
-    naming it."""
+    naming it.  An adapter among ``args`` whose plug-in lives in its own process (``host``, :mod:`rfverify.host`)
+    is replayed from there: that process starts the fresh interpreter and sends the result back as data (the
+    harness never unpickles what a process that ran the plug-in wrote)."""
+    hosted = [dataclasses.is_dataclass(a) and not isinstance(a, type) and getattr(a, "host", None) is not None
+              for a in args]
+    host = next((getattr(a, "host") for a, h in zip(args, hosted) if h), None)
+    if host is not None:
+        local = tuple(dataclasses.replace(a, host=None) if h else a for a, h in zip(args, hosted))
+        status, value = host.run(_replayed, fn, local, timeout)
+        if status != "ok":
+            raise FreshUnavailable(clean(str(value), 400))
+        return value
+    return _run(fn, args, timeout)
+
+
+def _replayed(fn: Callable[..., Any], args: tuple[Any, ...], timeout: float) -> tuple[str, Any]:
+    """:func:`run_fresh` in the plug-in's process, its outcome as data: ("ok", value) or ("unavailable", why)."""
+    try:
+        return "ok", _run(fn, args, timeout)
+    except FreshUnavailable as exc:
+        return "unavailable", str(exc)
+
+
+def _run(fn: Callable[..., Any], args: tuple[Any, ...], timeout: float) -> Any:
     try:
         payload = pickle.dumps((fn, args), protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as exc:  # noqa: BLE001 - any pickling failure: a lambda, a local class, an open resource

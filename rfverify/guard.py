@@ -253,6 +253,10 @@ def call(fn: Callable[..., Any], *args: Any, plugin: str, action: str, hint: str
                           "raise an Exception subclass for errors") from None
     except passthrough:
         raise
+    except PluginError as exc:
+        if getattr(exc, "_rf_passthrough", False):  # the plug-in's process ended the scope (rfverify.host)
+            raise
+        raise plugin_error(exc, plugin, action, hint) from None
     except BaseException as exc:  # whatever it is, the plug-in's exception is data: never re-raised or trusted
         raise plugin_error(exc, plugin, action, hint) from None
     finally:
@@ -312,7 +316,7 @@ def plugin_error(exc: BaseException, plugin: str, action: str, hint: str = "") -
     without trusting it (:func:`rfverify.text.plain`), resource exhaustion named as such."""
     from rfverify.text import plain, type_name
 
-    if SHOW_TRACEBACKS:
+    if SHOW_TRACEBACKS and not getattr(type(exc), "_rf_remote", False):  # a stand-in: shown where it was raised
         _show_traceback(exc, plugin, action)
     name = type_name(exc)
     gone = exhaustion(exc)
@@ -330,6 +334,9 @@ def plugin_error(exc: BaseException, plugin: str, action: str, hint: str = "") -
         code = exc.code if exc.code is None or type(exc.code) in (int, bool) else plain(exc.code, "__repr__")[:100]
         return PluginError(plugin, f"{action} called sys.exit({code!s})",
                            "a plug-in must return or raise an exception, never exit the process")
+    if getattr(type(exc), "_rf_keyboard", False):  # a KeyboardInterrupt raised in the plug-in's process
+        return PluginError(plugin, f"{action} raised KeyboardInterrupt (no Ctrl-C reaches the supervised child)",
+                           "raise an Exception subclass for errors")
     if not isinstance(exc, Exception):  # GeneratorExit or a custom BaseException
         return PluginError(plugin, f"{action} raised {name}, a BaseException: {_one_line(exc)}",
                            "raise an Exception subclass for errors")
@@ -361,6 +368,10 @@ def as_array(out: Any, *, plugin: str, action: str, complex_ok: bool = False) ->
     """
     if out is None:
         raise PluginError(plugin, f"{action} returned None", "return the result as a numpy array")
+    if getattr(type(out), "_rf_remote", False):  # an object that stayed in the plug-in's process: not data
+        raise PluginError(plugin, f"{action} returned an array of Python objects, dtype object (e.g. "
+                          f"{out._rf_type})", "return real" + (" or complex" if complex_ok else "") +
+                          " floating-point numbers")
     if type(out) is np.ndarray:
         A = out
     elif isinstance(out, np.ndarray):  # a subclass (numpy.matrix, a masked array): numpy.asarray semantics
@@ -478,6 +489,9 @@ class guarded:
         self.what = what
         self.limits = limits or Limits()
         self._armed = False
+        #: Set while no plug-in code runs in this scope (the plug-in's process between two operations,
+        #: :mod:`rfverify.host`): the timer then does not end it.
+        self.paused = False
 
     # -- enter ------------------------------------------------------------------------------------
     def __enter__(self) -> "guarded":
@@ -510,7 +524,7 @@ class guarded:
         """SIGALRM at ``seconds`` of wall time, then every REFIRE_INTERVAL; the handler runs on this (the check's)
         thread, so ``time.thread_time()`` there is the check's CPU time."""
         def on_alarm(signum: int, frame: Any) -> None:
-            if not self._armed:
+            if not self._armed or self.paused:
                 return
             wall = time.monotonic() - self._start
             if time.thread_time() - self._thread_cpu0 >= seconds or wall >= WALL_FACTOR * seconds \

@@ -161,6 +161,8 @@ def run(config: Any, *, checks: Iterable[str] | None = None, xfail: Mapping[str,
     specs = select(config.checks(), config.kind, checks, xfail)
     limits = Limits.resolve(config.profile.name, time_limit, memory_limit)
     want_metrics = bool((checks is None if metrics is None else metrics) and hasattr(config, "metrics"))
+    if getattr(config, "host", None) is not None and not isolation_wanted(isolate):
+        config.in_process()
     if isolation_wanted(isolate):
         with supervisor(config, limits) as sup:
             problem = sup.preflight()
@@ -189,6 +191,8 @@ def supervisor(config: Any, limits: Limits) -> Any:
     run_check and metrics (the pytest plugin's cases use it too)."""
     from rfverify.supervise import Supervisor
 
+    if getattr(config, "host", None) is not None:
+        return Hosted(config, limits)
     return Supervisor(config, limits, config.plugin_name, (preflight, run_check, _metrics))
 
 
@@ -215,6 +219,83 @@ def bind_corner_xfail(config: Any, xfail: Mapping[str, str] | None) -> dict[str,
             raise UsageError(f"--xfail {check} is declared for the whole check and at a corner: keep one")
     config.corner_xfail = scoped
     return plain
+
+
+#: The harness's own guard while the plug-in runs in its process: no timer and no address-space cap here (the
+#: plug-in's process has them); printing and the global random state are still watched.
+_HARNESS_LIMITS = Limits(None, None)
+
+
+class Hosted:
+    """The checks of a configuration whose plug-in lives in its own process (:class:`rfverify.host.Host`): each check
+    runs here, with this process's numpy and scipy, as one scope of operations there; what a scope did wrong
+    (printing, a changed random state, a death, a hang) is that check's ``error``.  The same requests as
+    :class:`rfverify.supervise.Supervisor` (preflight, run_check, iter_checks, finish, close)."""
+
+    def __init__(self, config: Any, limits: Limits) -> None:
+        self.config, self.host = config, config.host
+        self.host.set_limits(limits)
+        self.crashed = False
+
+    def _scoped(self, what: str, fn: Callable[[], Any]) -> tuple[Any, str | None]:
+        self.host.begin(what)
+        try:
+            out = fn()
+        finally:
+            problem = self.host.end()
+        return out, problem
+
+    def preflight(self) -> str | None:
+        problem, found = self._scoped("the preflight call", lambda: preflight(self.config, _HARNESS_LIMITS))
+        self.crashed = self.host.scope_crashed
+        problem = problem if problem is not None else found
+        if problem is not None and self.crashed:  # what the checks need without it (kinds that say)
+            after = getattr(self.config, "after_failed_preflight", None)
+            if after is not None:
+                try:
+                    self._scoped("the preflight's decisions", after)
+                except Exception:  # noqa: BLE001 - then the checks run on the declarations alone
+                    pass
+        return problem
+
+    def run_check(self, spec: CheckSpec, preflight_error: str | None = None) -> CheckResult:
+        """One check here; a preflight that raised errors every check, one that crashed the first only."""
+        if preflight_error is not None and (not self.crashed or spec.name == self.config.checks()[0].name):
+            return self.config.context(spec).result("error", preflight_error)
+        if preflight_error is not None:  # after a crash on the first calls: each other check in a fresh child
+            self.host.close()
+        result, problem = self._scoped(f"check {spec.name}", lambda: run_check(self.config, spec, None,
+                                                                                 _HARNESS_LIMITS))
+        if preflight_error is not None:
+            self.host.close()
+        if problem is not None and result.status != "error":  # a check's own error is its first fault, kept
+            result = self.config.context(spec).result("error", problem, details={"error_source": PLUGIN_RAISED})
+        return result
+
+    def iter_checks(self, specs: list[CheckSpec], preflight_error: str | None = None) -> Any:
+        first = self.config.checks()[0].name
+        for n, spec in enumerate(specs):
+            if preflight_error is not None and self.crashed and n == 0 and first not in {s.name for s in specs}:
+                yield self.config.context(spec).result("error", preflight_error)
+            else:
+                yield self.run_check(spec, preflight_error)
+
+    def finish(self, metrics: bool) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        block = None
+        if metrics:
+            block, problem = self._scoped("the metrics", lambda: _metrics(self.config, _HARNESS_LIMITS))
+            if problem is not None:
+                block = {"error": problem}
+        return self.config.header(), block
+
+    def close(self) -> None:
+        self.host.close()
+
+    def __enter__(self) -> "Hosted":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
 
 def _run_all(specs: list[CheckSpec], xfail: Mapping[str, str] | None,

@@ -106,7 +106,7 @@ def isolation_available() -> bool:
 
 
 #: rfverify's own environment variables that decide how plug-in code runs.
-SETTINGS_ENV = ("RFVERIFY_INPROCESS",)
+SETTINGS_ENV = ("RFVERIFY_INPROCESS", "RFVERIFY_WHOLE_CHECKS")
 #: Their values as read by :func:`freeze_settings` (None: not frozen, read when needed).
 _FROZEN: dict[str, str] | None = None
 
@@ -134,6 +134,13 @@ def isolation_wanted(isolate: bool | None = None) -> bool:
     # have children: it is already a process apart from the one that asked, so the guard alone runs there
     daemonic = bool(multiprocessing.current_process().daemon)
     return bool(isolate) and not _IN_CHILD and not daemonic and isolation_available()
+
+
+def judge_wanted() -> bool:
+    """Whether a feature map's checks run in the harness, the plug-in served in its own process by operation
+    (:mod:`rfverify.host`): whenever isolation is on, unless ``RFVERIFY_WHOLE_CHECKS=1`` asks for the earlier
+    protocol (whole checks in the child, the verdict computed next to the plug-in), kept to measure the cost."""
+    return isolation_wanted() and _setting("RFVERIFY_WHOLE_CHECKS").strip() in ("", "0")
 
 
 def _signal_name(num: int) -> str:
@@ -362,12 +369,11 @@ class Supervisor:
             self._watchdog.start()
             self._resumes = self._watchdog.resumes
         parent_conn, child_conn = self._ctx.Pipe(duplex=True)
+        self._parent_end = parent_conn  # the child closes its copy (rfverify.host)
         self._page[:] = b"\0" * _PAGE
         self._out = tempfile.TemporaryFile(prefix="rfverify-fd1-")
-        proc = self._ctx.Process(target=_child_main, name=f"rfverify:{self.plugin}"[:60],
-                                 args=(child_conn, self.config, self.limits, self.calls, self._page,
-                                       self._out.fileno(), "recover" if self._preflight_crashed else
-                                       "rerun" if self._preflight_done else "", os.getpid()))
+        target, args = self._child_target(child_conn)
+        proc = self._ctx.Process(target=target, name=f"rfverify:{self.plugin}"[:60], args=args)
         for stream in (sys.stdout, sys.stderr):  # nothing buffered in the harness is written twice
             try:
                 stream.flush()
@@ -384,6 +390,12 @@ class Supervisor:
         self._seen = {proc.pid}
         self._before = sentinel.direct_children() - {proc.pid}
         self.started += 1
+
+    def _child_target(self, child_conn: Any) -> tuple[Any, tuple[Any, ...]]:
+        """The child's main function and its arguments."""
+        return _child_main, (child_conn, self.config, self.limits, self.calls, self._page, self._out.fileno(),
+                             "recover" if self._preflight_crashed else "rerun" if self._preflight_done else "",
+                             os.getpid())
 
     def _last_call(self) -> str:
         return _page_text(self._page, 0, _FORK_AT) or "none yet"
@@ -405,14 +417,31 @@ class Supervisor:
     def _receive(self, message: tuple[Any, ...], what: str) -> Any:
         """The reply to ``message`` (sent, possibly behind others): wait for it under the wall-time limit
         and the memory watchdog, from now on (the child answers requests in order)."""
+        return self._unpack(message, what, self._wait(what))
+
+    def _clock(self) -> tuple[float, float | None, float | None, int | None]:
+        """Where the limits count from: now (wall, the child's main-thread and process CPU, resident size)."""
+        pid = self._proc.pid
+        return (time.monotonic(), _cpu_seconds(pid, True), _cpu_seconds(pid),
+                _statm(pid, 1) if self.limits.memory is not None else None)
+
+    def _read(self, conn: Any) -> Any:
+        return conn.recv()
+
+    def _poll(self, conn: Any, timeout: float) -> bool:
+        return bool(conn.poll(timeout))
+
+    def _wait(self, what: str, clock: tuple[float, float | None, float | None, int | None] | None = None,
+              end_descendants: bool = True) -> Any:
+        """Wait for the child's next reply under the time limit (counted from ``clock``: now when None), the memory
+        watchdog and the signal gate; a death, an overrun or a signal from the plug-in raises :class:`_Died`."""
         proc, conn = self._proc, self._conn
         limit = self.limits.time
-        start, cpu0, pcpu0 = time.monotonic(), _cpu_seconds(proc.pid, True), _cpu_seconds(proc.pid)
+        start, cpu0, pcpu0, base = clock if clock is not None else self._clock()
         budget = self.limits.memory
         # the in-child guard caps the address space at its size at the start plus the budget, so resident
         # growth stays within the budget too (up to touching memory reserved earlier: the slack); only a
         # plug-in that lifted RLIMIT_AS (or a platform without it) crosses this
-        base = _statm(proc.pid, 1) if budget is not None else None
         slack = max(_SLACK, (budget or 0) // 4)
         polls = 0
         try:
@@ -422,12 +451,12 @@ class Supervisor:
                 polls += 1
                 self._signalled(what)
                 try:
-                    ready = conn.poll(POLL)
+                    ready = self._poll(conn, POLL)
                 except (OSError, EOFError):
                     ready = True
                 if ready:
                     try:
-                        reply = conn.recv()
+                        reply = self._read(conn)
                     except (EOFError, OSError):
                         raise _Died(self._death(what), crashed=True) from None
                     break
@@ -467,19 +496,22 @@ class Supervisor:
             self._outstanding = max(0, self._outstanding - 1) if self._proc is not None else 0
             late = self._gate.close() if not self._outstanding else self._gate.take()
         try:
-            if self._proc is not None:  # every descendant of the request ends with it
+            if self._proc is not None and end_descendants:  # every descendant of the request ends with it
                 self._seen.update(sentinel.end_descendants(self._proc.pid))
             self._take_signals(late, what)
         except _Died:
             self._discard()
             raise
-        forked = _page_text(self._page, _FORK_AT, _PAGE - _FORK_AT)
+        forked = _page_text(self._page, _FORK_AT, _PAGE - _FORK_AT) if self._page[_FORK_AT] else ""
         if forked:
             self._end(signal.SIGKILL)
             self._discard()
             raise _Died(self._message(f"{what}: the plug-in forked and the copy returned into rfverify "
                                       f"({forked})", "a plug-in must not fork (use a process pool that "
                                       "runs its own code, and wait for it)", last=False))
+        return reply
+
+    def _unpack(self, message: tuple[Any, ...], what: str, reply: Any) -> Any:
         status, value, written, first = reply
         if status == "retire":  # the child changed its own numpy: it ends, the next request gets a fresh one
             self._discard()
@@ -653,24 +685,30 @@ def _error_reply(config: Any, specs: dict[str, Any], request: tuple[Any, ...], e
     return config.header(), ({"error": problem} if request[1] else None)
 
 
+def _child_setup(out_fd: int, harness: int) -> None:
+    """The supervised child's first steps: its own process group, death with the harness, the harness's signals
+    unblocked, a subreaper, Ctrl-C ignored, file descriptor 1 into ``out_fd``."""
+    global _IN_CHILD
+    _IN_CHILD = guard.IN_CHILD = True
+    try:
+        os.setpgid(0, 0)  # one process group: ending the child ends what it started
+    except OSError:
+        pass
+    _die_with_parent(harness)
+    if hasattr(signal, "pthread_sigmask"):  # the harness blocks them while it waits (rfverify.sentinel)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, sentinel.HARNESS_SIGNALS)
+    sentinel.become_subreaper()  # orphans of the plug-in stay in this child's tree, in the harness's reach
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the harness's to handle
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    os.dup2(out_fd, 1)
+
+
 def _child_main(conn: Any, config: Any, limits: Limits, calls: tuple[Any, Any, Any], page: mmap.mmap, out_fd: int,
                 rerun_preflight: str, harness: int) -> None:
     """The child's loop: one request, one reply, until ``close`` or the end of the channel."""
-    global _IN_CHILD
-    _IN_CHILD = guard.IN_CHILD = True
     code = 0
     try:
-        try:
-            os.setpgid(0, 0)  # one process group: ending the child ends what it started
-        except OSError:
-            pass
-        _die_with_parent(harness)
-        if hasattr(signal, "pthread_sigmask"):  # the harness blocks them while it waits (rfverify.sentinel)
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, sentinel.HARNESS_SIGNALS)
-        sentinel.become_subreaper()  # orphans of the plug-in stay in this child's tree, in the harness's reach
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the harness's to handle
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.dup2(out_fd, 1)
+        _child_setup(out_fd, harness)
         guard.supervise_child(page, _FORK_AT, os.getpid())
         preflight, run_check, run_metrics = calls
 

@@ -352,7 +352,7 @@ IMPORT_FAULTS = [("import os\nos._exit(0)\n", "ended the process with exit code 
                  ("import ctypes\nctypes.string_at(0)\n", "killed by SIGSEGV"),
                  ("import signal, time\nsignal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})\ntime.sleep(3600)\n",
                   f"did not finish within the time limit of {LIMIT} s"),
-                 ("import os, signal\nos.kill(os.getppid(), signal.SIGTERM)\n", "sent SIGTERM to the rfverify harness")]
+                 ("import os, signal\nos.kill(os.getppid(), signal.SIGTERM)\n", "sent SIGTERM")]
 
 
 @pytest.mark.parametrize("source,needle", IMPORT_FAULTS, ids=["exit0", "segfault", "hang", "sigterm"])

@@ -214,9 +214,23 @@ class CheckContext(BaseContext["FeatureMapConfig | None"]):
         return self.pair_cache[slot]
 
     def stacked_inputs(self) -> np.ndarray:
+        """The pairs' points stacked (X over Y) in the corner's dtype: the same array again for the same design (a
+        plug-in in its own process is sent it once; each draw gets it refilled with these values)."""
         p = self.pairs
+        if self.plugin.host is None:  # in this process a plug-in could write into it: a new array each time
+            Z = np.vstack([p.X, p.Y])
+            return Z if self.corner is None else Z.astype(self.corner.dtype)
+        key = (id(p), None if self.corner is None else np.dtype(self.corner.dtype).str)
+        cached = self.__dict__.get("_stacked")
+        if cached is not None and cached[0] == key and cached[1] is p:
+            Z, Z0 = cached[2], cached[3]
+            if not np.array_equal(Z, Z0):  # the plug-in wrote into it (its writes reach the harness's array)
+                Z[...] = Z0
+            return Z
         Z = np.vstack([p.X, p.Y])
-        return Z if self.corner is None else Z.astype(self.corner.dtype)
+        Z = Z if self.corner is None else Z.astype(self.corner.dtype)
+        self.__dict__["_stacked"] = (key, p, Z, Z.copy())
+        return Z
 
     def fit(self, m: int, random_state: int) -> FittedMap:
         return self.plugin.fit(m, random_state, self.stacked_inputs())
@@ -226,10 +240,11 @@ class CheckContext(BaseContext["FeatureMapConfig | None"]):
         k_hat, sup, m_out, _ = self._estimate(m, random_state)
         return k_hat, sup, m_out
 
-    def _estimate(self, m: int, random_state: int) -> tuple[np.ndarray, float, int, str]:
+    def _estimate(self, m: int, random_state: int, F: np.ndarray | None = None) -> tuple[np.ndarray, float, int, str]:
+        """k_hat, sup, width and dtype of one draw (``F``: its features, already computed)."""
         Z = self.stacked_inputs()
-        fitted = self.fit(m, random_state)
-        F = fitted.transform(Z)
+        if F is None:
+            _, F = self.plugin.fit_transform(m, random_state, Z, keep=False)  # one operation in the plug-in's process
         if F.ndim == 2 and F.shape[1] == 0:  # nothing to estimate k with
             if self.corner is None:  # at the main configuration: the plug-in's error
                 raise PluginError(self.plugin.name, f"transform returned no features (shape {F.shape}) for "
@@ -249,8 +264,10 @@ class CheckContext(BaseContext["FeatureMapConfig | None"]):
         sups = np.empty(len(trials))
         m_out = 0
         dtype = "float64"
-        for i, t in enumerate(trials):
-            vals[i], sups[i], m_out, dt = self._estimate(m, self.random_state(*stream, m, trial=t))
+        seeds = [self.random_state(*stream, m, trial=t) for t in trials]
+        # the draws in a few operations of the plug-in's process, each judged here in turn
+        for i, (rs, F) in enumerate(zip(seeds, self.plugin.draws(m, seeds, self.stacked_inputs()))):
+            vals[i], sups[i], m_out, dt = self._estimate(m, rs, F)
             if np.dtype(dt).itemsize < np.dtype(dtype).itemsize:
                 dtype = dt  # the coarsest dtype returned decides the round-off
         return Estimates(vals, sups, m_out, dtype)
@@ -459,6 +476,8 @@ class FeatureMapConfig(KindConfig):
             implementation, kernel_params=dict(self.kernel.params), name=as_name(name), param_map=o.param_map,
             init=o.init, global_seed=o.global_seed, input=o.input, method=o.method, call_kw=o.call_kw, width=o.width,
             feature_scale=o.feature_scale)
+        #: The plug-in's process (:mod:`rfverify.host`), or None when the plug-in runs in this process.
+        self.host = self.plugin.host
         if deterministic not in (None, True, False):
             raise UsageError(f"deterministic must be True, False or None (the plug-in's attribute), got "
                              f"{deterministic!r}")
@@ -472,13 +491,27 @@ class FeatureMapConfig(KindConfig):
         if self.plugin.calls.name_of("random_state") is None and not (deterministic or self.plugin.global_seed):
             raise UsageError("random_state is not passed (--param-name random_state=): declare how the map is "
                              "seeded, --global-seed numpy|torch, or that it draws nothing, --deterministic")
-        from rfverify.arrays import decide_jit
+        from rfverify.arrays import JIT_INPUTS, decide_jit, is_jitted
 
         #: declared (True/False) or None: decided (input="jax", a jax.jit function); explore's shapes follow it
         self.declared_jit = o.jit
-        self.plugin.jit = decide_jit(o.jit, self.plugin.input, self.plugin.obj)
+        if self.host is not None and o.jit is None and self.plugin.input not in JIT_INPUTS:  # the type is over there
+            self.plugin.jit = self.host.run(is_jitted, self.plugin.obj) is True
+        else:
+            self.plugin.jit = decide_jit(o.jit, self.plugin.input, self.plugin.obj)
         self.pins = dict(o.pins or {})
         self.space = self._space(o.space)
+
+    #: The plug-in is imported, detected and called in its own process (rfverify.host) when isolation is on.
+    HOSTED = True
+
+    def in_process(self) -> None:
+        """Run the plug-in in this process from now on (``isolate=False``): its object here, its process ended."""
+        if self.host is not None:
+            self.plugin.obj = self.host.local_root()
+            self.plugin.host = None
+            self.host.close()
+            self.host = None
 
     def _space(self, space: Mapping[str, Any] | None) -> FeatureMapSpace:
         """The explored space: the default, narrowed by the plug-in's ``rfverify_space`` attribute, the caller's
