@@ -550,6 +550,34 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
+def _routes_and_names(param_map: Mapping[str, Any] | None) -> tuple[dict[str, Any], dict[str, str | None]]:
+    """The kernel parameters' routes, and the names the width and the seed are passed as (``param_map``'s
+    ``n_components`` and ``random_state`` keys: a rename only, never a conversion)."""
+    from rfverify.param_map import as_param_map
+
+    routes = dict(as_param_map(param_map))
+    names: dict[str, str | None] = {}
+    for key in RESERVED:
+        if key in routes:
+            route = routes.pop(key)
+            if route.target is not None and route.expression != key:
+                raise UsageError(f"param_map[{key!r}] renames the argument ({key}=NAME or {key}=), without a "
+                                 f"conversion: got {route.target}:{route.expression}")
+            names[key] = route.target
+    return routes, names
+
+
+def _checked_init(init: Mapping[str, Any] | None, names: Mapping[str, str | None]) -> dict[str, Any]:
+    """The other constructor arguments: parameter names, none of them the width or the seed (set per draw)."""
+    init = dict(init or {})
+    for k in init:
+        if not isinstance(k, str) or not k.isidentifier() or k in ("n_components", "random_state") or \
+                k in {v for v in names.values() if v}:
+            raise UsageError(f"init argument {k!r} is not allowed: n_components and random_state (and the names "
+                             "they are passed as) are set per draw, and keys must be parameter names")
+    return init
+
+
 def as_feature_map(obj: Any, *, kernel_params: Mapping[str, Any] | None = None,
                    name: str | None = None, spec: str | None = None, param_map: Mapping[str, Any] | None = None,
                    init: Mapping[str, Any] | None = None, global_seed: str | None = None,
@@ -566,24 +594,9 @@ def as_feature_map(obj: Any, *, kernel_params: Mapping[str, Any] | None = None,
     """
     if isinstance(obj, FeatureMapPlugin):
         return obj
-    from rfverify.param_map import as_param_map
-
-    routes = dict(as_param_map(param_map))
-    names: dict[str, str | None] = {}
-    for key in RESERVED:
-        if key in routes:
-            route = routes.pop(key)
-            if route.target is not None and route.expression != key:
-                raise UsageError(f"param_map[{key!r}] renames the argument ({key}=NAME or {key}=), without a "
-                                 f"conversion: got {route.target}:{route.expression}")
-            names[key] = route.target
+    routes, names = _routes_and_names(param_map)
     calls = CallSpec.make(method=method, call_kw=call_kw, width=width, feature_scale=feature_scale, names=names)
-    init = dict(init or {})
-    for k in init:
-        if not isinstance(k, str) or not k.isidentifier() or k in ("n_components", "random_state") or \
-                k in {v for v in names.values() if v}:
-            raise UsageError(f"init argument {k!r} is not allowed: n_components and random_state (and the names "
-                             "they are passed as) are set per draw, and keys must be parameter names")
+    init = _checked_init(init, names)
     if global_seed not in (None, *GLOBAL_SEEDS):
         raise UsageError(f"global_seed must be None, 'numpy' or 'torch', got {global_seed!r}")
     input = validate_input(input)

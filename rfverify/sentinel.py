@@ -39,7 +39,9 @@ import threading
 import time
 from typing import Any, Iterable
 
-__all__ = ["SignalGate", "Watchdog", "become_subreaper", "descendants", "end_descendants", "direct_children",
+import psutil
+
+__all__ = ["SignalGate", "Watchdog", "become_subreaper", "cpu_seconds", "memory_bytes", "descendants", "end_descendants", "direct_children",
            "HARNESS_SIGNALS", "WATCH"]
 
 #: The signals a plug-in could use to end the harness, attributed by their sender.
@@ -280,3 +282,28 @@ def _watch(harness: int, page: mmap.mmap) -> None:  # pragma: no cover - runs in
             count = int.from_bytes(page[_COUNT:_COUNT + 4], "little") + 1
             page[_COUNT:_COUNT + 4] = count.to_bytes(4, "little")
             os.kill(harness, signal.SIGCONT)
+
+
+def memory_bytes(pid: int, field: int) -> int | None:
+    """Bytes of process ``pid`` (field 0: address space, 1: resident), from psutil (Linux, macOS); None when the
+    process is gone or the platform does not say."""
+    try:
+        info = psutil.Process(pid).memory_info()
+        return int(info.vms if field == 0 else info.rss)
+    except (psutil.Error, OSError, ValueError):
+        return None
+
+
+def cpu_seconds(pid: int, main_thread: bool = False) -> float | None:
+    """User + system CPU seconds of process ``pid`` (all its threads; ``main_thread``: its main thread's), from psutil:
+    the same rule on Linux and macOS; None when the process is gone or the platform does not say."""
+    try:
+        proc = psutil.Process(pid)
+        if not main_thread:
+            t = proc.cpu_times()
+            return float(t.user + t.system)
+        threads = proc.threads()  # the main thread: id == pid on Linux, listed first on macOS
+        main = next((th for th in threads if th.id == pid), threads[0] if threads else None)
+        return None if main is None else float(main.user_time + main.system_time)
+    except (psutil.Error, OSError, ValueError, IndexError):
+        return None

@@ -72,7 +72,6 @@ import time
 import weakref
 from typing import Any, Iterator
 
-import psutil
 
 from rfverify import guard, sentinel
 from rfverify.errors import PluginError, UsageError
@@ -152,34 +151,9 @@ def _signal_name(num: int) -> str:
     return f"{sig.name} ({desc})" if desc else sig.name
 
 
-def _statm(pid: int, field: int) -> int | None:
-    """Bytes of process ``pid`` (field 0: address space, 1: resident), from psutil (Linux, macOS); None when the
-    process is gone or the platform does not say."""
-    try:
-        info = psutil.Process(pid).memory_info()
-        return int(info.vms if field == 0 else info.rss)
-    except (psutil.Error, OSError, ValueError):
-        return None
-
-
 def _page_text(page: mmap.mmap, start: int, size: int) -> str:
     raw = page[start:start + size].split(b"\0", 1)[0]
     return raw.decode("utf-8", "replace")
-
-
-def _cpu_seconds(pid: int, main_thread: bool = False) -> float | None:
-    """User + system CPU seconds of process ``pid`` (all its threads; ``main_thread``: its main thread's), from psutil:
-    the same rule on Linux and macOS; None when the process is gone or the platform does not say."""
-    try:
-        proc = psutil.Process(pid)
-        if not main_thread:
-            t = proc.cpu_times()
-            return float(t.user + t.system)
-        threads = proc.threads()  # the main thread: id == pid on Linux, listed first on macOS
-        main = next((th for th in threads if th.id == pid), threads[0] if threads else None)
-        return None if main is None else float(main.user_time + main.system_time)
-    except (psutil.Error, OSError, ValueError, IndexError):
-        return None
 
 
 def _overran(limit: float, cpu: float | None, process_cpu: float | None, wall: float) -> bool:
@@ -422,8 +396,8 @@ class Supervisor:
     def _clock(self) -> tuple[float, float | None, float | None, int | None]:
         """Where the limits count from: now (wall, the child's main-thread and process CPU, resident size)."""
         pid = self._proc.pid
-        return (time.monotonic(), _cpu_seconds(pid, True), _cpu_seconds(pid),
-                _statm(pid, 1) if self.limits.memory is not None else None)
+        return (time.monotonic(), sentinel.cpu_seconds(pid, True), sentinel.cpu_seconds(pid),
+                sentinel.memory_bytes(pid, 1) if self.limits.memory is not None else None)
 
     def _read(self, conn: Any) -> Any:
         return conn.recv()
@@ -465,26 +439,9 @@ class Supervisor:
                         continue
                     raise _Died(self._death(what), crashed=True)
                 if limit is not None:
-                    cpu_now, pcpu_now = _cpu_seconds(proc.pid, True), _cpu_seconds(proc.pid)
-                    wall = time.monotonic() - start
-                    cpu = None if cpu_now is None or cpu0 is None else cpu_now - cpu0
-                    pcpu = None if pcpu_now is None or pcpu0 is None else pcpu_now - pcpu0
-                    if _overran(limit, cpu, pcpu, wall):
-                        how = self._end(signal.SIGTERM)
-                        detail = "" if cpu is None else "; " + guard.time_limit_detail(cpu, wall, limit)
-                        raise _Died(self._message(
-                            f"{what} did not finish within the time limit of {limit:g} s and was ended from "
-                            f"outside ({how}{detail})", "make it faster, or raise --time-limit SECONDS "
-                            "(time_limit=); code stuck in C or a deadlock cannot be interrupted inside the process"))
+                    self._check_time(what, proc.pid, limit, start, cpu0, pcpu0)
                 if base is not None and budget is not None:
-                    rss = _statm(proc.pid, 1)
-                    if rss is not None and rss > base + budget + slack:
-                        self._end(signal.SIGKILL)
-                        raise _Died(self._message(
-                            f"{what} ran out of memory: it exceeded the memory budget of {format_bytes(budget)} (resident "
-                            f"{format_bytes(rss)}, {format_bytes(base)} at the start) and was "
-                            "killed from outside (SIGKILL)",
-                            "return outputs of the requested size, or raise --memory-limit (memory_limit=)"))
+                    self._check_memory(what, proc.pid, base, budget, slack)
             self._signalled(what)  # sent just before the reply: that request is still the plug-in's
         except KeyboardInterrupt:
             self._end(signal.SIGKILL)
@@ -495,6 +452,38 @@ class Supervisor:
         finally:
             self._outstanding = max(0, self._outstanding - 1) if self._proc is not None else 0
             late = self._gate.close() if not self._outstanding else self._gate.take()
+        self._after_reply(what, late, end_descendants)
+        return reply
+
+    def _check_time(self, what: str, pid: int, limit: float, start: float, cpu0: float | None,
+                    pcpu0: float | None) -> None:
+        """End the child (SIGTERM, then SIGKILL) and raise :class:`_Died` when the request overran its limit."""
+        cpu_now, pcpu_now = sentinel.cpu_seconds(pid, True), sentinel.cpu_seconds(pid)
+        wall = time.monotonic() - start
+        cpu = None if cpu_now is None or cpu0 is None else cpu_now - cpu0
+        pcpu = None if pcpu_now is None or pcpu0 is None else pcpu_now - pcpu0
+        if _overran(limit, cpu, pcpu, wall):
+            how = self._end(signal.SIGTERM)
+            detail = "" if cpu is None else "; " + guard.time_limit_detail(cpu, wall, limit)
+            raise _Died(self._message(
+                f"{what} did not finish within the time limit of {limit:g} s and was ended from "
+                f"outside ({how}{detail})", "make it faster, or raise --time-limit SECONDS "
+                "(time_limit=); code stuck in C or a deadlock cannot be interrupted inside the process"))
+
+    def _check_memory(self, what: str, pid: int, base: int, budget: int, slack: int) -> None:
+        """Kill the child and raise :class:`_Died` when its resident memory grew past the budget."""
+        rss = sentinel.memory_bytes(pid, 1)
+        if rss is not None and rss > base + budget + slack:
+            self._end(signal.SIGKILL)
+            raise _Died(self._message(
+                f"{what} ran out of memory: it exceeded the memory budget of {format_bytes(budget)} (resident "
+                f"{format_bytes(rss)}, {format_bytes(base)} at the start) and was "
+                "killed from outside (SIGKILL)",
+                "return outputs of the requested size, or raise --memory-limit (memory_limit=)"))
+
+    def _after_reply(self, what: str, late: Any, end_descendants: bool) -> None:
+        """After a reply: end the request's descendants, take the signals sent meanwhile, and refuse a fork that
+        returned into rfverify."""
         try:
             if self._proc is not None and end_descendants:  # every descendant of the request ends with it
                 self._seen.update(sentinel.end_descendants(self._proc.pid))
@@ -509,7 +498,6 @@ class Supervisor:
             raise _Died(self._message(f"{what}: the plug-in forked and the copy returned into rfverify "
                                       f"({forked})", "a plug-in must not fork (use a process pool that "
                                       "runs its own code, and wait for it)", last=False))
-        return reply
 
     def _unpack(self, message: tuple[Any, ...], what: str, reply: Any) -> Any:
         status, value, written, first = reply

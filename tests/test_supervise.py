@@ -409,7 +409,7 @@ def test_cpu_time_readings_come_from_psutil_per_process_and_main_thread():
     on Linux and macOS): a process burning CPU in a side thread only shows it in the whole-process reading."""
     import subprocess
 
-    from rfverify.supervise import _cpu_seconds, _statm
+    from rfverify.sentinel import cpu_seconds as _cpu_seconds, memory_bytes as _statm
 
     code = ("import threading, time\n"
             "def burn():\n    t = time.process_time()\n    while time.process_time() - t < 0.6: pass\n"

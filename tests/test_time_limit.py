@@ -22,7 +22,8 @@ import rfverify
 from rfverify import guard
 from rfverify.errors import PluginError
 from rfverify.guard import Limits, guarded
-from rfverify.supervise import GRACE, _cpu_seconds, _overran
+from rfverify.sentinel import cpu_seconds as _cpu_seconds
+from rfverify.supervise import GRACE, _overran
 from tests import faulty_plugins as fp
 
 

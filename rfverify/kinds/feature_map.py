@@ -288,6 +288,19 @@ def _rounded(pairs: PairSet, kernel: Kernel, dtype: str) -> PairSet:
 MAX_BOUND = 1e6
 
 
+def _domain_spec(domain: Any, spec: str | None) -> str | None:
+    """The domain's name in the reproduce command: a registered name, or a callable's MODULE:ATTR (None: not
+    importable); anything else is a usage error."""
+    if isinstance(domain, str):
+        if domain not in DOMAINS:
+            raise UsageError(f"unknown domain {domain!r}; use one of {', '.join(DOMAINS)} or a callable "
+                             "domain(n, d, rng) -> (n, d) array")
+        return domain
+    if callable(domain):
+        return spec if spec is not None else _spec_of(domain)
+    raise UsageError(f"domain must be a name or a callable, got {type(domain).__name__}")
+
+
 def _validate_bound(bound: Any) -> float | None:
     if bound is None:
         return None
@@ -452,16 +465,7 @@ class FeatureMapConfig(KindConfig):
         elif self.kernel_spec is None and self.kernel.name and ":" in self.kernel.name:
             self.kernel_spec = self.kernel.name
         self.dim = self.validate_dim(o.dim)
-        if isinstance(domain, str):
-            if domain not in DOMAINS:
-                raise UsageError(f"unknown domain {domain!r}; use one of {', '.join(DOMAINS)} or a callable "
-                                 "domain(n, d, rng) -> (n, d) array")
-            self.domain_spec: str | None = domain
-        elif callable(domain):
-            self.domain_spec = domain_spec if domain_spec is not None else _spec_of(domain)
-        else:
-            raise UsageError(f"domain must be a name or a callable, got {type(domain).__name__}")
-        self.domain = domain
+        self.domain, self.domain_spec = domain, _domain_spec(domain, domain_spec)
         data_dependent, deterministic = o.data_dependent, o.deterministic
         if data_dependent not in (None, True, False):
             raise UsageError(f"data_dependent must be True, False or None (decide), got {data_dependent!r}")
@@ -491,16 +495,20 @@ class FeatureMapConfig(KindConfig):
         if self.plugin.calls.name_of("random_state") is None and not (deterministic or self.plugin.global_seed):
             raise UsageError("random_state is not passed (--param-name random_state=): declare how the map is "
                              "seeded, --global-seed numpy|torch, or that it draws nothing, --deterministic")
-        from rfverify.arrays import JIT_INPUTS, decide_jit, is_jitted
-
         #: declared (True/False) or None: decided (input="jax", a jax.jit function); explore's shapes follow it
         self.declared_jit = o.jit
-        if self.host is not None and o.jit is None and self.plugin.input not in JIT_INPUTS:  # the type is over there
-            self.plugin.jit = self.host.run(is_jitted, self.plugin.obj) is True
-        else:
-            self.plugin.jit = decide_jit(o.jit, self.plugin.input, self.plugin.obj)
+        self.plugin.jit = self._decide_jit(o.jit)
         self.pins = dict(o.pins or {})
         self.space = self._space(o.space)
+
+    def _decide_jit(self, jit: bool | None) -> bool:
+        """Whether explore draws its shapes from the fixed set of a jit-compiled map: declared, or decided where
+        the plug-in's type lives (its own process when hosted)."""
+        from rfverify.arrays import JIT_INPUTS, decide_jit, is_jitted
+
+        if self.host is not None and jit is None and self.plugin.input not in JIT_INPUTS:  # the type is over there
+            return self.host.run(is_jitted, self.plugin.obj) is True
+        return decide_jit(jit, self.plugin.input, self.plugin.obj)
 
     #: The plug-in is imported, detected and called in its own process (rfverify.host) when isolation is on.
     HOSTED = True
