@@ -66,7 +66,7 @@ def test_entry_configuration_is_current(entry: Any) -> None:
     now = report_document(fresh)
     for d in (doc, now):  # the arrays the checks handed over and got back: a record of the run, not configuration
         d.get("config", {}).pop("arrays", None)
-    for key in ("implementation", "kind", "kernel", "config"):
+    for key in ("implementation", "kind", "target", "config"):
         # a configuration may hold measured numbers (a data-dependence probe's round-off tolerance): those
         # agree to round-off across CPUs and library versions, everything else exactly
         diffs = _close(doc[key], now[key], key)
