@@ -64,7 +64,7 @@ def reference_basis(ctx: CheckContext, fitted: Any, m: int, random_state: int,
             raise PluginError(ctx.name, f"initial_basis() raised {type(exc).__name__}: {exc}",
                               "initial_basis() must return the fitted random basis the map started from") from exc
         if not hasattr(basis, "transform"):
-            raise PluginError(ctx.name, f"initial_basis() returned {type(basis).__name__} without transform",
+            raise PluginError(ctx.name, f"initial_basis() returned {getattr(basis, '_rf_type', None) or type(basis).__name__} without transform",
                               "initial_basis() must return an object with transform(X)")
         return basis, "the random basis it started from (initial_basis())"
     return reference_random_basis(ctx.kernel, m, random_state, X_fit)

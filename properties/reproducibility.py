@@ -86,19 +86,37 @@ def _untouched_since_seeded(seed: int) -> bool:
 def _three_fits(ctx: CheckContext, Z: np.ndarray, rs_a: int, rs_b: int) -> tuple[Any, Any, Any, bool]:
     """Features at random_state a under two global seeds, and at b; whether the global state was consumed or
     reseeded (the caller's global state restored)."""
-    saved = np.random.get_state()
+    # the global generator of the process the plug-in runs in: its own process when hosted (rfverify.host)
+    host = getattr(getattr(ctx, "config", None), "host", None)
+
+    def there(fn: Any, *args: Any) -> Any:
+        return fn(*args) if host is None else host.run(fn, *args)
+
+    there(_save_and_seed, GLOBAL_SEEDS[0])
     try:
-        np.random.seed(GLOBAL_SEEDS[0])
         F1 = ctx.fit(REPRO_M, rs_a).transform(Z)
-        consumed = not _untouched_since_seeded(GLOBAL_SEEDS[0])
-        np.random.seed(GLOBAL_SEEDS[1])
+        consumed = not there(_untouched_since_seeded, GLOBAL_SEEDS[0])
+        there(np.random.seed, GLOBAL_SEEDS[1])
         F2 = ctx.fit(REPRO_M, rs_a).transform(Z)
         F3 = ctx.fit(REPRO_M, rs_b).transform(Z)
         # a map that reseeds the global generator with the first seed is caught here
-        consumed = consumed or not _untouched_since_seeded(GLOBAL_SEEDS[1])
+        consumed = consumed or not there(_untouched_since_seeded, GLOBAL_SEEDS[1])
     finally:
-        np.random.set_state(saved)
-    return F1, F2, F3, consumed
+        there(_restore_saved)
+    return F1, F2, F3, consumed is True
+
+
+#: The caller's global numpy states saved by :func:`_save_and_seed`, in the process the plug-in runs in.
+_SAVED: list[Any] = []
+
+
+def _save_and_seed(seed: int) -> None:
+    _SAVED.append(np.random.get_state())
+    np.random.seed(seed)
+
+
+def _restore_saved() -> None:
+    np.random.set_state(_SAVED.pop())
 
 
 def _seed_findings(deterministic: bool, rs_a: int, rs_b: int, diff: float, tol: float) -> list[Finding]:

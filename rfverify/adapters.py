@@ -689,77 +689,13 @@ def _detect(obj: Any, kernel_params: dict[str, Any], name: str | None, spec: str
     init = init or {}
     features = calls.method or "transform"
     if isinstance(obj, type):
-        if module_ok and callable(getattr(obj, "forward", None)) and not hasattr(obj, "transform"):
-            pass  # a torch module: called on tensors, no fit (input="torch")
-        elif calls.method is not None:
-            if not hasattr(obj, calls.method):
-                raise UsageError(f"class {obj.__qualname__} has no method {calls.method!r} (declared to return "
-                                 "the features)")
-        elif not (hasattr(obj, "fit") and hasattr(obj, "transform")):
-            raise UsageError(f"class {obj.__qualname__} has no fit/transform methods; "
-                             "pass an estimator class, an instance, a factory or a function (or declare the method "
-                             "that returns features: --method NAME)")
-        form = "class"
-        accepted, var_kw = _accepted_names(obj)
-        missing = reserved - accepted
-        if missing and not var_kw:
-            raise UsageError(f"class {obj.__qualname__} does not accept {', '.join(sorted(missing))}; "
-                             f"the contract needs Cls({', '.join(f'{k}=...' for k in sorted(reserved))}) (name them "
-                             "with --param-name n_components=NAME / random_state=NAME, or random_state= to pass none)")
-        if calls.method is not None:
-            _check_method_kw(getattr(obj, calls.method), calls, f"{obj.__qualname__}.{calls.method}")
-        passthrough = _routed(kernel_params, routes, accepted, var_kw, f"class {obj.__qualname__}", reserved)
+        form, passthrough = "class", _detect_class(obj, kernel_params, routes, module_ok, calls, reserved)
         label = name or obj.__qualname__
     elif hasattr(obj, "fit") and hasattr(obj, features) and hasattr(obj, "get_params"):
-        form = "instance"
-        params = obj.get_params(deep=False)
-        if not isinstance(params, Mapping):
-            raise PluginError(type(obj).__qualname__, f"get_params(deep=False) returned {type(params).__name__}, "
-                              "not a dict", "return the constructor parameters as a dict (sklearn's contract)")
-        params = dict(params)
-        for key in sorted(reserved):
-            if key not in params:
-                raise UsageError(f"{type(obj).__qualname__} has no parameter {key!r}; the contract needs "
-                                 "n_components and random_state (or --param-name n_components=NAME / random_state=)")
-        if calls.method is not None:
-            _check_method_kw(getattr(obj, calls.method), calls, f"{type(obj).__qualname__}.{calls.method}")
-        passthrough = {}
-        for k, v in _routed(kernel_params, routes, set(params), False, type(obj).__qualname__, reserved).items():
-            if k in init:
-                continue
-            if k.startswith("."):  # an attribute set after construction
-                passthrough[k] = v
-                continue
-            if not _same(params[k], v):
-                raise UsageError(f"{type(obj).__qualname__}({k}={params[k]!r}) disagrees with the kernel "
-                                 f"parameter {k}={v!r}; make them agree (or route it: param_map / --param-name)")
+        form, passthrough = "instance", _detect_instance(obj, kernel_params, routes, init, calls, reserved)
         label = name or type(obj).__qualname__  # an instance has no import path of its own
     elif callable(obj):
-        req = _required_positional(obj)
-        accepted, var_kw = _accepted_names(obj)
-        if len(req) >= 3 or (req and req[0] in _X_NAMES):
-            form = "function"
-            who = getattr(obj, "__qualname__", "the function")
-            if calls.method is not None:
-                raise UsageError(f"function {who} returns the features itself: --method {calls.method} applies to "
-                                 "a class, an instance or a factory's product")
-            # kernel parameters reach a plain function by name (its signature) or by the parameter map
-            passthrough = _routed(kernel_params, routes, accepted, var_kw, f"function {who}", reserved)
-            if calls.renamed:
-                missing = reserved - accepted
-                if missing and not var_kw:
-                    raise UsageError(f"function {who} does not accept {', '.join(sorted(missing))} (--param-name "
-                                     "renames n_components/random_state)")
-            if calls.call_kw:
-                from rfverify.plugin_calls import check_accepts
-
-                check_accepts(obj, calls.call_kw, f"function {who}")
-        else:
-            form = "factory"
-            if calls.renamed:
-                raise UsageError("a factory is called make(n_components, random_state): --param-name "
-                                 "n_components=/random_state= applies to a class, an instance or a function")
-            passthrough = _routed(kernel_params, routes, accepted, var_kw, getattr(obj, "__qualname__", "the factory"))
+        form, passthrough = _detect_callable(obj, kernel_params, routes, calls, reserved)
         label = str(name or getattr(obj, "__qualname__", type(obj).__name__))
     else:
         raise UsageError(f"cannot use {type(obj).__name__} as a feature map: pass a factory "
@@ -775,6 +711,86 @@ def _detect(obj: Any, kernel_params: dict[str, Any], name: str | None, spec: str
     if spec is None and form != "instance":
         spec = _spec_of(obj)
     return FeatureMapPlugin(obj, form, label, spec, passthrough)
+
+
+def _detect_class(obj: type, kernel_params: dict[str, Any], routes: Mapping[str, Any], module_ok: bool,
+                  calls: CallSpec, reserved: set[str]) -> dict[str, Any]:
+    """An estimator class (or a torch module class), checked: the kernel parameters it is passed."""
+    if module_ok and callable(getattr(obj, "forward", None)) and not hasattr(obj, "transform"):
+        pass  # a torch module: called on tensors, no fit (input="torch")
+    elif calls.method is not None:
+        if not hasattr(obj, calls.method):
+            raise UsageError(f"class {obj.__qualname__} has no method {calls.method!r} (declared to return "
+                             "the features)")
+    elif not (hasattr(obj, "fit") and hasattr(obj, "transform")):
+        raise UsageError(f"class {obj.__qualname__} has no fit/transform methods; "
+                         "pass an estimator class, an instance, a factory or a function (or declare the method "
+                         "that returns features: --method NAME)")
+    accepted, var_kw = _accepted_names(obj)
+    missing = reserved - accepted
+    if missing and not var_kw:
+        raise UsageError(f"class {obj.__qualname__} does not accept {', '.join(sorted(missing))}; "
+                         f"the contract needs Cls({', '.join(f'{k}=...' for k in sorted(reserved))}) (name them "
+                         "with --param-name n_components=NAME / random_state=NAME, or random_state= to pass none)")
+    if calls.method is not None:
+        _check_method_kw(getattr(obj, calls.method), calls, f"{obj.__qualname__}.{calls.method}")
+    return _routed(kernel_params, routes, accepted, var_kw, f"class {obj.__qualname__}", reserved)
+
+
+def _detect_instance(obj: Any, kernel_params: dict[str, Any], routes: Mapping[str, Any], init: Mapping[str, Any],
+                     calls: CallSpec, reserved: set[str]) -> dict[str, Any]:
+    """An sklearn-style instance: its parameters must agree with the kernel's; only ``.ATTRIBUTE`` routes are
+    passed (set after construction)."""
+    params = obj.get_params(deep=False)
+    if not isinstance(params, Mapping):
+        raise PluginError(type(obj).__qualname__, f"get_params(deep=False) returned {type(params).__name__}, "
+                          "not a dict", "return the constructor parameters as a dict (sklearn's contract)")
+    params = dict(params)
+    for key in sorted(reserved):
+        if key not in params:
+            raise UsageError(f"{type(obj).__qualname__} has no parameter {key!r}; the contract needs "
+                             "n_components and random_state (or --param-name n_components=NAME / random_state=)")
+    if calls.method is not None:
+        _check_method_kw(getattr(obj, calls.method), calls, f"{type(obj).__qualname__}.{calls.method}")
+    passthrough = {}
+    for k, v in _routed(kernel_params, routes, set(params), False, type(obj).__qualname__, reserved).items():
+        if k in init:
+            continue
+        if k.startswith("."):  # an attribute set after construction
+            passthrough[k] = v
+            continue
+        if not _same(params[k], v):
+            raise UsageError(f"{type(obj).__qualname__}({k}={params[k]!r}) disagrees with the kernel "
+                             f"parameter {k}={v!r}; make them agree (or route it: param_map / --param-name)")
+    return passthrough
+
+
+def _detect_callable(obj: Any, kernel_params: dict[str, Any], routes: Mapping[str, Any], calls: CallSpec,
+                     reserved: set[str]) -> tuple[str, dict[str, Any]]:
+    """A function ``f(X, n_components, random_state)`` or a factory ``make(m, seed)``: (form, passed params)."""
+    req = _required_positional(obj)
+    accepted, var_kw = _accepted_names(obj)
+    if not (len(req) >= 3 or (req and req[0] in _X_NAMES)):
+        if calls.renamed:
+            raise UsageError("a factory is called make(n_components, random_state): --param-name "
+                             "n_components=/random_state= applies to a class, an instance or a function")
+        return "factory", _routed(kernel_params, routes, accepted, var_kw, getattr(obj, "__qualname__", "the factory"))
+    who = getattr(obj, "__qualname__", "the function")
+    if calls.method is not None:
+        raise UsageError(f"function {who} returns the features itself: --method {calls.method} applies to "
+                         "a class, an instance or a factory's product")
+    # kernel parameters reach a plain function by name (its signature) or by the parameter map
+    passthrough = _routed(kernel_params, routes, accepted, var_kw, f"function {who}", reserved)
+    if calls.renamed:
+        missing = reserved - accepted
+        if missing and not var_kw:
+            raise UsageError(f"function {who} does not accept {', '.join(sorted(missing))} (--param-name "
+                             "renames n_components/random_state)")
+    if calls.call_kw:
+        from rfverify.plugin_calls import check_accepts
+
+        check_accepts(obj, calls.call_kw, f"function {who}")
+    return "function", passthrough
 
 
 def _check_method_kw(method: Any, calls: CallSpec, who: str) -> None:

@@ -691,6 +691,41 @@ def _child_setup(out_fd: int, harness: int) -> None:
     os.dup2(out_fd, 1)
 
 
+def _restore_preflight(config: Any, limits: Limits, preflight: Any, how: str) -> None:
+    """A fresh child after a death: ``rerun`` rebuilds what the preflight sets on the configuration (its verdict is
+    known); ``recover`` (it failed) runs what the checks need without it, where the kind says."""
+    if how == "rerun":
+        try:
+            preflight(config, limits)
+        except Exception:  # noqa: BLE001 - the parent already has the preflight's verdict
+            pass
+    elif how == "recover":
+        try:
+            with guard.guarded(config.plugin_name, "the preflight's decisions", limits):
+                getattr(config, "after_failed_preflight", lambda: None)()
+        except Exception:  # noqa: BLE001 - then the checks run on the declarations alone
+            pass
+
+
+def _serve(config: Any, limits: Limits, calls: tuple[Any, Any, Any], specs: dict[str, Any],
+           request: tuple[Any, ...]) -> tuple[str, Any]:
+    """One request's reply: ("ok", value), or ("raise", UsageError) for the caller's own mistake."""
+    preflight, run_check, run_metrics = calls
+    op = request[0]
+    try:
+        if op == "preflight":
+            return ("ok", preflight(config, limits))
+        if op == "check":
+            return ("ok", run_check(config, specs[request[1]], None, limits))
+        metrics = run_metrics(config, limits) if request[1] and hasattr(config, "metrics") else None  # finish
+        return ("ok", (config.header(), metrics))
+    except UsageError as exc:
+        return ("raise", UsageError(plain(exc)))
+    except BaseException as exc:  # noqa: BLE001 - an error record, whatever it is (SIGINT is ignored here:
+        # a KeyboardInterrupt is the plug-in's too); the parent never re-raises it
+        return ("ok", _error_reply(config, specs, request, exc))
+
+
 def _child_main(conn: Any, config: Any, limits: Limits, calls: tuple[Any, Any, Any], page: mmap.mmap, out_fd: int,
                 rerun_preflight: str, harness: int) -> None:
     """The child's loop: one request, one reply, until ``close`` or the end of the channel."""
@@ -698,19 +733,7 @@ def _child_main(conn: Any, config: Any, limits: Limits, calls: tuple[Any, Any, A
     try:
         _child_setup(out_fd, harness)
         guard.supervise_child(page, _FORK_AT, os.getpid())
-        preflight, run_check, run_metrics = calls
-
-        if rerun_preflight == "rerun":  # rebuild what the preflight sets on the configuration; its verdict is known
-            try:
-                preflight(config, limits)
-            except Exception:  # noqa: BLE001 - the parent already has the preflight's verdict
-                pass
-        elif rerun_preflight == "recover":  # it failed: not again; what the checks need without it (kinds that say)
-            try:
-                with guard.guarded(config.plugin_name, "the preflight's decisions", limits):
-                    getattr(config, "after_failed_preflight", lambda: None)()
-            except Exception:  # noqa: BLE001 - then the checks run on the declarations alone
-                pass
+        _restore_preflight(config, limits, calls[0], rerun_preflight)
         specs = {s.name: s for s in config.checks()}
         patched: list[str] = []
         while not patched:
@@ -723,20 +746,7 @@ def _child_main(conn: Any, config: Any, limits: Limits, calls: tuple[Any, Any, A
                 break
             before = _namespaces()
             out_start = _fd1_size()
-            try:
-                if op == "preflight":
-                    reply: tuple[str, Any] = ("ok", preflight(config, limits))
-                elif op == "check":
-                    reply = ("ok", run_check(config, specs[request[1]], None, limits))
-                else:  # finish
-                    metrics = run_metrics(config, limits) if request[1] and hasattr(config, "metrics") \
-                        else None
-                    reply = ("ok", (config.header(), metrics))
-            except UsageError as exc:
-                reply = ("raise", UsageError(plain(exc)))
-            except BaseException as exc:  # noqa: BLE001 - an error record, whatever it is (SIGINT is ignored here:
-                # a KeyboardInterrupt is the plug-in's too); the parent never re-raises it
-                reply = ("ok", _error_reply(config, specs, request, exc))
+            reply = _serve(config, limits, calls, specs, request)
             try:
                 sys.stdout.flush()
             except (OSError, ValueError, AttributeError):

@@ -118,7 +118,7 @@ def test_json_is_byte_identical_for_same_seed():
     b = rfverify.verify(RandomFourierFeatures, **kw).to_json()
     assert a == b
     data = json.loads(a)
-    for key in ("implementation", "kind", "kernel", "seed", "profile", "passed", "rfverify_version", "checks"):
+    for key in ("implementation", "kind", "target", "seed", "profile", "passed", "rfverify_version", "checks"):
         assert key in data
     for chk in data["checks"]:
         for key in ("check", "status", "statistic", "pvalue", "threshold", "effect", "message", "reproduce"):
