@@ -65,6 +65,17 @@ def test_command_writes_the_table(tmp_path, capsys):
     assert "rfflearn-orf" in capsys.readouterr().out
 
 
+def test_a_run_of_some_entries_keeps_the_others_valid_results(tmp_path):
+    out = tmp_path / "eco"
+    common = ["--profile", "quick", "--seeds", "1", "--out", str(out), "--quiet", "--resume"]
+    assert main(["ecosystem", "--only", "scipy-ortho-group", *common]) == 0
+    assert main(["ecosystem", "--only", "scipy-special-ortho-group", *common]) == 0
+    table = json.loads((out / "ecosystem.json").read_text())
+    names = [r["name"] for r in table["entries"]]
+    assert names == ["scipy-ortho-group", "scipy-special-ortho-group"], names  # the first run's row kept, in order
+    assert table["runs"][-1]["units_run"] == 1 and table["summary"]["correct_runs"] == 2
+
+
 def test_committed_table_is_linked_from_the_index():
     from pathlib import Path
 

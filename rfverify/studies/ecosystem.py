@@ -242,6 +242,17 @@ def _finish(rows: list[dict[str, Any]], seeds: Sequence[int], profile: str, run_
     return table
 
 
+def _with_kept(chosen: Mapping[str, Any], old: Mapping[str, Any], seeds: Sequence[int], profile: str,
+               source: str) -> list[dict[str, Any]]:
+    """The rows planned (``chosen``: name -> row) and, for every entry not selected (``--only``), its results from the previous table that are still
+    valid (same fingerprint; nothing run): a run of some entries never drops the others from the table."""
+    kept = {e.name: _plan_entry(e, seeds, profile, source, old[e.name], [])
+            for e in entries() if e.name not in chosen and e.name in old}
+    out = {**{name: row for name, (row, n) in kept.items() if n}, **chosen}
+    order = [e.name for e in entries()]
+    return sorted(out.values(), key=lambda r: order.index(r["name"]) if r["name"] in order else len(order))
+
+
 def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: str,
                   progress: Callable[[str], None] | None = None,
                   checkpoint: Callable[[dict[str, Any]], Any] | None = None,
@@ -267,6 +278,7 @@ def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: s
         rows.append(row)
         reused += n_reused
     by_name = {r["name"]: r for r in rows}
+    rows = _with_kept(by_name, old, seeds, profile, source)
     prior: Mapping[str, Any] = previous or {}
     earlier = list(prior.get("runs") or ([prior["run"]] if prior.get("run") else []))
     run_info: dict[str, Any] = {"units_planned": len(tasks), "units_run": 0, "units_reused": reused, "executor": getattr(executor, "description", "in process"),
