@@ -74,7 +74,7 @@ def test_the_page_documents_commands():
 def test_documented_command_does_what_the_page_says(cmd, code, text, needs, tmp_path):
     for mod in needs:
         if importlib.util.find_spec(mod) is None:
-            pytest.skip(f"{mod} is not installed")
+            pytest.skip(f"{mod} is not installed: the command needs it (docs/ecosystem.md says how to install it)")
     args = shlex.split(cmd)
     args = args[args.index("rfverify") + 1:]
     out = subprocess.run([sys.executable, "-m", "rfverify.cli", *args], cwd=tmp_path, capture_output=True, text=True,

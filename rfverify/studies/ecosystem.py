@@ -246,10 +246,11 @@ def _with_kept(chosen: Mapping[str, Any], old: Mapping[str, Any], seeds: Sequenc
                source: str) -> list[dict[str, Any]]:
     """The rows planned (``chosen``: name -> row) and, for every entry not selected (``--only``), its results from the previous table that are still
     valid (same fingerprint; nothing run): a run of some entries never drops the others from the table."""
+    table = entries()
     kept = {e.name: _plan_entry(e, seeds, profile, source, old[e.name], [])
-            for e in entries() if e.name not in chosen and e.name in old}
+            for e in table if e.name not in chosen and e.name in old}
     out = {**{name: row for name, (row, n) in kept.items() if n}, **chosen}
-    order = [e.name for e in entries()]
+    order = [e.name for e in table]
     return sorted(out.values(), key=lambda r: order.index(r["name"]) if r["name"] in order else len(order))
 
 
