@@ -28,6 +28,7 @@ import time
 from typing import Any, Callable
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from rfverify.studies.bench_compare import naive_fwht  # the baseline (re-exported)
 
@@ -62,7 +63,7 @@ def time_call(fn: Callable[[], Any], repeats: int) -> float:
     return statistics.median(ts)
 
 
-def _row(name: str, d: int, dtype: Any, n: int, seconds: float, ops: float,
+def _row(name: str, d: int, dtype: DTypeLike, n: int, seconds: float, ops: float,
          baseline: str | None = None, base_seconds: float | None = None, **extra: Any) -> dict:
     return {
         "name": name,

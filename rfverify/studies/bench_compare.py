@@ -46,6 +46,8 @@ from functools import partial
 from typing import Any, Callable, TypedDict
 
 import numpy as np
+from numpy.typing import DTypeLike
+from rfverify.results import JSONValue
 
 __all__ = ["run_comparisons", "format_comparisons", "summarize", "environment", "BASELINES", "LEGEND"]
 
@@ -83,7 +85,7 @@ def naive_fwht(X: np.ndarray) -> np.ndarray:
     return Y
 
 
-def environment() -> dict[str, Any]:
+def environment() -> dict[str, JSONValue]:
     """Machine, load, date and versions printed above the tables."""
     model = platform.processor() or "?"
     try:
@@ -175,15 +177,15 @@ def _ratio(mine: list[float], other: Any) -> float:
     return statistics.median(mine) / other if other else float("nan")
 
 
-def _rows(section: str, samples: dict[str, list[float]], *, dtype: Any, d: int, n: int, threads: int,
-          ops: float, baselines: dict[str, Any], mem: list[float] | None,
+def _rows(section: str, samples: dict[str, list[float]], *, dtype: DTypeLike, d: int, n: int, threads: int,
+          ops: float, baselines: dict[str, JSONValue], mem: list[float] | None,
           used: dict[str, int] | None = None, mem_cpu: list[float] | None = None) -> list[dict]:
     nbytes = 2 * n * d * np.dtype(dtype).itemsize
     out = []
     cpu = getattr(samples, "cpu", {})
     for name, ts in samples.items():
         sec = statistics.median(ts)
-        extra: dict[str, Any] = {}
+        extra: dict[str, JSONValue] = {}
         if name in cpu and (used or {}).get(name, threads) == 1:  # runs on the calling thread only
             extra = {"cpu_seconds": statistics.median(cpu[name]),
                      "cpu_vs": {b: _ratio(cpu[name], cpu[b]) for b in baselines if b in cpu and b != name
@@ -199,7 +201,7 @@ def _rows(section: str, samples: dict[str, list[float]], *, dtype: Any, d: int, 
     return out
 
 
-def _skip(section: str, name: str, reason: str, *, dtype: Any, d: int, n: int, threads: int) -> dict:
+def _skip(section: str, name: str, reason: str, *, dtype: DTypeLike, d: int, n: int, threads: int) -> dict:
     return {"section": section, "name": name, "dtype": np.dtype(dtype).name, "d": d, "n": n, "threads": threads,
             "seconds": float("nan"), "status": f"skipped: {reason}", "gops": float("nan"), "gbs": float("nan"),
             "mem_x": float("nan"), "rows_per_s": float("nan"), "vs": {}}
@@ -310,7 +312,7 @@ def run_fwht_comparison(quick: bool = False) -> list[dict]:
     return rows
 
 
-def _aligned(shape: tuple[int, int], dtype: Any) -> np.ndarray:
+def _aligned(shape: tuple[int, int], dtype: DTypeLike) -> np.ndarray:
     """A 64-byte aligned array (FFHT needs 32-byte alignment; every implementation gets the same buffers)."""
     dt = np.dtype(dtype)
     nbytes = int(np.prod(shape)) * dt.itemsize
@@ -332,7 +334,7 @@ def _limited(k: int, fn: Callable[[], Any]) -> Callable[[], Any]:
 class _RowKey(TypedDict):
     """The configuration of one timing row: the keywords of :func:`_rows` and :func:`_skip` it shares."""
 
-    dtype: Any
+    dtype: DTypeLike
     d: int
     n: int
     threads: int
@@ -426,7 +428,7 @@ def _f(x: Any, spec: str) -> str:
     return format(x, spec) if isinstance(x, (int, float)) and math.isfinite(x) else "-"
 
 
-def format_comparisons(rows: list[dict], env: dict[str, Any] | None = None) -> str:
+def format_comparisons(rows: list[dict], env: dict[str, JSONValue] | None = None) -> str:
     """The tables (one per section), each group's rows together, with the legend and the machine."""
     lines = []
     if env:
