@@ -16,12 +16,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from rfverify.adapters import FittedMap
 from rfverify.errors import PluginError
 from rfverify.metrics import alignment, held_out_data, labels_of, relative_frobenius_error, target_alignment
 from rfverify.kinds.feature_map import CheckContext, reference_random_basis
 from rfverify.measurement import Measurement, detail
-from rfverify.registry import effect, register_check
-from rfverify.results import CheckResult
+from rfverify.registry import PluginObject, effect, register_check
+from rfverify.results import CheckResult, Effect
 from rfverify.profiles import budget as profile_budget
 from rfverify.stats import one_sided_t, t_interval
 
@@ -52,8 +53,8 @@ def _applies(ctx: CheckContext) -> str | None:
     return None
 
 
-def reference_basis(ctx: CheckContext, fitted: Any, m: int, random_state: int,
-                    X_fit: np.ndarray) -> tuple[Any | None, str]:
+def reference_basis(ctx: CheckContext, fitted: FittedMap, m: int, random_state: int,
+                    X_fit: np.ndarray) -> tuple[PluginObject | None, str]:
     """The random basis to compare with: the map's own ``initial_basis()`` if it offers one, else the
     registry's random features for the kernel (rbf, laplacian, arccos) at the same m and random_state."""
     init = getattr(fitted.obj, "initial_basis", None)
@@ -70,7 +71,7 @@ def reference_basis(ctx: CheckContext, fitted: Any, m: int, random_state: int,
     return reference_random_basis(ctx.kernel, m, random_state, X_fit)
 
 
-def _transform(basis: Any, X: np.ndarray, who: str) -> np.ndarray:
+def _transform(basis: PluginObject, X: np.ndarray, who: str) -> np.ndarray:
     try:
         F = np.asarray(basis.transform(X))
     except Exception as exc:
@@ -260,7 +261,7 @@ def measure(ctx: CheckContext, plan: AdaptedPlan) -> AdaptedMeasurement:
         target_alignment_means=(float(np.mean(ta_a)), float(np.mean(ta_r))))
 
 
-def _texts(ctx: CheckContext, ms: AdaptedMeasurement, eff: Any) -> tuple[str, str, str]:
+def _texts(ctx: CheckContext, ms: AdaptedMeasurement, eff: Effect) -> tuple[str, str, str]:
     """(the ratio, the savings, where) as the message states them."""
     judged_alignment = ms.judged_alignment
     m_top = int(round(float(ms.m_reference[-1])))

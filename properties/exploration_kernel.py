@@ -31,7 +31,7 @@ from rfverify.properties.kernel_properties import WITNESS_FRACTION, shrink_witne
 from rfverify.properties.space_guard import SpaceGuard
 from rfverify.refusals import Axis, Refusal, Refused, SpaceLog, held_where, refusal_of, refused_note, strict_failure
 from rfverify.registry import register_check
-from rfverify.results import CheckResult
+from rfverify.results import CheckResult, JSONValue
 from rfverify.spaces import NORMS, KernelSpace
 from rfverify.strategies import dimensions, make_batch
 from rfverify.tolerances import evaluation_tolerance, psd_tolerance
@@ -85,7 +85,7 @@ def _value(v: float, lo: Any, hi: Any) -> float:
 
 
 @st.composite
-def _examples(draw: Any, space: KernelSpace) -> KernelExample:
+def _examples(draw: st.DrawFn, space: KernelSpace) -> KernelExample:
     d = draw(dimensions(space.d.lo, space.d.hi))
     n_hi = max(space.n.lo, min(space.n.hi, math.isqrt(KERNEL_COST_CAP // d)))
     corners = sorted({c for c in (1, 2, 3, *(2 ** k + e for k in range(1, 8) for e in (0, 1))) if space.n.lo <= c <= n_hi})
@@ -98,7 +98,7 @@ def _examples(draw: Any, space: KernelSpace) -> KernelExample:
     return KernelExample(d, n, norm, tuple(sorted(params.items())), seed)
 
 
-def _form(ex: KernelExample) -> dict[str, Any]:
+def _form(ex: KernelExample) -> dict[str, JSONValue]:
     """The configuration of ``ex`` a refusal is stated in (the points' seed is not an axis: a refusal must not
     depend on the values)."""
     return {"d": ex.d, "n": ex.n, "norm": ex.norm, **{f"param:{k}": v for k, v in ex.params}}
@@ -117,7 +117,7 @@ class _Runner:
         #: the refusal rule (None: a refusal is a problem like any other, as a property evaluated alone judges)
         self.guard: SpaceGuard | None = None
         #: the configuration of the kernel call being made (a sub-call evaluates fewer points)
-        self.now: dict[str, Any] = {}
+        self.now: dict[str, JSONValue] = {}
 
     def kernel(self, ex: KernelExample) -> Kernel:
         k = self.cfg.kernel
@@ -338,7 +338,7 @@ def check_explore_kernel(ctx: KernelContext) -> CheckResult:
                 found = _refine_param(found, name, space.params[name], base.get(name), runner)
     log = runner.guard.log
     assert log is not None
-    details: dict[str, Any] = {
+    details: dict[str, JSONValue] = {
         "space": log.summary(space.describe(), len(found.tried)),
         "space_searched": space.describe(), "budget": budget, "calls": found.calls,
         "coverage": coverage(found, {"d": lambda ex: d_band(ex.d), "norm": lambda ex: ex.norm},
@@ -355,7 +355,7 @@ def check_explore_kernel(ctx: KernelContext) -> CheckResult:
     return _minimal_failure(ctx, found, details)
 
 
-def _base_params(ctx: KernelContext, space: Any) -> dict[str, Any]:
+def _base_params(ctx: KernelContext, space: Any) -> dict[str, JSONValue]:
     """The held parameters, and the simplest value of each searched one (the kernel's own when in range)."""
     base = dict(space.held)
     for name, rng in space.params.items():  # the simplest value of each searched parameter
@@ -364,7 +364,7 @@ def _base_params(ctx: KernelContext, space: Any) -> dict[str, Any]:
     return base
 
 
-def _space_guard(ctx: KernelContext, space: Any, base: dict[str, Any], runner: Any) -> SpaceGuard:
+def _space_guard(ctx: KernelContext, space: Any, base: dict[str, JSONValue], runner: Any) -> SpaceGuard:
     """The refusal rule around the search, with the main configuration it is explained against."""
     main = {"d": min(space.d.hi, max(space.d.lo, ctx.dim)), "n": min(space.n.hi, max(space.n.lo, 8)),
             "norm": "typical" if "typical" in space.norm else space.norm[0],
@@ -374,7 +374,7 @@ def _space_guard(ctx: KernelContext, space: Any, base: dict[str, Any], runner: A
     return SpaceGuard(SpaceLog(axes, main, runner.probe, name=ctx.name), main=[main])
 
 
-def _minimal_failure(ctx: KernelContext, found: Any, details: dict[str, Any]) -> CheckResult:
+def _minimal_failure(ctx: KernelContext, found: Any, details: dict[str, JSONValue]) -> CheckResult:
     """The failure at the minimal example the search shrank to, with the reproduce command pinning it."""
     ex: KernelExample = found.counterexample
     problem = found.problem or ""

@@ -28,7 +28,7 @@ from rfverify.properties.quadrature_exactness import _exact, _quadrature, _rando
 from rfverify.properties.space_guard import SpaceGuard, refusal_in
 from rfverify.refusals import Axis, Refusal, SpaceLog, held_where, refused_note, strict_failure
 from rfverify.registry import register_check
-from rfverify.results import CheckResult
+from rfverify.results import CheckResult, JSONValue
 from rfverify.strategies import Range, dimensions, random_states
 from rfverify.tolerances import roundoff_inner_product
 
@@ -263,7 +263,7 @@ def check_explore_quadrature(ctx: QuadratureContext) -> CheckResult:
                                    if d < found.counterexample.d), lambda ex: _problem(ctx, ex, guard))
     space = f"{desc}, any rng seed (0 included), degree 0 … {ctx.degree}"
     assert guard.log is not None
-    details: dict[str, Any] = {"space": guard.log.summary(space, len(found.tried)), "space_searched": space,
+    details: dict[str, JSONValue] = {"space": guard.log.summary(space, len(found.tried)), "space_searched": space,
                                "budget": budget, "calls": found.calls,
                                "coverage": coverage(found, {"d": lambda ex: d_band(ex.d),
                                                             "seed": lambda ex: "0" if ex.seed == 0 else "other"},
@@ -294,7 +294,7 @@ def _strategy(ctx: QuadratureContext, widths: list[int]) -> tuple[Any, str, list
     return st.builds(QuadExample, dims, seeds), desc, [QuadExample(d, seed0) for d in widths[:4]]
 
 
-def _minimal_failure(ctx: QuadratureContext, found: Any, details: dict[str, Any], desc: str) -> CheckResult:
+def _minimal_failure(ctx: QuadratureContext, found: Any, details: dict[str, JSONValue], desc: str) -> CheckResult:
     """The failure at the smallest failing d, with the reproduce command pinning it."""
     ex: QuadExample = found.counterexample
     problem = found.problem or ""

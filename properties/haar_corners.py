@@ -19,7 +19,7 @@ other exception stays an error, and a refusal at the declared or a pinned d stay
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 
@@ -28,7 +28,7 @@ from rfverify.errors import PluginError
 from rfverify.kinds.orthogonal import ORTHOGONAL_CORNER_D_MAX, OrthogonalContext, orthogonal_corners
 from rfverify.properties.exploration_orthogonal import _action, _space
 from rfverify.properties.space_guard import corner_note, probe_corner, refused_inside
-from rfverify.results import CheckResult
+from rfverify.results import CheckResult, JSONValue
 
 __all__ = ["haar_at_corners", "corner_dimensions", "CORNER_SHARE"]
 
@@ -61,7 +61,7 @@ def haar_at_corners(ctx: OrthogonalContext, body: Callable[[OrthogonalContext], 
     main = body(replace(ctx, alpha=main_alpha)) if with_main else None
     if main is not None and main.status != "pass":
         return with_details(main, {"alpha_split": split})
-    done: list[dict[str, Any]] = []
+    done: list[dict[str, JSONValue]] = []
     for d in dims:
         cctx = ctx.at_corner(d, corner_alpha, budget)
         reason = applies(cctx) if applies is not None else None

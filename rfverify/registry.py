@@ -22,12 +22,15 @@ if TYPE_CHECKING:
     from rfverify.host import Host
 
 __all__ = ["BaseContext", "CheckSpec", "DECISIONS", "Finding", "register_check", "registered_checks", "effect",
-           "PluginObject", "RunnableConfig", "MeasuredConfig", "HostedConfig"]
+           "PluginObject", "PluginArray", "RunnableConfig", "MeasuredConfig", "HostedConfig"]
 
 #: The object a plug-in hands over (a class, an instance, a callable, a module attribute) or a value it returned
 #: before it is validated: its type is genuinely unknown until a check has looked at it, so it is ``Any`` — the
 #: one place the type checker is told so, and the name says why.
 PluginObject: TypeAlias = Any
+#: An input handed to a plug-in in the array library it takes (numpy, torch, JAX, CuPy, dask: :mod:`rfverify.arrays`)
+#: or as a list or tuple of rows: its type is the plug-in's library's, unknown to the harness.
+PluginArray: TypeAlias = Any
 
 #: How a check's verdict is decided (:attr:`CheckSpec.decision`): by a test at the check's alpha, by a derived
 #: round-off tolerance, or not at all (a measurement reported as a table, judged only on its contract).
