@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable
 
-from rfverify.corners import (CornerNotApplicable, Corner, alpha_split, corner_budget, corner_from_pins, corner_profile,
+from rfverify.corners import (CornerNotApplicable, Corner, CornerXfail, alpha_split, corner_budget, corner_from_pins, corner_profile,
                               design, with_details)
 from rfverify.domains import min_dim
 from rfverify.errors import PLUGIN_RAISED, PluginError
@@ -140,7 +140,7 @@ def at_corners(ctx: CheckContext, body: Callable[[CheckContext], CheckResult], *
     if main is not None and main.status != "pass":
         return with_details(main, {"alpha_split": split, "corners": "not run: the main configuration did not pass"})
     done: list[dict[str, JSONValue]] = []
-    raised: tuple[Corner, Any, PluginError] | None = None
+    raised: tuple[Corner, CheckContext, PluginError] | None = None
     for c in corners:
         outcome, value = _one_corner(ctx, c, corner_alpha, body, split, done)
         if outcome == "return":
@@ -193,7 +193,7 @@ def _placed(ctx: CheckContext, c: Corner, corner_alpha: float,
     return "judge", (c, cctx)
 
 
-def _plugin_failed(ctx: CheckContext, c: Corner, exc: PluginError, declared: Any,
+def _plugin_failed(ctx: CheckContext, c: Corner, exc: PluginError, declared: CornerXfail | None,
                    done: list[dict[str, JSONValue]]) -> PluginError | None:
     """The plug-in raised at corner ``c``: an expected failure if declared (None), else the error to report (a
     late refusal named as such); ``done`` records it."""
@@ -246,7 +246,7 @@ def _one_corner(ctx: CheckContext, c: Corner, corner_alpha: float, body: Callabl
 
 
 def _conclude(ctx: CheckContext, main: CheckResult | None, done: list[dict[str, JSONValue]],
-              raised: tuple[Corner, Any, PluginError] | None, corners: list[Corner], with_main: bool,
+              raised: tuple[Corner, CheckContext, PluginError] | None, corners: list[Corner], with_main: bool,
               split: dict[str, JSONValue]) -> CheckResult:
     """No configuration failed: an error raised at a corner, the pinned corner's verdict, or the main result with
     every corner's outcome noted."""

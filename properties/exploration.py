@@ -10,20 +10,19 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import replace
-from typing import Any
 
 import numpy as np
 
 from rfverify.adapters import FeatureMapPlugin, FittedMap
 from rfverify.errors import PluginError
-from rfverify.explore import budget_for, coverage, d_band, search
+from rfverify.explore import Exploration, budget_for, coverage, d_band, search
 from rfverify.kernels import as_kernel
 from rfverify.kinds.feature_map import PREFLIGHT_M, CheckContext
 from rfverify.refusals import (Axis, Refusal, Refused, SpaceLog, held_where, refusal_of, refused_note,
                                strict_failure)
 from rfverify.registry import register_check
 from rfverify.results import CheckResult, JSONRecord, JSONValue
-from rfverify.spaces import FMExample, declared_space, length_scale_of
+from rfverify.spaces import FeatureMapSpace, FMExample, Range, declared_space, length_scale_of
 from rfverify.strategies import make_batch
 from rfverify.properties.contract import feature_sensitivity
 from rfverify.tolerances import contract_tolerance, propagated_roundoff, roundoff_inner_product, unit_roundoff
@@ -239,10 +238,10 @@ def _form(ex: FMExample) -> dict[str, JSONValue]:
             "norm": ex.norm, **{f"param:{k}": v for k, v in ex.params}}
 
 
-def _baseline(ctx: CheckContext, space: Any, kparams: JSONRecord) -> dict[str, JSONValue]:
+def _baseline(ctx: CheckContext, space: FeatureMapSpace, kparams: JSONRecord) -> dict[str, JSONValue]:
     """The main configuration (the declared d, the kernel's parameters, float64 C-ordered typical rows, the
     preflight's n_components), clipped to the space: where the plug-in accepts."""
-    def clip(v: int, r: Any) -> int:
+    def clip(v: int, r: Range) -> int:
         return min(max(v, r.lo), r.hi)
 
     params = tuple(sorted({**kparams, **space.held}.items()))
@@ -252,7 +251,7 @@ def _baseline(ctx: CheckContext, space: Any, kparams: JSONRecord) -> dict[str, J
             "norm": pick(space.norm, "typical"), **{f"param:{k}": v for k, v in params}}
 
 
-def _axes(space: Any) -> tuple[Axis, ...]:
+def _axes(space: FeatureMapSpace) -> tuple[Axis, ...]:
     return _AXES + tuple(Axis(f"param:{k}", "float") for k in sorted(space.params))
 
 
@@ -338,7 +337,7 @@ def check_explore(ctx: CheckContext) -> CheckResult:
     return _minimal_failure(ctx, runner, found, details, exempt)
 
 
-def _declared(ctx: CheckContext) -> Any:
+def _declared(ctx: CheckContext) -> FeatureMapSpace:
     """The space searched: the context's, or the one a factory's product declares (``rfverify_space``)."""
     space = ctx.space
     if ctx.respace is not None and ctx.plugin.form != "function":  # a factory: its product may declare the space
@@ -352,7 +351,7 @@ def _declared(ctx: CheckContext) -> Any:
     return space
 
 
-def _minimal_failure(ctx: CheckContext, runner: Any, found: Any, details: dict[str, JSONValue], exempt: str) -> CheckResult:
+def _minimal_failure(ctx: CheckContext, runner: _Runner, found: Exploration, details: dict[str, JSONValue], exempt: str) -> CheckResult:
     """The failure at the minimal example the search shrank to, with the reproduce command pinning it."""
     ex: FMExample = found.counterexample
     details["minimal_example"] = ex.as_dict()
@@ -372,8 +371,9 @@ def _minimal_failure(ctx: CheckContext, runner: Any, found: Any, details: dict[s
     return replace(result, reproduce=ctx.reproduce + " " + " ".join(shlex.quote(p) for p in ex.pins()))
 
 
-def _search_details(space: Any, runner: Any, found: Any, budget: int) -> dict[str, JSONValue]:
+def _search_details(space: FeatureMapSpace, runner: _Runner, found: Exploration, budget: int) -> dict[str, JSONValue]:
     """The space searched (with its refusals), the budget, the calls and the coverage of the search."""
+    assert runner.log is not None  # the search ran with its refusal log
     details: dict[str, JSONValue] = {"space": {**space.to_dict(), **runner.log.summary(space.describe(), len(found.tried))},
                                "space_searched": space.describe(), "budget": budget, "calls": found.calls,
                                "coverage": coverage(found, {"d": lambda e: d_band(e.d), "dtype": lambda e: e.dtype,
