@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Generic, Protocol, Sequence, TypeAlias, TypeVar, runtime_checkable
+from typing import Any, Callable, Generic, Protocol, Sequence, TypeAlias, TypeVar, runtime_checkable
 
 from rfverify.measurement import Measurement
 from rfverify.messages import Finding, failure_message
@@ -18,11 +18,8 @@ from rfverify.profiles import Profile
 from rfverify.results import CheckResult, Effect
 from rfverify.seeding import SeedSource
 
-if TYPE_CHECKING:
-    from rfverify.host import Host
-
 __all__ = ["BaseContext", "CheckSpec", "DECISIONS", "Finding", "register_check", "registered_checks", "effect",
-           "PluginObject", "PluginArray", "RunnableConfig", "MeasuredConfig", "HostedConfig"]
+           "PluginObject", "PluginArray", "RunnableConfig", "MeasuredConfig"]
 
 #: The object a plug-in hands over (a class, an instance, a callable, a module attribute) or a value it returned
 #: before it is validated: its type is genuinely unknown until a check has looked at it, so it is ``Any`` — the
@@ -231,16 +228,6 @@ class MeasuredConfig(RunnableConfig, Protocol):
 
     def metrics(self) -> dict[str, Any]:
         """The metrics block (kernel-approximation metrics of the plug-in at the profile's sizes)."""
-
-
-class HostedConfig(RunnableConfig, Protocol):
-    """A configuration whose plug-in may live in its own process (:mod:`rfverify.host`; feature maps)."""
-
-    #: The plug-in's process, or None when the plug-in runs in this process.
-    host: Host | None
-
-    def in_process(self) -> None:
-        """Bring the plug-in into this process (isolation off)."""
 
 
 def effect(name: str, estimate: float, low: float, high: float, confidence: float,

@@ -10,24 +10,17 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, SupportsFloat, TypeAlias
+from typing import Any, Iterable, Mapping, SupportsFloat
 
 import numpy as np
 
 from rfverify.exit_status import is_ok, report_exit_code
+from rfverify.jsontypes import JSONRecord, JSONValue
 from rfverify.messages import format_interval
 from rfverify.text import plural
 
 __all__ = ["Effect", "CheckResult", "Report", "STATUSES", "SCHEMA_VERSION", "format_number", "kernel_label",
            "JSONValue", "JSONRecord"]
-
-#: A value of JSON data — a report document, a check's ``details``, a study's record, a configuration's ``as_dict``
-#: — read back from a file written by any schema version (or about to be written): a number, string, bool, None,
-#: list or str-keyed mapping of them, whose shape each reader checks where it reads it.  ``Any``, named, because a
-#: precise recursive type would make every reader narrow what it already checks with ``isinstance``/``.get``.
-JSONValue: TypeAlias = Any
-#: A JSON object: str keys, :data:`JSONValue` values.
-JSONRecord: TypeAlias = Mapping[str, JSONValue]
 
 STATUSES = ("pass", "fail", "error", "skip", "xfail")
 #: Version of the JSON layout written by :meth:`Report.to_json` (``docs/reports.md``, "Schema changes":

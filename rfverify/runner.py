@@ -8,13 +8,13 @@ header, and puts every call under the guard (:mod:`rfverify.guard`).
 from __future__ import annotations
 
 import contextvars
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Protocol, TypeVar, cast
 
 from rfverify.version import __version__
 from rfverify.errors import PLUGIN_RAISED, PluginError, UsageError
 from rfverify.guard import Limits, exhaustion, guarded
 from rfverify.messages import failure_message
-from rfverify.registry import CheckSpec, HostedConfig, MeasuredConfig, RunnableConfig
+from rfverify.registry import CheckSpec, MeasuredConfig, RunnableConfig
 from rfverify.results import CheckResult, Report
 from rfverify.validation import as_check_names, as_xfail, show
 
@@ -22,6 +22,36 @@ if TYPE_CHECKING:
     from rfverify.supervise import Supervisor
 
 T = TypeVar("T")
+
+
+class PluginProcess(Protocol):
+    """The plug-in's own process (:class:`rfverify.host.Host`) as :class:`Hosted` drives it: one scope of
+    operations per check."""
+
+    #: The last scope killed the process.
+    scope_crashed: bool
+
+    def set_limits(self, limits: Limits) -> None:
+        """The limits of every scope."""
+
+    def begin(self, what: str) -> None:
+        """Start the scope ``what``."""
+
+    def end(self) -> str | None:
+        """End the scope; what went wrong in it, or None."""
+
+    def close(self) -> None:
+        """End the process."""
+
+
+class HostedConfig(RunnableConfig, Protocol):
+    """A configuration whose plug-in may live in its own process (:mod:`rfverify.host`; feature maps)."""
+
+    #: The plug-in's process, or None when the plug-in runs in this process.
+    host: PluginProcess | None
+
+    def in_process(self) -> None:
+        """Bring the plug-in into this process (isolation off)."""
 
 __all__ = ["run_check", "run", "select", "preflight", "supervisor", "CHECK_HOOK", "apply_xfail", "bind_corner_xfail"]
 
