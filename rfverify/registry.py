@@ -12,6 +12,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Generic, Protocol, Sequence, TypeAlias, TypeVar, runtime_checkable
 
+from rfverify.jsontypes import JSONValue
 from rfverify.measurement import Measurement
 from rfverify.messages import Finding, failure_message
 from rfverify.profiles import Profile
@@ -219,14 +220,14 @@ class RunnableConfig(Protocol):
     def preflight(self) -> str | None:
         """Call the plug-in once; the problem, or None."""
 
-    def header(self) -> dict[str, Any]:
+    def header(self) -> dict[str, JSONValue]:
         """The report header."""
 
 
 class MeasuredConfig(RunnableConfig, Protocol):
     """A configuration whose kind computes the report's ``metrics`` block (feature maps)."""
 
-    def metrics(self) -> dict[str, Any]:
+    def metrics(self) -> dict[str, JSONValue]:
         """The metrics block (kernel-approximation metrics of the plug-in at the profile's sizes)."""
 
 
