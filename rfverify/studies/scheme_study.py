@@ -21,6 +21,7 @@ import math
 from typing import Any, Callable, Iterable
 
 import numpy as np
+import numpy.typing as npt
 from numpy.typing import DTypeLike
 
 from rfverify.domains import make_pairs
@@ -149,12 +150,12 @@ def format_mse_table(rows: list[dict[str, JSONValue]]) -> str:
 
 def _dense_rff(m: int, dtype: type[np.generic]) -> type[RandomFourierFeaturesCosSin]:
     class DenseRFF(RandomFourierFeaturesCosSin):
-        def fit(self, X: Any = None, y: Any = None) -> Any:
+        def fit(self, X: npt.ArrayLike | None = None, y: object = None) -> DenseRFF:
             super().fit(X)
             self.W_ = self.W_.astype(dtype)
             return self
 
-        def transform(self, X: Any) -> np.ndarray:  # dense GEMM baseline in the requested dtype
+        def transform(self, X: npt.ArrayLike) -> np.ndarray:  # dense GEMM baseline in the requested dtype
             P = np.asarray(X, dtype=dtype) @ self.W_
             return np.hstack([np.cos(P), np.sin(P)]) * dtype(math.sqrt(1.0 / self.n_components))
 
@@ -198,7 +199,7 @@ def throughput_rows(quick: bool = False, *, d: int = 1024, m: int = 4096, n: int
     return rows
 
 
-def _n_parameters(fm: Any) -> int:
+def _n_parameters(fm: object) -> int:
     if hasattr(fm, "n_parameters"):
         return int(fm.n_parameters())
     return int(sum(np.asarray(v).size for k, v in vars(fm).items() if k.endswith("_") and not k.startswith("_")))
