@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar, TypedDict
 
 import numpy as np
 
@@ -195,15 +195,35 @@ def design(ctx: CheckContext, pilot: None = None) -> AdaptedPlan:
     return AdaptedPlan(budget, X_fit, X_test)
 
 
-def _fit_grid(ctx: CheckContext, plan: AdaptedPlan) -> dict[str, Any]:
+class _Grid(TypedDict, total=False):
+    """Each (seed, m) fit's held-out errors, alignments, widths and target alignments (``_a`` the adapted map,
+    ``_r`` the reference basis; arrays of shape (seeds, len(grid))), and what the comparison is about."""
+
+    e_a: np.ndarray
+    e_r: np.ndarray
+    a_a: np.ndarray
+    a_r: np.ndarray
+    m_a: np.ndarray
+    m_r: np.ndarray
+    ta_a: np.ndarray
+    ta_r: np.ndarray
+    have_labels: bool
+    skip: str | None
+    objective: str
+    #: The reference basis the map is compared with (set by the first fit).
+    reference: str
+
+
+def _fit_grid(ctx: CheckContext, plan: AdaptedPlan) -> _Grid:
     """Each (seed, m) fit of the map and its reference basis, scored on the held-out points; ``skip``: why there
     is nothing to compare with."""
     grid, S, X_fit, X_test = plan.budget.grid, plan.budget.seeds, plan.X_fit, plan.X_test
     K = ctx.kernel(X_test, X_test)
     shape = (S, len(grid))
-    a: dict[str, Any] = {k: np.empty(shape) for k in ("e_a", "e_r", "a_a", "a_r", "m_a", "m_r")}
-    a.update(ta_a=np.full(shape, np.nan), ta_r=np.full(shape, np.nan), have_labels=True, skip=None,
-             objective="kernel-approximation")  # unless the map declares adapted_objective
+    a: _Grid = {"e_a": np.empty(shape), "e_r": np.empty(shape), "a_a": np.empty(shape), "a_r": np.empty(shape),
+                "m_a": np.empty(shape), "m_r": np.empty(shape), "ta_a": np.full(shape, np.nan),
+                "ta_r": np.full(shape, np.nan), "have_labels": True, "skip": None,
+                "objective": "kernel-approximation"}  # unless the map declares adapted_objective
     for s in range(S):
         for j, m in enumerate(grid):
             rs = ctx.random_state("fit", m, trial=s)
@@ -239,7 +259,7 @@ def measure(ctx: CheckContext, plan: AdaptedPlan) -> AdaptedMeasurement:
                                   n_components=list(b.grid), skip=f["skip"], m_adapted=empty, m_reference=empty,
                                   error_adapted=empty, error_reference=empty, alignment_adapted=empty,
                                   alignment_reference=empty, statistic_per_fit=empty)
-    e_a, e_r, ta_a, ta_r, m_a, m_r = (f[k] for k in ("e_a", "e_r", "ta_a", "ta_r", "m_a", "m_r"))
+    e_a, e_r, ta_a, ta_r, m_a, m_r = f["e_a"], f["e_r"], f["ta_a"], f["ta_r"], f["m_a"], f["m_r"]
     log_ratio = np.log(np.maximum(e_a, ERROR_FLOOR)) - np.log(np.maximum(e_r, ERROR_FLOOR))
     worse = (ta_r - ta_a).ravel() if f["objective"] == "target-alignment" else log_ratio.ravel()
     t, p = one_sided_t(worse)

@@ -8,11 +8,12 @@ header, and puts every call under the guard (:mod:`rfverify.guard`).
 from __future__ import annotations
 
 import contextvars
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Protocol, TypeVar, cast
 
 from rfverify.version import __version__
 from rfverify.errors import PLUGIN_RAISED, PluginError, UsageError
 from rfverify.guard import Limits, exhaustion, guarded
+from rfverify.jsontypes import JSONRecord
 from rfverify.messages import failure_message
 from rfverify.registry import CheckSpec, MeasuredConfig, RunnableConfig
 from rfverify.results import CheckResult, Report
@@ -213,7 +214,7 @@ def run(config: RunnableConfig, *, checks: Iterable[str] | None = None, xfail: M
     return report_of(config.header(), results, block)
 
 
-def report_of(header: Mapping[str, Any], results: tuple[CheckResult, ...],
+def report_of(header: JSONRecord, results: tuple[CheckResult, ...],
               metrics: dict[str, object] | None) -> Report:
     """The report of a run from its configuration's header (:meth:`rfverify.kinds.base.KindConfig.header`): the
     header's ``target`` is the report's ``kernel`` field, the key it has had in the JSON schema since its first
