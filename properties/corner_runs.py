@@ -111,7 +111,7 @@ def _moved(ctx: CheckContext, c: Corner, alpha: float) -> Corner | None:
     return None
 
 
-def _summary(c: Corner, r: CheckResult) -> dict[str, JSONValue]:
+def _summary(c: Corner, r: CheckResult) -> dict[str, object]:
     out: dict[str, JSONValue] = {**c.as_dict(), "status": r.status, "statistic": r.statistic, "pvalue": r.pvalue,
                            "alpha": r.alpha, "trials": r.details.get("trials")}
     if r.details.get("untested_skewed"):  # pairs too skewed for the t-test at this corner (Cochran's rule)

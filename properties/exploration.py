@@ -231,14 +231,14 @@ _AXES = (Axis("d"), Axis("n_components"), Axis("batch"), Axis("dtype", "choice")
          Axis("norm", "choice"))
 
 
-def _form(ex: FMExample) -> dict[str, JSONValue]:
+def _form(ex: FMExample) -> dict[str, object]:
     """The configuration of ``ex`` a refusal is stated in (random_state and the data recipe are not axes: a
     refusal must not depend on them)."""
     return {"d": ex.d, "n_components": ex.m, "batch": ex.n, "dtype": ex.dtype, "layout": ex.layout,
             "norm": ex.norm, **{f"param:{k}": v for k, v in ex.params}}
 
 
-def _baseline(ctx: CheckContext, space: FeatureMapSpace, kparams: JSONRecord) -> dict[str, JSONValue]:
+def _baseline(ctx: CheckContext, space: FeatureMapSpace, kparams: JSONRecord) -> dict[str, object]:
     """The main configuration (the declared d, the kernel's parameters, float64 C-ordered typical rows, the
     preflight's n_components), clipped to the space: where the plug-in accepts."""
     def clip(v: int, r: Range) -> int:

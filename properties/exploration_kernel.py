@@ -98,7 +98,7 @@ def _examples(draw: st.DrawFn, space: KernelSpace) -> KernelExample:
     return KernelExample(d, n, norm, tuple(sorted(params.items())), seed)
 
 
-def _form(ex: KernelExample) -> dict[str, JSONValue]:
+def _form(ex: KernelExample) -> dict[str, object]:
     """The configuration of ``ex`` a refusal is stated in (the points' seed is not an axis: a refusal must not
     depend on the values)."""
     return {"d": ex.d, "n": ex.n, "norm": ex.norm, **{f"param:{k}": v for k, v in ex.params}}

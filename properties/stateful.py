@@ -152,7 +152,7 @@ class _Session:
         return "\n".join(lines)
 
     # -- the plug-in's calls -------------------------------------------------------------------------
-    def _kwargs(self, o: _Obj) -> dict[str, JSONValue]:
+    def _kwargs(self, o: _Obj) -> dict[str, object]:
         return self.plug.passthrough_at(o.params)
 
     def build(self, o: _Obj) -> PluginObject:

@@ -146,11 +146,11 @@ class Corner:
         m = f"n_components={self.m}" if not self.grid else "n_components=" + "/".join(map(str, self.grid))
         return f"d = {self.d}, {m}, {self.dtype}" + "".join(f", {k}={v!r}" for k, v in self.params)
 
-    def pins(self) -> dict[str, JSONValue]:
+    def pins(self) -> dict[str, object]:
         """The pins that replay this corner (``--n-components``, ``--dtype``, ``--pin d=``, ``--pin PARAM=``)."""
         return {"n_components": self.m, "dtype": self.dtype, "d": self.d, **dict(self.params)}
 
-    def as_dict(self) -> dict[str, JSONValue]:
+    def as_dict(self) -> dict[str, object]:
         return {"d": self.d, "n_components": list(self.grid) if self.grid else self.m, "dtype": self.dtype,
                 "params": dict(self.params), "covers": self.covers}
 

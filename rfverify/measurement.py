@@ -44,7 +44,7 @@ class Measurement:
     #: The plots this measurement's details feed, in the order a report draws them.
     FIGURES: ClassVar[tuple[str, ...]] = ()
 
-    def to_details(self) -> dict[str, JSONValue]:
+    def to_details(self) -> dict[str, object]:
         """The result's ``details``: every documented field under its key, optional ones only when measured."""
         out: dict[str, JSONValue] = {}
         for f in dataclasses.fields(self):

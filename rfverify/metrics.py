@@ -212,7 +212,7 @@ def labels_of(obj: PluginObject, X: np.ndarray) -> np.ndarray | None:
     return y if y.shape[:1] == X.shape[:1] else None
 
 
-def report_metrics(ctx: BaseContext, budget: MetricsBudget | None = None) -> dict[str, JSONValue]:
+def report_metrics(ctx: BaseContext, budget: MetricsBudget | None = None) -> dict[str, object]:
     """The ``metrics`` block of a feature-map report (see the module docstring).
 
     ``ctx`` is a feature-map check context (plugin, kernel, domain, dim, seeds, profile, pairs).

@@ -182,7 +182,7 @@ class Rule:
                 return False
         return True
 
-    def to_dict(self) -> dict[str, JSONValue]:
+    def to_dict(self) -> dict[str, object]:
         """Machine-readable: ``{"rule": text, "conditions": [{"axis", "op", "value"}], "exception", "message",
         "action", "configurations"}``."""
         return {"rule": self.text,
@@ -370,7 +370,7 @@ class SpaceLog:
         return hi if refused_below else lo
 
     # -- what the verdict says ----------------------------------------------------------------------------
-    def summary(self, searched: str, tried: int) -> dict[str, JSONValue]:
+    def summary(self, searched: str, tried: int) -> dict[str, object]:
         """``details["space"]``'s coverage fields: what was searched, the refused rules, and the counts."""
         rules = self.rules()
         n = len(self.refused)

@@ -220,14 +220,14 @@ class RunnableConfig(Protocol):
     def preflight(self) -> str | None:
         """Call the plug-in once; the problem, or None."""
 
-    def header(self) -> dict[str, JSONValue]:
+    def header(self) -> dict[str, object]:
         """The report header."""
 
 
 class MeasuredConfig(RunnableConfig, Protocol):
     """A configuration whose kind computes the report's ``metrics`` block (feature maps)."""
 
-    def metrics(self) -> dict[str, JSONValue]:
+    def metrics(self) -> dict[str, object]:
         """The metrics block (kernel-approximation metrics of the plug-in at the profile's sizes)."""
 
 

@@ -121,7 +121,7 @@ def calibration_markdown(doc: JSONRecord) -> str:
     return "\n".join(lines)
 
 
-def calibration_summary(doc: JSONRecord) -> dict[str, JSONValue]:
+def calibration_summary(doc: JSONRecord) -> dict[str, object]:
     """What the report index shows: per kind and profile, the family-wise false-alarm rate and the bugs caught.
 
     Holds no timings, so an index that embeds it stays byte-identical across runs.
@@ -142,7 +142,7 @@ def calibration_summary(doc: JSONRecord) -> dict[str, JSONValue]:
             "rows": rows}
 
 
-def load_calibration_summary(out: Path | str) -> dict[str, JSONValue] | None:
+def load_calibration_summary(out: Path | str) -> dict[str, object] | None:
     """The summary of ``out/calibration/calibration.json`` if a calibration has been written there, else None."""
     import json
     from pathlib import Path

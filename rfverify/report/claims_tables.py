@@ -38,7 +38,7 @@ class Claim(Protocol):
     """An evaluated claim as the tables read it (:class:`rfverify.studies.claims.Claim`, or one read
     back from an earlier index): its JSON record."""
 
-    def to_dict(self) -> dict[str, JSONValue]:
+    def to_dict(self) -> dict[str, object]:
         """The claim's record (the keys of ``docs/claims.md``)."""
 
 

@@ -130,7 +130,7 @@ def _detail_tables(details: JSONRecord) -> tuple[list[tuple[str, str]], list[dic
     return scalars, tables
 
 
-def _check_view(name: str, r: CheckResult) -> dict[str, JSONValue]:
+def _check_view(name: str, r: CheckResult) -> dict[str, object]:
     eff = r.effect
     effect = None
     if eff is not None:
@@ -168,7 +168,7 @@ def _check_view(name: str, r: CheckResult) -> dict[str, JSONValue]:
     }
 
 
-def _held_view(details: JSONRecord) -> dict[str, JSONValue] | None:
+def _held_view(details: JSONRecord) -> dict[str, object] | None:
     """Where the verdict holds when the plug-in refused part of the space (:mod:`rfverify.refusals`): the space
     searched, each refused rule with the plug-in's own words, the warning when most of it was refused, and the
     statistical corners moved or set aside."""
@@ -193,7 +193,7 @@ def _held_view(details: JSONRecord) -> dict[str, JSONValue] | None:
     return out
 
 
-def _coverage_view(rows: object, space: object) -> dict[str, JSONValue] | None:
+def _coverage_view(rows: object, space: object) -> dict[str, object] | None:
     """An ``explore`` check's coverage (:func:`rfverify.explore.coverage`): where in the searched space the
     property held and where it broke — one row per cell (d band x dtype, norm, …), shown above the details."""
     if not _is_record_list(rows):

@@ -119,7 +119,7 @@ def _merged(earlier: list[tuple[str, Report]], new: list[tuple[str, Report]]) ->
 class _Claim(SimpleNamespace):
     """An evaluated claim read back from an earlier index (the renderers read attributes or ``to_dict()``)."""
 
-    def to_dict(self) -> dict[str, JSONValue]:
+    def to_dict(self) -> dict[str, object]:
         return dict(vars(self))
 
 #: Version of the layout of ``index.json`` (the per-implementation files carry Report's ``schema_version``).
@@ -167,7 +167,7 @@ def _md(text: str) -> str:
     return markdown_inline(text)
 
 
-def report_document(report: Report, prov: Mapping[str, str] | None = None) -> dict[str, JSONValue]:
+def report_document(report: Report, prov: Mapping[str, str] | None = None) -> dict[str, object]:
     """The per-implementation JSON document: :meth:`Report.to_dict` with ``provenance`` after the version."""
     doc: dict[str, JSONValue] = {}
     for key, value in report.to_dict().items():
@@ -180,7 +180,7 @@ def report_document(report: Report, prov: Mapping[str, str] | None = None) -> di
 def index_document(reports: Sequence[tuple[str, Report]], *, seed: int, profile: str,
                    claims: Sequence[ClaimLike] | None = None, prov: Mapping[str, str] | None = None,
                    calibration: JSONRecord | None = None, out: Path | None = None,
-                   docs: Mapping[str, str] | None = None) -> dict[str, JSONValue]:
+                   docs: Mapping[str, str] | None = None) -> dict[str, object]:
     """``index.json``: every implementation's verdict per check and one-line description (``docs``; kept for
     the next run into the same directory), the evaluated claims (or null), and the
     summary of a calibration found in ``calibration/`` (or null; see :func:`rfverify.report.calibration_pages.calibration_summary`)."""
@@ -217,7 +217,7 @@ def ecosystem_line(e: JSONRecord) -> str:
             "a wrapper.")
 
 
-def load_ecosystem_summary(out: Path | str | None) -> dict[str, JSONValue] | None:
+def load_ecosystem_summary(out: Path | str | None) -> dict[str, object] | None:
     """The summary of ``ecosystem.json`` in ``out`` (written by ``rfverify ecosystem --out OUT``), or None."""
     if out is None:
         return None

@@ -92,7 +92,7 @@ def naive_fwht(X: np.ndarray) -> np.ndarray:
     return Y
 
 
-def environment() -> dict[str, JSONValue]:
+def environment() -> dict[str, object]:
     """Machine, load, date and versions printed above the tables."""
     model = platform.processor() or "?"
     try:

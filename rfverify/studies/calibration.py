@@ -214,7 +214,7 @@ def plan_units(references: Iterable[str], mutants: Iterable[Mutant], profiles: I
     return units
 
 
-def run_unit(unit: Unit, library: str | None = None) -> dict[str, JSONValue]:
+def run_unit(unit: Unit, library: str | None = None) -> dict[str, object]:
     """Verify one unit; a pure function of ``unit`` (and the library's code).  Never raises.
 
     Numerical libraries run single-threaded here, in-process or in a worker alike, so a result
@@ -330,7 +330,7 @@ def _kind_of(role: str, name: str, library: str | None) -> str:
 
 
 def _false_alarm_entry(role: str, name: str, profile: str, kind: str, rs: list[dict[str, JSONValue]],
-                       flags: list[str]) -> dict[str, JSONValue]:
+                       flags: list[str]) -> dict[str, object]:
     """A correct implementation's (or an equivalent mutant's) failures per check and family-wise, over its seeds;
     a rate whose interval lies above the design alpha is flagged (``flags``)."""
     n = len(rs)
@@ -369,7 +369,7 @@ def _false_alarm_entry(role: str, name: str, profile: str, kind: str, rs: list[d
 
 
 def _power_entry(m: Mutant, name: str, profile: str, kind: str, rs: list[dict[str, JSONValue]],
-                 flags: list[str]) -> dict[str, JSONValue]:
+                 flags: list[str]) -> dict[str, object]:
     """A mutant's catch rate by each check meant to catch it, by any of them, and what the other checks did; a
     power below POWER_TARGET is flagged (``flags``)."""
     n = len(rs)
@@ -401,7 +401,7 @@ def _power_entry(m: Mutant, name: str, profile: str, kind: str, rs: list[dict[st
             "other_checks": others, "scan_seeds": len(scans), "seconds": round(sum(r["seconds"] for r in rs), 2)}
 
 
-def aggregate(results: list[dict[str, JSONValue]], library: str | None = None) -> dict[str, JSONValue]:
+def aggregate(results: list[dict[str, JSONValue]], library: str | None = None) -> dict[str, object]:
     """False-alarm rates, power and timings from unit results (deterministic in everything but ``seconds``)."""
     groups: dict[tuple[str, str, str], list[dict[str, JSONValue]]] = {}
     for r in results:
@@ -477,7 +477,7 @@ def calibrate(*, references: Iterable[str] = CALIBRATION_REFERENCES, library: st
               fa_seeds: int = 100, power_seeds: int = 100, scan_seeds: int = 2,
               equivalent_seeds: int | None = 20, seed_base: int = STUDY_BASE, jobs: int = 1,
               progress: Callable[[int, int, float], None] | None = None, executor: Executor | None = None,
-              order: Callable[[list[Unit]], list[Unit]] | None = None) -> dict[str, JSONValue]:
+              order: Callable[[list[Unit]], list[Unit]] | None = None) -> dict[str, object]:
     """Run a calibration study; returns the JSON-ready document (see :func:`write_calibration`).
 
     ``references``: zoo entry names; ``library``: a mutant library spec (:func:`load_mutants`) and

@@ -86,7 +86,7 @@ def _verdict(entry: Entry, report: Report) -> str:
     return "caught" if caught else "missed"
 
 
-def run_unit(name: str, seed: int, profile: str) -> dict[str, JSONValue]:
+def run_unit(name: str, seed: int, profile: str) -> dict[str, object]:
     """One work unit: entry ``name`` under ``seed``; its verdict, statuses and failure messages (picklable)."""
     import resource
 
@@ -238,7 +238,7 @@ def _plan_entry(e: Entry, seeds: Sequence[int], profile: str, source: str, prev:
 
 
 def _finish(rows: list[dict[str, JSONValue]], seeds: Sequence[int], profile: str, run_info: dict[str, JSONValue],
-            started: float, earlier: list[JSONValue]) -> dict[str, JSONValue]:
+            started: float, earlier: list[JSONValue]) -> dict[str, object]:
     """The table so far: every row's seeds in the order asked for, the summary and this run's record."""
     for r in rows:  # seeds in the order asked for, whatever order the units finished in
         r["seeds"] = {str(s): r["seeds"][str(s)] for s in seeds if str(s) in r["seeds"]}
@@ -294,7 +294,7 @@ def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: s
     run_info: dict[str, JSONValue] = {"units_planned": len(tasks), "units_run": 0, "units_reused": reused, "executor": getattr(executor, "description", "in process"),
                 "loadavg_start": load_start, "cores": usable_cores()}
 
-    def finish() -> dict[str, JSONValue]:
+    def finish() -> dict[str, object]:
         return _finish(rows, seeds, profile, run_info, started, earlier)
 
     def on_outcome(i: int, out: Outcome) -> None:
@@ -354,7 +354,7 @@ def _table(rows: list[dict[str, JSONValue]], seeds: list[int], profile: str) -> 
             "provenance": provenance()}
 
 
-def _jsonable(options: Mapping[str, object]) -> dict[str, JSONValue]:
+def _jsonable(options: Mapping[str, object]) -> dict[str, object]:
     return json.loads(json.dumps(dict(options), default=str))
 
 

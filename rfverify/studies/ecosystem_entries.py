@@ -125,7 +125,7 @@ class Entry:
 
 
 def brute_force_rfflearn(rand_type: str, *, d: int = 16, gamma: float = 0.5, draws: int = 300,
-                         m: int = 256, k: float = 0.25, seed: int = 0) -> dict[str, JSONValue]:
+                         m: int = 256, k: float = 0.25, seed: int = 0) -> dict[str, object]:
     """Monte Carlo of E cos(w . delta) over rfflearn's own frequency generator, against exp(-gamma |delta|^2).
 
     Independent of the harness: the library's ``get_matrix_generator(rand_type, std, m)`` draws ``draws``
@@ -151,7 +151,7 @@ def brute_force_rfflearn(rand_type: str, *, d: int = 16, gamma: float = 0.5, dra
             "half_width_99.9": float(st.t.isf(0.0005, draws - 1) * se), "z": float((vals.mean() - k) / se)}
 
 
-def brute_force_marginal(rand_type: str, *, d: int = 16, m: int = 256, draws: int = 40, seed: int = 0) -> dict[str, JSONValue]:
+def brute_force_marginal(rand_type: str, *, d: int = 16, m: int = 256, draws: int = 40, seed: int = 0) -> dict[str, object]:
     """Kolmogorov-Smirnov test of the pooled entries of rfflearn's frequency matrices (std 1) against N(0, 1).
 
     Random Fourier frequencies for exp(-|x - y|^2 / 2) are N(0, I): every entry is standard normal.  For
@@ -190,7 +190,7 @@ def _evidence(rand_type: str) -> Callable[[], str]:
     return kernel if rand_type == "orf" else marginal
 
 
-def brute_force_ffht(widths: Sequence[int] = (1, 2, 4, 8, 16, 1024), draws: int = 20, seed: int = 0) -> dict[str, JSONValue]:
+def brute_force_ffht(widths: Sequence[int] = (1, 2, 4, 8, 16, 1024), draws: int = 20, seed: int = 0) -> dict[str, object]:
     """The largest |ffht.fht(x) - H_d x| over ``draws`` standard normal vectors per width and dtype, against the
     float64 Sylvester matrix (``scipy.linalg.hadamard``): independent of the harness."""
     import ffht
