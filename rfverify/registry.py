@@ -12,7 +12,6 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Generic, Protocol, Sequence, TypeAlias, TypeVar, runtime_checkable
 
-from rfverify.jsontypes import JSONValue
 from rfverify.measurement import Measurement
 from rfverify.messages import Finding, failure_message
 from rfverify.profiles import Profile

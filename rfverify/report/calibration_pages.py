@@ -7,7 +7,8 @@ Rendering only: nothing here runs a plug-in or a study.
 from __future__ import annotations
 
 from pathlib import Path
-from rfverify.results import JSONRecord, JSONValue
+
+from rfverify.results import JSONRecord
 
 __all__ = ["CALIBRATION_SCHEMA_VERSION", "CALIBRATION_FILES", "calibration_markdown", "calibration_summary",
            "load_calibration_summary", "write_calibration"]

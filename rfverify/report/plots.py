@@ -37,8 +37,9 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence, Union
 
 import matplotlib
 import numpy as np
-from rfverify.results import JSONRecord
 from matplotlib.figure import Figure
+
+from rfverify.results import JSONRecord
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

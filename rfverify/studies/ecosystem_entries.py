@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
+
 from rfverify.results import JSONRecord, JSONValue
 
 __all__ = ["Entry", "ENTRIES", "NOT_RUN", "COST_HINT", "TORCH_NOTE", "brute_force_rfflearn", "brute_force_marginal",
