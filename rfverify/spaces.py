@@ -74,7 +74,9 @@ class Space(Protocol):
     """The shape of a kind's explored space: ``narrow(layer)`` applies one mapping of axis -> value or (lo, hi)
     (the plug-in's ``rfverify_space``, the caller's ``space=``, the pins, in that order: :func:`narrowed`) and
     ``describe()`` states it in one line; a space the search draws from directly also has ``strategy(...)`` (a
-    Hypothesis strategy) and ``explicit(...)`` (the one configuration left when every axis is pinned)."""
+    Hypothesis strategy) and ``explicit(...)`` (the configurations tried before the search: the one left when
+    every axis is pinned, or a kind's smallest cases — the four smallest d of an orthogonal sampler, one row at
+    the three smallest widths of a transform)."""
 
     def narrow(self, layer: Mapping[str, Any]) -> Any:
         """This space narrowed by ``layer`` (an unknown key or a value outside the space: a UsageError)."""
