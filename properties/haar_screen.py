@@ -16,11 +16,10 @@ from scipy import stats as sst
 from rfverify.errors import PluginError
 from rfverify.kinds.orthogonal import OrthogonalContext
 from rfverify.profiles import budget
-from rfverify.properties.exploration_orthogonal import ORTHOGONAL_SPACE
 from rfverify.properties.haar import expected_trace_moments
 from rfverify.registry import register_check
 from rfverify.results import CheckResult, JSONValue
-from rfverify.spaces import declared_space
+from rfverify.spaces import ORTHOGONAL_SPACE, declared_space
 from rfverify.strategies import Range
 
 __all__ = ["check_haar_screen", "bands", "screened_range"]
