@@ -18,7 +18,7 @@ All feature maps use the paired form sqrt(1/m)[cos Wx, sin Wx] with m frequencie
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +27,7 @@ from numpy.typing import DTypeLike
 from rfverify.domains import make_pairs
 from rfverify.kernels import get_kernel
 from rfverify.seeding import DEFAULT_SEED, SeedSource
+from rfverify.implementations._base import FeatureMap
 from rfverify.implementations.orf import OrthogonalRandomFeatures
 from rfverify.implementations.qmc_features import HaltonFourierFeatures, SobolFourierFeatures
 from rfverify.implementations.rff import RandomFourierFeaturesCosSin
@@ -37,7 +38,7 @@ __all__ = ["GAUSSIAN_SCHEMES", "mse_table", "hd_stall_table", "format_mse_table"
            "memory_rows"]
 
 #: The rbf schemes compared, by display name.
-GAUSSIAN_SCHEMES: dict[str, type] = {
+GAUSSIAN_SCHEMES: dict[str, type[FeatureMap]] = {
     "RFF": RandomFourierFeaturesCosSin,
     "ORF": OrthogonalRandomFeatures,
     "SORF-1": SORF1,
@@ -162,12 +163,12 @@ def _dense_rff(m: int, dtype: type[np.generic]) -> type[RandomFourierFeaturesCos
     return DenseRFF
 
 
-def throughput_schemes(dtype: DTypeLike) -> dict[str, Callable[[int, int], Any]]:
+def throughput_schemes(dtype: DTypeLike) -> dict[str, Callable[[int, int], FeatureMap]]:
     """name -> factory(m, random_state) for the throughput benchmark (every scheme at ``dtype``)."""
     from rfverify.implementations.arccos import ArcCosineFeatures
 
     dt = np.dtype(dtype).type
-    out: dict[str, Callable[[int, int], Any]] = {"RFF (dense)": lambda m, rs: _dense_rff(m, dt)(m, rs, gamma=0.5)}
+    out: dict[str, Callable[[int, int], FeatureMap]] = {"RFF (dense)": lambda m, rs: _dense_rff(m, dt)(m, rs, gamma=0.5)}
     for name, cls in GAUSSIAN_SCHEMES.items():
         if name != "RFF":
             out[name] = (lambda c: lambda m, rs: c(m, rs, gamma=0.5, dtype=dt))(cls)
@@ -199,7 +200,7 @@ def throughput_rows(quick: bool = False, *, d: int = 1024, m: int = 4096, n: int
     return rows
 
 
-def _n_parameters(fm: object) -> int:
+def _n_parameters(fm: FeatureMap) -> int:
     if hasattr(fm, "n_parameters"):
         return int(fm.n_parameters())
     return int(sum(np.asarray(v).size for k, v in vars(fm).items() if k.endswith("_") and not k.startswith("_")))
