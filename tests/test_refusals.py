@@ -106,14 +106,18 @@ def test_the_coverage_statement_warns_when_most_of_the_space_was_refused():
 
 
 # ---------------------------------------------------------------------------------------------- feature maps
+#: Each refusing map's explore at the quick profile (25 configurations of the same space) in CI, at the default
+#: profile (150) in the slow set; the default-profile explore of two of them runs in CI inside their whole suite
+#: (``test_maps_refusing_m_below_2_pass_the_default_suite_with_the_refusal_stated``).
+@pytest.mark.parametrize("profile", ["quick", pytest.param("default", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("impl, rule", [
     (rm.CosSinRefusesM1, "n_components < 2"), (rm.RFFRefusesM1, "n_components < 2"),
     (rm.ORFRefusesM1, "n_components < 2"), (rm.RefusesOddM, "odd n_components"), (rm.RefusesD1, "d = 1"),
     (rm.RefusesFloat32, "float32 input"), (rm.RefusesFortran, "Fortran-ordered input"),
     (rm.RefusesOneRow, "batches of 1 row"),
 ], ids=lambda x: getattr(x, "__name__", x))
-def test_a_correct_map_refusing_a_region_passes_explore_with_the_region_stated(impl, rule):
-    res = _verify(impl, profile="default").results[0]
+def test_a_correct_map_refusing_a_region_passes_explore_with_the_region_stated(impl, rule, profile):
+    res = _verify(impl, profile=profile).results[0]
     assert res.status == "pass", res.message
     assert any(r.startswith(rule) for r in _rules(res)), _rules(res)
     assert f"refuses {rule}" in res.message, res.message
