@@ -207,7 +207,9 @@ def test_a_signal_from_outside_is_still_honoured_and_leaves_no_child(sig, code, 
     assert not [c for c in children if _alive(c)]
 
 
-@pytest.mark.parametrize("target", ["HGrandchildSession", "HDaemonGrandchild"])
+#: Both descendants, with the caller's pipes captured, reach the API test below; through the CLI, CI runs the daemon,
+#: the slow set also the grandchild in a new session.
+@pytest.mark.parametrize("target", [pytest.param("HGrandchildSession", marks=pytest.mark.slow), "HDaemonGrandchild"])
 def test_no_descendant_survives_or_holds_the_callers_pipes(target, tmp_path):
     """A grandchild in a new session and a double-forked daemon, both sleeping 10 minutes: rfverify returns, the
     caller's pipes close (subprocess.run with captured output returns), and neither process is left."""
