@@ -18,9 +18,13 @@ C_RFF = float(np.sqrt(2.0))
 SEEDS = [DEFAULT_SEED] + list(range(1, 21))
 SEED_PARAMS = [s if k < 5 else pytest.param(s, marks=pytest.mark.slow) for k, s in enumerate(SEEDS)]
 CORRECT = [RandomFourierFeatures, RandomFourierFeaturesCosSin, RBFSampler]
+#: The cos/sin map's whole default suite at the default seed is re-run in CI by
+#: tests/test_reports_committed.py::test_entry_results_are_current[rff-cossin] (every check must pass there as in the
+#: committed report): here it is in the slow set.
+SUITE_PARAMS = [pytest.param(c, marks=pytest.mark.slow) if c is RandomFourierFeaturesCosSin else c for c in CORRECT]
 
 
-@pytest.mark.parametrize("impl", CORRECT, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("impl", SUITE_PARAMS, ids=lambda c: c.__name__)
 def test_correct_maps_pass_whole_default_suite(impl):
     report = rfverify.verify(impl, kernel="rbf", kernel_params={"gamma": GAMMA}, bound=C_RFF)
     assert report.passed, report.table()
