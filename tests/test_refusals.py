@@ -128,7 +128,10 @@ def test_a_correct_map_refusing_a_region_passes_explore_with_the_region_stated(i
 @pytest.mark.parametrize("impl", [rm.CosSinRefusesM1, rm.RFFRefusesM1,
                                   pytest.param(rm.ORFRefusesM1, marks=pytest.mark.slow)],  # its explore runs in CI
                          ids=lambda c: getattr(c, "__name__", str(c)))
-def test_maps_refusing_m_below_2_pass_the_default_suite_with_the_refusal_stated(impl):
+def test_maps_refusing_m_below_2_pass_the_default_suite_with_the_refusal_stated(impl, tmp_path):
+    """The verdict, and the HTML page and the Markdown summary of the same run: they state where the verdict holds."""
+    from rfverify.report.writing import write_reports
+
     rep = _verify(impl, profile="default", checks=None)
     assert rep.exit_code == 0, rep.table()
     lines = rep.coverage_lines()
@@ -136,6 +139,12 @@ def test_maps_refusing_m_below_2_pass_the_default_suite_with_the_refusal_stated(
                "n_components must be >= 2)" in line for line in lines), lines
     corner = [c for c in rep["unbiasedness"].details["corners"] if c["d"] == 1][0]
     assert corner["status"] == "moved" and corner["to"].startswith("d = 1, n_components=2"), corner
+    write_reports(tmp_path, [("refusing", rep)], seed=rep.seed, profile="default", command="")
+    md = (tmp_path / "SUMMARY.md").read_text(encoding="utf-8")
+    assert "Where the verdicts hold" in md and "refuses n_components &lt; 2 (ValueError: " in md, md
+    page = (tmp_path / "refusing.html").read_text(encoding="utf-8")
+    assert "Where the verdict holds" in page and "n_components &lt; 2" in page
+    assert "was judged at" in page and "d = 1, n_components=2" in page
 
 
 def test_the_twin_that_crashes_in_the_region_is_still_caught():
@@ -238,18 +247,6 @@ def test_pytest_plugin_space_and_strict_space(pytester, how, wide):
     result.assert_outcomes(passed=2 if wide == "passed" else 1, failed=0 if wide == "passed" else 1)
     if wide == "failed":
         result.stdout.fnmatch_lines(["*strict space*", "*rerun: pytest *--rfverify-strict-space*"])
-
-
-def test_the_html_page_and_the_markdown_summary_state_where_the_verdict_holds(tmp_path):
-    from rfverify.report.writing import write_reports
-
-    rep = _verify(rm.CosSinRefusesM1, profile="default", checks=("explore", "unbiasedness"))
-    write_reports(tmp_path, [("refusing", rep)], seed=rep.seed, profile="default", command="")
-    md = (tmp_path / "SUMMARY.md").read_text(encoding="utf-8")
-    assert "Where the verdicts hold" in md and "refuses n_components &lt; 2 (ValueError: " in md, md
-    page = (tmp_path / "refusing.html").read_text(encoding="utf-8")
-    assert "Where the verdict holds" in page and "n_components &lt; 2" in page
-    assert "was judged at" in page and "d = 1, n_components=2" in page
 
 
 def test_a_refusal_tied_to_a_seeds_low_bits_is_caught_by_the_far_seed():
