@@ -4,7 +4,7 @@ Usage (docs/performance.md):  RFVERIFY_INPROCESS=1 python docs/profile_zoo.py OU
 (entries K, K + N, K + 2N, ... so that N processes can share the zoo).
 
 Each entry runs ``verify_entry`` with the default seed and profile, in this process (``RFVERIFY_INPROCESS=1``: all
-CPU is this process's), with **BLAS on one thread** -- as the main job runs it (``rfverify.executors.run_task``
+CPU is this process's), with **BLAS on one thread** -- as the main job runs it (``rfverify.containment.executors.run_task``
 wraps every unit in ``threadpool_limits(1)``).  Without that limit, OpenBLAS's spinning helper threads are
 counted too: the first profile (2026-11-25 20:20 UTC) measured arccos-deep-3 at 135.9 s of CPU that way; its
 real unit costs 21.4 s (``/usr/bin/time rfverify report --only arccos-deep-3 --jobs 1``, children included).

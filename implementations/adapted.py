@@ -49,7 +49,7 @@ from rfverify.implementations.rff import RandomFourierFeatures
 
 from rfverify.errors import UsageError
 from rfverify.metrics import target_gram
-from rfverify.threads import one_blas_thread
+from rfverify.containment.threads import one_blas_thread
 
 __all__ = [
     "UnsupervisedAdaptedBasis",

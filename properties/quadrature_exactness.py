@@ -39,7 +39,7 @@ def check_rule_contract(ctx: QuadratureContext) -> CheckResult:
     never from numpy's global state).
     Test: exact comparison of two draws from equal seeds and one from another
     seed; deterministic.  A rule that draws from or reseeds numpy's global
-    state is a plug-in fault: :mod:`rfverify.guard` reports it (status
+    state is a plug-in fault: :mod:`rfverify.containment.guard` reports it (status
     ``error``) around this check as around every check.
     A rule declared deterministic (a cubature) must give the same draw for
     every rng state instead.

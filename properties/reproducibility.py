@@ -35,7 +35,7 @@ def check_reproducibility(ctx: CheckContext) -> CheckResult:
     Test: exact comparison (a, c) and a round-off tolerance (b), no alpha.
     The caller's global random state is saved and restored.  Consuming or
     reseeding the global state is a plug-in fault (status ``error``, as
-    :mod:`rfverify.guard` reports it around every check), not a failed property.
+    :mod:`rfverify.containment.guard` reports it around every check), not a failed property.
     A map declared deterministic must instead give the same features for
     both random_state values (b).
     Applies to: every feature map.  Catches: ``random_state`` ignored (fresh
@@ -88,7 +88,7 @@ def _untouched_since_seeded(seed: int) -> bool:
 def _three_fits(ctx: CheckContext, Z: np.ndarray, rs_a: int, rs_b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """Features at random_state a under two global seeds, and at b; whether the global state was consumed or
     reseeded (the caller's global state restored)."""
-    # the global generator of the process the plug-in runs in: its own process when hosted (rfverify.host)
+    # the global generator of the process the plug-in runs in: its own process when hosted (rfverify.containment.host)
     host = getattr(getattr(ctx, "config", None), "host", None)
 
     def there(fn: Callable[..., T], *args: object) -> T:

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import precondition, rule
 
 from rfverify.adapters import FeatureMapPlugin
-from rfverify import guard
+from rfverify.containment import guard
 from rfverify.arrays import to_numpy
 from rfverify.errors import PluginError
 from rfverify.kinds.feature_map import CheckContext
@@ -86,7 +86,7 @@ def _transform_call(plug: FeatureMapPlugin, obj: PluginObject, X: PluginArray, m
 
 def fresh_features(plug: FeatureMapPlugin, m: int, seed: int, fit_values: np.ndarray | None, X: PluginArray) -> np.ndarray:
     """A new object ``plug.build(m, seed)`` fitted on ``fit_values`` transforming ``X``: what a fresh interpreter
-    computes to confirm a finding (:func:`rfverify.fresh.run_fresh`)."""
+    computes to confirm a finding (:func:`rfverify.containment.fresh.run_fresh`)."""
     obj = plug.build(m, seed)
     if plug.form != "function" and fit_values is not None:
         obj = plug.fit_built(obj, m, seed, fit_values).obj
@@ -94,7 +94,7 @@ def fresh_features(plug: FeatureMapPlugin, m: int, seed: int, fit_values: np.nda
 
 
 class _Session:
-    """The plug-in as the machine calls it (each call through :func:`rfverify.guard.call`) and the fresh-object
+    """The plug-in as the machine calls it (each call through :func:`rfverify.containment.guard.call`) and the fresh-object
     replays the invariants compare with."""
 
     def __init__(self, ctx: CheckContext, log: Log) -> None:
@@ -559,7 +559,7 @@ def check_stateful(ctx: CheckContext) -> CheckResult:
     example database); every comparison allows the round-off tolerance ``explore`` uses (``256 gamma_{d+2}
     max|Phi|``, or ``8 (d + 2)`` times the features' change under a one-ulp perturbation of the input if
     larger); a failure is shrunk by Hypothesis and printed as a runnable program, and the finding is recomputed
-    in a fresh Python interpreter (:mod:`rfverify.fresh`), where no module-level cache survives, to say whether
+    in a fresh Python interpreter (:mod:`rfverify.containment.fresh`), where no module-level cache survives, to say whether
     the state lives in the process or in the object.  No randomness is judged, so no alpha.
     Applies to: every feature map (a function form: module-level state and input types only; data-dependent maps
     and maps declared deterministic: not "different seeds give different features").

@@ -17,7 +17,7 @@ from hypothesis.reporting import with_reporter
 from hypothesis.stateful import RuleBasedStateMachine, invariant, run_state_machine_as_test
 
 from rfverify.errors import PluginError
-from rfverify.fresh import FreshUnavailable, run_fresh
+from rfverify.containment.fresh import FreshUnavailable, run_fresh
 from rfverify.hypothesis_compat import search_constants_hidden
 from rfverify.refusals import refusal_of
 from rfverify.registry import BaseContext, PluginArray
@@ -204,7 +204,7 @@ def _holds_failure(exc: BaseException) -> bool:
 
 
 def fresh_verdict(found: Failure) -> tuple[str, str, dict[str, JSONValue]]:
-    """Recompute ``found``'s result in a fresh interpreter (:func:`rfverify.fresh.run_fresh`): (the confirmation
+    """Recompute ``found``'s result in a fresh interpreter (:func:`rfverify.containment.fresh.run_fresh`): (the confirmation
     sentence, the cause it points to or "", the details)."""
     if found.fresh is None or found.judge is None:
         return "", "", {}

@@ -7,7 +7,7 @@ step
 
 * a sampler's or rule's draw at seed s equals a pristine copy's draw at seed s made just then in the same process
   (its draws do not depend on what was sampled before) — and, where it fails, in a fresh Python interpreter
-  (:mod:`rfverify.fresh`) to tell a module-level cache from state in the object;
+  (:mod:`rfverify.containment.fresh`) to tell a module-level cache from state in the object;
 * the same seed reproduces; distinct seeds, including seeds far apart (s + 2^16, s + 2^31, 2^32 - 1, 63-bit),
   give distinct draws (not for a rule declared deterministic); a second draw from one generator differs from the
   first;
@@ -29,7 +29,7 @@ from numpy.typing import DTypeLike
 from hypothesis import strategies as st
 from hypothesis.stateful import precondition, rule
 
-from rfverify import guard
+from rfverify.containment import guard
 from rfverify.arrays import input_code, input_import
 from rfverify.errors import PluginError, UsageError
 from rfverify.kinds.orthogonal import OrthogonalSampler
@@ -659,7 +659,7 @@ _COMMON_DOC = """
     Test: a ``hypothesis.stateful.RuleBasedStateMachine`` run for quick 3, default 20, thorough 100 sequences of up
     to 6/12/16 steps, seeded from the check key (derandomised, no example database); comparisons allow the
     round-off tolerance of the kind; a failure is shrunk by Hypothesis, printed as a runnable program with the
-    command that replays it, and its finding recomputed in a fresh Python interpreter (:mod:`rfverify.fresh`) to
+    command that replays it, and its finding recomputed in a fresh Python interpreter (:mod:`rfverify.containment.fresh`) to
     tell state kept in the module or the class from state in the object.  No randomness is judged, so no alpha.
     Refusals (:mod:`rfverify.refusals`): a call that refuses cleanly (ValueError, TypeError, NotImplementedError)
     is set aside and stated in ``details["refused"]``.

@@ -35,7 +35,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from rfverify import guard
+from rfverify.containment import guard
 from rfverify.arrays import ArrayRecord, to_input, to_numpy, validate_input
 from rfverify.errors import PluginError, UsageError
 from rfverify.plugin_calls import RESERVED, CallSpec
@@ -152,7 +152,7 @@ class FittedMap:
 
     def judge(self, X: np.ndarray, out: Any, action: str, *, judge_width: bool = False) -> np.ndarray:
         """``out`` (the plug-in's output for ``X``, made by ``action``) as a checked array: see :meth:`transform`.
-        A plug-in in its own process (:mod:`rfverify.host`) sent it as data, already brought to numpy there."""
+        A plug-in in its own process (:mod:`rfverify.containment.host`) sent it as data, already brought to numpy there."""
         name = self.plugin.name
         if self.plugin.host is None:
             out = to_numpy(out, plugin=name, action=action, record=self.plugin.arrays)
@@ -221,14 +221,14 @@ class FeatureMapPlugin:
     calls: CallSpec = field(default_factory=CallSpec)
     #: The kernel's parameters the passthrough was made from (a moved configuration re-routes them).
     kernel_params: Mapping[str, Any] = field(default_factory=dict)
-    #: The plug-in's process (:class:`rfverify.host.Host`) when ``obj`` is a proxy into it, else None: then every
+    #: The plug-in's process (:class:`rfverify.containment.host.Host`) when ``obj`` is a proxy into it, else None: then every
     #: build, fit and features call is one operation there (:func:`_in_plugin_process`), its output sent as data.
     host: Any = field(default=None, repr=False, compare=False)
 
     def _hosted(self, op: str, *args: Any) -> Any:
         """``op`` (build, fit, fit_transform, fit_built, features) in the plug-in's process: its value (data, or
         handles of the objects that stay there), the arrays' record merged into this adapter's.  The adapter's
-        description goes there once and stays while it is unchanged here (:meth:`rfverify.host.Host.run_kept`)."""
+        description goes there once and stays while it is unchanged here (:meth:`rfverify.containment.host.Host.run_kept`)."""
         value, ins, outs = guard.call(self.host.run_kept, _in_plugin_process, self._light(), op, *args,
                                       plugin=self.name, action=op, passthrough=(UsageError,))
         for seen, got in ((self.arrays.inputs, ins), (self.arrays.outputs, outs)):
@@ -366,7 +366,7 @@ class FeatureMapPlugin:
             for rs in seeds:
                 yield self.fit_transform(n_components, rs, X, keep=False)[1]
             return
-        from rfverify.remote import raise_record
+        from rfverify.containment.remote import raise_record
 
         seeds = [int(s) for s in seeds]
         done = 0
@@ -431,7 +431,7 @@ class FeatureMapPlugin:
 
 
 def _in_plugin_process(plug: FeatureMapPlugin, op: str, *args: Any) -> tuple[Any, list[Any], list[Any]]:
-    """One of the adapter's operations where the plug-in lives (:mod:`rfverify.host`; ``plug.obj`` is the real
+    """One of the adapter's operations where the plug-in lives (:mod:`rfverify.containment.host`; ``plug.obj`` is the real
     object there, ``plug`` kept there between operations), with what the arrays' record gained: (value, inputs,
     outputs).  Features come back converted to numpy in their own dtype (:func:`rfverify.arrays.to_numpy`), with
     the action's wording; ``fit_transform`` keeps the fitted object only when asked (``keep``)."""
@@ -468,7 +468,7 @@ def _draws(plug: FeatureMapPlugin, n_components: int, seeds: list[int], X: np.nd
     first seeds, up to :data:`DRAWS_BYTES` of features, stopping at the first error (which comes as data, after
     the draws before it).  Each output is a copy: a plug-in returning one workspace for every draw is read as one
     process reads it, draw by draw."""
-    from rfverify.remote import error_record
+    from rfverify.containment.remote import error_record
 
     outs: list[Any] = []
     actions: list[str] = []
@@ -601,10 +601,10 @@ def as_feature_map(obj: Any, *, kernel_params: Mapping[str, Any] | None = None,
         raise UsageError(f"global_seed must be None, 'numpy' or 'torch', got {global_seed!r}")
     input = validate_input(input)
     kernel_params = dict(kernel_params or {})
-    from rfverify.supervise import judge_wanted
+    from rfverify.containment.supervise import judge_wanted
 
     if judge_wanted():  # its import, its form detection and every call into it in its own process
-        from rfverify.host import Host
+        from rfverify.containment.host import Host
 
         label = name or (obj if isinstance(obj, str) else type_name(obj, is_type=isinstance(obj, type)))
         host = Host(label, ("spec", obj) if isinstance(obj, str) else ("object", obj), load_object, to_numpy,
@@ -649,7 +649,7 @@ def _detect_guarded(obj: Any, kernel_params: dict[str, Any], name: str | None, s
 def _detect_plain(obj: Any, kernel_params: dict[str, Any], name: str | None, spec: str | None,
                   routes: Mapping[str, Any], init: Mapping[str, Any], module_ok: bool,
                   calls: CallSpec) -> dict[str, Any]:
-    """Form detection in the plug-in's process (:mod:`rfverify.host`): plain data only."""
+    """Form detection in the plug-in's process (:mod:`rfverify.containment.host`): plain data only."""
     from rfverify.text import NAME_LIMIT, clean
 
     plugin = _detect_guarded(obj, kernel_params, name, spec, routes, init, module_ok, calls)

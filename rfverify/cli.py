@@ -21,7 +21,7 @@ from rfverify.exit_status import worst_exit_code
 from rfverify.options import SHARED_OPTIONS, parse_seed
 
 if TYPE_CHECKING:
-    from rfverify.executors import Executor, Outcome
+    from rfverify.containment.executors import Executor, Outcome
     from rfverify.kinds.base import KindConfig
     from rfverify.progress import Progress
     from rfverify.results import Report
@@ -78,7 +78,7 @@ def _add_limits(p: argparse.ArgumentParser) -> None:
 
 def _limits(args: argparse.Namespace) -> _LimitOptions:
     """``time_limit``/``memory_limit`` keywords of runner.run, validated (a UsageError names the option)."""
-    from rfverify.guard import parse_memory_limit, parse_time_limit
+    from rfverify.containment.guard import parse_memory_limit, parse_time_limit
 
     out: _LimitOptions = {}
     if getattr(args, "time_limit", None) is not None:
@@ -240,7 +240,7 @@ def _add_calibrate(sub: _Subcommands) -> None:
 
 
 def _add_scale(p: argparse.ArgumentParser, all_cores: bool = False) -> None:
-    """--jobs / --scheduler: where the work units run (rfverify.executors); results do not depend on it."""
+    """--jobs / --scheduler: where the work units run (rfverify.containment.executors); results do not depend on it."""
     p.add_argument("--jobs", default=None if all_cores else "1", help="local worker processes; results do not depend "
                    "on it (default " + ("every usable core, at most one per unit)" if all_cores else "1)"))
     p.add_argument("--scheduler", nargs="?", const="", default=None, metavar="ADDRESS",
@@ -250,7 +250,7 @@ def _add_scale(p: argparse.ArgumentParser, all_cores: bool = False) -> None:
 
 def _executor(args: argparse.Namespace, units: int = 1) -> Executor:
     """The executor that --jobs / --scheduler ask for, for ``units`` work units (the caller closes it)."""
-    from rfverify.executors import make_executor
+    from rfverify.containment.executors import make_executor
     from rfverify.kinds.base import parse_int
 
     from rfverify.studies.batch import default_jobs
@@ -293,16 +293,16 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _probe_import(cls: type[KindConfig], args: argparse.Namespace) -> None:
-    """Build the configuration in a throw-away child first (:mod:`rfverify.probe`): a module that exits, crashes,
+    """Build the configuration in a throw-away child first (:mod:`rfverify.containment.probe`): a module that exits, crashes,
     hangs or signals at import is a PluginError here, not the end of the run."""
-    from rfverify.guard import Limits
-    from rfverify.probe import probe
-    from rfverify.supervise import GRACE, isolation_wanted, judge_wanted
+    from rfverify.containment.guard import Limits
+    from rfverify.containment.probe import probe
+    from rfverify.containment.supervise import GRACE, isolation_wanted, judge_wanted
 
     if not isolation_wanted():
         return
     limits = Limits.resolve(args.profile, **_limits(args))
-    if getattr(cls, "HOSTED", False) and judge_wanted():  # the plug-in is imported in its own process (rfverify.host)
+    if getattr(cls, "HOSTED", False) and judge_wanted():  # the plug-in is imported in its own process (rfverify.containment.host)
         from rfverify import adapters
 
         adapters.BUILD_LIMITS = limits
@@ -572,7 +572,7 @@ def _cmd_claims(args: argparse.Namespace) -> int:
 
 def _claim_jobs(jobs: str | None) -> int:
     """--jobs of the claims: default every usable core."""
-    from rfverify.executors import usable_cores
+    from rfverify.containment.executors import usable_cores
     from rfverify.kinds.base import parse_int
 
     n = usable_cores() if jobs is None else parse_int(jobs, "--jobs")
@@ -716,8 +716,8 @@ def _resolve_outputs(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
-    from rfverify import guard
-    from rfverify.supervise import freeze_settings
+    from rfverify.containment import guard
+    from rfverify.containment.supervise import freeze_settings
 
     freeze_settings()  # rfverify's environment, read before any plug-in is imported: none can change it
 

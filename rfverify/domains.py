@@ -186,7 +186,7 @@ def make_pairs(
     if callable(domain):
         name = getattr(domain, "__qualname__", type(domain).__name__)
         n_total = N_EQUAL + len(CORRELATIONS)
-        from rfverify import guard  # the user's domain is a plug-in too
+        from rfverify.containment import guard  # the user's domain is a plug-in too
 
         hint = "a domain callable must be domain(n, d, rng) -> (n, d) array"
         A, B = (guard.as_array(guard.call(domain, n_total, d, rng, plugin=f"domain {name}", action="domain(n, d, rng)",

@@ -30,7 +30,7 @@ class PluginError(RfverifyError):
     """
 
     #: A :class:`rfverify.refusals.Refusal` when the plug-in declined the call with a clean refusal (ValueError,
-    #: TypeError, NotImplementedError), set by :func:`rfverify.guard.call`; None otherwise.
+    #: TypeError, NotImplementedError), set by :func:`rfverify.containment.guard.call`; None otherwise.
     refusal: object = None
 
     def __init__(self, implementation: str, problem: str, hint: str = "") -> None:

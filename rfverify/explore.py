@@ -42,7 +42,7 @@ from rfverify.hypothesis_compat import search_constants_hidden
 from rfverify.profiles import budget
 from rfverify.refusals import Refused
 from rfverify.results import JSONValue
-from rfverify.threads import one_blas_thread
+from rfverify.containment.threads import one_blas_thread
 
 __all__ = ["Exploration", "search", "refine", "budget_for", "coverage", "d_band", "one_blas_thread"]
 

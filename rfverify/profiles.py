@@ -58,7 +58,7 @@ PROFILES = {
 #: only (``tests/test_profiles.py`` adds one and runs checks of every kind at it).  Every profile states every key
 #: (a test holds them to it); a ``Profile`` object of a name not listed reads the ``default`` entry.
 #:
-#: * ``time-limit``: CPU seconds one check may use (:class:`rfverify.guard.Limits`; ``--time-limit`` overrides it);
+#: * ``time-limit``: CPU seconds one check may use (:class:`rfverify.containment.guard.Limits`; ``--time-limit`` overrides it);
 #: * ``explore``, ``explore-orthogonal``: configurations ``explore`` generates (feature maps, rules, kernels,
 #:   transforms; orthogonal samplers: dimensions);
 #: * ``corners``: the corner design of the feature-map checks (:class:`rfverify.corners.CornerBudget`);

@@ -10,7 +10,7 @@ Progress never touches results: the checks report to it through :data:`rfverify.
 other long runs (claims, zoo entries, calibration units) through their ``progress`` callbacks.
 
 Fork safety: the live bar redraws from rich's refresh thread while the supervisor forks plug-in children
-(:mod:`rfverify.supervise`).  Every write of the bar goes through a lock that ``os.register_at_fork`` takes
+(:mod:`rfverify.containment.supervise`).  Every write of the bar goes through a lock that ``os.register_at_fork`` takes
 before each fork, so a child never inherits stderr's buffer half-written and locked by a thread it does not
 have; the first frame is drawn on the calling thread, so rich's lazy imports never run on the refresh thread.
 """

@@ -50,10 +50,10 @@ from rfverify.registry import PluginObject
 from rfverify.results import CheckResult
 
 if TYPE_CHECKING:
-    from rfverify.guard import Limits
+    from rfverify.containment.guard import Limits
     from rfverify.kinds.base import KindConfig
     from rfverify.runner import Hosted
-    from rfverify.supervise import Supervisor
+    from rfverify.containment.supervise import Supervisor
 
     #: What runs an implementation's checks in a child process.
     Supervised = Union[Supervisor, Hosted]
@@ -92,12 +92,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    from rfverify.supervise import freeze_settings
+    from rfverify.containment.supervise import freeze_settings
 
     freeze_settings()  # before the test modules (and the plug-ins they import) are collected
     seed = config.getoption("rfverify_seed", default=None)
     profile = config.getoption("rfverify_profile", default=None)
-    from rfverify.guard import Limits
+    from rfverify.containment.guard import Limits
 
     settings: _Settings = {
         "seed": parse_seed(seed if seed is not None else SHARED_OPTIONS["seed"][0]),
@@ -125,7 +125,7 @@ class _Shared:
     (seed, profile).
 
     Shared by the cases of that implementation, as :func:`rfverify.runner.run` shares one configuration
-    (and one child process, :mod:`rfverify.supervise`) between its checks; the verdicts do not depend on it
+    (and one child process, :mod:`rfverify.containment.supervise`) between its checks; the verdicts do not depend on it
     (every stream is keyed by its check).  A child that crashes or hangs fails the item it was running; the
     next item gets a fresh child.
     """
@@ -137,9 +137,9 @@ class _Shared:
             strict_space: bool = False) -> tuple[KindConfig, Supervised | None, str | None]:
         key = (seed, profile, strict_space)
         if key not in self._built:
-            from rfverify.guard import Limits
+            from rfverify.containment.guard import Limits
             from rfverify.runner import preflight, supervisor
-            from rfverify.supervise import isolation_wanted
+            from rfverify.containment.supervise import isolation_wanted
 
             config = _config_class(case.kind)(case.implementation, seed=seed, profile=profile,
                                               name=case.label or None, **case.options)
@@ -234,7 +234,7 @@ def _keep_few_children(sup: Supervised) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """End every supervised child of the session (:mod:`rfverify.supervise`)."""
+    """End every supervised child of the session (:mod:`rfverify.containment.supervise`)."""
     while _RECENT:
         _RECENT.popitem()[1].close()
 

@@ -89,7 +89,7 @@ def is_refusal(exc: BaseException) -> bool:
 
 
 def refusal_of(exc: BaseException) -> Refusal | None:
-    """The :class:`Refusal` a :class:`~rfverify.errors.PluginError` carries (set by :func:`rfverify.guard.call`
+    """The :class:`Refusal` a :class:`~rfverify.errors.PluginError` carries (set by :func:`rfverify.containment.guard.call`
     when the plug-in raised a clean refusal), else None."""
     ref = getattr(exc, "refusal", None) if isinstance(exc, PluginError) else None
     return ref if isinstance(ref, Refusal) else None

@@ -2,7 +2,7 @@
 
 The runner knows nothing about what a plug-in is: it asks the configuration (a
 :class:`rfverify.kinds.base.KindConfig`) for its checks, a context per check, the preflight and the report
-header, and puts every call under the guard (:mod:`rfverify.guard`).
+header, and puts every call under the guard (:mod:`rfverify.containment.guard`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Protoco
 
 from rfverify.version import __version__
 from rfverify.errors import PLUGIN_RAISED, PluginError, UsageError
-from rfverify.guard import Limits, exhaustion, guarded
+from rfverify.containment.guard import Limits, exhaustion, guarded
 from rfverify.jsontypes import JSONRecord
 from rfverify.messages import failure_message
 from rfverify.registry import CheckSpec, MeasuredConfig, RunnableConfig
@@ -20,13 +20,13 @@ from rfverify.results import CheckResult, Report
 from rfverify.validation import as_check_names, as_xfail, show
 
 if TYPE_CHECKING:
-    from rfverify.supervise import Supervisor
+    from rfverify.containment.supervise import Supervisor
 
 T = TypeVar("T")
 
 
 class PluginProcess(Protocol):
-    """The plug-in's own process (:class:`rfverify.host.Host`) as :class:`Hosted` drives it: one scope of
+    """The plug-in's own process (:class:`rfverify.containment.host.Host`) as :class:`Hosted` drives it: one scope of
     operations per check."""
 
     #: The last scope killed the process.
@@ -46,7 +46,7 @@ class PluginProcess(Protocol):
 
 
 class HostedConfig(RunnableConfig, Protocol):
-    """A configuration whose plug-in may live in its own process (:mod:`rfverify.host`; feature maps)."""
+    """A configuration whose plug-in may live in its own process (:mod:`rfverify.containment.host`; feature maps)."""
 
     #: The plug-in's process, or None when the plug-in runs in this process.
     host: PluginProcess | None
@@ -105,7 +105,7 @@ def run_check(config: RunnableConfig, spec: CheckSpec, preflight_error: str | No
               limits: Limits | None = None) -> CheckResult:
     """Run one check, turning plug-in misbehaviour into status ``error`` (never an exception).
 
-    The check runs inside :class:`rfverify.guard.guarded`: a time limit, a
+    The check runs inside :class:`rfverify.containment.guard.guarded`: a time limit, a
     memory budget, no printing, no global random state (``limits``: the
     profile's defaults when None).
     """
@@ -133,7 +133,7 @@ def run_check(config: RunnableConfig, spec: CheckSpec, preflight_error: str | No
 def _reraise_interrupt(exc: BaseException) -> None:
     """The user's Ctrl-C stops the run (exit 130); in a supervised child (SIGINT ignored there) a
     KeyboardInterrupt can only be the plug-in's, and is reported like any other of its exceptions."""
-    import rfverify.guard as guard
+    import rfverify.containment.guard as guard
 
     if isinstance(exc, KeyboardInterrupt) and not guard.IN_CHILD:
         raise exc
@@ -144,7 +144,7 @@ def _unexpected(exc: BaseException, plugin: str, what: str) -> str:
     descriptors, memory, stack: the plug-in's doing), a BaseException only plug-in code raises, or a bug of
     ours.  Read without trusting ``exc`` (its ``__str__`` may raise or return a ``str`` subclass) and without
     any absolute path."""
-    from rfverify.guard import plugin_error
+    from rfverify.containment.guard import plugin_error
 
     if exhaustion(exc) is not None or not isinstance(exc, Exception):
         return str(plugin_error(exc, plugin, f"{what} (outside a call into the plug-in)"))
@@ -179,16 +179,16 @@ def run(config: RunnableConfig, *, checks: Iterable[str] | None = None, xfail: M
     ``metrics``: also compute ``config.metrics()`` (kinds that have it) into the report's
     ``metrics`` block; None: only when every check runs (no selection).
 
-    ``time_limit`` / ``memory_limit``: per check, see :class:`rfverify.guard.Limits` (None: the profile's).
+    ``time_limit`` / ``memory_limit``: per check, see :class:`rfverify.containment.guard.Limits` (None: the profile's).
 
-    ``isolate``: run the plug-in in a supervised child process (:mod:`rfverify.supervise`; a crash, hard
+    ``isolate``: run the plug-in in a supervised child process (:mod:`rfverify.containment.supervise`; a crash, hard
     exit, hang or runaway allocation is that check's ``error``).  None: on, unless the environment variable
     ``RFVERIFY_INPROCESS=1`` asks for one process (to debug a plug-in).
 
     ``strict_space``: a refusal anywhere in the explored space fails ``explore`` (:mod:`rfverify.refusals`;
     None: the configuration's own setting, off by default).
     """
-    from rfverify.supervise import isolation_wanted
+    from rfverify.containment.supervise import isolation_wanted
 
     if strict_space is not None:
         config.strict_space = bool(strict_space)
@@ -224,9 +224,9 @@ def report_of(header: JSONRecord, results: tuple[CheckResult, ...],
 
 
 def supervisor(config: RunnableConfig, limits: Limits) -> Supervisor | Hosted:
-    """A :class:`rfverify.supervise.Supervisor` for ``config``: its child runs this module's preflight,
+    """A :class:`rfverify.containment.supervise.Supervisor` for ``config``: its child runs this module's preflight,
     run_check and metrics (the pytest plugin's cases use it too)."""
-    from rfverify.supervise import Supervisor
+    from rfverify.containment.supervise import Supervisor
 
     if getattr(config, "host", None) is not None:
         return Hosted(cast(HostedConfig, config), limits)
@@ -264,10 +264,10 @@ _HARNESS_LIMITS = Limits(None, None)
 
 
 class Hosted:
-    """The checks of a configuration whose plug-in lives in its own process (:class:`rfverify.host.Host`): each check
+    """The checks of a configuration whose plug-in lives in its own process (:class:`rfverify.containment.host.Host`): each check
     runs here, with this process's numpy and scipy, as one scope of operations there; what a scope did wrong
     (printing, a changed random state, a death, a hang) is that check's ``error``.  The same requests as
-    :class:`rfverify.supervise.Supervisor` (preflight, run_check, iter_checks, finish, close)."""
+    :class:`rfverify.containment.supervise.Supervisor` (preflight, run_check, iter_checks, finish, close)."""
 
     def __init__(self, config: HostedConfig, limits: Limits) -> None:
         assert config.host is not None

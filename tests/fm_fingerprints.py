@@ -145,7 +145,7 @@ def fingerprint(impl: Any, kernel_params: dict[str, Any], d: int, domain: Any = 
     try:
         # the map itself, in this process (a fingerprint is about the map's numbers, not its containment: hosted, its
         # get_params would come back as handles)
-        with mock.patch("rfverify.supervise.judge_wanted", return_value=False):
+        with mock.patch("rfverify.containment.supervise.judge_wanted", return_value=False):
             plugin = as_feature_map(impl, kernel_params=kernel_params)
         obj = plugin.build(N_COMPONENTS, SEED)
         ret = obj.fit(X) if not hasattr(obj, "label_fn") or obj.label_fn else obj.fit(X, np.arange(9) % 2)

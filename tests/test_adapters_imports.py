@@ -1,4 +1,4 @@
-"""A library's first import inside a plug-in is not blamed on the plug-in (rfverify.import_watch); a plug-in that
+"""A library's first import inside a plug-in is not blamed on the plug-in (rfverify.containment.import_watch); a plug-in that
 draws from a global generator is still caught, lazy import or not."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import rfverify
-from rfverify import guard
+from rfverify.containment import guard
 from rfverify.errors import PluginError
 
 RBF = dict(kernel="rbf", kernel_params={"gamma": 0.5}, profile="quick", checks=["contract", "reproducibility"])

@@ -506,7 +506,7 @@ def test_verdict_follows_the_numbers_not_fixed_text(monkeypatch):
 
 # ------------------------------------------------------------------------------------ speed (issue 18)
 def test_forked_workers_give_the_same_claims_in_table_order():
-    """``jobs`` > 1 evaluates in a local process pool (rfverify.executors.ProcessPool); the claims (everything but ``seconds``) and their order are those
+    """``jobs`` > 1 evaluates in a local process pool (rfverify.containment.executors.ProcessPool); the claims (everything but ``seconds``) and their order are those
     of ``jobs=1``, and progress is called once per claim."""
     ids = ["cs4787-sigmoid-kernel", "mroueh-remark1-hash", "cs4787-rbf-range", "munkhoeva2018-sec2.4-butterfly"]
     seen = []
@@ -525,7 +525,7 @@ def test_blas_limit_rescans_when_a_module_was_imported(tmp_path, monkeypatch):
     after an import, which is how a new BLAS (scipy's, numba's) arrives; inside, every BLAS runs one thread."""
     from threadpoolctl import threadpool_info
 
-    import rfverify.threads as reg
+    import rfverify.containment.threads as reg
 
     with reg.one_blas_thread():
         first = reg._CONTROLLER[0][1]

@@ -151,7 +151,7 @@ def test_fingerprint_covers_every_layer_a_verdict_depends_on():
 
 def test_units_run_seed_major_costliest_first(monkeypatch):
     """A run cut short leaves whole seeds: every entry under a seed starts before any under the next."""
-    from rfverify.executors import InProcess, costliest_first
+    from rfverify.containment.executors import InProcess, costliest_first
 
     seen = []
 

@@ -1,4 +1,4 @@
-"""rfverify.executors: the same bytes on every executor, a dying worker costs one retried unit, unfit workers are named.
+"""rfverify.containment.executors: the same bytes on every executor, a dying worker costs one retried unit, unfit workers are named.
 
 One real ``LocalCluster`` of worker *processes* serves the whole module (started once, scaled 3 -> 2 -> 1);
 the workloads are tiny (quick profile, 2-3 implementations) so the module stays well under a minute and
@@ -21,7 +21,7 @@ from rfverify import cli  # noqa: E402
 from rfverify.studies.batch import lost_report, reports_from  # noqa: E402
 from rfverify.studies.calibration import strip_timing  # noqa: E402
 from rfverify.errors import UsageError  # noqa: E402
-from rfverify.executors import (DaskExecutor, InProcess, Outcome, ProcessPool, Task, make_executor,  # noqa: E402
+from rfverify.containment.executors import (DaskExecutor, InProcess, Outcome, ProcessPool, Task, make_executor,  # noqa: E402
                                 start_local_cluster)
 
 from tests import executor_faults  # noqa: E402

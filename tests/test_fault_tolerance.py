@@ -24,7 +24,7 @@ from tests import faulty_plugins as fp
 import rfverify
 from rfverify.cli import main
 from rfverify.errors import PluginError, UsageError
-from rfverify.guard import Limits, as_array, guarded, parse_memory_limit, parse_time_limit
+from rfverify.containment.guard import Limits, as_array, guarded, parse_memory_limit, parse_time_limit
 from rfverify.kinds.kernel import verify_kernel
 from rfverify.kinds.orthogonal import verify_orthogonal
 from rfverify.kinds.quadrature import verify_quadrature
@@ -228,7 +228,7 @@ def test_keyboard_interrupt_is_not_swallowed(monkeypatch):
         def fit(self, X, y=None):
             raise KeyboardInterrupt
 
-    import rfverify.supervise as supervise
+    import rfverify.containment.supervise as supervise
 
     with monkeypatch.context() as m:
         m.setattr(supervise, "_FROZEN", {"RFVERIFY_INPROCESS": "1"})  # one process, as RFVERIFY_INPROCESS=1 asks

@@ -1,5 +1,5 @@
 """Nothing a plug-in does can turn a failure into a pass (tests/hostile_forgers.py): the verdict is computed in the
-harness from the arrays the plug-in's process sends (:mod:`rfverify.host`, :mod:`rfverify.remote`).
+harness from the arrays the plug-in's process sends (:mod:`rfverify.containment.host`, :mod:`rfverify.containment.remote`).
 
 Each forger is the 0.8 x biased map: ``unbiasedness`` fails (exit 1) through the CLI, the pytest plugin and
 ``rfverify.verify`` although it patches scipy's t (at import or in fit), rfverify's result type, the channel's send,
@@ -154,7 +154,7 @@ class _Table:
 
 def _roundtrip(value):
     from rfverify.adapters import to_numpy
-    from rfverify.remote import decode, encode
+    from rfverify.containment.remote import decode, encode
 
     (tag, out), _ = decode(encode(value, _Table(), to_numpy), lambda h, t, c: ("handle", h, t))
     assert tag == "v"
@@ -182,7 +182,7 @@ def test_data_round_trips_exactly_and_objects_stay_behind():
 ], ids=["short", "long", "header-size", "object-dtype", "extra-field"])
 def test_a_reply_that_does_not_fit_is_refused(mangle, needle):
     from rfverify.adapters import to_numpy
-    from rfverify.remote import ProtocolError, decode, encode
+    from rfverify.containment.remote import ProtocolError, decode, encode
 
     good = encode(np.ones((2, 3)), _Table(), to_numpy)
     assert np.array_equal(decode(good, None)[0][1], np.ones((2, 3)))  # the twin is read
@@ -208,7 +208,7 @@ def test_a_workspace_returned_again_changes_what_was_received_before():
     written anew, as in one process (the stateful check's ReturnsWorkspace mutant); its buffer is mirrored, bounds
     checked."""
     from rfverify.adapters import to_numpy
-    from rfverify.remote import ProtocolError, decode, encode
+    from rfverify.containment.remote import ProtocolError, decode, encode
 
     table, mirrors, ws = _BufferTable(), {}, np.zeros((4, 3))
     ws[:] = 1.0
@@ -232,7 +232,7 @@ def test_the_whole_checks_switch_is_read_once_and_keeps_the_earlier_protocol(mon
     """``RFVERIFY_WHOLE_CHECKS=1`` (for measuring the judge's cost) gives a configuration without a plug-in process
     (whole checks in the child); unset, the plug-in is hosted — and a value set after the settings were read
     changes nothing."""
-    from rfverify import supervise
+    from rfverify.containment import supervise
     from rfverify.kinds.feature_map import FeatureMapConfig
 
     monkeypatch.setattr(supervise, "_FROZEN", {"RFVERIFY_INPROCESS": "", "RFVERIFY_WHOLE_CHECKS": "1"})

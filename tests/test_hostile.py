@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import rfverify
-from rfverify.supervise import GRACE, TERM_WAIT
+from rfverify.containment.supervise import GRACE, TERM_WAIT
 from tests import hostile_plugins as hp
 
 TESTS = Path(__file__).parent
@@ -110,7 +110,7 @@ IN_ONE_PROCESS = [e for e in EXCEPTIONS if e[0] not in (hp.HKeyboardInterrupt, h
 def test_exceptions_are_the_plugins_error_in_one_process_too(impl, needles, monkeypatch):
     """RFVERIFY_INPROCESS=1: the guard alone reads the exception without trusting it (not the descriptor
     exhaustion: it would leave this test process without any; a KeyboardInterrupt is the user's there)."""
-    import rfverify.supervise as supervise
+    import rfverify.containment.supervise as supervise
 
     monkeypatch.setattr(supervise, "_FROZEN", {"RFVERIFY_INPROCESS": "1"})
     report = _verify(impl)
@@ -132,7 +132,7 @@ def test_exceptions_through_the_cli_exit_2_with_the_report_written(target, tmp_p
 
 
 # ---------------------------------------------------------------------------------------------------
-# signals sent to the harness; descendants left behind (rfverify.sentinel)
+# signals sent to the harness; descendants left behind (rfverify.containment.sentinel)
 # ---------------------------------------------------------------------------------------------------
 SIGNALS = [(hp.HSigterm, "sent SIGTERM"), (hp.HSigint, "sent SIGINT"), (hp.HSighup, "sent SIGHUP"),
            (hp.HSigstop, "was stopped (SIGSTOP) while the plug-in ran and was resumed by its watchdog")]

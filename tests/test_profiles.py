@@ -58,7 +58,7 @@ def test_a_profile_added_in_one_file_reaches_every_kind(tiny: str) -> None:
 
 def test_a_profile_added_in_one_file_sets_its_time_limit(tiny: str) -> None:
     """The per-check time limit is a budget of the table too (no second table in the guard)."""
-    from rfverify.guard import Limits
+    from rfverify.containment.guard import Limits
 
     assert Limits.resolve(tiny).time == 123.0
     assert Limits.resolve("quick").time == BUDGETS["quick"]["time-limit"] == 300.0

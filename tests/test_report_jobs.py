@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from rfverify import cli
-from rfverify.executors import InProcess, ProcessPool, Task, costliest_first, usable_cores
+from rfverify.containment.executors import InProcess, ProcessPool, Task, costliest_first, usable_cores
 from rfverify.studies.batch import default_jobs, zoo_tasks
 from rfverify.studies.zoo import ZOO, ZOO_COST_HINT, cost_hint
 
@@ -62,7 +62,7 @@ def test_jobs_default_to_the_usable_cores(monkeypatch):
     assert default_jobs(2) == 2, "no more processes than entries"
     assert default_jobs(65, scheduler=True) == 1, "with --scheduler the cluster's workers are the jobs"
     made = []
-    monkeypatch.setattr("rfverify.executors.make_executor", lambda jobs, *a, **k: made.append(jobs) or InProcess())
+    monkeypatch.setattr("rfverify.containment.executors.make_executor", lambda jobs, *a, **k: made.append(jobs) or InProcess())
     args = cli.build_parser().parse_args(["report", "--all"])
     assert args.jobs is None
     cli._executor(args, 65)

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from rfverify.fresh import FreshUnavailable, run_fresh
+from rfverify.containment.fresh import FreshUnavailable, run_fresh
 from rfverify.kinds.orthogonal import verify_orthogonal
 from rfverify.kinds.quadrature import verify_quadrature
 from rfverify.kinds.transform import verify_transform

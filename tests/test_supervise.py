@@ -6,7 +6,7 @@ components: the ``contract`` check (m = 64) must be status ``error`` with a one-
 happened and the last call into the plug-in, while ``unbiasedness`` (m = 256) still passes in a fresh child,
 and the harness's own process (cwd, environment, sys.path, numpy, signal handler, threads) is untouched.
 
-Limits: 2 s per check (hangs cost 2 s + :data:`rfverify.supervise.GRACE` + at most TERM_WAIT), 256 MiB of
+Limits: 2 s per check (hangs cost 2 s + :data:`rfverify.containment.supervise.GRACE` + at most TERM_WAIT), 256 MiB of
 memory.  The same verdicts with ``isolate=False`` for the plug-ins the in-process guard already handled are
 in tests/test_fault_tolerance.py.  Every plug-in runs through the Python API and the pytest plugin without xdist
 in CI; through the CLI and under xdist CI runs a subset (``CLI_CI``, ``XDIST_CI``), the slow set all of them.
@@ -29,8 +29,8 @@ import pytest
 import rfverify
 from tests import faulty_plugins as fp
 from rfverify.cli import main
-from rfverify.guard import WALL_FACTOR
-from rfverify.supervise import GRACE, TERM_WAIT
+from rfverify.containment.guard import WALL_FACTOR
+from rfverify.containment.supervise import GRACE, TERM_WAIT
 
 TESTS = str(Path(__file__).parent)
 #: The time limit of every check here, in seconds (a hang costs it plus GRACE); a correct check of these plug-ins at
@@ -140,7 +140,7 @@ def test_isolation_off_runs_in_process(monkeypatch):
 
     a = run(config(), checks=CHECKS, isolate=True).to_dict()
     b = run(config(), checks=CHECKS, isolate=False).to_dict()
-    import rfverify.supervise as supervise
+    import rfverify.containment.supervise as supervise
 
     monkeypatch.setattr(supervise, "_FROZEN", {"RFVERIFY_INPROCESS": "1"})  # as read before any plug-in runs
     c = run(config(), checks=CHECKS).to_dict()
@@ -377,7 +377,7 @@ def test_a_daemonic_worker_runs_in_process(monkeypatch):
     """multiprocessing.Pool workers (and Dask's) may not have children: the guard alone runs there."""
     import multiprocessing
 
-    from rfverify.supervise import isolation_wanted
+    from rfverify.containment.supervise import isolation_wanted
 
     monkeypatch.delenv("RFVERIFY_INPROCESS", raising=False)
     with multiprocessing.get_context("fork").Pool(1) as pool:
@@ -428,7 +428,7 @@ def test_cpu_time_readings_come_from_psutil_per_process_and_main_thread():
     on Linux and macOS): a process burning CPU in a side thread only shows it in the whole-process reading."""
     import subprocess
 
-    from rfverify.sentinel import cpu_seconds as _cpu_seconds, memory_bytes as _statm
+    from rfverify.containment.sentinel import cpu_seconds as _cpu_seconds, memory_bytes as _statm
 
     code = ("import threading, time\n"
             "def burn():\n    t = time.process_time()\n    while time.process_time() - t < 0.6: pass\n"

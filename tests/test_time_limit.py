@@ -19,11 +19,11 @@ import time
 import pytest
 
 import rfverify
-from rfverify import guard
+from rfverify.containment import guard
 from rfverify.errors import PluginError
-from rfverify.guard import Limits, guarded
-from rfverify.sentinel import cpu_seconds as _cpu_seconds
-from rfverify.supervise import GRACE, _overran
+from rfverify.containment.guard import Limits, guarded
+from rfverify.containment.sentinel import cpu_seconds as _cpu_seconds
+from rfverify.containment.supervise import GRACE, _overran
 from tests import faulty_plugins as fp
 
 

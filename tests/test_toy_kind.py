@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 import rfverify
-from rfverify import guard, registry
+from rfverify import registry
+from rfverify.containment import guard
 from rfverify.adapters import load_object
 from rfverify.cli import build_parser, main
 from rfverify.kinds import KINDS, Kind, catalogue, check_names

@@ -244,7 +244,7 @@ def as_kernel(kernel: str | Kernel | Callable[..., Any], params: Mapping[str, An
         arrays = ArrayRecord()  # what the Gram matrices came back as (library, dtype, device), for the report
 
         def gram(X: np.ndarray, Y: np.ndarray, **kw: Any) -> np.ndarray:
-            from rfverify import guard  # the user's kernel is user code: its faults are PluginErrors, not crashes
+            from rfverify.containment import guard  # the user's kernel is user code: its faults are PluginErrors, not crashes
 
             out = guard.call(kernel, X, Y, plugin=f"kernel {label}", action=f"k(X, Y) on shapes {X.shape}, {Y.shape}",
                              hint="a kernel callable must be k(X, Y) -> (n_X, n_Y) Gram matrix", **kw)

@@ -480,7 +480,7 @@ class FeatureMapConfig(KindConfig):
             implementation, kernel_params=dict(self.kernel.params), name=as_name(name), param_map=o.param_map,
             init=o.init, global_seed=o.global_seed, input=o.input, method=o.method, call_kw=o.call_kw, width=o.width,
             feature_scale=o.feature_scale)
-        #: The plug-in's process (:mod:`rfverify.host`), or None when the plug-in runs in this process.
+        #: The plug-in's process (:mod:`rfverify.containment.host`), or None when the plug-in runs in this process.
         self.host = self.plugin.host
         if deterministic not in (None, True, False):
             raise UsageError(f"deterministic must be True, False or None (the plug-in's attribute), got "
@@ -510,7 +510,7 @@ class FeatureMapConfig(KindConfig):
             return self.host.run(is_jitted, self.plugin.obj) is True
         return decide_jit(jit, self.plugin.input, self.plugin.obj)
 
-    #: The plug-in is imported, detected and called in its own process (rfverify.host) when isolation is on.
+    #: The plug-in is imported, detected and called in its own process (rfverify.containment.host) when isolation is on.
     HOSTED = True
 
     def in_process(self) -> None:
@@ -597,7 +597,7 @@ class FeatureMapConfig(KindConfig):
 
     def after_failed_preflight(self) -> None:
         """What the checks read from the preflight, when the preflight's own calls failed (a check then runs in a
-        child of its own, :mod:`rfverify.supervise`): the data-dependence decision alone."""
+        child of its own, :mod:`rfverify.containment.supervise`): the data-dependence decision alone."""
         try:
             self.decide_data_dependence(cast(CheckContext, self.context(self.checks()[0])))
         except PluginError:
@@ -657,7 +657,7 @@ verify_feature_map = make_verify(FeatureMapConfig, "verify_feature_map", """Veri
     they are expected to fail.  Raises :class:`~rfverify.errors.UsageError`
     for bad arguments; a misbehaving implementation yields status ``error``.
     ``time_limit`` (seconds per check) and ``memory_limit`` (bytes or "4G")
-    default to the profile's (:mod:`rfverify.guard`); 0 disables either.
+    default to the profile's (:mod:`rfverify.containment.guard`); 0 disables either.
     ``data_dependent``: declare that fit depends on X (True), or that it does
     not (False); None lets the plug-in's ``data_dependent`` attribute or a
     detection in the preflight decide (:mod:`rfverify.kinds.data_dependence`).

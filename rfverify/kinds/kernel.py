@@ -499,7 +499,7 @@ verify_kernel = make_verify(KernelConfig, "verify_kernel", """Verify a kernel: s
     ``feature_map``: for a composite, the feature map under test (any plug-in form; default the
     reference map of :mod:`rfverify.implementations.composite`).  Returns a
     :class:`~rfverify.results.Report` of kind ``kernel``.  ``time_limit`` / ``memory_limit``: per check
-    (:class:`rfverify.guard.Limits`).  ``space`` narrows the space ``explore`` searches (d, n, norm, a kernel
+    (:class:`rfverify.containment.guard.Limits`).  ``space`` narrows the space ``explore`` searches (d, n, norm, a kernel
     parameter: a value or (lo, hi)) and ``pins`` fixes axes of it (a kernel callable declares its own with
     ``rfverify_space``).
     The keywords are the fields of :class:`KernelOptions` and those of the run (``seed``, ``profile``, ``name``,

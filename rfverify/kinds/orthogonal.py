@@ -26,7 +26,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from rfverify import guard
+from rfverify.containment import guard
 from rfverify.adapters import load_object
 from rfverify.arrays import ArrayRecord, to_input, to_numpy, validate_input
 from rfverify.errors import PluginError, UsageError
@@ -322,7 +322,7 @@ verify_orthogonal = make_verify(OrthogonalConfig, "verify_orthogonal", """Verify
     ``implementation``: ``sample(d, rng)``, an object with ``sample`` or
     ``rvs(dim=, random_state=)``, or ``"MODULE:ATTR"``.  Returns a
     :class:`~rfverify.results.Report` (kind ``orthogonal``).  ``time_limit`` /
-    ``memory_limit``: per check (:class:`rfverify.guard.Limits`).  ``pins``: ``{"d": D}`` fixes the dimension
+    ``memory_limit``: per check (:class:`rfverify.containment.guard.Limits`).  ``pins``: ``{"d": D}`` fixes the dimension
     ``explore`` searches and runs the Haar battery at that corner dimension alone (``--pin d=D``); ``space``:
     ``{"d": (lo, hi)}`` narrows it; ``strict_space``: a refusal anywhere in it fails ``explore``
     (:mod:`rfverify.refusals`).  ``call_kw``: extra keywords of every draw (``--call-kw KEY=VALUE``).

@@ -27,7 +27,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from rfverify import guard
+from rfverify.containment import guard
 from rfverify.adapters import load_object
 from rfverify.arrays import ArrayRecord, to_input, to_numpy, validate_input
 from rfverify.errors import PluginError, UsageError
@@ -353,7 +353,7 @@ verify_quadrature = make_verify(QuadratureConfig, "verify_quadrature", """Verify
     ``degree``: claimed degree of exactness for every draw; ``unbiased``:
     claimed unbiased for every integrable f.  ``rule`` may be a
     ``"MODULE:ATTR"`` string.  Returns a :class:`~rfverify.results.Report`.
-    ``time_limit`` / ``memory_limit``: per check (:class:`rfverify.guard.Limits`).
+    ``time_limit`` / ``memory_limit``: per check (:class:`rfverify.containment.guard.Limits`).
     ``deterministic``: the rule draws nothing (a cubature; or the rule's attribute ``deterministic = True``):
     rule-contract requires the same draw for every rng state, and its bias is measured exactly.
     ``space`` narrows the dimensions ``explore`` searches (``{"d": (lo, hi)}``, or ``{"d_exp": (lo, hi)}`` for

@@ -29,7 +29,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from rfverify import guard
+from rfverify.containment import guard
 from rfverify.adapters import load_object
 from rfverify.arrays import ArrayRecord, handed_dtype, to_input, to_numpy, validate_input
 from rfverify.errors import PluginError, UsageError
@@ -333,7 +333,7 @@ class TransformContext(BaseContext[TransformConfig]):
 verify_transform = make_verify(TransformConfig, "verify_transform", """Verify that ``apply(X)`` equals ``X @ M.T`` for the declared ``matrix`` at dimension ``dim``.
 
     Returns a :class:`~rfverify.results.Report` (kind ``transform``).  ``time_limit`` /
-    ``memory_limit``: per check (:class:`rfverify.guard.Limits`).  ``space``: ``{"d_exp": (lo, hi)}`` narrows
+    ``memory_limit``: per check (:class:`rfverify.containment.guard.Limits`).  ``space``: ``{"d_exp": (lo, hi)}`` narrows
     the widths ``explore`` searches; ``strict_space``: a refusal anywhere in them fails ``explore``
     (:mod:`rfverify.refusals`).  ``call_kw``: extra keywords of every call (``{"axes": 1}`` for fht (2017)'s
     ``fht2``; ``--call-kw axes=1``).  ``input``: ``"torch"``, ``"jax"`` or ``"cupy"`` hands ``apply`` that

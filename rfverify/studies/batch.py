@@ -21,7 +21,7 @@ from rfverify.errors import UsageError
 from rfverify.seeding import DEFAULT_SEED
 
 if TYPE_CHECKING:
-    from rfverify.executors import Executor, Outcome, Task
+    from rfverify.containment.executors import Executor, Outcome, Task
     from rfverify.results import Report
 
 __all__ = ["verify_many", "check_tasks", "zoo_tasks", "reports_from", "lost_report", "default_jobs"]
@@ -65,7 +65,7 @@ def _module_of(spec: object) -> list[str]:
 def check_tasks(implementations: Sequence[str], *, kind: str, seed: int, profile: str,
                 checks: Iterable[str] | None, options: Mapping[str, object]) -> list[Task]:
     """The work units of a many-implementation check, one per implementation."""
-    from rfverify.executors import Task
+    from rfverify.containment.executors import Task
 
     impls = list(implementations)
     for spec in impls:
@@ -84,7 +84,7 @@ def check_tasks(implementations: Sequence[str], *, kind: str, seed: int, profile
 def default_jobs(units: int, scheduler: bool = False) -> int:
     """``--jobs`` when not given (``rfverify report``): every usable core, at most one per unit; 1 with
     ``--scheduler`` (the cluster's workers are the jobs)."""
-    from rfverify.executors import usable_cores
+    from rfverify.containment.executors import usable_cores
 
     return 1 if scheduler else max(1, min(usable_cores(), units))
 
@@ -92,7 +92,7 @@ def default_jobs(units: int, scheduler: bool = False) -> int:
 def zoo_tasks(names: Sequence[str], *, seed: int, profile: str) -> list[Task]:
     """The work units of a zoo report, one per entry (shipped by name), each with its cost hint
     (:data:`rfverify.studies.zoo.ZOO_COST_HINT`) so that pools start the costliest entries first."""
-    from rfverify.executors import Task
+    from rfverify.containment.executors import Task
     from rfverify.studies.zoo import cost_hint, zoo_entries
 
     return [Task(f"zoo-{e.name}", "rfverify.studies.batch:verify_zoo_entry", (e.name, seed, profile),
@@ -133,11 +133,11 @@ def verify_many(implementations: Sequence[str], *, kind: str = "feature-map", se
     ``options`` are the keywords of the kind's verifier (for feature maps those of
     :func:`rfverify.verify`: ``kernel``, ``kernel_params``, ``dim``, ``bound``, ...); a kernel or
     domain callable is given by its ``MODULE:ATTR`` name.  Where the units run: ``executor`` (an
-    :class:`rfverify.executors.Executor`, kept open), else ``scheduler`` (``"tcp://HOST:PORT"`` or
+    :class:`rfverify.containment.executors.Executor`, kept open), else ``scheduler`` (``"tcp://HOST:PORT"`` or
     ``"local:N"``: Dask), else ``jobs`` local processes.  Returns the reports in the order given; a
     unit lost to a dying worker gives a report whose checks are ``error``.
     """
-    from rfverify.executors import make_executor
+    from rfverify.containment.executors import make_executor
 
     _verifier(kind)
     tasks = check_tasks(implementations, kind=kind, seed=seed, profile=profile, checks=checks, options=options)

@@ -103,7 +103,7 @@ def run_structured_benchmarks(quick: bool = False, progress: Callable[[int, int,
     Registered extra benchmark groups (:func:`register_benchmark`) run last.  ``progress(i, n, name, seconds)``
     is called after each group (never affects the timings it reports).
     """
-    from rfverify.threads import one_blas_thread
+    from rfverify.containment.threads import one_blas_thread
 
     # single-threaded BLAS: like-for-like with the single-threaded kernels, and a multithreaded OpenBLAS on small
     # GEMMs stalls badly on a loaded machine

@@ -121,7 +121,7 @@ def environment() -> dict[str, object]:
 
 
 def _blas_limit(k: int) -> ContextManager[object]:
-    from rfverify.threads import limit_threads
+    from rfverify.containment.threads import limit_threads
 
     return limit_threads(k, "blas")
 

@@ -28,7 +28,7 @@ from rfverify.registry import PluginObject
 from rfverify.results import JSONValue, Report
 
 if TYPE_CHECKING:
-    from rfverify.executors import Executor, Task
+    from rfverify.containment.executors import Executor, Task
 
 __all__ = ["Mutant", "load_mutants", "calibrate", "Unit", "aggregate", "strip_timing", "CALIBRATION_REFERENCES"]
 
@@ -220,7 +220,7 @@ def run_unit(unit: Unit, library: str | None = None) -> dict[str, object]:
     Numerical libraries run single-threaded here, in-process or in a worker alike, so a result
     cannot depend on how many BLAS threads happened to be available.
     """
-    from rfverify.threads import single_threaded
+    from rfverify.containment.threads import single_threaded
 
     t0 = time.perf_counter()
     try:
@@ -248,13 +248,13 @@ def unit_key(unit: Unit) -> str:
 
 
 def unit_tasks(units: list[Unit], library: str | None = None) -> list[Task]:
-    """The units as :class:`rfverify.executors.Task`: ``run_unit`` by name, the library shipped by its spec.
+    """The units as :class:`rfverify.containment.executors.Task`: ``run_unit`` by name, the library shipped by its spec.
 
     A library given as a path is shipped as an absolute path (it must exist there on every worker).
     """
     import os
 
-    from rfverify.executors import Task
+    from rfverify.containment.executors import Task
 
     lib = library
     requires: list[str] = []
@@ -278,13 +278,13 @@ def unit_tasks(units: list[Unit], library: str | None = None) -> list[Task]:
 
 def execute(units: list[Unit], library: str | None = None, *, jobs: int = 1,
             progress: Callable[[int, int, float], None] | None = None, executor: Executor | None = None) -> list[dict[str, JSONValue]]:
-    """Run ``units`` with ``executor`` (an :class:`rfverify.executors.Executor`; None: in-process for
+    """Run ``units`` with ``executor`` (an :class:`rfverify.containment.executors.Executor`; None: in-process for
     ``jobs == 1``, else a pool of ``jobs`` worker processes).
 
     Results come back sorted by unit, whatever order they finished in.  A unit that produced no
     result (its worker died twice) is recorded with status ``error`` for ``*``.
     """
-    from rfverify.executors import InProcess, ProcessPool
+    from rfverify.containment.executors import InProcess, ProcessPool
 
     own = executor is None
     ex = executor if executor is not None else (ProcessPool(jobs) if jobs > 1 else InProcess())
@@ -483,7 +483,7 @@ def calibrate(*, references: Iterable[str] = CALIBRATION_REFERENCES, library: st
     ``references``: zoo entry names; ``library``: a mutant library spec (:func:`load_mutants`) and
     ``mutants`` the names to use from it (None: all); ``equivalent_seeds`` None means ``fa_seeds``;
     ``order`` permutes the execution order (for testing that it does not matter); ``executor`` (an
-    :class:`rfverify.executors.Executor`, e.g. a Dask cluster) replaces ``jobs``.  The defaults are
+    :class:`rfverify.containment.executors.Executor`, e.g. a Dask cluster) replaces ``jobs``.  The defaults are
     the documented full run (docs/statistics.md, "Calibration").
     """
     import os

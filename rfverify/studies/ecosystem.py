@@ -30,7 +30,7 @@ from rfverify.studies.ecosystem_entries import (COST_HINT, ENTRIES, NOT_RUN, TOR
 from rfverify.results import JSONRecord, JSONValue, Report
 
 if TYPE_CHECKING:
-    from rfverify.executors import Executor, Outcome, Task
+    from rfverify.containment.executors import Executor, Outcome, Task
 
 #: The parser class of the CLI's sub-commands.
 P = TypeVar("P", bound=argparse.ArgumentParser)
@@ -200,7 +200,7 @@ def _plan_entry(e: Entry, seeds: Sequence[int], profile: str, source: str, prev:
                 tasks: list[Task]) -> tuple[dict[str, JSONValue], int]:
     """An entry's row of the table, with the seeds reused from ``prev`` (its row in a table written before, when
     the fingerprint is the same) and a task appended to ``tasks`` for each seed still to run; the count reused."""
-    from rfverify.executors import Task
+    from rfverify.containment.executors import Task
 
     reused = 0
     fp = fingerprint(e, profile, source)
@@ -275,7 +275,7 @@ def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: s
     the same :func:`fingerprint` there is reused, not run again.  ``checkpoint(table)`` is called after each
     unit with the table so far (a long run leaves a usable table behind whenever it stops).
     """
-    from rfverify.executors import InProcess, usable_cores
+    from rfverify.containment.executors import InProcess, usable_cores
 
     started, load_start = time.time(), _loadavg()
     source = source_fingerprint()
@@ -529,7 +529,7 @@ def main(args: argparse.Namespace) -> int:
             raise UsageError("--resume reads the previous table from --out DIR: give --out")
         path = Path(args.out) / "ecosystem.json"
         previous = json.loads(path.read_text()) if path.exists() else None
-    from rfverify.executors import make_executor
+    from rfverify.containment.executors import make_executor
 
     with make_executor(parse_int(args.jobs, "--jobs")) as executor:
         table = run_ecosystem(selected, seeds=seeds, profile=profile, progress=progress, checkpoint=checkpoint,

@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from rfverify import supervise
+from rfverify.containment import supervise
 from rfverify.kinds.feature_map import FeatureMapConfig
 from rfverify.runner import run
 

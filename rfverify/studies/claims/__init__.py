@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable
 
 from rfverify.errors import UsageError
 from rfverify.studies.claims.verdicts import NOTATION_RULE, RULES, VERDICTS, Finding, judge, notation_note
-from rfverify.threads import one_blas_thread
+from rfverify.containment.threads import one_blas_thread
 
 __all__ = ["Claim", "ClaimSpec", "SOURCES", "BIBKEYS", "VERDICTS", "RULES", "Finding", "claim_specs", "select_specs",
            "evaluate_claims", "evaluate_spec", "reproduce_command"]
@@ -185,7 +185,7 @@ def evaluate_claims(sources: Iterable[str] | None = None, ids: Iterable[str] | N
 
 
 def evaluate_id(claim_id: str, recompute: bool = False) -> Claim:
-    """One claim by its id, as a work unit (:class:`rfverify.executors.Task`): the high-precision values read from
+    """One claim by its id, as a work unit (:class:`rfverify.containment.executors.Task`): the high-precision values read from
     the committed table, or recomputed with mpmath (``recompute``) as in the process that asked."""
     from rfverify.highprec.tables import set_recompute
 
@@ -195,10 +195,10 @@ def evaluate_id(claim_id: str, recompute: bool = False) -> Claim:
 
 def _evaluate_pool(specs: list[ClaimSpec], jobs: int,
                    progress: Callable[[int, int, ClaimSpec, float], None] | None) -> list[Claim]:
-    """The claims as work units on a local process pool (:class:`rfverify.executors.ProcessPool`, the pool of
+    """The claims as work units on a local process pool (:class:`rfverify.containment.executors.ProcessPool`, the pool of
     ``--jobs`` everywhere in rfverify): each unit names its claim and whether to recompute, so a worker computes what
     this process would, however it was started; a claim that raises is an error here, as it is in-process."""
-    from rfverify.executors import ProcessPool, Task
+    from rfverify.containment.executors import ProcessPool, Task
     from rfverify.highprec.tables import recompute_enabled
 
     recompute = recompute_enabled()

@@ -20,7 +20,7 @@ every executor:
 :func:`run_task` is the one function that runs a unit (on the caller, in a pool worker, or in a Dask
 worker's child process): it imports the unit's function, runs it with numerical libraries
 single-threaded and turns an exception into an :class:`Outcome` with ``error`` set, so a broken unit
-never takes the batch down.  A supervised child process (the plug-in isolation of rfverify.supervise, which
+never takes the batch down.  A supervised child process (the plug-in isolation of rfverify.containment.supervise, which
 does not exist yet) would wrap exactly this function; on Dask, :func:`run_in_child` already runs it
 in a single-threaded child of the worker.  Deaths: a unit whose process dies is run once more, and
 if it dies again its outcome is an ``error`` naming the worker — never a silent gap (on Dask:
@@ -130,7 +130,7 @@ def run_task(task: Task, expect_version: str | None = None, where: str | None = 
     t0 = time.perf_counter()
     try:
         fn = _resolve(task.fn)
-        from rfverify.threads import single_threaded
+        from rfverify.containment.threads import single_threaded
 
         with single_threaded():
             value = fn(*task.args)
@@ -235,7 +235,7 @@ def run_in_child(task: Task, expect_version: str | None = None) -> Outcome:
 
     A Dask worker runs tasks on a thread beside its event loop, which draws from Python's global
     ``random`` module (message compression samples, retry jitter) and writes to the shared streams
-    — what the guard (:mod:`rfverify.guard`) watches a plug-in for — and off the main thread the
+    — what the guard (:mod:`rfverify.containment.guard`) watches a plug-in for — and off the main thread the
     guard can arm neither its time limit nor its memory limit.  In the child a unit runs on a main
     thread alone, exactly as in-process or in a pool worker.  If the child dies mid-unit this
     raises :class:`UnitProcessDied` (Dask's ``retries=1`` then runs the unit once more; a second

@@ -4,11 +4,11 @@ current process accumulated exists there.
 The stateful checks compare an object's output with a fresh object's made in the same process; a cache kept in a
 module (or a class) survives there and is shared by that fresh object.  :func:`run_fresh` confirms such a finding
 where no state can survive: it pickles a function and its arguments (the plug-in adapter, the configuration, the
-input values), starts ``python -m rfverify.fresh`` (``subprocess``: fork and exec of the same interpreter, with the
+input values), starts ``python -m rfverify.containment.fresh`` (``subprocess``: fork and exec of the same interpreter, with the
 harness's ``sys.path``), runs the function there and reads the pickled result back.
 
 Why spawn and not a fork: a fork of the process running the check inherits the very cache being looked for, and
-a fork of the harness (the supervised child's parent, :mod:`rfverify.supervise`) needs a new request type through
+a fork of the harness (the supervised child's parent, :mod:`rfverify.containment.supervise`) needs a new request type through
 the supervisor's protocol while the harness waits on the check; an exec'd interpreter costs about one second
 (importing numpy, rfverify and the plug-in) and runs only to confirm a failure, never on a passing run.  A plug-in
 that cannot be pickled (a lambda, a class defined inside a function) cannot be replayed this way:
@@ -40,7 +40,7 @@ class FreshUnavailable(RuntimeError):
 
 def run_fresh(fn: Callable[..., Any], *args: Any, timeout: float = FRESH_TIMEOUT) -> Any:
     """``fn(*args)`` computed in a fresh interpreter; its exception is re-raised here as :class:`FreshUnavailable`
-    naming it.  An adapter among ``args`` whose plug-in lives in its own process (``host``, :mod:`rfverify.host`)
+    naming it.  An adapter among ``args`` whose plug-in lives in its own process (``host``, :mod:`rfverify.containment.host`)
     is replayed from there: that process starts the fresh interpreter and sends the result back as data (the
     harness never unpickles what a process that ran the plug-in wrote)."""
     hosted = [dataclasses.is_dataclass(a) and not isinstance(a, type) and getattr(a, "host", None) is not None
@@ -72,7 +72,7 @@ def _run(fn: Callable[..., Any], args: tuple[Any, ...], timeout: float) -> Any:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     try:
-        proc = subprocess.run([sys.executable, "-m", "rfverify.fresh"], input=payload, capture_output=True,
+        proc = subprocess.run([sys.executable, "-m", "rfverify.containment.fresh"], input=payload, capture_output=True,
                               timeout=timeout, env=env, check=False)
     except subprocess.TimeoutExpired:
         raise FreshUnavailable(f"the fresh interpreter did not finish within {timeout:g} s") from None

@@ -1,4 +1,4 @@
-"""The global-RNG baseline of the guard (:class:`rfverify.guard.guarded`), moved past first imports.
+"""The global-RNG baseline of the guard (:class:`rfverify.containment.guard.guarded`), moved past first imports.
 
 A library's first import may seed or draw from a global generator: a first ``import jax`` changes numpy's
 global state, a first ``import sklearn.kernel_approximation`` Python's ``random`` state (measured 2026-11-29,

@@ -1,6 +1,6 @@
 """Run the plug-in in a supervised child process: a crash, a hard exit or a hang is status ``error``.
 
-:mod:`rfverify.guard` contains what a plug-in does *inside* Python.  This module contains what the guard
+:mod:`rfverify.containment.guard` contains what a plug-in does *inside* Python.  This module contains what the guard
 cannot: a segfault or an abort in a C extension, ``os._exit``, a hang the in-process timer cannot end
 (``SIGALRM`` blocked or ignored, the timer cancelled, code stuck in C, a deadlock), an allocation after the
 plug-in lifted ``RLIMIT_AS``, a fork that returns twice, and anything that changes process-wide state
@@ -31,21 +31,21 @@ Design
   ``SIGKILL`` after :data:`TERM_WAIT` seconds.  Unlike pytest-timeout's ``thread`` method, which ends the
   whole session, only the child dies and the run goes on — the way pytest-xdist reports a crashed worker
   (``worker 'gw0' crashed while running 'test_x'``: the item running at the time fails, a replacement
-  worker takes the rest).  The supervisor applies the guard's rules (:mod:`rfverify.guard`): the
+  worker takes the rest).  The supervisor applies the guard's rules (:mod:`rfverify.containment.guard`): the
   limit is the CPU time of the child's main thread, a child past the limit in wall time whose threads together
-  used less than :data:`~rfverify.guard.STALL_SHARE` of a core is a hang, and :data:`~rfverify.guard.WALL_FACTOR`
+  used less than :data:`~rfverify.containment.guard.STALL_SHARE` of a core is a hang, and :data:`~rfverify.containment.guard.WALL_FACTOR`
   times the limit of wall time is the backstop.  CPU times and memory come from psutil, the same rule on Linux
   and macOS; where a platform does not say (psutil raises), the limit is wall time.
 * **Memory**: the guard's ``RLIMIT_AS`` inside the child, and a watchdog outside: the child's resident
   size, polled every :data:`POLL` seconds, above its size at the start of the request plus the budget
   kills it (``SIGKILL``).
 * **What the parent learns**: each reply carries the result; a shared page holds the last call into the
-  plug-in (written by :func:`rfverify.guard.call`), so a death or a kill names it.  Bytes written straight
+  plug-in (written by :func:`rfverify.containment.guard.call`), so a death or a kill names it.  Bytes written straight
   to file descriptor 1 (C code, ``os.write(1, ...)``) go to a file in the child and are an error (they
   would corrupt ``--json -``); a fork that returns into rfverify is caught by the guard's pid check in the
   forked copy, which records itself on the shared page and exits.
 
-* **Signals and descendants** (:mod:`rfverify.sentinel`): while a request is outstanding the harness blocks
+* **Signals and descendants** (:mod:`rfverify.containment.sentinel`): while a request is outstanding the harness blocks
   SIGTERM, SIGINT and SIGHUP and reads their sender; one sent by the child or its descendants ends that
   request as an ``error``, one from anyone else is honoured.  A watchdog process resumes a harness stopped by
   SIGSTOP (that request is an ``error``).  The harness and the child are child subreapers, and every descendant
@@ -73,9 +73,9 @@ import weakref
 from typing import Any, Iterator
 
 
-from rfverify import guard, sentinel
+from rfverify.containment import guard, sentinel
 from rfverify.errors import PluginError, UsageError
-from rfverify.guard import Limits, format_bytes
+from rfverify.containment.guard import Limits, format_bytes
 from rfverify.text import plain
 
 __all__ = ["Supervisor", "isolation_available", "isolation_wanted", "freeze_settings", "GRACE", "TERM_WAIT", "POLL"]
@@ -137,7 +137,7 @@ def isolation_wanted(isolate: bool | None = None) -> bool:
 
 def judge_wanted() -> bool:
     """Whether a feature map's checks run in the harness, the plug-in served in its own process by operation
-    (:mod:`rfverify.host`): whenever isolation is on, unless ``RFVERIFY_WHOLE_CHECKS=1`` asks for the earlier
+    (:mod:`rfverify.containment.host`): whenever isolation is on, unless ``RFVERIFY_WHOLE_CHECKS=1`` asks for the earlier
     protocol (whole checks in the child, the verdict computed next to the plug-in), kept to measure the cost."""
     return isolation_wanted() and _setting("RFVERIFY_WHOLE_CHECKS").strip() in ("", "0")
 
@@ -343,7 +343,7 @@ class Supervisor:
             self._watchdog.start()
             self._resumes = self._watchdog.resumes
         parent_conn, child_conn = self._ctx.Pipe(duplex=True)
-        self._parent_end = parent_conn  # the child closes its copy (rfverify.host)
+        self._parent_end = parent_conn  # the child closes its copy (rfverify.containment.host)
         self._page[:] = b"\0" * _PAGE
         self._out = tempfile.TemporaryFile(prefix="rfverify-fd1-")
         target, args = self._child_target(child_conn)
@@ -381,7 +381,7 @@ class Supervisor:
         return self._receive(message, what)
 
     def _send(self, message: tuple[Any, ...]) -> None:
-        self._gate.open()  # from now until no request is outstanding (rfverify.sentinel)
+        self._gate.open()  # from now until no request is outstanding (rfverify.containment.sentinel)
         self._outstanding += 1
         try:
             self._conn.send(message)
@@ -683,7 +683,7 @@ def _child_setup(out_fd: int, harness: int) -> None:
     except OSError:
         pass
     _die_with_parent(harness)
-    if hasattr(signal, "pthread_sigmask"):  # the harness blocks them while it waits (rfverify.sentinel)
+    if hasattr(signal, "pthread_sigmask"):  # the harness blocks them while it waits (rfverify.containment.sentinel)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, sentinel.HARNESS_SIGNALS)
     sentinel.become_subreaper()  # orphans of the plug-in stay in this child's tree, in the harness's reach
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the harness's to handle

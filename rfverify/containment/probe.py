@@ -7,7 +7,7 @@ child built the configuration cleanly does the harness build it too: a module th
 signals at import gives a report whose every check is an ``error`` naming what happened, and exit 2.  What a
 module changes *in* the process at import (a patched numpy, an environment variable) still happens in the
 harness when it imports the module after the probe; rfverify's own environment was read before (see
-:func:`rfverify.supervise.freeze_settings`).
+:func:`rfverify.containment.supervise.freeze_settings`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import signal
 import time
 from typing import Any, Callable
 
-from rfverify import sentinel
+from rfverify.containment import sentinel
 from rfverify.text import clean, plain, type_name
 
 __all__ = ["probe"]

@@ -1,6 +1,6 @@
 """The wire between the harness and the plug-in's process: plain data out of the plug-in, never a pickled object.
 
-The plug-in's objects live in a supervised child process (:mod:`rfverify.host`); the harness holds
+The plug-in's objects live in a supervised child process (:mod:`rfverify.containment.host`); the harness holds
 :class:`Remote` proxies and asks the child for one operation at a time (read an attribute, call).  What comes
 back is **data**, encoded by :func:`encode` and read by :func:`decode`:
 
@@ -19,7 +19,7 @@ arrays from the bytes.  A reply that does not fit is a :class:`ProtocolError`, w
 plug-in's error.  An exception the plug-in raised comes back as an error record of plain strings (its type's
 name, the names of its type's bases — for the refusal rule —, its first line, length-capped and without
 absolute paths) and is raised in the harness as a stand-in of the nearest built-in type
-(:func:`raise_record`), so that :func:`rfverify.guard.call` words it as it always has.
+(:func:`raise_record`), so that :func:`rfverify.containment.guard.call` words it as it always has.
 
 The other direction (harness to child) is a pickle: the child is the side that is not trusted.
 """
@@ -223,7 +223,7 @@ def encode_error(exc: BaseException, extra: dict[str, Any] | None = None) -> byt
 
 def error_record(exc: BaseException) -> dict[str, Any]:
     """The record :func:`encode_error` sends (a dict of plain strings and ints; :func:`raise_record` reads it)."""
-    from rfverify.guard import _one_line
+    from rfverify.containment.guard import _one_line
     from rfverify.text import plain, type_name
 
     rec: dict[str, Any] = {"type": _type_name(exc), "mro": [], "message": ""}
@@ -437,7 +437,7 @@ _STANDINS: dict[tuple[str, type], type] = {}
 
 class RemotePluginError(PluginError):
     """A :class:`~rfverify.errors.PluginError` the plug-in's process reported for the harness (a time limit, a
-    print, a changed random state, its own death): passed on as it is by :func:`rfverify.guard.call`."""
+    print, a changed random state, its own death): passed on as it is by :func:`rfverify.containment.guard.call`."""
 
     _rf_passthrough = True
 
@@ -508,7 +508,7 @@ class Remote:
     """An object of the plug-in's, held in its process; attribute reads and calls are operations there.
 
     Dunder names are never forwarded (numpy's and Python's protocols see a plain object), so a Remote that is
-    not data stays what it is: :func:`rfverify.guard.as_array` refuses it as it refuses any non-array.
+    not data stays what it is: :func:`rfverify.containment.guard.as_array` refuses it as it refuses any non-array.
     """
 
     __slots__ = ("_rf_host", "_rf_gen", "_rf_id", "_rf_type", "_rf_attrs", "_rf_count", "__weakref__")

@@ -1,9 +1,9 @@
-"""The harness's own defences while a supervised child runs plug-in code (:mod:`rfverify.supervise`): signals the
+"""The harness's own defences while a supervised child runs plug-in code (:mod:`rfverify.containment.supervise`): signals the
 plug-in sends to the harness, a harness stopped by ``SIGSTOP``, and every descendant a check leaves behind.
 
 Signals (``SIGTERM``, ``SIGINT``, ``SIGHUP``)
     While a supervisor has a child, the harness's main thread **blocks** these signals and collects them with
-    :func:`signal.sigtimedwait` between two looks at the child (every :data:`rfverify.supervise.POLL` s).  The
+    :func:`signal.sigtimedwait` between two looks at the child (every :data:`rfverify.containment.supervise.POLL` s).  The
     kernel's ``siginfo`` names the sender: a signal from the child or one of its descendants (``si_pid``, also one
     seen earlier and gone since) ends the running check as an ``error`` — the harness carries on and writes its
     report; a signal from anyone else (the user's Ctrl-C, a CI timeout, ``kill``) is honoured: the children are

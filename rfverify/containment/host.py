@@ -1,24 +1,24 @@
 """The plug-in's process: a supervised child that holds every plug-in object and runs the calls the harness asks for.
 
 The checks run in the harness, with its own numpy and scipy; the plug-in runs in a child forked from it
-(:class:`Host`, a :class:`rfverify.supervise.Supervisor` that serves operations instead of whole checks).  A plug-in
+(:class:`Host`, a :class:`rfverify.containment.supervise.Supervisor` that serves operations instead of whole checks).  A plug-in
 named ``MODULE:ATTR`` is imported in the child only — the harness never imports it; a live object (the Python API,
 the pytest plugin) is inherited by the child through ``fork`` and every call into it is made there.
 
 The child keeps a table of handles (the root object, what calls return that is not data) and answers one
 operation at a time — read an attribute, set one, call, ``repr``, run one of rfverify's own introspection
-functions on its objects (form detection, signatures, ``get_params``) — with data only (:mod:`rfverify.remote`):
+functions on its objects (form detection, signatures, ``get_params``) — with data only (:mod:`rfverify.containment.remote`):
 numbers, strings, numeric arrays of declared dtype and shape, handles, error records.  The harness holds
-:class:`rfverify.remote.Remote` proxies and validates every reply; one that does not fit is the plug-in's error and
+:class:`rfverify.containment.remote.Remote` proxies and validates every reply; one that does not fit is the plug-in's error and
 ends the child.
 
 A check (or the preflight, the metrics) is one **scope**: :meth:`Host.begin` enters the guard in the child
-(:class:`rfverify.guard.guarded`: the time limit counted over the scope's calls, the memory budget, no printing, no
+(:class:`rfverify.containment.guard.guarded`: the time limit counted over the scope's calls, the memory budget, no printing, no
 global random state), :meth:`Host.end` leaves it and reports what the scope did wrong (printing, bytes on file
 descriptor 1, a changed random state, a monkey-patched numpy).  Between two operations the harness computes; the
 in-child timer only counts while the plug-in runs.  A death, a hang past the limit and its grace, a signal to the
 harness or an unreadable reply ends the scope: every later operation of it raises the same
-:class:`~rfverify.remote.RemotePluginError`, and the next scope gets a fresh child (the root re-resolved there).
+:class:`~rfverify.containment.remote.RemotePluginError`, and the next scope gets a fresh child (the root re-resolved there).
 """
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from rfverify import guard, remote, sentinel, supervise
+from rfverify.containment import guard, remote, sentinel, supervise
 from rfverify.errors import PluginError
-from rfverify.guard import Limits
-from rfverify.remote import ProtocolError, Remote, RemotePluginError
+from rfverify.containment.guard import Limits
+from rfverify.containment.remote import ProtocolError, Remote, RemotePluginError
 
 __all__ = ["Host", "dead_error"]
 

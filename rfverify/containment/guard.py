@@ -83,7 +83,7 @@ from typing import Any, Callable, Literal
 import numpy as np
 
 from rfverify.errors import PluginError, UsageError
-from rfverify.import_watch import ImportWatch
+from rfverify.containment.import_watch import ImportWatch
 from rfverify.profiles import budget
 from rfverify.refusals import Refusal, is_refusal
 
@@ -121,10 +121,10 @@ _LAST = threading.local()
 #: When True (the CLI's ``--debug``), the traceback of every exception a plug-in raises is written to the
 #: real stderr as it happens (the message in the report stays one line).
 SHOW_TRACEBACKS = False
-#: Set in a supervised child (:mod:`rfverify.supervise`): the shared page that tells the harness the last
+#: Set in a supervised child (:mod:`rfverify.containment.supervise`): the shared page that tells the harness the last
 #: call into the plug-in, where on it a forked copy records itself, and the child's pid.
 _SHARED: tuple[Any, int, int] | None = None
-#: True in a supervised child process (:mod:`rfverify.supervise`), where no Ctrl-C arrives (SIGINT ignored).
+#: True in a supervised child process (:mod:`rfverify.containment.supervise`), where no Ctrl-C arrives (SIGINT ignored).
 IN_CHILD = False
 #: Modules whose writes to sys.stdout/sys.stderr are passed through, not treated as the plug-in printing.
 _PASS_THROUGH = frozenset({"warnings", "logging"})
@@ -254,7 +254,7 @@ def call(fn: Callable[..., Any], *args: Any, plugin: str, action: str, hint: str
     except passthrough:
         raise
     except PluginError as exc:
-        if getattr(exc, "_rf_passthrough", False):  # the plug-in's process ended the scope (rfverify.host)
+        if getattr(exc, "_rf_passthrough", False):  # the plug-in's process ended the scope (rfverify.containment.host)
             raise
         raise plugin_error(exc, plugin, action, hint) from None
     except BaseException as exc:  # whatever it is, the plug-in's exception is data: never re-raised or trusted
@@ -490,7 +490,7 @@ class guarded:
         self.limits = limits or Limits()
         self._armed = False
         #: Set while no plug-in code runs in this scope (the plug-in's process between two operations,
-        #: :mod:`rfverify.host`): the timer then does not end it.
+        #: :mod:`rfverify.containment.host`): the timer then does not end it.
         self.paused = False
 
     # -- enter ------------------------------------------------------------------------------------
@@ -498,7 +498,7 @@ class guarded:
         _LAST.action = None
         self._np_state = np.random.get_state()
         self._py_state = random.getstate()
-        # the baseline moves past first imports (a library's import may draw): rfverify.import_watch
+        # the baseline moves past first imports (a library's import may draw): rfverify.containment.import_watch
         self._watch = ImportWatch(self._np_state, self._py_state).__enter__()
         self._streams = (sys.stdout, sys.stderr)
         self._out, self._err = _Capture(sys.stdout, "stdout"), _Capture(sys.stderr, "stderr")
