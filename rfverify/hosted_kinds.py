@@ -1,0 +1,195 @@
+"""The plug-ins of the sampler, rule, transform and kernel kinds in their own process, judged here.
+
+As for feature maps (:mod:`rfverify.host`, :mod:`rfverify.remote`): with the judge on
+(:func:`rfverify.supervise.judge_wanted`), a plug-in named ``MODULE:ATTR`` is imported in a supervised child only,
+a live object is inherited by it through ``fork``; its form is detected there (:func:`detect`, plain data back); every
+call into it is one operation there (:meth:`HostedAdapter._remote`) whose value comes back as validated data, and
+the kind's adapter judges that value here (shape, dtype, finiteness) before any check computes with it, with this
+process's numpy and scipy.
+
+**Random sources in step.**  A sampler or a rule receives an ``rng``; in one process the harness's ``Generator``
+advances by what the plug-in drew.  Here its ``bit_generator.state`` goes over as data, the child builds the
+generator (and any torch/JAX/CuPy source from it, :func:`rfverify.arrays.to_input`), calls the plug-in and sends the
+advanced state back; the state is validated (a dict of str and int, the same bit generator) and set on the
+harness's ``Generator``, which then stands exactly where it would in one process.
+
+An adapter that uses this derives from :class:`HostedAdapter`: ``host`` (None in one process or in the plug-in's own
+process), ``obj`` the plug-in (a :class:`~rfverify.remote.Remote` of the root when hosted), ``_rebind(obj)`` sets the
+fields derived from it.  Its light copy (no host) is what the child runs the in-process code of; a deep copy (the
+stateful checks' pristine copy) is a deep copy made in the child; a pickle never carries the host.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable
+
+import numpy as np
+
+from rfverify.errors import PluginError
+
+__all__ = ["host_for", "detect", "HostedAdapter", "RngState", "is_remote"]
+
+
+def is_remote(obj: Any) -> bool:
+    from rfverify.remote import is_remote as remote
+
+    return remote(obj)
+
+
+def host_for(label: str, implementation: Any) -> Any:
+    """A :class:`rfverify.host.Host` for ``implementation`` (``"MODULE:ATTR"``, imported in the child only, or a live
+    object inherited by fork), or None when the judge is off (``RFVERIFY_WHOLE_CHECKS=1``, ``RFVERIFY_INPROCESS=1``,
+    no fork)."""
+    from rfverify.supervise import judge_wanted
+
+    if not judge_wanted():
+        return None
+    from rfverify.adapters import BUILD_LIMITS, load_object, to_numpy
+    from rfverify.host import Host
+
+    root = ("spec", implementation) if isinstance(implementation, str) else ("object", implementation)
+    return Host(label, root, load_object, to_numpy, BUILD_LIMITS)
+
+
+def detect(host: Any, fn: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
+    """``fn(root, *args)`` (an rfverify function detecting the plug-in's form) in the child: its plain answer,
+    validated (a dict of str keys whose values are None, bool, int, str or a tuple of them)."""
+    found = host.run(fn, host.root_proxy(), *args)
+    plain = (type(None), bool, int, str)
+    if type(found) is not dict or not all(type(k) is str and (type(v) in plain or (
+            type(v) is tuple and all(type(x) in plain for x in v))) for k, v in found.items()):
+        raise PluginError(host.plugin, "its process answered form detection with a reply that does not fit "
+                          "rfverify's protocol", "a plug-in must not write to rfverify's channel")
+    return found
+
+
+class RngState:
+    """A numpy ``Generator`` sent as its bit generator's state (rebuilt in the plug-in's process)."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.state = rng.bit_generator.state
+
+    def rebuild(self) -> np.random.Generator:
+        bitgen = getattr(np.random, self.state["bit_generator"])()
+        bitgen.state = self.state
+        return np.random.Generator(bitgen)
+
+
+def _plain_state(state: Any, name: str, depth: int = 0) -> bool:
+    """A bit generator's state as data: a dict of str keys whose values are int, str or such a dict (two levels)."""
+    if type(state) is not dict or depth > 2 or len(state) > 16:
+        return False
+    if depth == 0 and state.get("bit_generator") != name:
+        return False
+    return all(type(k) is str and (type(v) is int or (type(v) is str and len(v) < 64)
+                                   or _plain_state(v, name, depth + 1)) for k, v in state.items())
+
+
+class HostedAdapter:
+    """What a kind's adapter needs to run its plug-in in the plug-in's process (see the module doc)."""
+
+    host: Any = None
+    name: str = "plug-in"
+    obj: Any = None
+
+    def _rebind(self, obj: Any) -> None:
+        """Set ``obj`` and the fields derived from it (an adapter with more overrides it)."""
+        self.obj = obj
+
+    def _light(self) -> "HostedAdapter":
+        """This adapter without its process, for the plug-in's process (the same object while ``obj`` is)."""
+        from rfverify.arrays import ArrayRecord
+
+        cached = self.__dict__.get("_light_of")
+        if cached is None or cached[0] is not self.obj:
+            light = copy.copy(self)
+            light.__dict__.pop("_light_of", None)
+            light.host = None
+            light.arrays = ArrayRecord(getattr(self, "input", None) or "numpy")
+            cached = (self.obj, light)
+            self.__dict__["_light_of"] = cached
+        return cached[1]
+
+    def _remote(self, op: str, *args: Any) -> Any:
+        """``self.<op>(*args)`` run on the light copy in the plug-in's process: its value (data).  A numpy
+        ``Generator`` among ``args`` goes as its state and comes back advanced (set on it here); the arrays' record
+        gained there is merged into this adapter's."""
+        rngs = [a for a in args if isinstance(a, np.random.Generator)]
+        sent = tuple(RngState(a) if isinstance(a, np.random.Generator) else a for a in args)
+        reply = self.host.run_kept(_in_plugin_process, self._light(), op, *sent)
+        if not (type(reply) is tuple and len(reply) == 4 and type(reply[1]) is list and len(reply[1]) == len(rngs)):
+            raise PluginError(self.name, "its process answered a call with a reply that does not fit rfverify's "
+                              "protocol", "a plug-in must not write to rfverify's channel")
+        value, states, ins, outs = reply
+        for rng, state in zip(rngs, states):
+            name = rng.bit_generator.state["bit_generator"]
+            if not _plain_state(state, name):
+                raise PluginError(self.name, "its process sent back a random generator state that is not a "
+                                  f"{name} state", "a plug-in must not write to rfverify's channel")
+            try:
+                rng.bit_generator.state = state
+            except (TypeError, ValueError, KeyError) as exc:
+                raise PluginError(self.name, f"its process sent back an invalid {name} state ({exc})",
+                                  "a plug-in must not write to rfverify's channel") from None
+        record = getattr(self, "arrays", None)
+        for seen, got in ((getattr(record, "inputs", None), ins), (getattr(record, "outputs", None), outs)):
+            if seen is not None and type(got) is list:
+                seen.update(x for x in got if type(x) is tuple and len(x) == 3 and all(type(p) is str for p in x))
+        return value
+
+    def in_process(self) -> None:
+        """The plug-in in this process from now on (``isolate=False``): its object here, its process ended."""
+        if self.host is not None:
+            host, self.host = self.host, None
+            self._rebind(host.local_root())
+            self.__dict__.pop("_light_of", None)
+            host.close()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_light_of", None)
+        state["host"] = None  # the process stays with the harness; the object goes by its handle (rfverify.host)
+        return state
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> "HostedAdapter":
+        """A deep copy; when hosted, its plug-in object is a deep copy made in the plug-in's process (or the
+        object itself where it cannot be copied, as :func:`copy.deepcopy` of a function is the function)."""
+        new = object.__new__(type(self))
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():
+            if key in ("host", "_light_of", "obj"):
+                continue
+            new.__dict__[key] = copy.deepcopy(value, memo)
+        new.host = self.host
+        if self.host is None:
+            new._rebind(copy.deepcopy(self.obj, memo))
+        else:
+            new._rebind(self.host.run(_deep_copied, self.obj))
+        return new
+
+
+def _deep_copied(obj: Any) -> Any:
+    """A deep copy of the plug-in's object in its process (the object itself when it cannot be copied)."""
+    try:
+        return copy.deepcopy(obj)
+    except Exception:  # noqa: BLE001 - a plug-in's __deepcopy__ or an uncopyable member
+        return obj
+
+
+def _in_plugin_process(plug: HostedAdapter, op: str, *args: Any) -> tuple[Any, list[Any], list[Any], list[Any]]:
+    """``plug.<op>(*args)`` where the plug-in lives (``plug.obj`` the real object there): (value, the generators'
+    advanced states, the inputs and outputs the arrays' record gained)."""
+    record = getattr(plug, "arrays", None)
+    had = (set(getattr(record, "inputs", ())), set(getattr(record, "outputs", ())))
+    rngs: list[np.random.Generator] = []
+    real = []
+    for a in args:
+        if isinstance(a, RngState):
+            a = a.rebuild()
+            rngs.append(a)
+        real.append(a)
+    value = getattr(plug, op)(*real)
+    states = [g.bit_generator.state for g in rngs]
+    return (value, states, sorted(getattr(record, "inputs", set()) - had[0]),
+            sorted(getattr(record, "outputs", set()) - had[1]))
