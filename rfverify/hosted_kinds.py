@@ -92,6 +92,8 @@ class HostedAdapter:
     host: Any = None
     name: str = "plug-in"
     obj: Any = None
+    #: The fields :meth:`_rebind` sets from ``obj`` (never copied on their own: a deep copy rebinds them).
+    DERIVED: tuple[str, ...] = ("obj",)
 
     def _rebind(self, obj: Any) -> None:
         """Set ``obj`` and the fields derived from it (an adapter with more overrides it)."""
@@ -158,7 +160,7 @@ class HostedAdapter:
         new = object.__new__(type(self))
         memo[id(self)] = new
         for key, value in self.__dict__.items():
-            if key in ("host", "_light_of", "obj"):
+            if key in ("host", "_light_of", *self.DERIVED):
                 continue
             new.__dict__[key] = copy.deepcopy(value, memo)
         new.host = self.host

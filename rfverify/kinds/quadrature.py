@@ -181,6 +181,8 @@ class QuadraturePlugin(HostedAdapter):
         self.is_function, self.declares_deterministic = bool(found["function"]), bool(found["deterministic"])
         self.form = "rule"
 
+    DERIVED = ("obj", "declared", "rule")
+
     def _rebind(self, obj: Any) -> None:
         import functools
 
