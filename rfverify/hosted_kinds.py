@@ -195,3 +195,36 @@ def _in_plugin_process(plug: HostedAdapter, op: str, *args: Any) -> tuple[Any, l
     states = [g.bit_generator.state for g in rngs]
     return (value, states, sorted(getattr(record, "inputs", set()) - had[0]),
             sorted(getattr(record, "outputs", set()) - had[1]))
+
+
+class HostGroup:
+    """Several plug-in processes run as one (a kernel callable and the feature map given to test its composition):
+    a scope begins in each and ends in each, the last begun ended first (their signal gates nest); the first
+    problem is the scope's.  The interface :class:`rfverify.runner.Hosted` uses of a :class:`rfverify.host.Host`."""
+
+    def __init__(self, hosts: list[Any]) -> None:
+        self.hosts = [h for h in hosts if h is not None]
+
+    @property
+    def plugin(self) -> str:
+        return str(self.hosts[0].plugin)
+
+    @property
+    def scope_crashed(self) -> bool:
+        return any(h.scope_crashed for h in self.hosts)
+
+    def set_limits(self, limits: Any) -> None:
+        for h in self.hosts:
+            h.set_limits(limits)
+
+    def begin(self, what: str) -> None:
+        for h in self.hosts:
+            h.begin(what)
+
+    def end(self) -> str | None:
+        problems = [h.end() for h in reversed(self.hosts)]
+        return next((p for p in reversed(problems) if p is not None), None)
+
+    def close(self) -> None:
+        for h in reversed(self.hosts):
+            h.close()

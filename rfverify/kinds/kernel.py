@@ -263,9 +263,14 @@ class KernelConfig(KindConfig):
                          else "declared not positive semi-definite")
         self.budget = _budget(self.profile)
         self.name = name or self.kernel.describe()
-        self.feature_map = load_object(feature_map) if isinstance(feature_map, str) else feature_map
         self.feature_map_spec = feature_map if isinstance(feature_map, str) else (
             None if feature_map is None else _spec_of(feature_map))
+        self.feature_map = _given_feature_map(feature_map)
+        fm_host = getattr(self.feature_map, "host", None)
+        if fm_host is not None:  # its process and the kernel's: one scope per check in each
+            from rfverify.hosted_kinds import HostGroup
+
+            self.host = HostGroup([self.host, fm_host]) if self.host is not None else fm_host
         self.accuracy = kernel_accuracy(self.kernel)
         self._scale: float | None = None
         self._sets: dict[int, PointSet] = {}
@@ -278,10 +283,16 @@ class KernelConfig(KindConfig):
     HOSTED = True
 
     def in_process(self) -> None:
-        """Run the kernel callable in this process from now on (``isolate=False``)."""
-        if self.host is not None:
-            self.kernel._gram.in_process()  # type: ignore[attr-defined]
-            self.kernel_obj, self.host = self.kernel._gram.obj, None  # type: ignore[attr-defined]
+        """Run the kernel callable (and the feature map given) in this process from now on (``isolate=False``)."""
+        gram = self.kernel._gram
+        if getattr(gram, "host", None) is not None:
+            gram.in_process()  # type: ignore[union-attr]
+            self.kernel_obj = gram.obj  # type: ignore[union-attr]
+        fm = self.feature_map
+        if getattr(fm, "host", None) is not None:
+            fm.obj, host, fm.host = fm.host.local_root(), fm.host, None
+            host.close()
+        self.host = None
 
     # -- the runner's protocol ---------------------------------------------------------------
     @property
@@ -538,6 +549,21 @@ def _resolve_kernel(kernel: Any, spec: str | None, params: Any, name: str | None
     elif spec is None and callable(kernel) and not isinstance(kernel, Kernel):
         spec = _spec_of(kernel)
     return resolved, kernel, spec, None
+
+
+def _given_feature_map(feature_map: Any) -> Any:
+    """The feature map given to test a composite: with the judge on, a feature-map adapter whose plug-in lives in
+    its own process (:func:`rfverify.adapters.as_feature_map`: imported and detected there); else the object
+    (``MODULE:ATTR`` loaded here)."""
+    from rfverify.supervise import judge_wanted
+
+    if feature_map is None:
+        return None
+    if judge_wanted():
+        from rfverify.adapters import as_feature_map
+
+        return as_feature_map(feature_map, name="the given composite feature map")
+    return load_object(feature_map) if isinstance(feature_map, str) else feature_map
 
 
 def _kernel_label(kernel: Any) -> str:
