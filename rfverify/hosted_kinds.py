@@ -65,13 +65,22 @@ def detect(host: Any, fn: Callable[..., dict[str, Any]], *args: Any) -> dict[str
 
 
 class RngState:
-    """A numpy ``Generator`` sent as its bit generator's state (rebuilt in the plug-in's process)."""
+    """A numpy ``Generator`` sent as its bit generator's state and the seed sequence it was made from (a plug-in may
+    read ``rng.bit_generator.seed_seq``), rebuilt in the plug-in's process."""
 
     def __init__(self, rng: np.random.Generator) -> None:
         self.state = rng.bit_generator.state
+        seq = getattr(rng.bit_generator, "seed_seq", None)
+        self.seq = (seq.entropy, tuple(seq.spawn_key), seq.pool_size, seq.n_children_spawned) \
+            if isinstance(seq, np.random.SeedSequence) else None
 
     def rebuild(self) -> np.random.Generator:
-        bitgen = getattr(np.random, self.state["bit_generator"])()
+        cls = getattr(np.random, self.state["bit_generator"])
+        if self.seq is not None:
+            entropy, key, pool, spawned = self.seq
+            bitgen = cls(np.random.SeedSequence(entropy, spawn_key=key, pool_size=pool, n_children_spawned=spawned))
+        else:
+            bitgen = cls()
         bitgen.state = self.state
         return np.random.Generator(bitgen)
 
