@@ -28,13 +28,7 @@ import numpy as np
 
 from rfverify.errors import PluginError
 
-__all__ = ["host_for", "detect", "HostedAdapter", "RngState", "is_remote"]
-
-
-def is_remote(obj: Any) -> bool:
-    from rfverify.remote import is_remote as remote
-
-    return remote(obj)
+__all__ = ["host_for", "detect", "HostedAdapter", "RngState", "HostGroup"]
 
 
 def host_for(label: str, implementation: Any) -> Any:

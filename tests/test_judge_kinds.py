@@ -145,3 +145,16 @@ def test_a_forged_generator_state_is_the_plugins_error():
     with pytest.raises(PluginError, match="not a PCG64 state"):
         adapter._remote("raw_draw", 2, rng)
     assert rng.bit_generator.state == before
+
+
+def test_a_hosted_configuration_runs_in_one_process_when_asked():
+    """``run(config, isolate=False)``: the plug-in's object brought here, its process ended, the verdict the same."""
+    from rfverify.kinds.orthogonal import OrthogonalConfig
+    from rfverify.runner import run
+
+    config = OrthogonalConfig(f"{CLEAN}:biased_sampler", dim=4, profile="quick", seed=1)
+    if config.host is None:
+        pytest.skip("the judge is off in this environment")
+    report = run(config, checks=["haar-determinant"], isolate=False)
+    assert config.host is None and not hasattr(config.sampler.obj, "_rf_remote")
+    assert report.results[0].status == "fail", report.table()

@@ -281,6 +281,8 @@ class KernelConfig(KindConfig):
     #: A kernel callable is imported, detected and called in its own process (rfverify.hosted_kinds) when the
     #: judge is on (a registry kernel or a composite is rfverify's own code and runs here).
     HOSTED = True
+    #: Options naming code the harness imports (a domain callable named MODULE:ATTR: part of the reference); the CLI probes it first.
+    HARNESS_IMPORTS = ("domain",)
 
     def in_process(self) -> None:
         """Run the kernel callable (and the feature map given) in this process from now on (``isolate=False``)."""
