@@ -158,8 +158,8 @@ class HostedAdapter:
         return state
 
     def __deepcopy__(self, memo: dict[int, Any]) -> "HostedAdapter":
-        """A deep copy; when hosted, its plug-in object is a deep copy made in the plug-in's process (or the
-        object itself where it cannot be copied, as :func:`copy.deepcopy` of a function is the function)."""
+        """A deep copy; when hosted, its plug-in object is a deep copy made in the plug-in's process (a handle to it:
+        :func:`copy.deepcopy` of a function is the function, the root's handle)."""
         new = object.__new__(type(self))
         memo[id(self)] = new
         for key, value in self.__dict__.items():
@@ -175,11 +175,8 @@ class HostedAdapter:
 
 
 def _deep_copied(obj: Any) -> Any:
-    """A deep copy of the plug-in's object in its process (the object itself when it cannot be copied)."""
-    try:
-        return copy.deepcopy(obj)
-    except Exception:  # noqa: BLE001 - a plug-in's __deepcopy__ or an uncopyable member
-        return obj
+    """A deep copy of the plug-in's object in its process (what it raises comes back, as in one process)."""
+    return copy.deepcopy(obj)
 
 
 def _in_plugin_process(plug: HostedAdapter, op: str, *args: Any) -> tuple[Any, list[Any], list[Any], list[Any]]:
