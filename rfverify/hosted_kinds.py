@@ -22,13 +22,18 @@ stateful checks' pristine copy) is a deep copy made in the child; a pickle never
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable
+import itertools
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
 from rfverify.errors import PluginError
 
-__all__ = ["host_for", "detect", "HostedAdapter", "RngState", "HostGroup"]
+__all__ = ["host_for", "detect", "HostedAdapter", "RngState", "HostGroup", "BATCH_DRAWS", "BATCH_BYTES"]
+
+#: Draws one batch operation makes at most, and the bytes of output it returns at most (the rest is asked again).
+BATCH_DRAWS = 256
+BATCH_BYTES = 8 << 20
 
 
 def host_for(label: str, implementation: Any) -> Any:
@@ -127,6 +132,39 @@ class HostedAdapter:
             raise PluginError(self.name, "its process answered a call with a reply that does not fit rfverify's "
                               "protocol", "a plug-in must not write to rfverify's channel")
         value, states, ins, outs = reply
+        self._advance(rngs, states)
+        self._record(ins, outs)
+        return value
+
+    def _draws(self, op: str, d: int, rngs: Iterable[np.random.Generator]) -> Iterator[Any]:
+        """``self.<op>(d, rng)`` for each of ``rngs`` in order (a generator of the raw outputs): up to
+        :data:`BATCH_DRAWS` draws (:data:`BATCH_BYTES` of output) per operation in the plug-in's process, each
+        generator's advanced state set back; what a draw raised is raised when its turn comes, after the draws
+        before it."""
+        from rfverify.remote import raise_record
+
+        rngs = iter(rngs)
+        pending: list[np.random.Generator] = []
+        while True:
+            pending += list(itertools.islice(rngs, BATCH_DRAWS - len(pending)))
+            if not pending:
+                return
+            reply = self.host.run_kept(_in_plugin_batch, self._light(), op, d, [RngState(r) for r in pending])
+            if not (type(reply) is tuple and len(reply) == 5 and type(reply[0]) is list and type(reply[1]) is list
+                    and len(reply[1]) == len(reply[0]) <= len(pending) and (reply[0] or reply[2] is not None)):
+                raise PluginError(self.name, "its process answered a batch of draws with a reply that does not fit "
+                                  "rfverify's protocol", "a plug-in must not write to rfverify's channel")
+            outs, states, failed, ins, seen = reply
+            self._record(ins, seen)
+            done, pending = pending[:len(outs)], pending[len(outs):]
+            for rng, out, state in zip(done, outs, states):
+                self._advance([rng], [state])
+                yield out
+            if failed is not None:
+                raise_record(failed, checked=False)
+
+    def _advance(self, rngs: list[np.random.Generator], states: list[Any]) -> None:
+        """Set each generator's state to the one its draw left in the plug-in's process (validated first)."""
         for rng, state in zip(rngs, states):
             name = rng.bit_generator.state["bit_generator"]
             if not _plain_state(state, name):
@@ -137,11 +175,13 @@ class HostedAdapter:
             except (TypeError, ValueError, KeyError) as exc:
                 raise PluginError(self.name, f"its process sent back an invalid {name} state ({exc})",
                                   "a plug-in must not write to rfverify's channel") from None
+
+    def _record(self, ins: Any, outs: Any) -> None:
+        """What the plug-in's process saw go in and come out, merged into this adapter's record."""
         record = getattr(self, "arrays", None)
         for seen, got in ((getattr(record, "inputs", None), ins), (getattr(record, "outputs", None), outs)):
             if seen is not None and type(got) is list:
                 seen.update(x for x in got if type(x) is tuple and len(x) == 3 and all(type(p) is str for p in x))
-        return value
 
     def in_process(self) -> None:
         """The plug-in in this process from now on (``isolate=False``): its object here, its process ended."""
@@ -177,6 +217,37 @@ class HostedAdapter:
 def _deep_copied(obj: Any) -> Any:
     """A deep copy of the plug-in's object in its process (what it raises comes back, as in one process)."""
     return copy.deepcopy(obj)
+
+
+def _in_plugin_batch(plug: HostedAdapter, op: str, d: int, states: list[RngState]) -> tuple[Any, ...]:
+    """:meth:`HostedAdapter._draws` where the plug-in lives: (outputs, the generators' advanced states, the first
+    draw's error record or None, the record's inputs and outputs gained), stopping at the first error or at
+    :data:`BATCH_BYTES`.  Each array is a copy: a plug-in returning one workspace for every draw is read as one
+    process reads it, draw by draw."""
+    from rfverify.errors import UsageError
+    from rfverify.remote import error_record
+
+    record = getattr(plug, "arrays", None)
+    had = (set(getattr(record, "inputs", ())), set(getattr(record, "outputs", ())))
+    outs: list[Any] = []
+    advanced: list[Any] = []
+    failed, size = None, 0
+    for state in states:
+        rng = state.rebuild()
+        try:
+            out = getattr(plug, op)(d, rng)
+        except (PluginError, UsageError) as exc:
+            failed = error_record(exc)
+            break
+        parts = out if type(out) is tuple else (out,)
+        parts = tuple(np.array(a) if type(a) is np.ndarray else a for a in parts)
+        outs.append(parts if type(out) is tuple else parts[0])
+        advanced.append(rng.bit_generator.state)
+        size += sum(a.nbytes for a in parts if type(a) is np.ndarray)
+        if size >= BATCH_BYTES:
+            break
+    return (outs, advanced, failed, sorted(getattr(record, "inputs", set()) - had[0]),
+            sorted(getattr(record, "outputs", set()) - had[1]))
 
 
 def _in_plugin_process(plug: HostedAdapter, op: str, *args: Any) -> tuple[Any, list[Any], list[Any], list[Any]]:

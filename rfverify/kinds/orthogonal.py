@@ -22,7 +22,7 @@ kernel``: see :data:`KERNEL_NOTE`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -127,8 +127,21 @@ class OrthogonalSampler(HostedAdapter):
 
     def draw(self, d: int, rng: np.random.Generator) -> np.ndarray:
         """One matrix; a raising sampler, a wrong shape, a non-float or non-finite value is a PluginError."""
+        return self._judge(d, self._remote("raw_draw", d, rng) if self.host is not None else self.raw_draw(d, rng))
+
+    def draws(self, d: int, rngs: Iterable[np.random.Generator]) -> Iterator[np.ndarray]:
+        """:meth:`draw` for each of ``rngs`` in order (a generator); in the sampler's process a few operations for
+        all of them (:meth:`rfverify.hosted_kinds.HostedAdapter._draws`)."""
+        if self.host is None:
+            for rng in rngs:
+                yield self.draw(d, rng)
+            return
+        for out in self._draws("raw_draw", d, rngs):
+            yield self._judge(d, out)
+
+    def _judge(self, d: int, out: Any) -> np.ndarray:
+        """The sampler's output for d (a numpy array, from wherever it ran), validated here."""
         action = f"sampling a {d}x{d} matrix"
-        out = self._remote("raw_draw", d, rng) if self.host is not None else self.raw_draw(d, rng)
         Q = guard.as_array(out, plugin=self.name, action=action, complex_ok=True)
         if np.iscomplexobj(Q):
             raise PluginError(self.name, f"{action} returned a complex {Q.dtype} matrix: not supported (complex "
@@ -285,8 +298,8 @@ class OrthogonalConfig(KindConfig):
         if key not in self._cache:
             d = self.dim
             out = np.empty((stop - start, d, d))
-            for i, t in enumerate(range(start, stop)):
-                Q = self.sampler.draw(d, self.seeds.rng("orthogonal", stream, d, self.group, trial=t))
+            rngs = (self.seeds.rng("orthogonal", stream, d, self.group, trial=t) for t in range(start, stop))
+            for i, Q in enumerate(self.sampler.draws(d, rngs)):
                 self._dtype = Q.dtype
                 out[i] = Q
             self._cache[key] = out

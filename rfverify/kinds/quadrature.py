@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -197,8 +197,21 @@ class QuadraturePlugin(HostedAdapter):
 
     def draw(self, d: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """One draw ``(points (n, d), weights (n,))``, validated; PluginError on misbehaviour."""
+        return self._judge(d, self._remote("raw_draw", d, rng) if self.host is not None else self.raw_draw(d, rng))
+
+    def draws(self, d: int, rngs: Iterable[np.random.Generator]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """:meth:`draw` for each of ``rngs`` in order (a generator); in the rule's process a few operations for
+        all of them (:meth:`rfverify.hosted_kinds.HostedAdapter._draws`)."""
+        if self.host is None:
+            for rng in rngs:
+                yield self.draw(d, rng)
+            return
+        for out in self._draws("raw_draw", d, rngs):
+            yield self._judge(d, out)
+
+    def _judge(self, d: int, out: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The rule's output for d (numpy arrays, from wherever it ran), validated here."""
         action = f"rule({d}, rng)"
-        out = self._remote("raw_draw", d, rng) if self.host is not None else self.raw_draw(d, rng)
         if not isinstance(out, (tuple, list)) or len(out) != 2:
             raise PluginError(self.name, f"{action} returned {type(out).__name__}, not a pair",
                               "return (points of shape (n, d), weights of shape (n,))")
@@ -268,6 +281,11 @@ class QuadratureContext(BaseContext["QuadratureConfig"]):
     def draw(self, trial: int, *stream: Any) -> tuple[np.ndarray, np.ndarray]:
         """Draw number ``trial`` of the rule on its own stream."""
         return self.plugin.draw(self.dim, self.rng("draw", *stream, trial=trial))
+
+    def draws(self, trials: Iterable[int], *stream: Any) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Draws number ``trials`` of the rule on their own streams, in order (:meth:`draw` for each; batched where
+        the rule lives in its own process)."""
+        return self.plugin.draws(self.dim, (self.rng("draw", *stream, trial=t) for t in trials))
 
     def at_corner(self, d: int, alpha: float, budget: QuadratureBudget) -> "QuadratureContext":
         """This check at the corner dimension ``d`` with the corner ``budget`` and ``alpha``; its streams are keyed
