@@ -63,3 +63,18 @@ def rbf_kernel(X, Y):
     X, Y = np.asarray(X), np.asarray(Y)
     sq = (X * X).sum(1)[:, None] + (Y * Y).sum(1)[None, :] - 2 * X @ Y.T
     return np.exp(-0.5 * np.maximum(sq, 0.0))
+
+
+class FailsAtCall:
+    """SR33 that raises ValueError at its ``k``-th call (counted on the object)."""
+
+    def __init__(self, k):
+        self.k, self.calls = k, 0
+
+    def __call__(self, d, rng):
+        from rfverify.implementations.quadrature import sr33_haar
+
+        self.calls += 1
+        if self.calls == self.k:
+            raise ValueError(f"call {self.calls} refused")
+        return sr33_haar(d, rng)

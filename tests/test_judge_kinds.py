@@ -158,3 +158,31 @@ def test_a_hosted_configuration_runs_in_one_process_when_asked():
     report = run(config, checks=["haar-determinant"], isolate=False)
     assert config.host is None and not hasattr(config.sampler.obj, "_rf_remote")
     assert report.results[0].status == "fail", report.table()
+
+
+def test_a_batch_of_draws_is_what_one_process_sees_an_error_after_the_draws_before_it():
+    """Draws batched in the plug-in's process: the same draws in the same order as one process makes them, the
+    generators left in the same states, and what the 300th call raised raised when its turn comes (after 299 draws,
+    across two batches)."""
+    from rfverify.errors import PluginError
+    from rfverify.kinds.quadrature import QuadraturePlugin
+    from tests.hostile_kinds import FailsAtCall
+
+    hosted = QuadraturePlugin(FailsAtCall(300))
+    if hosted.host is None:
+        pytest.skip("the judge is off in this environment")
+    local = QuadraturePlugin(FailsAtCall(300), hosted=False)
+    try:
+        got = {}
+        for label, plugin in (("hosted", hosted), ("local", local)):
+            rngs = [np.random.default_rng([3, t]) for t in range(400)]
+            seen = []
+            with pytest.raises(PluginError) as err:
+                for P, w in plugin.draws(4, iter(rngs)):
+                    seen.append(w)
+            got[label] = (seen, [r.bit_generator.state for r in rngs[:299]], str(err.value))
+        assert len(got["hosted"][0]) == 299 and all(np.array_equal(a, b) for a, b in zip(*(got[k][0] for k in got)))
+        assert got["hosted"][1] == got["local"][1]
+        assert got["hosted"][2] == got["local"][2] and "call 300 refused" in got["hosted"][2]
+    finally:
+        hosted.host.close()
