@@ -46,8 +46,8 @@ def run_fresh(fn: Callable[..., Any], *args: Any, timeout: float = FRESH_TIMEOUT
     hosted = [not isinstance(a, type) and getattr(a, "host", None) is not None for a in args]
     host = next((getattr(a, "host") for a, h in zip(args, hosted) if h), None)
     if host is not None:  # a kind's adapter (rfverify.hosted_kinds) is pickled without its host
-        local = tuple(dataclasses.replace(a, host=None) if h and dataclasses.is_dataclass(a) else a
-                      for a, h in zip(args, hosted))
+        local = tuple(dataclasses.replace(a, host=None)  # type: ignore[type-var]
+                      if h and dataclasses.is_dataclass(a) else a for a, h in zip(args, hosted))
         status, value = host.run(_replayed, fn, local, timeout)
         if status != "ok":
             raise FreshUnavailable(clean(str(value), 400))

@@ -100,6 +100,8 @@ class HostedAdapter:
     host: Any = None
     name: str = "plug-in"
     obj: Any = None
+    #: What went in and came out (:class:`rfverify.arrays.ArrayRecord`), for the report.
+    arrays: Any = None
     #: The fields :meth:`_rebind` sets from ``obj`` (never copied on their own: a deep copy rebinds them).
     DERIVED: tuple[str, ...] = ("obj",)
 
