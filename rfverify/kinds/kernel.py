@@ -281,7 +281,8 @@ class KernelConfig(KindConfig):
     #: A kernel callable is imported, detected and called in its own process (rfverify.hosted_kinds) when the
     #: judge is on (a registry kernel or a composite is rfverify's own code and runs here).
     HOSTED = True
-    #: Options naming code the harness imports (a domain callable named MODULE:ATTR: part of the reference); the CLI probes it first.
+    #: Options naming code the harness imports (a domain callable named MODULE:ATTR: part of the reference); the
+    #: CLI probes it first.
     HARNESS_IMPORTS = ("domain",)
 
     def in_process(self) -> None:
@@ -522,7 +523,8 @@ verify_kernel = make_verify(KernelConfig, "verify_kernel", """Verify a kernel: s
     """, target="kernel")
 
 
-def _resolve_kernel(kernel: Any, spec: str | None, params: Any, name: str | None) -> tuple[Kernel, Any, str | None, Any]:
+def _resolve_kernel(kernel: Any, spec: str | None, params: Any,
+                    name: str | None) -> tuple[Kernel, Any, str | None, Any]:
     """(the Kernel, the object the caller passed, its spec, the kernel's process or None).  A callable (or
     ``MODULE:ATTR`` naming one) lives in its own process when the judge is on (:mod:`rfverify.hosted_kinds`); a
     ``MODULE:ATTR`` naming a :class:`Kernel` (a composite built by rfverify's rules) is loaded here."""

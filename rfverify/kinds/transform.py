@@ -342,7 +342,8 @@ class TransformConfig(KindConfig):
 
     #: The transform is imported, detected and called in its own process (rfverify.hosted_kinds) when the judge is on.
     HOSTED = True
-    #: Options naming code the harness imports (a declared matrix named MODULE:ATTR: part of the reference); the CLI probes it first.
+    #: Options naming code the harness imports (a declared matrix named MODULE:ATTR: part of the reference); the
+    #: CLI probes it first.
     HARNESS_IMPORTS = ("matrix",)
 
     @property
