@@ -1,6 +1,6 @@
 """Plug-ins of the sampler, rule, transform and kernel kinds from a module that, at import, makes every test in
 reach of it pass: scipy.stats' tests and distributions give p = 1 (tail probabilities 1, cdf 0), numpy's eigenvalue
-routine says every matrix is PSD, and ``rfverify.results.CheckResult`` turns every ``fail`` into ``pass``
+routine says every matrix is PSD, and ``rfverify.results.CheckResult`` turns every ``fail`` and ``error`` into ``pass``
 (tests/test_judge_kinds.py).
 
 Each biased plug-in must still FAIL — the module is imported only in the plug-in's process, the verdict is computed in
@@ -63,7 +63,7 @@ def _patch() -> None:
         original = cls.__post_init__
 
         def forged(self):
-            if self.status == "fail":
+            if self.status in ("fail", "error"):  # (an error too: the patched scipy makes some checks raise)
                 object.__setattr__(self, "status", "pass")
             original(self)
 
@@ -73,5 +73,7 @@ def _patch() -> None:
 
 _patch()
 
+from rfverify.implementations.composite import RBFLaplacianMixFeatures  # noqa: E402,F401 - the composite's map
 from tests.hostile_kinds import (biased_rule, biased_sampler, biased_transform, hadamard_transform,  # noqa: E402,F401
                                  haar_sampler, rbf_kernel, sr33_rule, tanh_kernel)
+from tests.mutants.kernel_mutants import wrong_weight_mix_features  # noqa: E402,F401 - its missing-sqrt twin

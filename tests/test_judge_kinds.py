@@ -84,6 +84,20 @@ def test_a_biased_plugin_fails_through_the_command(kind, options, check, biased,
     assert [c["status"] for c in checks] == ["fail"], checks
 
 
+def test_the_patches_do_forge_a_pass_where_the_verdict_is_computed_next_to_the_plugin(tmp_path):
+    """The hostile module is no straw man: with ``RFVERIFY_WHOLE_CHECKS=1`` (whole checks in the child, the module also
+    imported by the harness) every biased plug-in "passes" — what the judge prevents."""
+    for kind, options, check, biased, _ in CASES:
+        cmd = [sys.executable, "-m", "rfverify.cli", "check", kind, f"{MODULE}:{biased}", "--profile", "quick",
+               "--check", check, "--json", str(tmp_path / "r.json")]
+        for key, value in options.items():
+            cmd += [f"--{key}", str(value)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path,
+                              env=_env(RFVERIFY_WHOLE_CHECKS="1"), timeout=600)
+        checks = json.loads((tmp_path / "r.json").read_text())["checks"]
+        assert proc.returncode == 0 and [c["status"] for c in checks] == ["pass"], (kind, proc.returncode, checks)
+
+
 def test_the_whole_checks_switch_keeps_the_earlier_protocol_for_every_kind(monkeypatch):
     """``RFVERIFY_WHOLE_CHECKS=1``: no plug-in process, the plug-in here (checks run whole in the child); unset, the
     plug-in lives in its own process and the configuration says so (HOSTED, ``host``)."""
@@ -186,3 +200,18 @@ def test_a_batch_of_draws_is_what_one_process_sees_an_error_after_the_draws_befo
         assert got["hosted"][2] == got["local"][2] and "call 300 refused" in got["hosted"][2]
     finally:
         hosted.host.close()
+
+
+@pytest.mark.parametrize("feature_map, code, status", [("wrong_weight_mix_features", 1, "fail"),
+                                                       ("RBFLaplacianMixFeatures", 0, "pass")],
+                         ids=["biased", "twin"])
+def test_a_composition_feature_map_patching_the_judge_at_import(feature_map, code, status, tmp_path):
+    """``rfverify check kernel rbf_laplacian_mix --feature-map MODULE:ATTR`` from the patching module: the map lives in
+    its own process, so the missing-sqrt map still fails kernel-composition and the correct map passes."""
+    cmd = [sys.executable, "-m", "rfverify.cli", "check", "kernel", "rbf_laplacian_mix", "--feature-map",
+           f"{MODULE}:{feature_map}", "--profile", "quick", "--check", "kernel-composition", "--json",
+           str(tmp_path / "r.json")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=600)
+    assert proc.returncode == code, (proc.returncode, proc.stderr[-2000:])
+    checks = json.loads((tmp_path / "r.json").read_text())["checks"]
+    assert [c["status"] for c in checks] == [status], checks[0]["message"][:600]
