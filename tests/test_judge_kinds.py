@@ -215,3 +215,17 @@ def test_a_composition_feature_map_patching_the_judge_at_import(feature_map, cod
     assert proc.returncode == code, (proc.returncode, proc.stderr[-2000:])
     checks = json.loads((tmp_path / "r.json").read_text())["checks"]
     assert [c["status"] for c in checks] == [status], checks[0]["message"][:600]
+
+
+def test_a_declared_matrix_module_that_exits_at_import_is_probed_first(tmp_path):
+    """A transform's ``--matrix MODULE:ATTR`` is imported by the harness (part of the reference): the CLI builds that
+    configuration in a throw-away child first, so a module exiting at import is every check's error (exit 2, the
+    report written), not the end of the run; the transform itself still lives in its own process."""
+    (tmp_path / "exitmatrix.py").write_text("import os\nos._exit(0)\nM = None\n")
+    cmd = [sys.executable, "-m", "rfverify.cli", "check", "transform", f"{CLEAN}:hadamard_transform", "--matrix",
+           "exitmatrix:M", "--dim", "16", "--profile", "quick", "--check", "transform-exactness", "--json",
+           str(tmp_path / "r.json")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=_env(), timeout=600)
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
+    checks = json.loads((tmp_path / "r.json").read_text())["checks"]
+    assert checks[0]["status"] == "error" and "exit code 0" in checks[0]["message"], checks
