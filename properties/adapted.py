@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar, TypedDict
 
 import numpy as np
 
+from rfverify.adapters import FittedMap
 from rfverify.errors import PluginError
 from rfverify.metrics import alignment, held_out_data, labels_of, relative_frobenius_error, target_alignment
 from rfverify.kinds.feature_map import CheckContext, reference_random_basis
 from rfverify.measurement import Measurement, detail
-from rfverify.registry import effect, register_check
-from rfverify.results import CheckResult
+from rfverify.registry import PluginObject, effect, register_check
+from rfverify.results import CheckResult, Effect
 from rfverify.profiles import budget as profile_budget
 from rfverify.stats import one_sided_t, t_interval
 
@@ -52,8 +53,8 @@ def _applies(ctx: CheckContext) -> str | None:
     return None
 
 
-def reference_basis(ctx: CheckContext, fitted: Any, m: int, random_state: int,
-                    X_fit: np.ndarray) -> tuple[Any | None, str]:
+def reference_basis(ctx: CheckContext, fitted: FittedMap, m: int, random_state: int,
+                    X_fit: np.ndarray) -> tuple[PluginObject | None, str]:
     """The random basis to compare with: the map's own ``initial_basis()`` if it offers one, else the
     registry's random features for the kernel (rbf, laplacian, arccos) at the same m and random_state."""
     init = getattr(fitted.obj, "initial_basis", None)
@@ -70,7 +71,7 @@ def reference_basis(ctx: CheckContext, fitted: Any, m: int, random_state: int,
     return reference_random_basis(ctx.kernel, m, random_state, X_fit)
 
 
-def _transform(basis: Any, X: np.ndarray, who: str) -> np.ndarray:
+def _transform(basis: PluginObject, X: np.ndarray, who: str) -> np.ndarray:
     try:
         F = np.asarray(basis.transform(X))
     except Exception as exc:
@@ -194,15 +195,35 @@ def design(ctx: CheckContext, pilot: None = None) -> AdaptedPlan:
     return AdaptedPlan(budget, X_fit, X_test)
 
 
-def _fit_grid(ctx: CheckContext, plan: AdaptedPlan) -> dict[str, Any]:
+class _Grid(TypedDict, total=False):
+    """Each (seed, m) fit's held-out errors, alignments, widths and target alignments (``_a`` the adapted map,
+    ``_r`` the reference basis; arrays of shape (seeds, len(grid))), and what the comparison is about."""
+
+    e_a: np.ndarray
+    e_r: np.ndarray
+    a_a: np.ndarray
+    a_r: np.ndarray
+    m_a: np.ndarray
+    m_r: np.ndarray
+    ta_a: np.ndarray
+    ta_r: np.ndarray
+    have_labels: bool
+    skip: str | None
+    objective: str
+    #: The reference basis the map is compared with (set by the first fit).
+    reference: str
+
+
+def _fit_grid(ctx: CheckContext, plan: AdaptedPlan) -> _Grid:
     """Each (seed, m) fit of the map and its reference basis, scored on the held-out points; ``skip``: why there
     is nothing to compare with."""
     grid, S, X_fit, X_test = plan.budget.grid, plan.budget.seeds, plan.X_fit, plan.X_test
     K = ctx.kernel(X_test, X_test)
     shape = (S, len(grid))
-    a: dict[str, Any] = {k: np.empty(shape) for k in ("e_a", "e_r", "a_a", "a_r", "m_a", "m_r")}
-    a.update(ta_a=np.full(shape, np.nan), ta_r=np.full(shape, np.nan), have_labels=True, skip=None,
-             objective="kernel-approximation")  # unless the map declares adapted_objective
+    a: _Grid = {"e_a": np.empty(shape), "e_r": np.empty(shape), "a_a": np.empty(shape), "a_r": np.empty(shape),
+                "m_a": np.empty(shape), "m_r": np.empty(shape), "ta_a": np.full(shape, np.nan),
+                "ta_r": np.full(shape, np.nan), "have_labels": True, "skip": None,
+                "objective": "kernel-approximation"}  # unless the map declares adapted_objective
     for s in range(S):
         for j, m in enumerate(grid):
             rs = ctx.random_state("fit", m, trial=s)
@@ -238,7 +259,7 @@ def measure(ctx: CheckContext, plan: AdaptedPlan) -> AdaptedMeasurement:
                                   n_components=list(b.grid), skip=f["skip"], m_adapted=empty, m_reference=empty,
                                   error_adapted=empty, error_reference=empty, alignment_adapted=empty,
                                   alignment_reference=empty, statistic_per_fit=empty)
-    e_a, e_r, ta_a, ta_r, m_a, m_r = (f[k] for k in ("e_a", "e_r", "ta_a", "ta_r", "m_a", "m_r"))
+    e_a, e_r, ta_a, ta_r, m_a, m_r = f["e_a"], f["e_r"], f["ta_a"], f["ta_r"], f["m_a"], f["m_r"]
     log_ratio = np.log(np.maximum(e_a, ERROR_FLOOR)) - np.log(np.maximum(e_r, ERROR_FLOOR))
     worse = (ta_r - ta_a).ravel() if f["objective"] == "target-alignment" else log_ratio.ravel()
     t, p = one_sided_t(worse)
@@ -260,7 +281,7 @@ def measure(ctx: CheckContext, plan: AdaptedPlan) -> AdaptedMeasurement:
         target_alignment_means=(float(np.mean(ta_a)), float(np.mean(ta_r))))
 
 
-def _texts(ctx: CheckContext, ms: AdaptedMeasurement, eff: Any) -> tuple[str, str, str]:
+def _texts(ctx: CheckContext, ms: AdaptedMeasurement, eff: Effect) -> tuple[str, str, str]:
     """(the ratio, the savings, where) as the message states them."""
     judged_alignment = ms.judged_alignment
     m_top = int(round(float(ms.m_reference[-1])))

@@ -7,9 +7,9 @@ statistical test and have no alpha.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from rfverify.adapters import FittedMap
 from rfverify.errors import PluginError
@@ -94,7 +94,7 @@ def _changed(before: dict[str, str] | None, after: dict[str, str] | None) -> lis
     return [(k, before[k], str(after.get(k))) for k in sorted(before) if before[k] != after.get(k)]
 
 
-def _row_by_row(fitted: Any, Z: np.ndarray, F1: np.ndarray,
+def _row_by_row(fitted: FittedMap, Z: np.ndarray, F1: np.ndarray,
                 rows: np.ndarray) -> tuple[list[np.ndarray], float, tuple[int, int, int] | None, str | None]:
     """Each row transformed alone (or in the smallest batch accepted) against its row of F1: the per-row
     differences, the largest, a batch of another width (rows, row, columns), and the refusal note."""
@@ -205,7 +205,7 @@ def verdict(ctx: CheckContext, ms: ContractMeasurement) -> CheckResult:
 SMALL_BATCH_MAX = 8
 
 
-def _small_batch(fitted: Any, Z: np.ndarray, i: int, width: int) -> tuple[np.ndarray, int, int, str | None]:
+def _small_batch(fitted: FittedMap, Z: np.ndarray, i: int, width: int) -> tuple[np.ndarray, int, int, str | None]:
     """transform of the ``width`` rows of Z from row i (moved back to fit in Z); a plug-in that cleanly refuses
     a batch that small (``ValueError("X must have at least 2 rows")``) is asked for twice as many rows, up to
     SMALL_BATCH_MAX — the property "a row's features do not depend on the rest of the batch" is then judged on
@@ -229,7 +229,7 @@ def _reprs(params: dict[str, object] | None) -> dict[str, str] | None:
     return None if params is None else {k: repr(v) for k, v in params.items()}
 
 
-def feature_sensitivity(fitted: FittedMap, X: np.ndarray, dtype: np.dtype) -> np.ndarray:
+def feature_sensitivity(fitted: FittedMap, X: np.ndarray, dtype: DTypeLike) -> np.ndarray:
     """S[i, k] = sum_j |X[i, j]| |d Phi[i, k] / d x_j| by forward differences (d transforms of these rows), the
     step sqrt(eps) of the features' dtype relative to each row's largest coordinate (also used by ``explore``)."""
     fdt = np.dtype(dtype).type if np.dtype(dtype).kind == "f" else np.float64

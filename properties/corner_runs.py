@@ -12,13 +12,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable
 
-from rfverify.corners import (CornerNotApplicable, Corner, alpha_split, corner_budget, corner_from_pins, corner_profile,
+from rfverify.corners import (CornerNotApplicable, Corner, CornerXfail, alpha_split, corner_budget, corner_from_pins, corner_profile,
                               design, with_details)
 from rfverify.domains import min_dim
 from rfverify.errors import PLUGIN_RAISED, PluginError
 from rfverify.refusals import InconsistentRefusal, Refusal, refusal_of
 from rfverify.kinds.feature_map import CheckContext
-from rfverify.results import CheckResult
+from rfverify.results import CheckResult, JSONValue
 from rfverify.spaces import FeatureMapSpace, declared_space
 
 __all__ = ["at_corners", "corners_of", "refused_corner", "CORNER_DETAILS"]
@@ -111,8 +111,8 @@ def _moved(ctx: CheckContext, c: Corner, alpha: float) -> Corner | None:
     return None
 
 
-def _summary(c: Corner, r: CheckResult) -> dict[str, Any]:
-    out: dict[str, Any] = {**c.as_dict(), "status": r.status, "statistic": r.statistic, "pvalue": r.pvalue,
+def _summary(c: Corner, r: CheckResult) -> dict[str, object]:
+    out: dict[str, JSONValue] = {**c.as_dict(), "status": r.status, "statistic": r.statistic, "pvalue": r.pvalue,
                            "alpha": r.alpha, "trials": r.details.get("trials")}
     if r.details.get("untested_skewed"):  # pairs too skewed for the t-test at this corner (Cochran's rule)
         out["untested_skewed"] = r.details["untested_skewed"]
@@ -139,8 +139,8 @@ def at_corners(ctx: CheckContext, body: Callable[[CheckContext], CheckResult], *
     main = body(replace(ctx, alpha=main_alpha)) if with_main else None
     if main is not None and main.status != "pass":
         return with_details(main, {"alpha_split": split, "corners": "not run: the main configuration did not pass"})
-    done: list[dict[str, Any]] = []
-    raised: tuple[Corner, Any, PluginError] | None = None
+    done: list[dict[str, JSONValue]] = []
+    raised: tuple[Corner, CheckContext, PluginError] | None = None
     for c in corners:
         outcome, value = _one_corner(ctx, c, corner_alpha, body, split, done)
         if outcome == "return":
@@ -171,7 +171,7 @@ def _corners_for(ctx: CheckContext, grid: bool | tuple[int, ...], declared_at_pa
 
 
 def _placed(ctx: CheckContext, c: Corner, corner_alpha: float,
-            done: list[dict[str, Any]]) -> tuple[str, Any]:
+            done: list[dict[str, JSONValue]]) -> tuple[str, Any]:
     """Where corner ``c`` is judged: ``("judge", (corner, context))`` (the corner, or the nearest configuration the
     plug-in accepts), ``("refused", None)`` (set aside) or ``("error", (c, context, exc))``; ``done`` records it."""
     cctx = ctx.at_corner(c, corner_alpha, corner_profile(ctx.profile, c))
@@ -193,8 +193,8 @@ def _placed(ctx: CheckContext, c: Corner, corner_alpha: float,
     return "judge", (c, cctx)
 
 
-def _plugin_failed(ctx: CheckContext, c: Corner, exc: PluginError, declared: Any,
-                   done: list[dict[str, Any]]) -> PluginError | None:
+def _plugin_failed(ctx: CheckContext, c: Corner, exc: PluginError, declared: CornerXfail | None,
+                   done: list[dict[str, JSONValue]]) -> PluginError | None:
     """The plug-in raised at corner ``c``: an expected failure if declared (None), else the error to report (a
     late refusal named as such); ``done`` records it."""
     if declared is not None:  # the declared failure at this corner: expected, the others still judged
@@ -212,7 +212,7 @@ def _plugin_failed(ctx: CheckContext, c: Corner, exc: PluginError, declared: Any
 
 
 def _one_corner(ctx: CheckContext, c: Corner, corner_alpha: float, body: Callable[[CheckContext], CheckResult],
-                split: dict[str, Any], done: list[dict[str, Any]]) -> tuple[str, Any]:
+                split: dict[str, JSONValue], done: list[dict[str, JSONValue]]) -> tuple[str, Any]:
     """Run ``body`` at corner ``c``: ``("return", result)`` ends the check (a failure, an unexpected pass),
     ``("error", (c, context, exc))`` is reported after the other corners, ``("ran", result)`` a pass, and
     ``("next", None)`` a corner set aside, skipped or failing as declared.  ``done`` records the corner."""
@@ -245,9 +245,9 @@ def _one_corner(ctx: CheckContext, c: Corner, corner_alpha: float, body: Callabl
     return "ran", r
 
 
-def _conclude(ctx: CheckContext, main: CheckResult | None, done: list[dict[str, Any]],
-              raised: tuple[Corner, Any, PluginError] | None, corners: list[Corner], with_main: bool,
-              split: dict[str, Any]) -> CheckResult:
+def _conclude(ctx: CheckContext, main: CheckResult | None, done: list[dict[str, JSONValue]],
+              raised: tuple[Corner, CheckContext, PluginError] | None, corners: list[Corner], with_main: bool,
+              split: dict[str, JSONValue]) -> CheckResult:
     """No configuration failed: an error raised at a corner, the pinned corner's verdict, or the main result with
     every corner's outcome noted."""
     if raised is not None:
@@ -279,7 +279,7 @@ def _conclude(ctx: CheckContext, main: CheckResult | None, done: list[dict[str, 
     return replace(with_details(main, {"alpha_split": split, "corners": done}), message=main.message + note)
 
 
-def _short(d: dict[str, Any]) -> str:
+def _short(d: dict[str, JSONValue]) -> str:
     ps = "".join(f", {k}={v!r}" for k, v in d["params"].items())
     m = d["n_components"]
     return f"d = {d['d']}, m = {'/'.join(map(str, m)) if isinstance(m, list) else m}, {d['dtype']}{ps}"

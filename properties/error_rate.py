@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar, TypedDict
+from typing import ClassVar, TypedDict
 
 import numpy as np
 from scipy import stats as st
@@ -14,7 +14,7 @@ from rfverify.corners import corner_budget
 from rfverify.properties.corner_runs import at_corners
 from rfverify.measurement import Measurement, detail
 from rfverify.registry import effect, register_check
-from rfverify.results import CheckResult
+from rfverify.results import CheckResult, JSONValue
 from rfverify.stats import log_slope
 
 #: Below this MSE at every m the map is exact (deterministic and equal to the kernel).
@@ -136,11 +136,11 @@ def design(ctx: CheckContext, pilot: None = None) -> ErrorRatePlan:
                          ctx.declarations.bound is None)
 
 
-def _collect(ctx: CheckContext, plan: ErrorRatePlan) -> dict[str, Any]:
+def _collect(ctx: CheckContext, plan: ErrorRatePlan) -> dict[str, JSONValue]:
     """Per width: the estimates (seeds x pairs), the width returned, the per-seed error (about the exact kernel,
     or about the per-pair mean for a map declared biased) and the per-seed error about the mean (bias removed)."""
     exact = ctx.pairs.exact
-    out: dict[str, Any] = {"widths": [], "roundoff": 0.0, "mse_exact": [], "per_seed": [], "centred": [],
+    out: dict[str, JSONValue] = {"widths": [], "roundoff": 0.0, "mse_exact": [], "per_seed": [], "centred": [],
                            "values": [], "bias_last": np.zeros(ctx.pairs.n)}
     for m in plan.ms:
         est = ctx.estimates(m, range(plan.trials), "rate")
@@ -245,7 +245,7 @@ def _slope_hint(ctx: CheckContext, ms: ErrorRateMeasurement) -> str:
     return ""
 
 
-def _slope_verdict(ctx: CheckContext, ms: ErrorRateMeasurement, details: dict[str, Any]) -> CheckResult:
+def _slope_verdict(ctx: CheckContext, ms: ErrorRateMeasurement, details: dict[str, JSONValue]) -> CheckResult:
     """The one-sided z-test of H0: slope <= -1 on the weighted log-log fit."""
     slope, se, p, quantity = float(ms.slope or 0.0), float(ms.slope_se or 0.0), ms.pvalue, ms.quantity
     za = float(st.norm.isf(ctx.alpha / 2))
@@ -276,7 +276,7 @@ def _slope_verdict(ctx: CheckContext, ms: ErrorRateMeasurement, details: dict[st
         + f"; a slope excess of {detectable:.3g} would be caught" + _fallback(details), **common)
 
 
-def _fallback(details: dict[str, Any]) -> str:
+def _fallback(details: dict[str, JSONValue]) -> str:
     """The note of a map without a declared bound judged by the slope test (its widths allow no comparison)."""
     if details.get("test") != "slope":
         return ""
@@ -343,7 +343,7 @@ def nested_comparisons(widths: list[int], values: list[np.ndarray], exact: np.nd
     return comps
 
 
-def _nested_verdict(ctx: CheckContext, ms: ErrorRateMeasurement, details: dict[str, Any]) -> CheckResult:
+def _nested_verdict(ctx: CheckContext, ms: ErrorRateMeasurement, details: dict[str, JSONValue]) -> CheckResult:
     """The error rate of a map without a declared bound, by :func:`nested_comparisons` (Bonferroni over them)."""
     comps: list[NestedComparison] = ms.nested  # type: ignore[assignment]
     quantity, slope, widths = ms.quantity, ms.slope, ms.m_out

@@ -10,19 +10,19 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import replace
-from typing import Any, Mapping
 
 import numpy as np
 
+from rfverify.adapters import FeatureMapPlugin, FittedMap
 from rfverify.errors import PluginError
-from rfverify.explore import budget_for, coverage, d_band, search
+from rfverify.explore import Exploration, budget_for, coverage, d_band, search
 from rfverify.kernels import as_kernel
 from rfverify.kinds.feature_map import PREFLIGHT_M, CheckContext
 from rfverify.refusals import (Axis, Refusal, Refused, SpaceLog, held_where, refusal_of, refused_note,
                                strict_failure)
 from rfverify.registry import register_check
-from rfverify.results import CheckResult
-from rfverify.spaces import FMExample, declared_space, length_scale_of
+from rfverify.results import CheckResult, JSONRecord, JSONValue
+from rfverify.spaces import FeatureMapSpace, FMExample, Range, declared_space, length_scale_of
 from rfverify.strategies import make_batch
 from rfverify.properties.contract import feature_sensitivity
 from rfverify.tolerances import contract_tolerance, propagated_roundoff, roundoff_inner_product, unit_roundoff
@@ -53,7 +53,7 @@ def _max_diff(A: np.ndarray, B: np.ndarray) -> float:
     return float(np.max(np.abs(A - B))) if A.size else 0.0
 
 
-def _working_dtype(F: np.ndarray) -> Any:
+def _working_dtype(F: np.ndarray) -> type[np.floating]:
     """The precision a map's features were computed in, as their dtype tells: float32 (or narrower) features
     are judged by float32 arithmetic, everything else by float64."""
     dtype = F.real.dtype if np.iscomplexobj(F) else F.dtype
@@ -71,7 +71,7 @@ class _Runner:
         #: the refusals met (None: a refusal is a problem like any other, as :func:`evaluate` alone judges)
         self.log: SpaceLog | None = None
         #: the configuration of the plug-in calls being made (a sub-call may use another batch, dtype or width)
-        self.now: dict[str, Any] = {}
+        self.now: dict[str, JSONValue] = {}
         #: the pinned configuration (the caller's own): a refusal there is an error, as at the main configuration
         self.explicit: tuple[FMExample, ...] = ()
 
@@ -97,7 +97,7 @@ class _Runner:
             self.log.accept(_form(ex))
         return problem
 
-    def probe(self, form: Mapping[str, Any], seed: int) -> Refusal | None:
+    def probe(self, form: JSONRecord, seed: int) -> Refusal | None:
         """Build, fit and transform once at ``form`` with random_state ``seed`` (no property judged): what the
         plug-in said if it refused, else None (a non-refusal error is judged by the properties where it happens)."""
         params = tuple(sorted((k[len("param:"):], v) for k, v in form.items() if k.startswith("param:")))
@@ -168,8 +168,8 @@ class _Runner:
             return self._seed_matters(ex, plug)
         return None
 
-    def _beyond(self, ex: FMExample, fitted: Any, X64: np.ndarray, F: np.ndarray, F_ref: np.ndarray, tol: float,
-                dtype: Any) -> tuple[float, str]:
+    def _beyond(self, ex: FMExample, fitted: FittedMap, X64: np.ndarray, F: np.ndarray, F_ref: np.ndarray, tol: float,
+                dtype: type[np.floating]) -> tuple[float, str]:
         """(the largest difference of another code path's features F from F_ref, "" when it is round-off, else
         the tolerance note for the message).  Over ``tol``, the rows over it (the PROPAGATED_ROWS largest) are
         judged against ``tol`` plus the inner products' round-off propagated through the map's sensitivity at
@@ -187,8 +187,8 @@ class _Runner:
         return diff, (f"; {float(np.max(np.abs(F[rows] - F_ref[rows]) / bound)):.3g}x the round-off propagated "
                       f"through the map's sensitivity")
 
-    def _roundoff_tolerance(self, ex: FMExample, fitted: Any, X64: np.ndarray, F_ref: np.ndarray,
-                            dtype: Any) -> float:
+    def _roundoff_tolerance(self, ex: FMExample, fitted: FittedMap, X64: np.ndarray, F_ref: np.ndarray,
+                            dtype: type[np.floating]) -> float:
         """The round-off a computation in ``dtype`` may show: the inner-product bound at that precision, or
         ROUNDOFF_MARGIN (d + 2) times the features' measured sensitivity to a relative perturbation of the input
         by u(dtype) (one more transform), whichever is larger — a product of length d has backward error
@@ -199,7 +199,7 @@ class _Runner:
         scale = max(float(np.max(np.abs(F_ref))), 1e-300)
         return max(ROUNDOFF_MARGIN * (ex.d + 2) * sensitivity, 256.0 * roundoff_inner_product(ex.d + 2, dtype) * scale)
 
-    def _seed_matters(self, ex: FMExample, plug: Any) -> str | None:
+    def _seed_matters(self, ex: FMExample, plug: FeatureMapPlugin) -> str | None:
         m = max(ex.m, min(SEED_DIFF_M, self.m_hi))
         Z = self.batch(ex, SEED_DIFF_ROWS, ex.data_seed + 2, norm="typical")
         self.now = {**_form(ex), "n_components": m, "batch": SEED_DIFF_ROWS, "dtype": "float64", "layout": "C",
@@ -231,17 +231,17 @@ _AXES = (Axis("d"), Axis("n_components"), Axis("batch"), Axis("dtype", "choice")
          Axis("norm", "choice"))
 
 
-def _form(ex: FMExample) -> dict[str, Any]:
+def _form(ex: FMExample) -> dict[str, object]:
     """The configuration of ``ex`` a refusal is stated in (random_state and the data recipe are not axes: a
     refusal must not depend on them)."""
     return {"d": ex.d, "n_components": ex.m, "batch": ex.n, "dtype": ex.dtype, "layout": ex.layout,
             "norm": ex.norm, **{f"param:{k}": v for k, v in ex.params}}
 
 
-def _baseline(ctx: CheckContext, space: Any, kparams: Mapping[str, Any]) -> dict[str, Any]:
+def _baseline(ctx: CheckContext, space: FeatureMapSpace, kparams: JSONRecord) -> dict[str, object]:
     """The main configuration (the declared d, the kernel's parameters, float64 C-ordered typical rows, the
     preflight's n_components), clipped to the space: where the plug-in accepts."""
-    def clip(v: int, r: Any) -> int:
+    def clip(v: int, r: Range) -> int:
         return min(max(v, r.lo), r.hi)
 
     params = tuple(sorted({**kparams, **space.held}.items()))
@@ -251,7 +251,7 @@ def _baseline(ctx: CheckContext, space: Any, kparams: Mapping[str, Any]) -> dict
             "norm": pick(space.norm, "typical"), **{f"param:{k}": v for k, v in params}}
 
 
-def _axes(space: Any) -> tuple[Axis, ...]:
+def _axes(space: FeatureMapSpace) -> tuple[Axis, ...]:
     return _AXES + tuple(Axis(f"param:{k}", "float") for k in sorted(space.params))
 
 
@@ -337,7 +337,7 @@ def check_explore(ctx: CheckContext) -> CheckResult:
     return _minimal_failure(ctx, runner, found, details, exempt)
 
 
-def _declared(ctx: CheckContext) -> Any:
+def _declared(ctx: CheckContext) -> FeatureMapSpace:
     """The space searched: the context's, or the one a factory's product declares (``rfverify_space``)."""
     space = ctx.space
     if ctx.respace is not None and ctx.plugin.form != "function":  # a factory: its product may declare the space
@@ -351,7 +351,7 @@ def _declared(ctx: CheckContext) -> Any:
     return space
 
 
-def _minimal_failure(ctx: CheckContext, runner: Any, found: Any, details: dict[str, Any], exempt: str) -> CheckResult:
+def _minimal_failure(ctx: CheckContext, runner: _Runner, found: Exploration, details: dict[str, JSONValue], exempt: str) -> CheckResult:
     """The failure at the minimal example the search shrank to, with the reproduce command pinning it."""
     ex: FMExample = found.counterexample
     details["minimal_example"] = ex.as_dict()
@@ -371,9 +371,10 @@ def _minimal_failure(ctx: CheckContext, runner: Any, found: Any, details: dict[s
     return replace(result, reproduce=ctx.reproduce + " " + " ".join(shlex.quote(p) for p in ex.pins()))
 
 
-def _search_details(space: Any, runner: Any, found: Any, budget: int) -> dict[str, Any]:
+def _search_details(space: FeatureMapSpace, runner: _Runner, found: Exploration, budget: int) -> dict[str, JSONValue]:
     """The space searched (with its refusals), the budget, the calls and the coverage of the search."""
-    details: dict[str, Any] = {"space": {**space.to_dict(), **runner.log.summary(space.describe(), len(found.tried))},
+    assert runner.log is not None  # the search ran with its refusal log
+    details: dict[str, JSONValue] = {"space": {**space.to_dict(), **runner.log.summary(space.describe(), len(found.tried))},
                                "space_searched": space.describe(), "budget": budget, "calls": found.calls,
                                "coverage": coverage(found, {"d": lambda e: d_band(e.d), "dtype": lambda e: e.dtype,
                                                             "m": lambda e: "odd" if e.m % 2 else "even"},

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import shlex
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Callable
 
 import numpy as np
 from hypothesis import strategies as st
@@ -31,7 +31,7 @@ from rfverify.properties.kernel_properties import WITNESS_FRACTION, shrink_witne
 from rfverify.properties.space_guard import SpaceGuard
 from rfverify.refusals import Axis, Refusal, Refused, SpaceLog, held_where, refusal_of, refused_note, strict_failure
 from rfverify.registry import register_check
-from rfverify.results import CheckResult
+from rfverify.results import CheckResult, JSONRecord, JSONValue
 from rfverify.spaces import NORMS, KernelSpace
 from rfverify.strategies import dimensions, make_batch
 from rfverify.tolerances import evaluation_tolerance, psd_tolerance
@@ -50,7 +50,7 @@ class KernelExample:
     d: int
     n: int
     norm: str
-    params: tuple[tuple[str, Any], ...]
+    params: tuple[tuple[str, float], ...]
     data_seed: int
 
     def describe(self) -> str:
@@ -66,7 +66,7 @@ class KernelExample:
         return out
 
 
-def _param(lo: Any, hi: Any, *scale: str) -> st.SearchStrategy[Any]:
+def _param(lo: float, hi: float, *scale: str) -> st.SearchStrategy[float]:
     if not scale:
         return st.integers(int(lo), int(hi))
     if scale[0] == "log":
@@ -74,18 +74,18 @@ def _param(lo: Any, hi: Any, *scale: str) -> st.SearchStrategy[Any]:
     return st.floats(float(lo), float(hi)).map(lambda v: _value(v, lo, hi))
 
 
-def _log_value(t: float, lo: Any, hi: Any) -> float:
+def _log_value(t: float, lo: float, hi: float) -> float:
     """The value 10^t of a log range (``t`` is what Hypothesis searches), as :func:`_value` keeps it."""
     return _value(10.0 ** t, lo, hi)
 
 
-def _value(v: float, lo: Any, hi: Any) -> float:
+def _value(v: float, lo: float, hi: float) -> float:
     """``v`` to 3 significant digits (so that a reported value replays exactly), kept in [lo, hi]."""
     return min(hi, max(lo, float(f"{v:.3g}")))
 
 
 @st.composite
-def _examples(draw: Any, space: KernelSpace) -> KernelExample:
+def _examples(draw: st.DrawFn, space: KernelSpace) -> KernelExample:
     d = draw(dimensions(space.d.lo, space.d.hi))
     n_hi = max(space.n.lo, min(space.n.hi, math.isqrt(KERNEL_COST_CAP // d)))
     corners = sorted({c for c in (1, 2, 3, *(2 ** k + e for k in range(1, 8) for e in (0, 1))) if space.n.lo <= c <= n_hi})
@@ -98,13 +98,13 @@ def _examples(draw: Any, space: KernelSpace) -> KernelExample:
     return KernelExample(d, n, norm, tuple(sorted(params.items())), seed)
 
 
-def _form(ex: KernelExample) -> dict[str, Any]:
+def _form(ex: KernelExample) -> dict[str, object]:
     """The configuration of ``ex`` a refusal is stated in (the points' seed is not an axis: a refusal must not
     depend on the values)."""
     return {"d": ex.d, "n": ex.n, "norm": ex.norm, **{f"param:{k}": v for k, v in ex.params}}
 
 
-def _example(form: Any, seed: int) -> KernelExample:
+def _example(form: JSONRecord, seed: int) -> KernelExample:
     params = tuple(sorted((k[len("param:"):], v) for k, v in form.items() if k.startswith("param:")))
     return KernelExample(int(form["d"]), int(form["n"]), form["norm"], params, seed)
 
@@ -117,7 +117,7 @@ class _Runner:
         #: the refusal rule (None: a refusal is a problem like any other, as a property evaluated alone judges)
         self.guard: SpaceGuard | None = None
         #: the configuration of the kernel call being made (a sub-call evaluates fewer points)
-        self.now: dict[str, Any] = {}
+        self.now: dict[str, JSONValue] = {}
 
     def kernel(self, ex: KernelExample) -> Kernel:
         k = self.cfg.kernel
@@ -156,7 +156,7 @@ class _Runner:
             self.guard.accept(_form(ex))
         return problem
 
-    def probe(self, form: Any, seed: int) -> Refusal | None:
+    def probe(self, form: JSONRecord, seed: int) -> Refusal | None:
         """One Gram evaluation at ``form`` on the points seeded ``seed`` (no property judged): what the kernel said
         if it refused, else None."""
         ex = _example(form, seed)
@@ -236,7 +236,8 @@ class _Runner:
 PARAM_STEPS = 12
 
 
-def _refine_param(found: Exploration, name: str, rng: tuple[Any, ...], simplest: Any, prop: Any) -> Exploration:
+def _refine_param(found: Exploration, name: str, rng: tuple[float | str, ...], simplest: float | None,
+                  prop: Callable[[KernelExample], str | None]) -> Exploration:
     """The counterexample moved towards ``simplest`` (the kernel's own value, else the range's lower end) along
     parameter ``name``, the other axes held: the simplest value itself if it fails; else for an integer the
     smallest failing value above it, for a float a bisection (on the log scale for a log range, to 3
@@ -248,7 +249,7 @@ def _refine_param(found: Exploration, name: str, rng: tuple[Any, ...], simplest:
     if cur is None or simplest is None or cur == simplest:
         return found
 
-    def at(v: Any) -> KernelExample:
+    def at(v: float) -> KernelExample:
         return replace(ex, params=tuple(sorted({**params, name: v}.items())))
 
     if len(rng) == 2:  # an integer range: the first failing value from the simplest one
@@ -338,7 +339,7 @@ def check_explore_kernel(ctx: KernelContext) -> CheckResult:
                 found = _refine_param(found, name, space.params[name], base.get(name), runner)
     log = runner.guard.log
     assert log is not None
-    details: dict[str, Any] = {
+    details: dict[str, JSONValue] = {
         "space": log.summary(space.describe(), len(found.tried)),
         "space_searched": space.describe(), "budget": budget, "calls": found.calls,
         "coverage": coverage(found, {"d": lambda ex: d_band(ex.d), "norm": lambda ex: ex.norm},
@@ -355,7 +356,7 @@ def check_explore_kernel(ctx: KernelContext) -> CheckResult:
     return _minimal_failure(ctx, found, details)
 
 
-def _base_params(ctx: KernelContext, space: Any) -> dict[str, Any]:
+def _base_params(ctx: KernelContext, space: KernelSpace) -> dict[str, JSONValue]:
     """The held parameters, and the simplest value of each searched one (the kernel's own when in range)."""
     base = dict(space.held)
     for name, rng in space.params.items():  # the simplest value of each searched parameter
@@ -364,7 +365,7 @@ def _base_params(ctx: KernelContext, space: Any) -> dict[str, Any]:
     return base
 
 
-def _space_guard(ctx: KernelContext, space: Any, base: dict[str, Any], runner: Any) -> SpaceGuard:
+def _space_guard(ctx: KernelContext, space: KernelSpace, base: dict[str, JSONValue], runner: _Runner) -> SpaceGuard:
     """The refusal rule around the search, with the main configuration it is explained against."""
     main = {"d": min(space.d.hi, max(space.d.lo, ctx.dim)), "n": min(space.n.hi, max(space.n.lo, 8)),
             "norm": "typical" if "typical" in space.norm else space.norm[0],
@@ -374,7 +375,7 @@ def _space_guard(ctx: KernelContext, space: Any, base: dict[str, Any], runner: A
     return SpaceGuard(SpaceLog(axes, main, runner.probe, name=ctx.name), main=[main])
 
 
-def _minimal_failure(ctx: KernelContext, found: Any, details: dict[str, Any]) -> CheckResult:
+def _minimal_failure(ctx: KernelContext, found: Exploration, details: dict[str, JSONValue]) -> CheckResult:
     """The failure at the minimal example the search shrank to, with the reproduce command pinning it."""
     ex: KernelExample = found.counterexample
     problem = found.problem or ""

@@ -7,13 +7,12 @@ generator's seed) with Hypothesis (:mod:`rfverify.explore`) and shrinks a failur
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
-from hypothesis import strategies as st
 
-from rfverify.errors import PluginError, UsageError
+from rfverify.errors import PluginError
 from rfverify.explore import coverage, d_band, search
 from rfverify.kinds.orthogonal import OrthogonalContext
 from rfverify.profiles import PROFILES
@@ -22,55 +21,13 @@ from rfverify.properties.space_guard import SpaceGuard
 from rfverify.refusals import Axis, Refusal, SpaceLog, held_where, refusal_of, refused_note, strict_failure
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
-from rfverify.spaces import declared_space
-from rfverify.strategies import Range, orthogonal_dimensions
+from rfverify.spaces import ORTHOGONAL_SPACE, OrthExample, orthogonal_space
 from rfverify.tolerances import orthogonality_tolerance
 
 __all__ = ["check_explore_orthogonal", "ORTHOGONAL_SPACE", "OrthExample"]
 
-#: The dimensions an orthogonal sampler is held to by default (a plug-in narrows them with
-#: ``rfverify_space = {"d": (lo, hi)}``).
-ORTHOGONAL_SPACE = Range(1, 256)
 #: Dimensions searched per profile: fewer than a feature map's, because each costs three d x d draws (a QR of
 #: 256 x 256 is 0.05-0.2 s of CPU on the 2-core machine): default about 5 s of CPU.
-
-
-@dataclass(frozen=True)
-class OrthExample:
-    """One explored sampler call: the dimension and the seed of the Generator it is given."""
-
-    d: int
-    seed: int
-
-    def describe(self) -> str:
-        return f"d = {self.d}, rng = numpy.random.default_rng({self.seed})"
-
-
-def _bounds(value: Any, key: str, lo: int, hi: int) -> tuple[int, int]:
-    """An integer or a (lo, hi) pair (an open end, None, is the default's); else a one-line UsageError."""
-    a, b = value if isinstance(value, (tuple, list)) and len(value) == 2 else (value, value)
-    a, b = lo if a is None else a, hi if b is None else b
-    if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, (int, np.integer)) \
-            or not isinstance(b, (int, np.integer)) or a > b:
-        raise UsageError(f"{key} must be an integer or a (lo, hi) pair of integers, got {value!r}")
-    return int(a), int(b)
-
-
-def _space(ctx: OrthogonalContext) -> Range:
-    """The dimensions explored: 1 … 256, narrowed by the sampler's ``rfverify_space``, then the caller's
-    ``space`` (``{"d": (lo, hi)}``, ``--space d=LO:HI``), then a pinned d (each later one wins); never below 1
-    nor above what the kind accepts."""
-    lo, hi = ORTHOGONAL_SPACE.lo, ORTHOGONAL_SPACE.hi
-    declared = declared_space(ctx.config.sampler.obj)
-    caller = getattr(ctx.config, "space", None) or {}
-    for layer in (declared if isinstance(declared, dict) else {}, caller):
-        for key in ("d", "dim"):
-            if key in layer:
-                lo, hi = _bounds(layer[key], key, lo, hi)
-    pinned = getattr(ctx.config, "pins", {}).get("d")
-    if pinned is not None:
-        lo = hi = int(pinned)
-    return Range(max(ORTHOGONAL_SPACE.lo, int(lo)), min(ctx.config.DIM_RANGE[1], int(hi)))
 
 
 def _problem(ctx: OrthogonalContext, ex: OrthExample, guard: SpaceGuard | None = None) -> str | None:
@@ -101,12 +58,6 @@ def _problem(ctx: OrthogonalContext, ex: OrthExample, guard: SpaceGuard | None =
     if ex.d >= 2 and np.array_equal(Q, Q3):
         return "Generators seeded differently gave the same matrix (the rng is ignored)"
     return None
-
-
-def _explicit(space: Range) -> list[OrthExample]:
-    """The calls made before the search: the four smallest dimensions of the space (where special cases live),
-    each with the Generator seeded 0."""
-    return [OrthExample(d, 0) for d in range(space.lo, min(space.hi, space.lo + 3) + 1)]
 
 
 def _action(ctx: OrthogonalContext) -> str:
@@ -153,15 +104,15 @@ def check_explore_orthogonal(ctx: OrthogonalContext) -> CheckResult:
     that forgets the orthogonalisation, the sign fix or the rng.
     Reference: Higham (2002) §19.3 (the tolerance); Hypothesis' search-and-shrink.
     """
-    space = _space(ctx)
-    strategy = st.builds(OrthExample, orthogonal_dimensions(space.lo, space.hi), st.integers(0, 2 ** 32 - 1))
-    explicit = _explicit(space)
+    explored = orthogonal_space(ctx.config)
+    space = explored.d
     seed = ctx.seeds.random_state("orthogonal", "explore", ctx.group)
     budget = int(profile_budget(ctx.profile, "explore-orthogonal"))
     main = {"d": space.lo if space.lo == space.hi else ctx.dim}  # the declared d, or the pinned one
     guard = SpaceGuard(SpaceLog([Axis("d")], main, _probe(ctx), name=ctx.name), main=[main])
-    found = search(strategy, lambda ex: _problem(ctx, ex, guard), seed=seed, budget=budget, explicit=explicit)
-    searched = f"d {space}"
+    found = search(explored.strategy(), lambda ex: _problem(ctx, ex, guard), seed=seed, budget=budget,
+                   explicit=explored.explicit())
+    searched = explored.describe()
     assert guard.log is not None
     details: dict[str, Any] = {"space": guard.log.summary(searched, len(found.tried)), "space_searched": searched,
                                "calls": found.calls,

@@ -16,19 +16,19 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any
+from typing import Callable, Iterator
 
 import numpy as np
 from hypothesis import strategies as st
 
 from rfverify.errors import PluginError, UsageError
-from rfverify.explore import budget_for, coverage, d_band, one_blas_thread, refine, search
+from rfverify.explore import Exploration, budget_for, coverage, d_band, one_blas_thread, refine, search
 from rfverify.kinds.quadrature import QuadratureContext
 from rfverify.properties.quadrature_exactness import _exact, _quadrature, _random_polynomial, rounding_steps
 from rfverify.properties.space_guard import SpaceGuard, refusal_in
 from rfverify.refusals import Axis, Refusal, SpaceLog, held_where, refused_note, strict_failure
 from rfverify.registry import register_check
-from rfverify.results import CheckResult
+from rfverify.results import CheckResult, JSONRecord, JSONValue
 from rfverify.strategies import Range, dimensions, random_states
 from rfverify.tolerances import roundoff_inner_product
 
@@ -79,7 +79,7 @@ def _moment_tensor(d: int, q: int) -> np.ndarray:
     idx = np.indices((d,) * q).reshape(q, -1)
     out = np.zeros(idx.shape[1])
 
-    def matchings(rest: tuple[int, ...]) -> Any:
+    def matchings(rest: tuple[int, ...]) -> Iterator[list[tuple[int, int]]]:
         if not rest:
             yield []
             return
@@ -204,10 +204,10 @@ _CAUSES = (  # the rule's own exception text is quoted after "the rule failed": 
 )
 
 
-def _probe(ctx: QuadratureContext) -> Any:
+def _probe(ctx: QuadratureContext) -> Callable[[JSONRecord, int], Refusal | None]:
     """One draw at ``form``'s d with the Generator seeded ``seed`` (no property judged): what the rule said if it
     refused, else None."""
-    def probe(form: Any, seed: int) -> Refusal | None:
+    def probe(form: JSONRecord, seed: int) -> Refusal | None:
         try:
             ctx.plugin.draw(int(form["d"]), np.random.default_rng(seed))
         except (PluginError, UsageError) as exc:
@@ -263,7 +263,7 @@ def check_explore_quadrature(ctx: QuadratureContext) -> CheckResult:
                                    if d < found.counterexample.d), lambda ex: _problem(ctx, ex, guard))
     space = f"{desc}, any rng seed (0 included), degree 0 … {ctx.degree}"
     assert guard.log is not None
-    details: dict[str, Any] = {"space": guard.log.summary(space, len(found.tried)), "space_searched": space,
+    details: dict[str, JSONValue] = {"space": guard.log.summary(space, len(found.tried)), "space_searched": space,
                                "budget": budget, "calls": found.calls,
                                "coverage": coverage(found, {"d": lambda ex: d_band(ex.d),
                                                             "seed": lambda ex: "0" if ex.seed == 0 else "other"},
@@ -279,7 +279,7 @@ def check_explore_quadrature(ctx: QuadratureContext) -> CheckResult:
     return _minimal_failure(ctx, found, details, desc)
 
 
-def _strategy(ctx: QuadratureContext, widths: list[int]) -> tuple[Any, str, list[QuadExample]]:
+def _strategy(ctx: QuadratureContext, widths: list[int]) -> tuple[st.SearchStrategy[QuadExample], str, list[QuadExample]]:
     """The (d, seed) strategy over the explored dimensions (the pinned seed alone, if any), its description and
     the explicit examples tried first (the four smallest d)."""
     pinned_seed = ctx.config.pins.get("seed", ctx.config.space.get("seed"))
@@ -294,7 +294,7 @@ def _strategy(ctx: QuadratureContext, widths: list[int]) -> tuple[Any, str, list
     return st.builds(QuadExample, dims, seeds), desc, [QuadExample(d, seed0) for d in widths[:4]]
 
 
-def _minimal_failure(ctx: QuadratureContext, found: Any, details: dict[str, Any], desc: str) -> CheckResult:
+def _minimal_failure(ctx: QuadratureContext, found: Exploration, details: dict[str, JSONValue], desc: str) -> CheckResult:
     """The failure at the smallest failing d, with the reproduce command pinning it."""
     ex: QuadExample = found.counterexample
     problem = found.problem or ""

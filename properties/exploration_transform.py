@@ -8,13 +8,12 @@ Hypothesis (:mod:`rfverify.explore`), shrinking a failure to the smallest width 
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
-from hypothesis import strategies as st
 
-from rfverify.errors import PluginError, UsageError
+from rfverify.errors import PluginError
 from rfverify.explore import budget_for, coverage, d_band, search
 from rfverify.kinds.transform import TransformContext
 from rfverify.properties.space_guard import SpaceGuard
@@ -22,108 +21,11 @@ from rfverify.properties.transform_exactness import exactness_violation
 from rfverify.refusals import Axis, Refusal, SpaceLog, held_where, refusal_of, refused_note, strict_failure
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
-from rfverify.spaces import declared_space
+from rfverify.spaces import TRANSFORM_COST_CAP, WIDTH_EXPONENTS, TransformExample, transform_space
 from rfverify.arrays import JIT_INPUTS
-from rfverify.strategies import DTYPES, LAYOUTS, make_batch
+from rfverify.strategies import make_batch
 
 __all__ = ["check_explore_transform", "TransformExample", "WIDTH_EXPONENTS", "TRANSFORM_COST_CAP"]
-
-#: Widths searched by default: d = 2^k for k in this range (a plug-in narrows it with
-#: ``rfverify_space = {"d_exp": (lo, hi)}``).
-WIDTH_EXPONENTS = (0, 14)
-#: Largest width exponent searched for a user's dense declared matrix (formed in float64 at each width).
-DENSE_MAX_EXPONENT = 10
-#: n * d of one explored batch (so 2^14-wide transforms are searched with up to 16 rows).
-TRANSFORM_COST_CAP = 2 ** 18
-
-
-@dataclass(frozen=True)
-class TransformExample:
-    """One explored call: width, batch rows, dtype, layout and the batch's seed."""
-
-    d: int
-    n: int
-    dtype: str
-    layout: str
-    seed: int
-
-    def describe(self) -> str:
-        return f"d = {self.d}, a batch of {self.n} row{'s' if self.n != 1 else ''}, {self.dtype}, {self.layout}-layout"
-
-
-def _exponents(value: Any, key: str, lo: int, hi: int) -> tuple[int, int]:
-    """An integer or a (lo, hi) pair (an open end, None, is the default's); else a one-line UsageError."""
-    a, b = value if isinstance(value, (tuple, list)) and len(value) == 2 else (value, value)
-    a, b = lo if a is None else a, hi if b is None else b
-    if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, (int, np.integer)) \
-            or not isinstance(b, (int, np.integer)) or not 0 <= a <= b:
-        raise UsageError(f"{key} must be an integer or a (lo, hi) pair of integers, got {value!r}")
-    return int(a), int(b)
-
-
-def _widths(ctx: TransformContext) -> tuple[int, ...]:
-    """The widths explored: 2^k over WIDTH_EXPONENTS (or the transform's declared ``d_exp``) for a registry
-    matrix (Hadamard); only the declared d for a user's matrix (a fixed array, or a callable M(d) given with a
-    transform built for one width, e.g. ``Butterfly(16).apply``) unless the transform or the caller declares
-    ``d_exp`` or ``d``; then the caller's ``space`` (``{"d_exp": (lo, hi)}``: d = 2^lo … 2^hi; ``{"d": (lo,
-    hi)}``: the widths 2^k in [lo, hi], or d itself when lo = hi); a pinned d alone."""
-    pinned = getattr(ctx.config, "pins", {}).get("d")
-    if pinned is not None:
-        return (int(pinned),)
-    declared = declared_space(ctx.config.plugin.fn)
-    declared = declared if isinstance(declared, dict) else {}
-    caller = dict(getattr(ctx.config, "space", None) or {})
-    if "dim" in caller:
-        caller["d"] = caller.pop("dim")
-    if "d_exp" not in declared and not ({"d_exp", "d"} & set(caller)) and not ctx.config.matrix.structured:
-        return (int(ctx.config.dim),)  # a fixed matrix / fixed d: explored there only (batches, dtypes, layouts)
-    lo, hi = declared.get("d_exp", WIDTH_EXPONENTS)
-    exact: int | None = None
-    for layer in (declared, caller):
-        if "d_exp" in layer:
-            lo, hi = _exponents(layer["d_exp"], "d_exp", *WIDTH_EXPONENTS)
-            exact = None
-        if "d" in layer and layer is caller:
-            a, b = _exponents(layer["d"], "d", 2 ** WIDTH_EXPONENTS[0], 2 ** WIDTH_EXPONENTS[1])
-            if a == b and a & (a - 1):  # one width that is not a power of two (a user's matrix may exist there)
-                exact = a
-            lo, hi = (a - 1).bit_length(), b.bit_length() - 1  # the powers of two within [a, b]
-            if lo > hi:
-                raise UsageError(f"no width d = 2^k lies in d {a} … {b}: give a range holding a power of two")
-    if exact is not None:
-        return (exact,)
-    hi = min(int(hi), WIDTH_EXPONENTS[1])  # the kind's largest width
-    if not ctx.config.matrix.structured:  # a user's matrix is dense: d <= 2^10 keeps it at 8 MB per width
-        hi = max(int(lo), min(int(hi), DENSE_MAX_EXPONENT))
-    return tuple(2 ** k for k in range(int(lo), int(hi) + 1))
-
-
-def _describe_widths(widths: tuple[int, ...]) -> str:
-    if len(widths) == 1:
-        return f"d = {widths[0]}"
-    return f"d = 2^{widths[0].bit_length() - 1} … 2^{widths[-1].bit_length() - 1}"
-
-
-def _explicit(widths: tuple[int, ...]) -> list[TransformExample]:
-    """The calls always made before the search: one float64 C-ordered row (batch seed 0) at each of the three
-    smallest widths — the special cases (d = 1, 2, 4; a single row) a transform most often gets wrong."""
-    return [TransformExample(d, 1, "float64", "C", 0) for d in widths[:3]]
-
-
-#: The batch sizes a jit-compiled transform (``input="jax"``) is explored at: each new shape is a compilation.
-JIT_BATCHES = (1, 2, 3, 17, 64)
-
-
-@st.composite
-def _examples(draw: Any, widths: tuple[int, ...], jit: bool = False) -> TransformExample:
-    d = draw(st.sampled_from(widths))
-    n_hi = max(1, min(4096, TRANSFORM_COST_CAP // d))
-    if jit:
-        n = draw(st.sampled_from(sorted({min(n, n_hi) for n in JIT_BATCHES})))
-    else:
-        n = draw(st.one_of(st.integers(1, n_hi), st.sampled_from(sorted({1, min(2, n_hi), min(3, n_hi)}))))
-    return TransformExample(d, n, draw(st.sampled_from(DTYPES)), draw(st.sampled_from(LAYOUTS)),
-                            draw(st.integers(0, 2 ** 16)))
 
 
 def _form(ex: TransformExample) -> dict[str, Any]:
@@ -194,14 +96,14 @@ def check_explore_transform(ctx: TransformContext) -> CheckResult:
     wrong at some width, a strided or Fortran input read as C-ordered.
     Reference: Higham (2002) Lemma 3.1 (the bound); Hypothesis' search-and-shrink.
     """
-    widths = _widths(ctx)
-    explicit = _explicit(widths)
+    explored = transform_space(ctx.config)
+    widths = explored.widths
     seed = ctx.seeds.random_state("transform", "explore", ctx.config.matrix.name)
     main = {"d": widths[0] if len(widths) == 1 else ctx.dim, "batch": 2, "dtype": "float64", "layout": "C"}
     guard = SpaceGuard(SpaceLog(_AXES, main, _probe(ctx), name=ctx.name), main=[main])
-    found = search(_examples(widths, ctx.config.plugin.input in JIT_INPUTS), lambda ex: _problem(ctx, ex, guard), seed=seed,
-                   budget=budget_for(ctx.profile.name), explicit=explicit)
-    space = f"{_describe_widths(widths)}, batches n d <= 2^18, float32/float64, layouts C/F/strided"
+    found = search(explored.strategy(ctx.config.plugin.input in JIT_INPUTS), lambda ex: _problem(ctx, ex, guard),
+                   seed=seed, budget=budget_for(ctx.profile.name), explicit=explored.explicit())
+    space = explored.describe()
     assert guard.log is not None
     details: dict[str, Any] = {"space": guard.log.summary(space, len(found.tried)), "space_searched": space,
                                "calls": found.calls,

@@ -19,7 +19,7 @@ orthogonal report carries in its configuration; an ORF map's kernel is verified 
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Callable, TypeVar
 
 import numpy as np
 from scipy import special
@@ -33,6 +33,9 @@ from rfverify.stats import mean_test
 
 __all__ = ["coordinate_cdf", "eigenangle_cdf", "pair_angles", "expected_trace_moments", "two_looks"]
 
+#: What a two-look test renders its message from (a string, or observed/expected texts).
+S = TypeVar("S")
+
 
 def _needs_d2(ctx: OrthogonalContext) -> str | None:
     if ctx.dim < 2:
@@ -40,8 +43,8 @@ def _needs_d2(ctx: OrthogonalContext) -> str | None:
     return None
 
 
-def two_looks(ctx: OrthogonalContext, test: Callable[[np.ndarray], tuple[float, Any, dict]]
-              ) -> tuple[bool, float, Any, dict, int]:
+def two_looks(ctx: OrthogonalContext, test: Callable[[np.ndarray], tuple[float, S, dict]]
+              ) -> tuple[bool, float, S, dict, int]:
     """Run ``test(sample) -> (p, summary, details)`` on the pilot, then (if needed) on the whole sample.
 
     ``summary`` is whatever the check renders its message from (a string, or observed/expected texts).

@@ -19,16 +19,17 @@ other exception stays an error, and a refusal at the declared or a pinned d stay
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 
 from rfverify.corners import split_alpha, with_details
 from rfverify.errors import PluginError
 from rfverify.kinds.orthogonal import ORTHOGONAL_CORNER_D_MAX, OrthogonalContext, orthogonal_corners
-from rfverify.properties.exploration_orthogonal import _action, _space
+from rfverify.properties.exploration_orthogonal import _action
 from rfverify.properties.space_guard import corner_note, probe_corner, refused_inside
-from rfverify.results import CheckResult
+from rfverify.results import CheckResult, JSONValue
+from rfverify.spaces import orthogonal_space
 
 __all__ = ["haar_at_corners", "corner_dimensions", "CORNER_SHARE"]
 
@@ -42,7 +43,7 @@ def corner_dimensions(ctx: OrthogonalContext) -> tuple[list[int], bool]:
     if pinned is not None:
         return [int(pinned)], False
     n, _ = orthogonal_corners(ctx.profile)
-    space = _space(ctx)
+    space = orthogonal_space(ctx.config).d
     out: list[int] = []
     for d in (space.lo, min(space.hi, max(space.lo, ORTHOGONAL_CORNER_D_MAX)), max(space.lo, min(2, space.hi)))[:n]:
         if d != ctx.dim and d not in out:
@@ -61,7 +62,7 @@ def haar_at_corners(ctx: OrthogonalContext, body: Callable[[OrthogonalContext], 
     main = body(replace(ctx, alpha=main_alpha)) if with_main else None
     if main is not None and main.status != "pass":
         return with_details(main, {"alpha_split": split})
-    done: list[dict[str, Any]] = []
+    done: list[dict[str, JSONValue]] = []
     for d in dims:
         cctx = ctx.at_corner(d, corner_alpha, budget)
         reason = applies(cctx) if applies is not None else None

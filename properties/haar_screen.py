@@ -9,7 +9,6 @@ and tests two statistics pooled per band whose Haar law is exact at every d.
 
 from __future__ import annotations
 
-from typing import Any
 
 import numpy as np
 from scipy import stats as sst
@@ -17,11 +16,10 @@ from scipy import stats as sst
 from rfverify.errors import PluginError
 from rfverify.kinds.orthogonal import OrthogonalContext
 from rfverify.profiles import budget
-from rfverify.properties.exploration_orthogonal import ORTHOGONAL_SPACE
 from rfverify.properties.haar import expected_trace_moments
 from rfverify.registry import register_check
-from rfverify.results import CheckResult
-from rfverify.spaces import declared_space
+from rfverify.results import CheckResult, JSONValue
+from rfverify.spaces import ORTHOGONAL_SPACE, declared_space
 from rfverify.strategies import Range
 
 __all__ = ["check_haar_screen", "bands", "screened_range"]
@@ -79,7 +77,7 @@ class SamplerFailed(Exception):
 
 
 def _band_row(ctx: OrthogonalContext, band: tuple[int, int], per_band: int, per_dim: int, rng: np.random.Generator,
-              stream: tuple[Any, ...]) -> dict[str, Any] | None:
+              stream: tuple[object, ...]) -> dict[str, JSONValue] | None:
     """The pooled z of one band: ``per_band`` dimensions drawn in it, ``per_dim`` draws each (None: nothing to
     screen there); a sampler's failure is a :class:`SamplerFailed` naming d."""
     width = band[1] - band[0] + 1
@@ -105,14 +103,14 @@ def _band_row(ctx: OrthogonalContext, band: tuple[int, int], per_band: int, per_
 
 
 def shrink_band(ctx: OrthogonalContext, band: tuple[int, int], crit: float, per_band: int,
-                per_dim: int) -> tuple[tuple[int, int], list[dict[str, Any]]]:
+                per_dim: int) -> tuple[tuple[int, int], list[dict[str, JSONValue]]]:
     """The smallest d range inside a failing ``band`` where the screen still rejects: bisect it, keep the lower
     half that rejects (else the upper one), stop when neither half rejects alone or one d is left.  Each half is
     screened afresh (its own dimensions and draws, the same budget as a band) against the band tests' critical
     value ``crit``: a localisation of a failure already decided, not a new verdict.  Returns the range and the
     rows of the halves that rejected."""
     lo, hi = band
-    steps: list[dict[str, Any]] = []
+    steps: list[dict[str, JSONValue]] = []
     while hi > lo:
         mid = (lo + hi) // 2
         for half in ((lo, mid), (mid + 1, hi)):
@@ -157,7 +155,7 @@ def check_haar_screen(ctx: OrthogonalContext) -> CheckResult:
     per_band, per_dim = budget(ctx.profile, "haar-screen")
     rng = ctx.rng("haar-screen", "dims")
     group = ctx.group
-    rows: list[dict[str, Any]] = []
+    rows: list[dict[str, JSONValue]] = []
     for band in bands(space.lo, space.hi):
         try:
             row = _band_row(ctx, band, per_band, per_dim, rng, ("haar-screen",))
@@ -186,8 +184,8 @@ def check_haar_screen(ctx: OrthogonalContext) -> CheckResult:
     return _localised(ctx, space, failing, crit, tests, per_band, per_dim, details)
 
 
-def _localised(ctx: OrthogonalContext, space: Range, failing: list[dict[str, Any]], crit: float, tests: int,
-               per_band: int, per_dim: int, details: dict[str, Any]) -> CheckResult:
+def _localised(ctx: OrthogonalContext, space: Range, failing: list[dict[str, JSONValue]], crit: float, tests: int,
+               per_band: int, per_dim: int, details: dict[str, JSONValue]) -> CheckResult:
     """The failure, at the smallest d range where it shows: the first failing band, bisected."""
     first = failing[0]  # bands are in increasing d: the smallest band where it shows
     try:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from rfverify.adapters import as_feature_map
 from rfverify.kernels.composition import CompositeKernel
@@ -11,6 +11,11 @@ from rfverify.kinds.kernel import KernelContext
 from rfverify.kinds.feature_map import CheckContext, Declarations
 from rfverify.registry import register_check
 from rfverify.results import CheckResult
+
+if TYPE_CHECKING:
+    from rfverify.adapters import FeatureMapPlugin
+    from rfverify.kernels.base import Kernel
+    from rfverify.spaces import FeatureMapSpace
 
 
 def _applies(ctx: KernelContext) -> str | None:
@@ -77,7 +82,13 @@ def check_composition(ctx: KernelContext) -> CheckResult:
                    message=f"{desc} {verb} {details['composition']}: {res.message}")
 
 
-def _declared(plugin: Any, kernel: Any) -> dict[str, Any]:
+class _DeclaredSpace(TypedDict, total=False):
+    """The keyword of :class:`~rfverify.kinds.feature_map.CheckContext` a declared space sets."""
+
+    space: FeatureMapSpace
+
+
+def _declared(plugin: FeatureMapPlugin, kernel: Kernel) -> _DeclaredSpace:
     """The composite map's declared space (``rfverify_space``: exact polynomial leaves exist only up to a width),
     so that the corners of unbiasedness stay inside it; nothing when it declares none."""
     from rfverify.spaces import FeatureMapSpace, declared_space

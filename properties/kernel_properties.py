@@ -10,7 +10,7 @@ for PSD, a small witness set of points whose Gram matrix has a negative eigenval
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypedDict
+from typing import Callable, TypedDict
 
 import numpy as np
 
@@ -285,11 +285,11 @@ def check_normalisation(ctx: KernelContext) -> CheckResult:
                       f"{abs(val - 1.0):.2g})", statistic=abs(val - 1.0), threshold=tol, details=details)
 
 
-def _psd_sets(ctx: KernelContext) -> tuple[list[_SetRow], list[tuple[Any, np.ndarray, np.ndarray, float, float]]]:
+def _psd_sets(ctx: KernelContext) -> tuple[list[_SetRow], list[tuple[PointSet, np.ndarray, np.ndarray, float, float]]]:
     """Each point set's smallest eigenvalue against its tolerance; the indefinite ones with their eigenvector."""
     cfg = ctx.config
     rows: list[_SetRow] = []
-    failing: list[tuple[Any, np.ndarray, np.ndarray, float, float]] = []
+    failing: list[tuple[PointSet, np.ndarray, np.ndarray, float, float]] = []
     for ps in cfg.point_sets(ctx.budget.psd_sets):
         K = _evaluate(ctx, ps, ps.X, ps.X)
         if K is None:
@@ -315,8 +315,8 @@ def _psd_sets(ctx: KernelContext) -> tuple[list[_SetRow], list[tuple[Any, np.nda
     return rows, failing
 
 
-def _smallest_witness(ctx: KernelContext, failing: list[tuple[Any, np.ndarray, np.ndarray, float, float]]
-                      ) -> tuple[Any, np.ndarray, float, float, Any]:
+def _smallest_witness(ctx: KernelContext, failing: list[tuple[PointSet, np.ndarray, np.ndarray, float, float]]
+                      ) -> tuple[PointSet, np.ndarray, float, float, list[int]]:
     """(point set, its Gram matrix, lambda_min, tolerance, witness indices) of the smallest witness."""
     # a witness from every indefinite set; report the smallest (then the most negative relative eigenvalue)
     best = None

@@ -29,13 +29,13 @@ or a pinned d stays an error.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Callable
 
 from rfverify.corners import split_alpha, with_details
 from rfverify.errors import PluginError
 from rfverify.kinds.quadrature import QUADRATURE_CORNER_D_MAX, QuadratureContext, quadrature_corners
 from rfverify.properties.space_guard import corner_note, probe_corner, refused_inside
-from rfverify.results import CheckResult
+from rfverify.results import CheckResult, JSONValue
 
 __all__ = ["rule_at_corners", "corner_dimensions", "corner_alphas", "CORNER_SHARE"]
 
@@ -76,7 +76,7 @@ def rule_at_corners(ctx: QuadratureContext, body: Callable[[QuadratureContext], 
     main = body(replace(ctx, alpha=main_alpha)) if with_main else None
     if main is not None and main.status != "pass":  # a failure, or a rule declared biased (measured, not judged)
         return with_details(main, {"alpha_split": split})
-    done: list[dict[str, Any]] = []
+    done: list[dict[str, JSONValue]] = []
     for d in dims:
         if with_main:  # a corner of the design (a pinned d is the caller's own: a refusal there stays an error)
             # probe_corner calls the lambda at once, at this d
@@ -91,7 +91,7 @@ def rule_at_corners(ctx: QuadratureContext, body: Callable[[QuadratureContext], 
         except PluginError as exc:
             refused_inside(exc, name=ctx.name, where=f"d = {d}")  # accepted when probed, refused now: an error
             raise
-        entry: dict[str, Any] = {"d": d, "status": r.status, "pvalue": r.pvalue,
+        entry: dict[str, JSONValue] = {"d": d, "status": r.status, "pvalue": r.pvalue,
                                  "draws": r.details["draws"],  # every result of the body carries its draws
                                  "detectable_bias": dict(zip(r.details.get("integrands", ()),
                                                              map(float, r.details.get("detectable_bias", ()))))}

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
 from rfverify.kinds.quadrature import QuadratureContext, wick_moment
 from rfverify.registry import register_check
-from rfverify.results import CheckResult
+from rfverify.results import CheckResult, JSONValue
 from rfverify.tolerances import roundoff_inner_product
 
 #: Entries of the random integer vectors a_k of the linear forms, and of the coefficients.
@@ -173,7 +172,7 @@ def check_exactness(ctx: QuadratureContext) -> CheckResult:
 _Fail = tuple[int, int, int, float, int, float, float]
 
 
-def _exactness_errors(ctx: QuadratureContext, polys: dict[int, list[Any]], exact: dict[int, list[int]]
+def _exactness_errors(ctx: QuadratureContext, polys: dict[int, list[list[tuple[int, np.ndarray]]]], exact: dict[int, list[int]]
                       ) -> tuple[dict[int, float], dict[int, float], _Fail | None]:
     """Per degree the largest |error| and |error| / tolerance over every draw and polynomial; the first
     (lowest-degree) failure within the claim: (q, draw, polynomial, got, exact, error, tolerance)."""
@@ -199,7 +198,7 @@ def _exactness_errors(ctx: QuadratureContext, polys: dict[int, list[Any]], exact
 
 
 def _not_exact(ctx: QuadratureContext, first_fail: _Fail, exact_to: int, worst_ratio: dict[int, float],
-               details: dict[str, Any]) -> CheckResult:
+               details: dict[str, JSONValue]) -> CheckResult:
     """The failure at the lowest inexact degree (degree 0: the weights do not sum to 1)."""
     q, t, j, got, ex, err, tol = first_fail
     P_claim = ctx.degree

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 
@@ -11,6 +11,8 @@ from rfverify.kinds.feature_map import CheckContext
 from rfverify.registry import Finding, register_check
 from rfverify.results import CheckResult
 from rfverify.tolerances import contract_tolerance
+
+T = TypeVar("T")
 
 
 REPRO_M = 64
@@ -83,13 +85,13 @@ def _untouched_since_seeded(seed: int) -> bool:
     return now[0] == fresh[0] and np.array_equal(now[1], fresh[1]) and now[2:] == fresh[2:]
 
 
-def _three_fits(ctx: CheckContext, Z: np.ndarray, rs_a: int, rs_b: int) -> tuple[Any, Any, Any, bool]:
+def _three_fits(ctx: CheckContext, Z: np.ndarray, rs_a: int, rs_b: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """Features at random_state a under two global seeds, and at b; whether the global state was consumed or
     reseeded (the caller's global state restored)."""
     # the global generator of the process the plug-in runs in: its own process when hosted (rfverify.host)
     host = getattr(getattr(ctx, "config", None), "host", None)
 
-    def there(fn: Any, *args: Any) -> Any:
+    def there(fn: Callable[..., T], *args: object) -> T:
         return fn(*args) if host is None else host.run(fn, *args)
 
     there(_save_and_seed, GLOBAL_SEEDS[0])
@@ -107,7 +109,7 @@ def _three_fits(ctx: CheckContext, Z: np.ndarray, rs_a: int, rs_b: int) -> tuple
 
 
 #: The caller's global numpy states saved by :func:`_save_and_seed`, in the process the plug-in runs in.
-_SAVED: list[Any] = []
+_SAVED: list[dict[str, Any] | tuple[str, np.ndarray, int, int, float]] = []
 
 
 def _save_and_seed(seed: int) -> None:

@@ -28,10 +28,11 @@ Refused ValueError: d > 2
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Callable, Iterable, Mapping
+from typing import Callable, Iterable
 
 from rfverify.errors import PluginError, UsageError
 from rfverify.refusals import InconsistentRefusal, Refusal, Refused, SpaceLog, is_refusal, refusal_of
+from rfverify.results import JSONRecord, JSONValue
 
 __all__ = ["SpaceGuard", "refusal_in", "probe_corner", "refused_inside", "corner_note"]
 
@@ -54,11 +55,11 @@ class SpaceGuard:
     """The refusal rule for one exploration: ``log`` records and explains the refusals (None: a refusal is a
     problem like any other), ``main`` lists the configurations (forms) where a refusal stays an error."""
 
-    def __init__(self, log: SpaceLog | None = None, main: Iterable[Mapping[str, Any]] = ()) -> None:
+    def __init__(self, log: SpaceLog | None = None, main: Iterable[JSONRecord] = ()) -> None:
         self.log = log
         self.main = [dict(m) for m in main]
 
-    def reject(self, exc: BaseException, form: Mapping[str, Any], *, seed: int, other_seed: int | None = None,
+    def reject(self, exc: BaseException, form: JSONRecord, *, seed: int, other_seed: int | None = None,
                action: str | None = None) -> None:
         """Called with what a plug-in call at ``form`` (with ``seed``) raised: returns when it is not a refusal
         to set aside (the caller judges it as before); re-raises it at a main configuration; raises
@@ -71,12 +72,12 @@ class SpaceGuard:
         self.log.refuse(form, ref, seed=seed, other_seed=(seed + 1) % 2 ** 32 if other_seed is None else other_seed)
         raise Refused(ref, form) from None
 
-    def accept(self, form: Mapping[str, Any]) -> None:
+    def accept(self, form: JSONRecord) -> None:
         if self.log is not None:
             self.log.accept(form)
 
 
-def probe_corner(call: Callable[[int], Any], *, name: str, where: str, seeds: tuple[int, int] = (0, 1),
+def probe_corner(call: Callable[[int], object], *, name: str, where: str, seeds: tuple[int, int] = (0, 1),
                  action: str | None = None) -> Refusal | None:
     """Call the plug-in at a corner with two seeds (``call(seed)``) before judging it: the :class:`Refusal` when
     both refuse (the corner is set aside), None when both accept (it is judged); an
@@ -118,7 +119,7 @@ def refused_inside(exc: BaseException, *, name: str, where: str) -> None:
                               "not the draw)") from exc
 
 
-def corner_note(done: list[dict[str, Any]]) -> str:
+def corner_note(done: list[dict[str, JSONValue]]) -> str:
     """The corners set aside, for a pass message: ``; the corner d = 128 set aside (ValueError: …)``."""
     refused = [c for c in done if c.get("status") == "refused"]
     if not refused:

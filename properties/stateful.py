@@ -13,12 +13,13 @@ shortest sequence and printed as the user's own program (:func:`program_text`).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Callable
 
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.stateful import precondition, rule
 
+from rfverify.adapters import FeatureMapPlugin
 from rfverify import guard
 from rfverify.arrays import to_numpy
 from rfverify.errors import PluginError
@@ -27,8 +28,8 @@ from rfverify.profiles import budget
 from rfverify.properties.stateful_base import (FAR_SEEDS, INPUT_TYPES, not_accepted, Log, MachineBase, diff, far_seed,
                                                machine_result, program_text, row_text, run_machine, typed_input)
 from rfverify.refusals import refusal_of
-from rfverify.registry import register_check
-from rfverify.results import CheckResult
+from rfverify.registry import PluginObject, register_check, PluginArray
+from rfverify.results import CheckResult, JSONRecord, JSONValue
 from rfverify.spaces import length_scale_of
 from rfverify.strategies import make_batch
 from rfverify.tolerances import contract_tolerance, roundoff_inner_product, unit_roundoff
@@ -59,14 +60,14 @@ class _Obj:
     name: str
     m: int
     seed: int
-    params: tuple[tuple[str, Any], ...]
-    obj: Any = None
+    params: tuple[tuple[str, float], ...]
+    obj: PluginObject = None
     fit_on: str | None = None  # the data name it was last fitted on (None: not fitted)
     fit_values: np.ndarray | None = None
     calls: int = 0
 
 
-def _transform_call(plug: Any, obj: Any, X: Any, m: int, seed: int) -> np.ndarray:
+def _transform_call(plug: FeatureMapPlugin, obj: PluginObject, X: PluginArray, m: int, seed: int) -> np.ndarray:
     """``obj.transform(X)`` through the adapter (a function form called with its arguments, a torch input
     converted); the returned array itself, not a copy."""
     if plug.form == "function" and not plug.calls.declared() and not plug.passthrough:
@@ -83,7 +84,7 @@ def _transform_call(plug: Any, obj: Any, X: Any, m: int, seed: int) -> np.ndarra
                           plugin=plug.name, action="transform", complex_ok=True)
 
 
-def fresh_features(plug: Any, m: int, seed: int, fit_values: np.ndarray | None, X: Any) -> np.ndarray:
+def fresh_features(plug: FeatureMapPlugin, m: int, seed: int, fit_values: np.ndarray | None, X: PluginArray) -> np.ndarray:
     """A new object ``plug.build(m, seed)`` fitted on ``fit_values`` transforming ``X``: what a fresh interpreter
     computes to confirm a finding (:func:`rfverify.fresh.run_fresh`)."""
     obj = plug.build(m, seed)
@@ -109,7 +110,7 @@ class _Session:
         self.widths = tuple(sorted({min(max(w, space.n_components.lo), space.n_components.hi) for w in WIDTHS}))
         self.seed_hi = space.random_state.hi
         # one kernel parameter moved by a factor 2 within its search range (objects differing in it only)
-        self.variants: list[tuple[str, Any]] = []
+        self.variants: list[tuple[str, float]] = []
         for k, rng in sorted(space.params.items()):
             v = self.base.get(k)
             if isinstance(v, (int, float)) and not isinstance(v, bool):
@@ -151,10 +152,10 @@ class _Session:
         return "\n".join(lines)
 
     # -- the plug-in's calls -------------------------------------------------------------------------
-    def _kwargs(self, o: _Obj) -> dict[str, Any]:
+    def _kwargs(self, o: _Obj) -> dict[str, object]:
         return self.plug.passthrough_at(o.params)
 
-    def build(self, o: _Obj) -> Any:
+    def build(self, o: _Obj) -> PluginObject:
         plug = replace(self.plug, passthrough=self._kwargs(o), widths={})
         self.log.calls += 1
         return plug.build(o.m, o.seed)
@@ -169,18 +170,18 @@ class _Session:
             return f"{o.name} = make({o.m}, {o.seed}{extra})"
         return f"{o.name} = make({drawn}{extra})"
 
-    def fit(self, o: _Obj, obj: Any, X: np.ndarray) -> Any:
+    def fit(self, o: _Obj, obj: PluginObject, X: np.ndarray) -> PluginObject:
         """Fit through the adapter (the declared global generator seeded around fit, a torch input converted)."""
         if self.form == "function":
             return obj
         self.log.calls += 1
         return self.plug.fit_built(obj, o.m, o.seed, X).obj
 
-    def transform(self, o: _Obj, obj: Any, X: Any) -> np.ndarray:
+    def transform(self, o: _Obj, obj: PluginObject, X: PluginArray) -> np.ndarray:
         self.log.calls += 1
         return _transform_call(self.plug_of(o) if self.form == "function" else self.plug, obj, X, o.m, o.seed)
 
-    def plug_of(self, o: _Obj) -> Any:
+    def plug_of(self, o: _Obj) -> FeatureMapPlugin:
         """The adapter building ``o``'s configuration (what a fresh interpreter is handed)."""
         return replace(self.plug, passthrough=self._kwargs(o), widths={})
 
@@ -261,7 +262,7 @@ class FeatureMapMachine(MachineBase):
         params[k] = v if params.get(k) != v else self.s.base[k]
         self._make(ref.m, ref.seed, params)
 
-    def _make(self, m: int, rs: int, params: Mapping[str, Any]) -> None:
+    def _make(self, m: int, rs: int, params: JSONRecord) -> None:
         o = _Obj(NAMES[self.made % len(NAMES)] + ("" if self.made < len(NAMES) else str(self.made)), m, rs,
                  tuple(sorted(params.items())))
         try:
@@ -394,7 +395,7 @@ class FeatureMapMachine(MachineBase):
         self.log.judge("repeat")
 
     # -- invariants (returned arrays: MachineBase) -----------------------------------------------
-    def _judge(self, o: _Obj, F: np.ndarray, X64: np.ndarray, var: str, how: str, code: str, Xin: Any) -> None:
+    def _judge(self, o: _Obj, F: np.ndarray, X64: np.ndarray, var: str, how: str, code: str, Xin: PluginArray) -> None:
         self.keep(self.lines[-1], F)
         F = np.array(F)
         Fr, tol = self.s.reference(o, X64)
@@ -486,7 +487,7 @@ def _machine(session: _Session, log: Log, long_calls: int) -> type[MachineBase]:
     return type("FeatureMapMachine", (FeatureMapMachine,), {"s": session, "log": log, "long_calls": long_calls})
 
 
-def _replay_judge(name: str, var: str, F: np.ndarray, Fr: np.ndarray, tol: float, typed: bool) -> Any:
+def _replay_judge(name: str, var: str, F: np.ndarray, Fr: np.ndarray, tol: float, typed: bool) -> Callable[[np.ndarray], tuple[str, str]]:
     """What the fresh interpreter's result of ``name``'s calls alone means, against the machine's ``F`` and the
     in-process fresh object's ``Fr``."""
 
@@ -511,7 +512,7 @@ def _replay_judge(name: str, var: str, F: np.ndarray, Fr: np.ndarray, tol: float
     return judge
 
 
-def _other_judge(other: str, F: np.ndarray, tol: float, param: str | None) -> Any:
+def _other_judge(other: str, F: np.ndarray, tol: float, param: str | None) -> Callable[[np.ndarray], tuple[str, str]]:
     """What a fresh interpreter's features of ``other``'s arguments mean when the process gave ``F`` for both."""
 
     def judge(Ga: np.ndarray) -> tuple[str, str]:
@@ -574,7 +575,7 @@ def check_stateful(ctx: CheckContext) -> CheckResult:
     long_calls = int(budget(ctx.profile, "stateful-long-calls"))
     seed = ctx.random_state("stateful", trial=0)
     log, session = run_feature_map_machine(ctx, runs=runs, steps=steps, long_calls=long_calls, seed=seed)
-    details: dict[str, Any] = {"max_calls_per_object": log.max_calls_per_object, "long_run_calls": long_calls,
+    details: dict[str, JSONValue] = {"max_calls_per_object": log.max_calls_per_object, "long_run_calls": long_calls,
                                "d": session.d, "widths": list(session.widths),
                                "kernel_parameter_variants": [list(v) for v in session.variants],
                                "input_types": list(INPUT_TYPES) if session.typed else []}

@@ -20,8 +20,8 @@ from rfverify.errors import PluginError
 from rfverify.fresh import FreshUnavailable, run_fresh
 from rfverify.hypothesis_compat import search_constants_hidden
 from rfverify.refusals import refusal_of
-from rfverify.registry import BaseContext
-from rfverify.results import CheckResult
+from rfverify.registry import BaseContext, PluginArray
+from rfverify.results import CheckResult, JSONValue
 
 __all__ = ["FAR_SEEDS", "INPUT_TYPES", "far_seed", "typed_input", "diff", "row_text", "program_text", "Failure",
            "Log", "MachineBase", "run_machine", "machine_result", "fresh_verdict", "KEPT_OUTPUTS"]
@@ -51,7 +51,7 @@ def far_seed(rel: str, s: int) -> int:
             "2**63 - 1": 2 ** 63 - 1}[rel] % 2 ** 63
 
 
-def typed_input(X: np.ndarray, kind: str, scale: int) -> tuple[Any, str, np.ndarray]:
+def typed_input(X: np.ndarray, kind: str, scale: int) -> tuple[PluginArray, str, np.ndarray]:
     """(the input in ``kind``, the code that makes it from X, the same values in float64)."""
     Z = np.rint(scale * X)
     code = f"np.rint({scale} * X)" if scale != 1 else "np.rint(X)"
@@ -101,7 +101,7 @@ class Failure(Exception):
     program: tuple[str, ...]
     cause: str = ""
     headline: str = ""
-    fresh: tuple[Callable[..., Any], tuple[Any, ...]] | None = None
+    fresh: tuple[Callable[..., object], tuple[object, ...]] | None = None
     judge: Callable[[Any], tuple[str, str]] | None = None
 
 
@@ -159,7 +159,7 @@ class MachineBase(RuleBasedStateMachine):
             self.log.first = f
         raise f
 
-    def keep(self, line: str, *arrays: Any) -> None:
+    def keep(self, line: str, *arrays: object) -> None:
         """Keep the arrays a call returned (the objects themselves) with a copy, to compare after later calls."""
         kept = [(line, a, np.array(a, copy=True)) for a in arrays if isinstance(a, np.ndarray)]
         self.outputs = (self.outputs + kept)[-KEPT_OUTPUTS:]
@@ -203,7 +203,7 @@ def _holds_failure(exc: BaseException) -> bool:
     return any(_holds_failure(e) for e in getattr(exc, "exceptions", ()) or ())
 
 
-def fresh_verdict(found: Failure) -> tuple[str, str, dict[str, Any]]:
+def fresh_verdict(found: Failure) -> tuple[str, str, dict[str, JSONValue]]:
     """Recompute ``found``'s result in a fresh interpreter (:func:`rfverify.fresh.run_fresh`): (the confirmation
     sentence, the cause it points to or "", the details)."""
     if found.fresh is None or found.judge is None:
@@ -218,7 +218,7 @@ def fresh_verdict(found: Failure) -> tuple[str, str, dict[str, Any]]:
     return text, cause, {"fresh_process": {"replayed": True, "finding": text}}
 
 
-def machine_result(ctx: BaseContext, log: Log, details: dict[str, Any], *, preamble: str, passed: str,
+def machine_result(ctx: BaseContext, log: Log, details: dict[str, JSONValue], *, preamble: str, passed: str,
                    headline: str, expected: str, noun: str = "calls", alias: str = "make") -> CheckResult:
     """The check's result: a pass stating what ran and what was set aside, or the shrunk failure printed as a
     program (``details["program"]``) with the command that replays it, confirmed in a fresh interpreter where the

@@ -22,23 +22,36 @@ from __future__ import annotations
 import copy
 import types
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable, TypeVar, Union
 
 import numpy as np
+from numpy.typing import DTypeLike
 from hypothesis import strategies as st
 from hypothesis.stateful import precondition, rule
 
 from rfverify import guard
 from rfverify.arrays import input_code, input_import
 from rfverify.errors import PluginError, UsageError
+from rfverify.kinds.orthogonal import OrthogonalSampler
+from rfverify.kinds.quadrature import QuadraturePlugin
 from rfverify.profiles import budget
 from rfverify.properties.stateful_base import (FAR_SEEDS, INPUT_TYPES, not_accepted, Log, MachineBase, diff, far_seed,
                                                machine_result, row_text, run_machine, typed_input)
 from rfverify.refusals import Refusal, refusal_of
-from rfverify.registry import BaseContext, register_check
+from rfverify.registry import BaseContext, PluginArray, PluginObject, register_check
 from rfverify.results import CheckResult
 from rfverify.spaces import declared_space
 from rfverify.tolerances import orthogonality_tolerance, roundoff_inner_product
+
+if TYPE_CHECKING:
+    from rfverify.kinds.orthogonal import OrthogonalContext
+    from rfverify.kinds.quadrature import QuadratureContext
+    from rfverify.kinds.transform import TransformContext, TransformPlugin
+
+    #: The adapter of a plug-in that draws (a sampler's or a rule's).
+    Sampler = Union[OrthogonalSampler, QuadraturePlugin]
+
+T = TypeVar("T")
 
 __all__ = ["check_stateful_sampler", "check_stateful_rule", "check_stateful_transform", "fresh_draw", "fresh_apply"]
 
@@ -57,19 +70,20 @@ TRANSFORM_INPUTS = ("X", "fresh", "row", "slice", "strided")
 
 
 # -- what a fresh interpreter computes (pickled with the pristine adapter) -------------------------------------
-def fresh_draw(plugin: Any, d: int, seed: int) -> Any:
+def fresh_draw(plugin: Sampler, d: int, seed: int) -> np.ndarray | tuple[np.ndarray, ...]:
     """``plugin.draw(d, np.random.default_rng(seed))`` (a sampler's Q, a rule's (points, weights))."""
     out = plugin.draw(d, np.random.default_rng(seed))
     return tuple(np.array(a) for a in out) if isinstance(out, tuple) else np.array(out)
 
 
-def fresh_draws(plugin: Any, d: int, seeds: tuple[int | None, ...]) -> tuple[tuple[np.ndarray, ...], ...]:
+def fresh_draws(plugin: Sampler, d: int, seeds: tuple[int | None, ...]) -> tuple[tuple[np.ndarray, ...], ...]:
     """Draws in a row from ``plugin``, one per seed (None: the generator of the draw before again): the first and
     the last."""
-    rng = None
+    rng: np.random.Generator | None = None
     out = []
     for seed in seeds:
         rng = np.random.default_rng(seed) if seed is not None else rng
+        assert rng is not None, "the first seed of fresh_draws is an integer"
         out.append(tuple(np.array(a) for a in _arrays(plugin.draw(d, rng))))
     return out[0], out[-1]
 
@@ -78,7 +92,7 @@ def _pair_judge(same_expected: bool, what: str, tol: float) -> Callable:
     """What a fresh interpreter's first and last draw mean for a finding that they are the same (``again``) or
     that they differ (``repeat``)."""
 
-    def judge(pair: Any) -> tuple[str, str]:
+    def judge(pair: tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]) -> tuple[str, str]:
         first, last = pair
         same = max(diff(a, b) for a, b in zip(first, last)) <= tol
         if same == same_expected:
@@ -90,12 +104,12 @@ def _pair_judge(same_expected: bool, what: str, tol: float) -> Callable:
     return judge
 
 
-def fresh_apply(plugin: Any, X: Any) -> np.ndarray:
+def fresh_apply(plugin: TransformPlugin, X: PluginArray) -> np.ndarray:
     """``plugin(X)`` (a transform's rows M x)."""
     return np.array(apply_any(plugin, X))
 
 
-def apply_any(plugin: Any, X: Any) -> np.ndarray:
+def apply_any(plugin: TransformPlugin, X: PluginArray) -> np.ndarray:
     """A transform applied to an array (validated by the kind's adapter) or to a list or tuple of rows (the
     plug-in's own function, its output converted and its shape checked)."""
     if isinstance(X, np.ndarray):
@@ -108,11 +122,11 @@ def apply_any(plugin: Any, X: Any) -> np.ndarray:
     return Y
 
 
-def _arrays(out: Any) -> tuple[np.ndarray, ...]:
+def _arrays(out: np.ndarray | tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
     return out if isinstance(out, tuple) else (out,)
 
 
-def _copy(obj: Any) -> Any:
+def _copy(obj: T) -> T:
     """A deep copy, or the object itself where it cannot be copied (then the copies share its state: stated in
     ``details["copies"]``)."""
     try:
@@ -121,7 +135,7 @@ def _copy(obj: Any) -> Any:
         return obj
 
 
-def _pristine(plugin: Any) -> tuple[Any, str]:
+def _pristine(plugin: T) -> tuple[T, str]:
     """A deep copy of the plug-in adapter made before any call of the machine (the reference replay's object), and
     how it was made."""
     try:
@@ -151,14 +165,14 @@ class _Draw:
 class _DrawSession:
     """A sampler or a rule as the machine calls it: copies of the plug-in, the call's code, the comparisons."""
 
-    def __init__(self, ctx: BaseContext, plugin: Any, kind: str, log: Log) -> None:
+    def __init__(self, ctx: BaseContext, plugin: Sampler, kind: str, log: Log) -> None:
         self.ctx, self.plugin, self.kind, self.log = ctx, plugin, kind, log
         self.pristine, self.copied = _pristine(plugin)
         self.instance = getattr(plugin, "form", "") in ("sample-method", "rvs") or (
-            kind == "quadrature" and not getattr(plugin, "is_function", _is_function(plugin.rule)))
+            isinstance(plugin, QuadraturePlugin) and not getattr(plugin, "is_function", _is_function(plugin.rule)))
         self.deterministic = bool(getattr(ctx, "deterministic", False))
         d = int(getattr(ctx, "dim"))  # every sampler's and rule's context has the declared d
-        declared = declared_space(plugin.obj if kind == "orthogonal" else plugin.rule)
+        declared = declared_space(plugin.obj if isinstance(plugin, OrthogonalSampler) else plugin.rule)
         dr = declared.get("d") if isinstance(declared, dict) else None
         lo, hi = dr if isinstance(dr, (tuple, list)) and len(dr) == 2 else (1, d)
         half = max(3, d // 2)
@@ -170,10 +184,10 @@ class _DrawSession:
         self.dims = tuple(sorted({d, half} if d >= 3 and int(lo) <= half <= int(hi) else {d}))
         self.alias = "sampler" if kind == "orthogonal" else "rule"
 
-    def new_object(self) -> Any:
+    def new_object(self) -> Sampler:
         return _copy(self.pristine) if self.instance else self.plugin
 
-    def draw(self, obj: Any, d: int, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+    def draw(self, obj: Sampler, d: int, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
         self.log.calls += 1
         try:
             return _arrays(obj.draw(d, rng))
@@ -208,7 +222,7 @@ class _DrawSession:
                           _import_line(spec, self.alias, self.plugin.name)])
 
 
-def _is_function(obj: Any) -> bool:
+def _is_function(obj: PluginObject) -> bool:
     return isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)) or isinstance(obj, type)
 
 
@@ -223,7 +237,7 @@ class DrawMachine(MachineBase):
 
     def __init__(self) -> None:
         super().__init__()
-        self.objs: dict[str, Any] = {}
+        self.objs: dict[str, Sampler] = {}
         self.draws: list[_Draw] = []
         self.n = 0
         self.repeated = False
@@ -380,7 +394,7 @@ def _draw_machine(s: _DrawSession, log: Log, repeats: int) -> type[MachineBase]:
 
 
 def _draw_judge(var: str, values: tuple[np.ndarray, ...], ref: tuple[np.ndarray, ...], tol: float) -> Callable:
-    def judge(fresh: Any) -> tuple[str, str]:
+    def judge(fresh: np.ndarray | tuple[np.ndarray, ...]) -> tuple[str, str]:
         got = _arrays(fresh)
         if max(diff(a, b) for a, b in zip(got, ref)) <= tol:
             return (f"confirmed in a fresh Python process: the draw there is the pristine copy's "
@@ -397,7 +411,7 @@ def _draw_judge(var: str, values: tuple[np.ndarray, ...], ref: tuple[np.ndarray,
 
 
 def _same_judge(other: str, values: tuple[np.ndarray, ...], tol: float) -> Callable:
-    def judge(fresh: Any) -> tuple[str, str]:
+    def judge(fresh: np.ndarray | tuple[np.ndarray, ...]) -> tuple[str, str]:
         got = _arrays(fresh)
         if max(diff(a, b) for a, b in zip(got, values)) <= tol:
             return "confirmed in a fresh Python process: the other seed gives the same draw there too", ""
@@ -410,7 +424,7 @@ def _same_judge(other: str, values: tuple[np.ndarray, ...], tol: float) -> Calla
 
 # -- transforms ---------------------------------------------------------------------------------------
 class _TransformSession:
-    def __init__(self, ctx: Any, log: Log) -> None:
+    def __init__(self, ctx: TransformContext, log: Log) -> None:
         self.ctx, self.log = ctx, log
         self.plugin = ctx.config.plugin
         self.pristine, self.copied = _pristine(self.plugin)
@@ -432,7 +446,7 @@ class _TransformSession:
         dtype = Y.dtype if Y.dtype.kind == "f" else np.float64
         return Y.shape == X.shape and diff(Y, self.operator.reference(X)) <= self.tolerance(X, dtype)
 
-    def new_object(self) -> Any:
+    def new_object(self) -> TransformPlugin:
         return _copy(self.pristine) if self.instance else self.plugin
 
     def batch(self, seed: int, n: int = ROWS) -> np.ndarray:
@@ -441,7 +455,7 @@ class _TransformSession:
     def batch_code(self, seed: int, n: int = ROWS) -> str:
         return f"np.random.default_rng({seed}).standard_normal(({n}, {self.d}))"
 
-    def apply(self, obj: Any, X: Any) -> np.ndarray:
+    def apply(self, obj: TransformPlugin, X: PluginArray) -> np.ndarray:
         self.log.calls += 1
         return apply_any(obj, np.array(X, copy=True) if self.inplace and isinstance(X, np.ndarray) else X)
 
@@ -450,8 +464,8 @@ class _TransformSession:
         code = input_code(self.plugin.input, code) if array else code
         return f"{name}.apply({code})" if self.instance else f"apply({code})"
 
-    def tolerance(self, X64: np.ndarray, dtype: Any) -> float:
-        wd = np.float32 if np.dtype(dtype) in (np.float16, np.float32) else np.float64
+    def tolerance(self, X64: np.ndarray, dtype: DTypeLike) -> float:
+        wd = np.dtype(np.float32 if np.dtype(dtype) in (np.float16, np.float32) else np.float64)
         return 2.0 * float(np.max(self.operator.tolerance(X64, wd)))
 
     def preamble(self) -> str:
@@ -476,7 +490,7 @@ class TransformMachine(MachineBase):
 
     def __init__(self) -> None:
         super().__init__()
-        self.objs: dict[str, Any] = {} if self.s.instance else {"apply": self.s.plugin}
+        self.objs: dict[str, TransformPlugin] = {} if self.s.instance else {"apply": self.s.plugin}
         self.X, self.B = self.s.batch(1), self.s.batch(2)
         self.n = 0
         self.typed_done = self.repeated = False
@@ -520,7 +534,7 @@ class TransformMachine(MachineBase):
             Xin, code, X64 = typed_input(self.X, how, TYPED_SCALE)
             self._apply(name, Xin, code, how, X64)
 
-    def _apply(self, name: str, Xin: Any, code: str, how: str, X64: np.ndarray | None = None) -> None:
+    def _apply(self, name: str, Xin: PluginArray, code: str, how: str, X64: np.ndarray | None = None) -> None:
         X64 = np.array(Xin, dtype=np.float64) if X64 is None else X64
         self.n += 1
         var = f"Y{self.n}"
@@ -621,7 +635,7 @@ def _seed(ctx: BaseContext) -> int:
     return int(ctx.seeds.rng(ctx.check, "stateful-machine").integers(2 ** 32))
 
 
-def _run_draws(ctx: BaseContext, plugin: Any, kind: str) -> CheckResult:
+def _run_draws(ctx: BaseContext, plugin: Sampler, kind: str) -> CheckResult:
     runs, steps = budget(ctx.profile, "stateful-kinds")
     repeats = int(budget(ctx.profile, "stateful-repeats"))
     log = Log()
@@ -655,7 +669,7 @@ _COMMON_DOC = """
 
 @register_check("orthogonal", "stateful", statistical=False,
                 cost="quick 3, default 20, thorough 100 call sequences of up to 6/12/16 draws at d and d/2")
-def check_stateful_sampler(ctx: Any) -> CheckResult:
+def check_stateful_sampler(ctx: OrthogonalContext) -> CheckResult:
     """A sampler with a history: draws from several copies at seeds near and far apart, interleaved, checked after
     every step by a Hypothesis state machine and shrunk to the shortest failing program.
 
@@ -670,7 +684,7 @@ def check_stateful_sampler(ctx: Any) -> CheckResult:
 
 @register_check("quadrature", "stateful", statistical=False,
                 cost="quick 3, default 20, thorough 100 call sequences of up to 6/12/16 draws at d and d/2")
-def check_stateful_rule(ctx: Any) -> CheckResult:
+def check_stateful_rule(ctx: QuadratureContext) -> CheckResult:
     """A rule with a history: draws from several copies at seeds near and far apart, interleaved, checked after
     every step by a Hypothesis state machine and shrunk to the shortest failing program.
 
@@ -685,7 +699,7 @@ def check_stateful_rule(ctx: Any) -> CheckResult:
 
 @register_check("transform", "stateful", statistical=False,
                 cost="quick 3, default 20, thorough 100 call sequences of up to 6/12/16 applies of 8 rows")
-def check_stateful_transform(ctx: Any) -> CheckResult:
+def check_stateful_transform(ctx: TransformContext) -> CheckResult:
     """A transform with a history: applies to fresh data, the same array again, a buffer refilled in place, a row,
     a slice, a strided view and other input types, checked after every step by a Hypothesis state machine.
 

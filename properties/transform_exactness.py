@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from rfverify.errors import PluginError
 from rfverify.registry import Finding, register_check
@@ -23,7 +23,7 @@ DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def exactness_violation(Y: np.ndarray, X: np.ndarray, M: np.ndarray | MatrixOperator,
-                        dtype: Any = None) -> tuple[float, str | None]:
+                        dtype: DTypeLike | None = None) -> tuple[float, str | None]:
     """``(max err/tol, message or None)`` comparing ``Y`` with ``X @ M.T`` (M dense, or an operator)."""
     worst, found = _violation(Y, X, M, dtype)
     if found is None:
@@ -33,7 +33,7 @@ def exactness_violation(Y: np.ndarray, X: np.ndarray, M: np.ndarray | MatrixOper
 
 
 def _violation(Y: np.ndarray, X: np.ndarray, M: np.ndarray | MatrixOperator,
-               dtype: Any = None) -> tuple[float, Finding | None]:
+               dtype: DTypeLike | None = None) -> tuple[float, Finding | None]:
     """``(max err/tol, the worst entry as a Finding or None)`` comparing ``Y`` with ``X @ M.T``; ``dtype``: the
     precision the plug-in was handed X in (default X's: a JAX plug-in without x64 gets float32)."""
     op = M if isinstance(M, MatrixOperator) else DenseOperator(M)

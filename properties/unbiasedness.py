@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -13,7 +13,7 @@ from rfverify.measurement import Measurement, detail
 from rfverify.properties.corner_runs import at_corners
 from rfverify.registry import effect, register_check
 from rfverify.results import CheckResult
-from rfverify.stats import cochran_n, detectable_effect, mean_test, required_trials, too_skewed
+from rfverify.stats import cochran_n, detectable_effect, mean_test, required_trials, too_skewed, MeanTest
 
 
 def _diagnose(mean: np.ndarray, exact: np.ndarray, m: int | None = None, kernel: str = "") -> str:
@@ -61,7 +61,7 @@ def classify(bias: np.ndarray, half_width: np.ndarray, rejects: np.ndarray, bias
     return f"biased (measured {bias[j]:+.3g} ± {half_width[j]:.2g} at {labels[j]})"
 
 
-def _mean_test(ctx: CheckContext, values: np.ndarray, exact: np.ndarray, alpha: float, roundoff: float) -> Any:
+def _mean_test(ctx: CheckContext, values: np.ndarray, exact: np.ndarray, alpha: float, roundoff: float) -> MeanTest:
     """The per-pair t-tests; at a corner configuration (:mod:`rfverify.corners`, small m) a pair whose R
     estimates are all equal is not tested unless every pair's are (a random map
     whose estimate is a rare event at this m, e.g. a hash collision with probability 1e-3, shows no variance at
@@ -206,6 +206,7 @@ def measure(ctx: CheckContext, plan: UnbiasednessPlan) -> UnbiasednessMeasuremen
     look_alpha = ctx.alpha / 2
     alpha_pair = look_alpha / pairs.n
     test = _mean_test(ctx, values, pairs.exact, look_alpha, plan.roundoff)
+    assert test.roundoff_only is not None  # mean_test marks the round-off-only pairs
     bias = test.mean - pairs.exact
     skewed = (int(np.sum(too_skewed(values, alpha_pair) & (np.ptp(values, axis=0) > 0)))
               if ctx.corner is not None else None)
@@ -250,7 +251,7 @@ def verdict(ctx: CheckContext, ms: UnbiasednessMeasurement) -> CheckResult:
     return _claimed_unbiased(ctx, ms, worst, common)
 
 
-def _declared_biased(ctx: CheckContext, ms: UnbiasednessMeasurement, worst: int, common: dict[str, Any]) -> CheckResult:
+def _declared_biased(ctx: CheckContext, ms: UnbiasednessMeasurement, worst: int, common: dict[str, object]) -> CheckResult:
     """A map declared biased: its bias against the declared bound B, or measured and not judged without one."""
     bias, hw, P, R = ms.bias, ms.half_width, len(ms.exact), ms.trials
     where = f"pair {worst} ({ms.labels[worst]}, k = {ms.exact[worst]:.4g})"
@@ -275,7 +276,7 @@ def _declared_biased(ctx: CheckContext, ms: UnbiasednessMeasurement, worst: int,
 
 
 def _claimed_unbiased(ctx: CheckContext, ms: UnbiasednessMeasurement, worst: int,
-                      common: dict[str, Any]) -> CheckResult:
+                      common: dict[str, object]) -> CheckResult:
     """A map claimed unbiased: the two looks' smallest p-value (Bonferroni over them) against the check's alpha."""
     prof = ctx.profile
     P, R, look_alpha = len(ms.exact), ms.trials, ctx.alpha / 2

@@ -12,7 +12,7 @@ import os
 import shlex
 import sys
 import traceback
-from typing import Any, Callable, NoReturn, Sequence
+from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence, TypeAlias, TypedDict
 
 from rfverify.version import __version__
 from rfverify.cli_text import EXIT_SIGPIPE, HelpFormatter, add_quiet, epilog, stdout_closed
@@ -20,7 +20,22 @@ from rfverify.errors import PluginError, RfverifyError, UsageError
 from rfverify.exit_status import worst_exit_code
 from rfverify.options import SHARED_OPTIONS, parse_seed
 
+if TYPE_CHECKING:
+    from rfverify.executors import Executor, Outcome
+    from rfverify.kinds.base import KindConfig
+    from rfverify.progress import Progress
+    from rfverify.results import Report
+    from rfverify.studies.claims import ClaimSpec
+    from rfverify.studies.zoo import ZooEntry
+
 __all__ = ["main", "build_parser"]
+
+
+class _LimitOptions(TypedDict, total=False):
+    """``time_limit``/``memory_limit`` keywords of :func:`rfverify.runner.run`, as given on the command line."""
+
+    time_limit: float
+    memory_limit: int
 
 
 class _Parser(argparse.ArgumentParser):
@@ -30,6 +45,10 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:  # one line, exit 2
         raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+#: The ``rfverify`` sub-command table each ``_add_*`` adds to.
+_Subcommands: TypeAlias = "argparse._SubParsersAction[_Parser]"
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
@@ -57,11 +76,11 @@ def _add_limits(p: argparse.ArgumentParser) -> None:
     p.add_argument("--memory-limit", metavar="SIZE", help=SHARED_OPTIONS["memory-limit"][1])
 
 
-def _limits(args: argparse.Namespace) -> dict[str, Any]:
+def _limits(args: argparse.Namespace) -> _LimitOptions:
     """``time_limit``/``memory_limit`` keywords of runner.run, validated (a UsageError names the option)."""
     from rfverify.guard import parse_memory_limit, parse_time_limit
 
-    out: dict[str, Any] = {}
+    out: _LimitOptions = {}
     if getattr(args, "time_limit", None) is not None:
         out["time_limit"] = parse_time_limit(args.time_limit, "--time-limit") or 0
     if getattr(args, "memory_limit", None) is not None:
@@ -82,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_check(sub: Any) -> None:
+def _add_check(sub: _Subcommands) -> None:
     """``check KIND``: one sub-command per row of the kind table, its options generated."""
     from rfverify.kinds import KINDS
 
@@ -104,7 +123,7 @@ def _add_check(sub: Any) -> None:
             _add_scale(kp)
 
 
-def _add_report(sub: Any) -> None:
+def _add_report(sub: _Subcommands) -> None:
     """``report``: a feature map's options, or ``--all``."""
     from rfverify.kinds import KINDS
 
@@ -128,7 +147,7 @@ def _add_report(sub: Any) -> None:
     rep.add_argument("--debug", action="store_true", help="show tracebacks")
 
 
-def _add_claims(sub: Any) -> None:
+def _add_claims(sub: _Subcommands) -> None:
     """``claims``: the published-claims table."""
     cl = sub.add_parser("claims", help="evaluate and print the published-claims table",
                         description="Every statement from the source papers that rfverify checks, with its verdict.",
@@ -154,7 +173,7 @@ def _add_claims(sub: Any) -> None:
     cl.add_argument("--debug", action="store_true", help="show tracebacks")
 
 
-def _add_tables(sub: Any) -> None:
+def _add_tables(sub: _Subcommands) -> None:
     """``tables``: the high-precision reference tables."""
     tb = sub.add_parser("tables", help="write high-precision reference tables (mpmath)",
                         description="Write the maxout Hermite tables (q, sigma^2, h_1..h_8, a_0..a_8, the kernel's "
@@ -165,7 +184,7 @@ def _add_tables(sub: Any) -> None:
     tb.add_argument("--debug", action="store_true", help="show tracebacks")
 
 
-def _add_list(sub: Any) -> None:
+def _add_list(sub: _Subcommands) -> None:
     """``list``: kernels, checks, zoo."""
     lst = sub.add_parser("list", help="list kernels, checks and zoo entries", epilog=epilog("list"),
                          description="A table with a header: the registry kernels, every check of every kind, or the "
@@ -176,7 +195,7 @@ def _add_list(sub: Any) -> None:
                      "registry (checks only)")
 
 
-def _add_bench(sub: Any) -> None:
+def _add_bench(sub: _Subcommands) -> None:
     """``bench``: the structured transforms against their baselines."""
     bench = sub.add_parser("bench", help="benchmark the structured transforms against their baselines",
                            description="Time FWHT, butterflies (and registered extras) against naive numpy and "
@@ -188,7 +207,7 @@ def _add_bench(sub: Any) -> None:
     bench.add_argument("--debug", action="store_true", help="show tracebacks")
 
 
-def _add_calibrate(sub: Any) -> None:
+def _add_calibrate(sub: _Subcommands) -> None:
     from rfverify.studies.calibration import CALIBRATION_REFERENCES
 
     cal = sub.add_parser(
@@ -229,7 +248,7 @@ def _add_scale(p: argparse.ArgumentParser, all_cores: bool = False) -> None:
                    "processes), or no ADDRESS for $DASK_SCHEDULER_ADDRESS; needs the dask extra")
 
 
-def _executor(args: argparse.Namespace, units: int = 1) -> Any:
+def _executor(args: argparse.Namespace, units: int = 1) -> Executor:
     """The executor that --jobs / --scheduler ask for, for ``units`` work units (the caller closes it)."""
     from rfverify.executors import make_executor
     from rfverify.kinds.base import parse_int
@@ -273,7 +292,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return _emit(report, args)
 
 
-def _probe_import(cls: Any, args: argparse.Namespace) -> None:
+def _probe_import(cls: type[KindConfig], args: argparse.Namespace) -> None:
     """Build the configuration in a throw-away child first (:mod:`rfverify.probe`): a module that exits, crashes,
     hangs or signals at import is a PluginError here, not the end of the run."""
     from rfverify.guard import Limits
@@ -338,13 +357,13 @@ def _check_many(targets: list[str], args: argparse.Namespace) -> int:
     return worst_exit_code(r.exit_code for r in reports)
 
 
-def _bar(total: int, args: argparse.Namespace, what: str) -> Any:
+def _bar(total: int, args: argparse.Namespace, what: str) -> Progress:
     from rfverify.progress import Progress
 
     return Progress(total, quiet=getattr(args, "quiet", False), what=what)
 
 
-def _unit_progress(bar: Any, label: str) -> Any:
+def _unit_progress(bar: Progress, label: str) -> Callable[[int, int, float], None]:
     """An executor's ``progress(done, total, elapsed)`` drawn on ``bar``: one line per finished unit."""
     def progress(done: int, total: int, elapsed: float) -> None:
         bar.step(done, label, seconds=elapsed)
@@ -352,7 +371,7 @@ def _unit_progress(bar: Any, label: str) -> Any:
     return progress
 
 
-def _unbuilt(args: argparse.Namespace, exc: Exception) -> Any:
+def _unbuilt(args: argparse.Namespace, exc: Exception) -> Report:
     """The report of a plug-in whose configuration could not be built: every check ``error`` with ``exc``."""
     from rfverify.kinds import checks_for
     from rfverify.results import CheckResult, Report
@@ -368,13 +387,13 @@ def _unbuilt(args: argparse.Namespace, exc: Exception) -> Any:
                   results=results, version=__version__)
 
 
-def _feature_map_config(args: argparse.Namespace) -> Any:
+def _feature_map_config(args: argparse.Namespace) -> KindConfig:
     from rfverify.kinds.feature_map import FeatureMapConfig
 
     return FeatureMapConfig.from_cli(args)
 
 
-def _emit(report: Any, args: argparse.Namespace) -> int:
+def _emit(report: Report, args: argparse.Namespace) -> int:
     if args.json:
         text = report.to_json()
         if args.json == "-":
@@ -459,15 +478,17 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return worst_exit_code(r.exit_code for _, r in reports)
 
 
-def _report_command(config: Any, out: str) -> str:
+def _report_command(config: KindConfig, out: str) -> str:
     """The command that repeats ``rfverify report MODULE:ATTR``: the target, the options its reproduce commands
     carry, the seed and profile, and the output directory as typed."""
+    assert config.target_spec is not None  # rfverify report takes MODULE:ATTR
     parts = ["rfverify", "report", config.target_spec, *config.reproduce_options(),
              "--seed", str(config.seeds.root), "--profile", config.profile.name, "--out", out]
     return " ".join(shlex.quote(p) for p in parts)
 
 
-def _zoo_reports(entries: list[Any], seed: int, args: argparse.Namespace) -> tuple[list[Any], dict[str, str], Any]:
+def _zoo_reports(entries: list[ZooEntry], seed: int, args: argparse.Namespace
+                 ) -> tuple[list[tuple[str, Report]], dict[str, str], Progress]:
     """Every zoo entry as a work unit on the executor of --jobs/--scheduler; the reports in entry order."""
     from rfverify.studies.batch import reports_from, zoo_tasks
     from rfverify.progress import Progress
@@ -475,7 +496,7 @@ def _zoo_reports(entries: list[Any], seed: int, args: argparse.Namespace) -> tup
     progress = Progress(len(entries), quiet=args.quiet, what="implementation")
     done = [0]
 
-    def line(i: int, outcome: Any) -> None:
+    def line(i: int, outcome: Outcome) -> None:
         done[0] += 1
         verdict = "LOST" if not outcome.ok else {0: "passed", 1: "FAILED"}.get(outcome.value.exit_code, "ERROR")
         progress.step(done[0], entries[i].name, verdict + ("" if outcome.ok else f" — {outcome.error}"),
@@ -561,7 +582,7 @@ def _claim_jobs(jobs: str | None) -> int:
     return n
 
 
-def _group_progress(bar: Any) -> Any:
+def _group_progress(bar: Progress) -> Callable[[int, int, str, float], None]:
     """``run_structured_benchmarks``' ``progress(i, n, name, seconds)`` drawn on ``bar``."""
     def progress(i: int, n: int, name: str, seconds: float) -> None:
         bar.total = n
@@ -570,9 +591,9 @@ def _group_progress(bar: Any) -> Any:
     return progress
 
 
-def _claim_progress(bar: Any) -> Any:
+def _claim_progress(bar: Progress) -> Callable[[int, int, ClaimSpec, float], None]:
     """``evaluate_claims``' ``progress(i, n, spec, seconds)`` drawn on ``bar`` (one line per claim)."""
-    def progress(i: int, n: int, spec: Any, seconds: float) -> None:
+    def progress(i: int, n: int, spec: ClaimSpec, seconds: float) -> None:
         bar.total = n
         bar.step(i, spec.id, seconds=seconds)
 

@@ -64,9 +64,11 @@ d = 16, n_components=65, float64, gamma=1000.0
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Mapping
 
 from rfverify.profiles import Profile, budget
+from rfverify.results import CheckResult, JSONRecord, JSONValue
+from rfverify.spaces import FeatureMapSpace
 
 __all__ = ["Corner", "CornerBudget", "CORNER_D_MAX", "design", "corner_budget", "corner_profile",
            "corner_from_pins", "alpha_split", "CornerXfail", "split_xfail"]
@@ -130,13 +132,13 @@ class Corner:
     d: int
     m: int
     dtype: str
-    params: tuple[tuple[str, Any], ...] = ()
+    params: tuple[tuple[str, JSONValue], ...] = ()
     #: What the corner covers (the design table's row).
     covers: str = ""
     #: The feature counts a grid check (the error rate) uses here instead of ``m`` (only the description changes).
     grid: tuple[int, ...] = ()
 
-    def key(self) -> tuple[Any, ...]:
+    def key(self) -> tuple[object, ...]:
         """The stable key of the corner's random streams (its configuration, never its position in the design)."""
         return ("corner", self.d, self.m, self.dtype, *(f"{k}={v!r}" for k, v in self.params))
 
@@ -144,11 +146,11 @@ class Corner:
         m = f"n_components={self.m}" if not self.grid else "n_components=" + "/".join(map(str, self.grid))
         return f"d = {self.d}, {m}, {self.dtype}" + "".join(f", {k}={v!r}" for k, v in self.params)
 
-    def pins(self) -> dict[str, Any]:
+    def pins(self) -> dict[str, object]:
         """The pins that replay this corner (``--n-components``, ``--dtype``, ``--pin d=``, ``--pin PARAM=``)."""
         return {"n_components": self.m, "dtype": self.dtype, "d": self.d, **dict(self.params)}
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"d": self.d, "n_components": list(self.grid) if self.grid else self.m, "dtype": self.dtype,
                 "params": dict(self.params), "covers": self.covers}
 
@@ -165,7 +167,7 @@ def _odd_not_multiple(d: int, lo: int, hi: int, start: int = 3) -> int:
     return _clip(start, lo, hi)
 
 
-def design(space: Any, dim: int, kernel_params: Mapping[str, Any], profile: Profile | str, *,
+def design(space: FeatureMapSpace, dim: int, kernel_params: JSONRecord, profile: Profile | str, *,
            fixed_dim: bool = False) -> list[Corner]:
     """The corner configurations of ``profile`` for a feature map with main dimension ``dim`` in ``space`` (a
     :class:`rfverify.spaces.FeatureMapSpace`), clipped to the space, duplicates and the main configuration
@@ -193,7 +195,7 @@ def design(space: Any, dim: int, kernel_params: Mapping[str, Any], profile: Prof
     ]
     chosen = rows[: b.corners]
     out: list[Corner] = []
-    seen: set[tuple[Any, ...]] = set()
+    seen: set[tuple[object, ...]] = set()
     for c in chosen:
         params = tuple((k, v) for k, v in c.params if kernel_params.get(k) != v)  # a value moved, not restated
         c = replace(c, params=params)
@@ -204,12 +206,12 @@ def design(space: Any, dim: int, kernel_params: Mapping[str, Any], profile: Prof
     return out
 
 
-def _as_value(v: Any, spec: tuple[Any, ...]) -> Any:
+def _as_value(v: float, spec: tuple[object, ...]) -> float:
     """A search range's end as the parameter's value (an integer range's ends are ints, a float range's floats)."""
     return int(v) if len(spec) == 2 else float(v)
 
 
-def corner_from_pins(pins: Mapping[str, Any], space: Any, dim: int, kernel_params: Mapping[str, Any]) -> Corner | None:
+def corner_from_pins(pins: JSONRecord, space: FeatureMapSpace | None, dim: int, kernel_params: JSONRecord) -> Corner | None:
     """The corner the pins replay (they fix d and n_components), else None."""
     if "d" not in pins or "n_components" not in pins:
         return None
@@ -234,7 +236,7 @@ def split_alpha(alpha: float, corners: int, share: float) -> tuple[float, float]
     return alpha * (1.0 - share), alpha * share / corners
 
 
-def with_details(result: Any, extra: Mapping[str, Any]) -> Any:
+def with_details(result: CheckResult, extra: JSONRecord) -> CheckResult:
     """``result`` (a :class:`rfverify.results.CheckResult`) with ``extra`` merged into its details."""
     from dataclasses import replace as _replace
 
@@ -255,14 +257,14 @@ class CornerXfail:
     stands; the matching corner's failure (or the plug-in raising there) is expected, and a pass there fails."""
 
     check: str
-    where: tuple[tuple[str, Any], ...]
+    where: tuple[tuple[str, JSONValue], ...]
     reason: str
 
     @property
     def text(self) -> str:
         return ",".join(f"{k}={v}" for k, v in self.where)
 
-    def matches(self, corner: Mapping[str, Any]) -> bool:
+    def matches(self, corner: JSONRecord) -> bool:
         """Whether ``corner`` (:meth:`Corner.as_dict`) is one of the declared configurations."""
         for key, value in self.where:
             if key in ("d", "dtype"):

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Callable, Protocol
 
 import numpy as np
+import numpy.typing as npt
 
 from rfverify.errors import PluginError, UsageError
 from rfverify.kernels import Kernel
@@ -34,7 +35,7 @@ DOMAINS = ("gaussian", "sphere", "positive")
 MIN_DIM = {"sphere": 2}
 
 
-def min_dim(domain: Any) -> int:
+def min_dim(domain: object) -> int:
     """The smallest d at which ``domain``'s pair design exists (1 for a callable domain: the caller's affair)."""
     return MIN_DIM.get(domain, 1) if isinstance(domain, str) else 1
 
@@ -171,7 +172,7 @@ def calibrate_scale(kernel: Pairwise, d: int, rng: np.random.Generator, positive
 
 
 def make_pairs(
-    domain: str | Callable[..., Any],
+    domain: str | Callable[[int, int, np.random.Generator], npt.ArrayLike],
     d: int,
     kernel: Kernel,
     rng: np.random.Generator,

@@ -30,7 +30,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence, TypeVar
 
 from hypothesis import HealthCheck, Phase, Verbosity, example, given, reject, settings
 from hypothesis import seed as hypothesis_seed
@@ -41,9 +41,14 @@ from hypothesis.strategies import SearchStrategy
 from rfverify.hypothesis_compat import search_constants_hidden
 from rfverify.profiles import budget
 from rfverify.refusals import Refused
+from rfverify.results import JSONValue
 from rfverify.threads import one_blas_thread
 
 __all__ = ["Exploration", "search", "refine", "budget_for", "coverage", "d_band", "one_blas_thread"]
+
+#: An example of the space a check explores (its own dataclass: a feature map's, a kernel's, a rule's configuration).
+E = TypeVar("E")
+
 
 def budget_for(profile_name: str) -> int:
     """The number of configurations a profile explores (``explore`` in :data:`rfverify.profiles.BUDGETS`)."""
@@ -97,18 +102,18 @@ class _Escape(BaseException):
         self.exc = exc
 
 
-def search(strategy: SearchStrategy[Any], prop: Callable[[Any], str | None], *, seed: int, budget: int,
-           explicit: Sequence[Any] = ()) -> Exploration:
+def search(strategy: SearchStrategy[E], prop: Callable[[E], str | None], *, seed: int, budget: int,
+           explicit: Sequence[E] = ()) -> Exploration:
     """Search ``strategy`` for an example where ``prop`` returns a problem; the minimal one, shrunk.
 
     ``seed``: Hypothesis' seed (derive it from the check key); ``budget``: examples generated;
     ``explicit``: examples tried first, in order.
     """
     state: dict[str, Any] = {"calls": 0, "last": None, "first": None}
-    tried: list[tuple[Any, bool]] = []
-    refused: list[Any] = []
+    tried: list[tuple[E, bool]] = []
+    refused: list[E] = []
 
-    def test(ex: Any) -> None:
+    def test(ex: E) -> None:
         state["calls"] += 1
         try:
             problem = prop(ex)
@@ -173,8 +178,8 @@ def d_band(d: int) -> str:
     return str(lo) if hi == lo else f"{lo} … {hi}"
 
 
-def coverage(found: Exploration, axes: Mapping[str, Callable[[Any], Any]], *, size: Callable[[Any], Any],
-             describe: Callable[[Any], str]) -> list[dict[str, Any]]:
+def coverage(found: Exploration, axes: Mapping[str, Callable[[Any], Hashable]], *,
+             size: Callable[[Any], tuple[int, ...]], describe: Callable[[Any], str]) -> list[dict[str, JSONValue]]:
     """Where in the space a property held and where it broke: one row per cell of ``axes`` that was reached.
 
     ``axes``: column name -> the cell of an example on that axis (e.g. ``{"d": lambda ex: d_band(ex.d),
@@ -206,7 +211,7 @@ def coverage(found: Exploration, axes: Mapping[str, Callable[[Any], Any]], *, si
     rows = []
     for key in sorted(cells, key=lambda k: (firsts[k], k)):
         cell = cells[key]
-        row: dict[str, Any] = dict(zip(axes, key))
+        row: dict[str, JSONValue] = dict(zip(axes, key))
         row["tried"], row["failed"] = cell["tried"], cell["failed"]
         worst = cell["worst"]
         mark = " (minimal)" if worst is not None and worst == found.counterexample else ""
@@ -215,7 +220,7 @@ def coverage(found: Exploration, axes: Mapping[str, Callable[[Any], Any]], *, si
     return rows
 
 
-def refine(found: Exploration, smaller: Iterable[Any], prop: Callable[[Any], str | None]) -> Exploration:
+def refine(found: Exploration, smaller: Iterable[E], prop: Callable[[E], str | None]) -> Exploration:
     """The first of ``smaller`` (simpler examples, simplest first) on which ``prop`` fails, in place of
     ``found``'s counterexample; ``found`` unchanged when none fails.
 

@@ -19,6 +19,8 @@ import re
 import typing
 from typing import Any, ClassVar
 
+from rfverify.jsontypes import JSONValue
+
 __all__ = ["Measurement", "detail", "details_fields", "details_markdown"]
 
 _MISSING: Any = dataclasses.MISSING
@@ -42,9 +44,9 @@ class Measurement:
     #: The plots this measurement's details feed, in the order a report draws them.
     FIGURES: ClassVar[tuple[str, ...]] = ()
 
-    def to_details(self) -> dict[str, Any]:
+    def to_details(self) -> dict[str, object]:
         """The result's ``details``: every documented field under its key, optional ones only when measured."""
-        out: dict[str, Any] = {}
+        out: dict[str, JSONValue] = {}
         for f in dataclasses.fields(self):
             meta = _declared(type(self), f)
             if meta["internal"]:
@@ -77,7 +79,7 @@ def details_fields(cls: type[Measurement]) -> list[tuple[str, str, str, bool]]:
     return rows
 
 
-def _type_text(tp: Any) -> str:
+def _type_text(tp: object) -> str:
     """A field's type as the details page states it (``list[str]``, ``array``, ``float or null``)."""
     text = str(tp) if getattr(tp, "__args__", None) else getattr(tp, "__name__", str(tp))
     text = re.sub(r"\b(numpy\.)?ndarray(\[[^\]]*\]\])?", "array", text.replace("typing.", ""))

@@ -20,12 +20,23 @@ nothing passes or fails on it.  The seeds come from the configuration's
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Protocol, Sequence, cast
 
 import numpy as np
+import numpy.typing as npt
 
 from rfverify.profiles import budget as profile_budget
+from rfverify.jsontypes import JSONRecord, JSONValue
+from rfverify.registry import PluginObject
 from rfverify.stats import t_interval
+
+if TYPE_CHECKING:
+    from rfverify.adapters import FeatureMapPlugin
+    from rfverify.domains import PairSet
+    from rfverify.kernels import Kernel
+    from rfverify.profiles import Profile
+    from rfverify.registry import BaseContext
+    from rfverify.seeding import SeedSource
 
 __all__ = [
     "relative_frobenius_error",
@@ -69,7 +80,7 @@ def alignment(A: np.ndarray, B: np.ndarray) -> float:
     return float(np.sum(A * B) / den) if den > 0 else float("nan")
 
 
-def target_gram(y: Any) -> np.ndarray:
+def target_gram(y: npt.ArrayLike) -> np.ndarray:
     """K_Y = [y_i = y_j] for class labels y (1-D), or Y Y^T for a 2-D label matrix (one-hot or scores)."""
     y = np.asarray(y)
     if y.ndim == 2:
@@ -77,7 +88,7 @@ def target_gram(y: Any) -> np.ndarray:
     return (y[:, None] == y[None, :]).astype(float)
 
 
-def target_alignment(K_hat: np.ndarray, y: Any) -> float:
+def target_alignment(K_hat: np.ndarray, y: npt.ArrayLike) -> float:
     """Alignment of K_hat with the target kernel of the labels y (alber2017 eq. 9)."""
     return alignment(K_hat, target_gram(y))
 
@@ -90,13 +101,13 @@ _METRICS: dict[str, Callable[[np.ndarray, np.ndarray], float]] = {
 }
 
 
-def kernel_metrics(K: np.ndarray, K_hats: Sequence[np.ndarray], *, labels: Sequence[Any] | None = None,
-                   confidence: float = METRICS_CONFIDENCE) -> dict[str, dict[str, Any]]:
+def kernel_metrics(K: np.ndarray, K_hats: Sequence[np.ndarray], *, labels: Sequence[npt.ArrayLike] | None = None,
+                   confidence: float = METRICS_CONFIDENCE) -> dict[str, dict[str, JSONValue]]:
     """Every metric of K against each K_hat (one per seed): ``{name: {mean, interval, values}}``.
 
     ``labels``: the labels of the points, one array per seed (or None): adds ``target_alignment``.
     """
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, dict[str, JSONValue]] = {}
     names = list(_METRICS) + (["target_alignment"] if labels is not None else [])
     for name in names:
         if name == "target_alignment":
@@ -108,7 +119,7 @@ def kernel_metrics(K: np.ndarray, K_hats: Sequence[np.ndarray], *, labels: Seque
     return out
 
 
-def sample_domain(domain: str | Callable[..., Any], d: int, n: int, scale: float,
+def sample_domain(domain: str | Callable[[int, int, np.random.Generator], npt.ArrayLike], d: int, n: int, scale: float,
                   rng: np.random.Generator) -> np.ndarray:
     """n random points of a checks domain: ``scale`` x N(0, I) (gaussian), unit vectors (sphere),
     ``scale`` x |N(0, I)| (positive), or ``domain(n, d, rng)`` for a callable (the scale is the
@@ -135,6 +146,36 @@ def sample_domain(domain: str | Callable[..., Any], d: int, n: int, scale: float
     return scale * G
 
 
+class SampledContext(Protocol):
+    """What :func:`held_out_data` reads of a feature map's check context
+    (:class:`rfverify.kinds.feature_map.CheckContext`)."""
+
+    @property
+    def domain(self) -> str | Callable[[int, int, np.random.Generator], npt.ArrayLike]: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    @property
+    def seeds(self) -> SeedSource: ...
+
+    @property
+    def kernel(self) -> Kernel: ...
+
+    @property
+    def pairs(self) -> PairSet: ...
+
+
+class MetricsContext(SampledContext, Protocol):
+    """What :func:`report_metrics` reads besides: the profile and the plug-in's adapter."""
+
+    @property
+    def profile(self) -> Profile: ...
+
+    @property
+    def plugin(self) -> FeatureMapPlugin: ...
+
+
 @dataclass(frozen=True)
 class MetricsBudget:
     """Features, seeds and point counts of the report's metrics block."""
@@ -148,7 +189,7 @@ class MetricsBudget:
 #: Per profile; default: 10 seeds at m = 256 on 64 held-out points (64^2 kernel entries each).
 
 
-def held_out_data(ctx: Any, n_fit: int, n_test: int, *key: Any) -> tuple[np.ndarray, np.ndarray]:
+def held_out_data(ctx: SampledContext, n_fit: int, n_test: int, *key: object) -> tuple[np.ndarray, np.ndarray]:
     """(X_fit, X_test): n_fit and n_test independent points of the context's domain (the test points are held
     out), from the stream named by ``key``."""
     dom = ctx.domain if isinstance(ctx.domain, str) else getattr(ctx.domain, "__qualname__", "domain")
@@ -159,7 +200,7 @@ def held_out_data(ctx: Any, n_fit: int, n_test: int, *key: Any) -> tuple[np.ndar
     return X_fit, X_test
 
 
-def labels_of(obj: Any, X: np.ndarray) -> np.ndarray | None:
+def labels_of(obj: PluginObject, X: np.ndarray) -> np.ndarray | None:
     """Labels of X from a fitted map that can label points (``labels_for(X)``), else None."""
     fn = getattr(obj, "labels_for", None)
     if not callable(fn):
@@ -171,27 +212,28 @@ def labels_of(obj: Any, X: np.ndarray) -> np.ndarray | None:
     return y if y.shape[:1] == X.shape[:1] else None
 
 
-def report_metrics(ctx: Any, budget: MetricsBudget | None = None) -> dict[str, Any]:
+def report_metrics(ctx: BaseContext, budget: MetricsBudget | None = None) -> dict[str, object]:
     """The ``metrics`` block of a feature-map report (see the module docstring).
 
     ``ctx`` is a feature-map check context (plugin, kernel, domain, dim, seeds, profile, pairs).
     Raises :class:`~rfverify.errors.PluginError` if the map misbehaves (the runner records it).
     """
-    budget = budget or MetricsBudget(**profile_budget(ctx.profile, "metrics"))
-    X_fit, X_test = held_out_data(ctx, budget.n_fit, budget.n_test, "metrics", "points")
-    dom = ctx.domain if isinstance(ctx.domain, str) else getattr(ctx.domain, "__qualname__", "domain")
-    K = ctx.kernel(X_test, X_test)
+    fm = cast(MetricsContext, ctx)  # a feature map's check context (the only kind with metrics)
+    budget = budget or MetricsBudget(**profile_budget(fm.profile, "metrics"))
+    X_fit, X_test = held_out_data(fm, budget.n_fit, budget.n_test, "metrics", "points")
+    dom = fm.domain if isinstance(fm.domain, str) else getattr(fm.domain, "__qualname__", "domain")
+    K = fm.kernel(X_test, X_test)
     K_hats, labels = [], []
     m_out = None
     for t in range(budget.seeds):
-        rs = ctx.seeds.random_state("metrics", ctx.kernel.describe(), ctx.dim, dom, trial=t)
-        fitted = ctx.plugin.fit(budget.m, rs, X_fit)
+        rs = fm.seeds.random_state("metrics", fm.kernel.describe(), fm.dim, dom, trial=t)
+        fitted = fm.plugin.fit(budget.m, rs, X_fit)
         F = fitted.transform(X_test)
         m_out = F.shape[1]
         K_hats.append(np.real(F @ np.conj(F).T))
         labels.append(labels_of(fitted.obj, X_test))
     have_labels = all(y is not None for y in labels)
-    block: dict[str, Any] = {
+    block: dict[str, JSONValue] = {
         "n_components": budget.m,
         "m_out": m_out,
         "seeds": budget.seeds,
@@ -200,11 +242,11 @@ def report_metrics(ctx: Any, budget: MetricsBudget | None = None) -> dict[str, A
         "held_out": True,
         "interval": f"two-sided Student t, {METRICS_CONFIDENCE:g} confidence, over seeds",
     }
-    block.update(kernel_metrics(K, K_hats, labels=labels if have_labels else None))
+    block.update(kernel_metrics(K, K_hats, labels=[y for y in labels if y is not None] if have_labels else None))
     return block
 
 
-def metrics_rows(metrics: Mapping[str, Any]) -> list[dict[str, str]]:
+def metrics_rows(metrics: JSONRecord) -> list[dict[str, str]]:
     """Rows (metric, mean, interval) for renderers; empty for a missing or failed block."""
     from rfverify.results import format_number
 

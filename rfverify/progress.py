@@ -24,9 +24,14 @@ import re
 import sys
 import threading
 import time
-from typing import IO, Any, Iterator, cast
+from typing import IO, TYPE_CHECKING, Any, Iterator, cast
 
 from rfverify.text import plural
+
+if TYPE_CHECKING:
+    from rich.progress import Progress as RichProgress, TaskID
+
+    from rfverify.results import CheckResult, Report
 
 __all__ = ["Progress"]
 
@@ -97,8 +102,8 @@ class Progress:
         self.t_check = self.t_start
         self._pending: list[str] = []  # plain lines held back during the delay
         self._lock = threading.Lock()
-        self._bar: Any = None
-        self._task: Any = None
+        self._bar: RichProgress | None = None
+        self._task: TaskID | None = None
         self._timer: threading.Timer | None = None
         self._finished = False
         self._last_line = -float("inf")
@@ -114,7 +119,7 @@ class Progress:
     def __enter__(self) -> "Progress":
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.finish()
 
     # ---------------------------------------------------------------- the live bar (rich)
@@ -140,7 +145,7 @@ class Progress:
             self._bar.start()
 
     def _update(self, description: str, completed: float) -> None:
-        if self._bar is not None:
+        if self._bar is not None and self._task is not None:  # made together
             self._bar.update(self._task, description=description, completed=completed, total=self.total or None)
 
     # ---------------------------------------------------------------- plain lines
@@ -173,7 +178,7 @@ class Progress:
         finally:
             CHECK_HOOK.reset(token)
 
-    def check(self, check: str, i: int, n: int, result: Any) -> None:
+    def check(self, check: str, i: int, n: int, result: CheckResult | None) -> None:
         """The runner's hook: before (``result`` None) and after check ``i`` of ``n``."""
         if result is None:
             self.t_check = time.perf_counter()
@@ -186,7 +191,7 @@ class Progress:
         self._update(f"{where}: {i}/{plural(n, 'check')} done, running {check}" if result is None
                      else f"{where}: {i}/{plural(n, 'check')} done", self.index - 1 + (i / n if n else 0))
 
-    def done(self, report: Any) -> None:
+    def done(self, report: Report) -> None:
         """One implementation finished."""
         verdict = {0: "passed", 1: "FAILED"}.get(report.exit_code, "ERROR")
         self.step(self.index, self.name, verdict, time.perf_counter() - self.t_entry)
@@ -201,7 +206,7 @@ class Progress:
         """Many small units (calibration): the bar on a terminal; off it, a line every ``every`` seconds and at
         the end (``label: done/total units, elapsed, about N min left``) instead of one per unit."""
         self.total = total
-        if self._bar is not None:
+        if self._bar is not None and self._task is not None:  # made together
             self._bar.update(self._task, total=total, completed=done, description=label)
         now = time.perf_counter()
         if self.interactive or (done != total and now - self._last_line < every):

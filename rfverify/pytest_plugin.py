@@ -37,7 +37,7 @@ other modes each worker builds them once per implementation it meets.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, TypedDict, Union
 
 import pytest
 
@@ -46,12 +46,34 @@ from rfverify.errors import UsageError
 from rfverify.exit_status import plugin_outcome
 from rfverify.options import SHARED_OPTIONS, parse_seed
 from rfverify.profiles import get_profile
+from rfverify.registry import PluginObject
 from rfverify.results import CheckResult
+
+if TYPE_CHECKING:
+    from rfverify.guard import Limits
+    from rfverify.kinds.base import KindConfig
+    from rfverify.runner import Hosted
+    from rfverify.supervise import Supervisor
+
+    #: What runs an implementation's checks in a child process.
+    Supervised = Union[Supervisor, Hosted]
 
 __all__ = ["parametrize_with_checks", "Case"]
 
-_SETTINGS = pytest.StashKey[dict]()
-def _config_class(kind: str) -> Any:
+
+
+class _Settings(TypedDict, total=False):
+    """The session's settings, from the command line and the ini file (``config.stash``)."""
+
+    seed: int
+    profile: str
+    limits: Limits
+    strict_space: bool
+
+
+_SETTINGS = pytest.StashKey[_Settings]()
+
+def _config_class(kind: str) -> type[KindConfig]:
     """The configuration class of ``kind``, from the one kind table (:data:`rfverify.kinds.KINDS`)."""
     from rfverify.kinds import get_kind
 
@@ -77,7 +99,7 @@ def pytest_configure(config: pytest.Config) -> None:
     profile = config.getoption("rfverify_profile", default=None)
     from rfverify.guard import Limits
 
-    settings: dict[str, Any] = {
+    settings: _Settings = {
         "seed": parse_seed(seed if seed is not None else SHARED_OPTIONS["seed"][0]),
         "profile": get_profile(profile or SHARED_OPTIONS["profile"][0]).name,
     }
@@ -93,7 +115,7 @@ def pytest_report_header(config: pytest.Config) -> str:
     import numpy
     import scipy
 
-    s = config.stash.get(_SETTINGS, {})
+    s = config.stash.get(_SETTINGS, _Settings())
     return (f"rfverify {__version__}: seed={s.get('seed')}, profile={s.get('profile')} "
             f"(numpy {numpy.__version__}, scipy {scipy.__version__})")
 
@@ -109,10 +131,10 @@ class _Shared:
     """
 
     def __init__(self) -> None:
-        self._built: dict[tuple[int, str, bool], tuple[Any, Any, str | None]] = {}
+        self._built: dict[tuple[int, str, bool], tuple[KindConfig, Supervised | None, str | None]] = {}
 
-    def get(self, case: "Case", seed: int, profile: str, limits: Any,
-            strict_space: bool = False) -> tuple[Any, Any, str | None]:
+    def get(self, case: "Case", seed: int, profile: str, limits: Limits | None,
+            strict_space: bool = False) -> tuple[KindConfig, Supervised | None, str | None]:
         key = (seed, profile, strict_space)
         if key not in self._built:
             from rfverify.guard import Limits
@@ -125,7 +147,7 @@ class _Shared:
             if case.corner_xfail:  # expected failures at one corner (CHECK@KEY=VALUE), judged by the checks
                 from rfverify.corners import split_xfail
 
-                config.corner_xfail = split_xfail(dict(case.corner_xfail))[1]
+                setattr(config, "corner_xfail", split_xfail(dict(case.corner_xfail))[1])  # the feature map's
             limits = limits if limits is not None else Limits.resolve(config.profile.name)
             if isolation_wanted():
                 sup = supervisor(config, limits)
@@ -139,7 +161,8 @@ class _Shared:
 class Case:
     """One (implementation, check) pair of plug-in ``kind`` with the configuration to run it under."""
 
-    implementation: Any
+    #: The plug-in (its object, or its ``MODULE:ATTR`` name).
+    implementation: PluginObject
     check: str
     options: Mapping[str, Any] = field(default_factory=dict)
     #: The reason, or {profile: reason} for an expected failure at some profiles only.
@@ -150,7 +173,7 @@ class Case:
     #: Expected failures at one corner, ``(("check@key=value", reason), ...)`` (every check of the implementation).
     corner_xfail: tuple[tuple[str, str], ...] = ()
 
-    def run(self, seed: int, profile: str, limits: Any = None, strict_space: bool = False) -> CheckResult:
+    def run(self, seed: int, profile: str, limits: Limits | None = None, strict_space: bool = False) -> CheckResult:
         """The check's result (never an exception for a misbehaving plug-in: status ``error``); ``strict_space``:
         a refusal anywhere in the explored space fails ``explore`` (:mod:`rfverify.refusals`)."""
         from rfverify.kinds import checks_for
@@ -169,7 +192,7 @@ class Case:
         return apply_xfail(result, reason)
 
 
-def _per_profile_xfail(xfail: Any) -> tuple[dict[str, str] | None, dict[str, Any] | None]:
+def _per_profile_xfail(xfail: object) -> tuple[dict[str, str] | None, dict[str, str | dict[str, str]] | None]:
     """``{check: reason}`` or ``{check: {profile: reason}}`` validated; also the flat form for name checks."""
     from rfverify.profiles import PROFILES
 
@@ -178,7 +201,8 @@ def _per_profile_xfail(xfail: Any) -> tuple[dict[str, str] | None, dict[str, Any
     if not isinstance(xfail, Mapping):
         raise UsageError(f"xfail must be a mapping {{check: reason}} or {{check: {{profile: reason}}}}, got "
                          f"{type(xfail).__name__}")
-    flat, out = {}, {}
+    flat: dict[str, str] = {}
+    out: dict[str, str | dict[str, str]] = {}
     for check, reason in xfail.items():
         if isinstance(reason, Mapping):
             for prof, why in reason.items():
@@ -197,11 +221,11 @@ def _per_profile_xfail(xfail: Any) -> tuple[dict[str, str] | None, dict[str, Any
 #: Supervisors with a live child, least recently used first; more than :data:`_LIVE_CHILDREN` and the
 #: oldest child is ended (its next item forks a fresh one), so a session over many implementations never
 #: keeps one idle process per implementation.
-_RECENT: "dict[int, Any]" = {}
+_RECENT: "dict[int, Supervised]" = {}
 _LIVE_CHILDREN = 2
 
 
-def _keep_few_children(sup: Any) -> None:
+def _keep_few_children(sup: Supervised) -> None:
     _RECENT.pop(id(sup), None)
     _RECENT[id(sup)] = sup
     while len(_RECENT) > _LIVE_CHILDREN:
@@ -223,7 +247,7 @@ class BoundCase:
     seed: int
     profile: str
     nodeid: str
-    limits: Any = None
+    limits: Limits | None = None
     strict_space: bool = False
 
     def __call__(self) -> CheckResult:
@@ -251,7 +275,7 @@ def rfverify_case(request: pytest.FixtureRequest) -> BoundCase:
                      settings.get("strict_space", False))
 
 
-def _label(impl: Any) -> str:
+def _label(impl: object) -> str:
     if isinstance(impl, str):
         return impl.split(":")[-1]
     if isinstance(impl, type) or callable(impl) and hasattr(impl, "__qualname__"):
@@ -259,9 +283,9 @@ def _label(impl: Any) -> str:
     return type(impl).__name__
 
 
-def parametrize_with_checks(implementations: Any, *, kind: str = "feature-map", checks: Iterable[str] | None = None,
+def parametrize_with_checks(implementations: object, *, kind: str = "feature-map", checks: Iterable[str] | None = None,
                             xfail: Mapping[str, Any] | None = None, ids: Iterable[str] | None = None,
-                            **options: Any) -> Callable[[Any], Any]:
+                            **options: Any) -> pytest.MarkDecorator:
     """Parametrise a test over every (implementation, check) pair of plug-in ``kind``; ids ``impl[check]``.
 
     ``kind``: ``feature-map`` (default), ``orthogonal``, ``transform``,

@@ -43,9 +43,22 @@ The rule (the README's "Where a verdict holds"):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Protocol, Sequence, TypeVar
 
 from rfverify.errors import PluginError
+from rfverify.jsontypes import JSONRecord, JSONValue
+
+
+R = TypeVar("R", covariant=True)
+
+
+class _Judging(Protocol[R]):
+    """The check context :func:`strict_failure` reports through (a :class:`rfverify.registry.BaseContext`, whose
+    failing result is a :class:`rfverify.results.CheckResult`)."""
+
+    def fail(self, headline: str, observed: str | None = None, expected: str | None = None,
+             **kw: Any) -> R:
+        """A failing result."""
 
 __all__ = ["REFUSAL_TYPES", "Refusal", "Refused", "InconsistentRefusal", "Axis", "Rule", "SpaceLog", "refusal_of",
            "is_refusal", "MOSTLY_REFUSED", "coverage_statement"]
@@ -86,7 +99,7 @@ class Refused(Exception):
     """Raised inside an explored property: this configuration is outside the plug-in's supported space (the
     search rejects it, as Hypothesis' ``assume(False)``)."""
 
-    def __init__(self, refusal: Refusal, form: Mapping[str, Any]) -> None:
+    def __init__(self, refusal: Refusal, form: JSONRecord) -> None:
         super().__init__(refusal.text())
         self.refusal, self.form = refusal, dict(form)
 
@@ -112,7 +125,7 @@ _CHOICE_TEXT = {("dtype", "float32"): "float32 input", ("dtype", "float64"): "fl
                 ("norm", "large"): "inputs of large norm", ("norm", "typical"): "inputs of typical norm"}
 
 
-def _int_text(axis: str, op: str, value: Any) -> str:
+def _int_text(axis: str, op: str, value: JSONValue) -> str:
     axis = axis.removeprefix("param:")
     if axis == "batch":
         if op == "==":
@@ -136,7 +149,7 @@ class Rule:
     list of values), ``"odd"``, ``"even"`` (value None) — what the plug-in said there, and how many explored configurations it
     set aside.  Several axes: the refusal needs all of them (a combination)."""
 
-    conditions: tuple[tuple[str, str, Any], ...]
+    conditions: tuple[tuple[str, str, JSONValue], ...]
     refusal: Refusal
     count: int = 1
 
@@ -153,7 +166,7 @@ class Rule:
     def describe(self) -> str:
         return f"refuses {self.text} ({self.refusal.text()}, at {self.refusal.action})"
 
-    def matches(self, form: Mapping[str, Any]) -> bool:
+    def matches(self, form: JSONRecord) -> bool:
         """True when ``form`` lies in this region."""
         if not self.conditions:
             return False
@@ -169,7 +182,7 @@ class Rule:
                 return False
         return True
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """Machine-readable: ``{"rule": text, "conditions": [{"axis", "op", "value"}], "exception", "message",
         "action", "configurations"}``."""
         return {"rule": self.text,
@@ -183,11 +196,11 @@ class Rule:
 _EQUAL_AT_LOWEST = {"d", "batch", "width"}
 
 
-def _shown(form: Mapping[str, Any]) -> str:
+def _shown(form: JSONRecord) -> str:
     return ", ".join(f"{k.removeprefix('param:')}={v!r}" for k, v in form.items())
 
 
-def _key(form: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+def _key(form: JSONRecord) -> tuple[tuple[str, JSONValue], ...]:
     return tuple(sorted((k, v if not isinstance(v, list) else tuple(v)) for k, v in form.items()))
 
 
@@ -205,30 +218,30 @@ class SpaceLog:
     #: refuses most of its space is not charged four calls per configuration.
     CONFIRMED = 16
 
-    def __init__(self, axes: Sequence[Axis], baseline: Mapping[str, Any],
-                 probe: Callable[[Mapping[str, Any], int], Refusal | None], *, name: str = "implementation") -> None:
+    def __init__(self, axes: Sequence[Axis], baseline: JSONRecord,
+                 probe: Callable[[JSONRecord, int], Refusal | None], *, name: str = "implementation") -> None:
         self.axes, self.baseline, self.probe_fn, self.name = tuple(axes), dict(baseline), probe, name
         #: every refused configuration (on the log's axes) with what the plug-in said
-        self.refused: list[tuple[dict[str, Any], Refusal]] = []
+        self.refused: list[tuple[dict[str, JSONValue], Refusal]] = []
         #: every configuration the properties were judged at
-        self.accepted_forms: list[dict[str, Any]] = []
-        self._probes: dict[tuple[Any, ...], Refusal | None] = {}
+        self.accepted_forms: list[dict[str, JSONValue]] = []
+        self._probes: dict[tuple[tuple[tuple[str, JSONValue], ...], int], Refusal | None] = {}
         #: every configuration accepted and refused so far (all of its keys, seeds and data excluded by the caller)
-        self._accepted_keys: set[tuple[Any, ...]] = set()
-        self._refused_keys: dict[tuple[Any, ...], Refusal] = {}
+        self._accepted_keys: set[tuple[tuple[str, JSONValue], ...]] = set()
+        self._refused_keys: dict[tuple[tuple[str, JSONValue], ...], Refusal] = {}
 
     @property
     def probes(self) -> int:
         """Plug-in calls made to explain and confirm refusals."""
         return len(self._probes)
 
-    def probe(self, form: Mapping[str, Any], seed: int) -> Refusal | None:
+    def probe(self, form: JSONRecord, seed: int) -> Refusal | None:
         key = (_key(form), seed)
         if key not in self._probes:
             self._probes[key] = self.probe_fn(dict(form), seed)
         return self._probes[key]
 
-    def accept(self, form: Mapping[str, Any]) -> None:
+    def accept(self, form: JSONRecord) -> None:
         """``form`` was accepted (a configuration the properties were judged at); an :class:`InconsistentRefusal`
         when the same configuration was refused earlier in the search."""
         key = _key(form)
@@ -241,7 +254,7 @@ class SpaceLog:
         self._accepted_keys.add(key)
         self.accepted_forms.append({a.name: form[a.name] for a in self.axes if a.name in form})
 
-    def refuse(self, form: Mapping[str, Any], refusal: Refusal, *, seed: int, other_seed: int | None = None) -> None:
+    def refuse(self, form: JSONRecord, refusal: Refusal, *, seed: int, other_seed: int | None = None) -> None:
         """``form`` was refused with ``seed``: confirm it (the same call again, with ``other_seed`` and with a seed
         far from both) and keep it; an :class:`InconsistentRefusal` when any of them is accepted (a refusal that
         depends on the seed half the time escapes the three with probability 1/4 per configuration, 2^-32 over the
@@ -274,7 +287,7 @@ class SpaceLog:
         rules: list[Rule] = []
         order = sorted(self.refused, key=lambda fr: sum(fr[0].get(a.name) != self.baseline.get(a.name)
                                                         for a in self.axes))
-        groups: dict[tuple[str, ...], list[tuple[dict[str, Any], Refusal]]] = {}
+        groups: dict[tuple[str, ...], list[tuple[dict[str, JSONValue], Refusal]]] = {}
         for form, ref in order:
             if any(r.matches(form) for r in rules):
                 continue
@@ -284,10 +297,10 @@ class SpaceLog:
         counts = [sum(1 for form, _ in self.refused if r.matches(form)) for r in rules]
         return [Rule(r.conditions, r.refusal, max(c, 1)) for r, c in zip(rules, counts)]
 
-    def _moved(self, form: Mapping[str, Any]) -> list[str]:
+    def _moved(self, form: JSONRecord) -> list[str]:
         return [a.name for a in self.axes if a.name in form and form[a.name] != self.baseline.get(a.name)]
 
-    def _responsible(self, form: Mapping[str, Any]) -> tuple[str, ...]:
+    def _responsible(self, form: JSONRecord) -> tuple[str, ...]:
         """The axes whose value alone, at the baseline, is refused; else the smallest set found by putting the
         other axes back to the baseline one by one (a combination)."""
         moved = self._moved(form)
@@ -301,14 +314,14 @@ class SpaceLog:
                 needed.remove(a)
         return tuple(needed)
 
-    def _accepted_values(self, axis: str) -> set[Any]:
+    def _accepted_values(self, axis: str) -> set[JSONValue]:
         vals = {f[axis] for f in self.accepted_forms if axis in f}
         if axis in self.baseline:
             vals.add(self.baseline[axis])
         refused = {f[axis] for f, _ in self.refused if axis in f}
         return {v for v in vals if v not in refused or self.probe({**self.baseline, axis: v}, 0) is None}
 
-    def _describe(self, groups: Mapping[tuple[str, ...], list[tuple[dict[str, Any], Refusal]]]) -> list[Rule]:
+    def _describe(self, groups: Mapping[tuple[str, ...], list[tuple[dict[str, JSONValue], Refusal]]]) -> list[Rule]:
         out = []
         for names, members in groups.items():
             conditions = []
@@ -319,7 +332,7 @@ class SpaceLog:
             out.append(Rule(tuple(conditions), members[0][1], len(members)))
         return out
 
-    def _region(self, name: str, kind: str, refused: list[Any]) -> tuple[str, Any]:
+    def _region(self, name: str, kind: str, refused: list[JSONValue]) -> tuple[str, JSONValue]:
         if kind == "choice":
             return "in", tuple(refused)
         accepted = sorted(v for v in self._accepted_values(name) if v not in refused)
@@ -357,7 +370,7 @@ class SpaceLog:
         return hi if refused_below else lo
 
     # -- what the verdict says ----------------------------------------------------------------------------
-    def summary(self, searched: str, tried: int) -> dict[str, Any]:
+    def summary(self, searched: str, tried: int) -> dict[str, object]:
         """``details["space"]``'s coverage fields: what was searched, the refused rules, and the counts."""
         rules = self.rules()
         n = len(self.refused)
@@ -366,7 +379,7 @@ class SpaceLog:
                 "refused_share": (n / (tried + n)) if tried + n else 0.0}
 
 
-def coverage_statement(space: Mapping[str, Any]) -> str:
+def coverage_statement(space: JSONRecord) -> str:
     """One line from ``details["space"]``: ``over <searched>; refuses <rule> (<exception>: <message>); …``
     (what the terminal, the Markdown summary and the HTML page print under an ``explore`` verdict)."""
     text = f"over {space.get('searched', '?')}"
@@ -379,19 +392,19 @@ def coverage_statement(space: Mapping[str, Any]) -> str:
     return text
 
 
-def held_where(space: Mapping[str, Any], searched: str) -> str:
+def held_where(space: JSONRecord, searched: str) -> str:
     """Where a passing exploration's verdict holds: ``space: <searched>`` when nothing was refused, else the
     coverage statement (:func:`coverage_statement`)."""
     return f"space: {searched}" if not space.get("refused") else coverage_statement(space)
 
 
-def refused_note(space: Mapping[str, Any]) -> str:
+def refused_note(space: JSONRecord) -> str:
     """The refused regions as a note under a failure (empty when none)."""
     rules = space.get("refused") or []
     return "; ".join(f"set aside: refuses {r['rule']} ({r['exception']}: {r['message']})" for r in rules)
 
 
-def strict_failure(ctx: Any, space: Mapping[str, Any], refused_examples: Sequence[str], **kw: Any) -> Any:
+def strict_failure(ctx: _Judging[R], space: JSONRecord, refused_examples: Sequence[str], **kw: Any) -> R | None:
     """Strict mode (``ctx.strict_space``): a refusal anywhere in the searched space fails ``explore``, the refused
     rule as the finding and the smallest refused configuration as where; None when not strict or nothing was
     refused."""

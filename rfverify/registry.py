@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import Any, Callable, Generic, Protocol, Sequence, TypeVar, runtime_checkable
+from typing import Any, Callable, Generic, Protocol, Sequence, TypeAlias, TypeVar, runtime_checkable
 
 from rfverify.measurement import Measurement
 from rfverify.messages import Finding, failure_message
@@ -18,7 +18,16 @@ from rfverify.profiles import Profile
 from rfverify.results import CheckResult, Effect
 from rfverify.seeding import SeedSource
 
-__all__ = ["BaseContext", "CheckSpec", "DECISIONS", "Finding", "register_check", "registered_checks", "effect"]
+__all__ = ["BaseContext", "CheckSpec", "DECISIONS", "Finding", "register_check", "registered_checks", "effect",
+           "PluginObject", "PluginArray", "RunnableConfig", "MeasuredConfig"]
+
+#: The object a plug-in hands over (a class, an instance, a callable, a module attribute) or a value it returned
+#: before it is validated: its type is genuinely unknown until a check has looked at it, so it is ``Any`` — the
+#: one place the type checker is told so, and the name says why.
+PluginObject: TypeAlias = Any
+#: An input handed to a plug-in in the array library it takes (numpy, torch, JAX, CuPy, dask: :mod:`rfverify.arrays`)
+#: or as a list or tuple of rows: its type is the plug-in's library's, unknown to the harness.
+PluginArray: TypeAlias = Any
 
 #: How a check's verdict is decided (:attr:`CheckSpec.decision`): by a test at the check's alpha, by a derived
 #: round-off tolerance, or not at all (a measurement reported as a table, judged only on its contract).
@@ -186,9 +195,12 @@ class RunnableConfig(Protocol):
     """What :func:`rfverify.runner.run` and the supervised child rely on in a kind's configuration; every kind's
     :class:`rfverify.kinds.base.KindConfig` implements it (``tests/test_kinds_selection.py`` holds them to it)."""
 
-    kind: str
     profile: Profile
     strict_space: bool
+
+    @property
+    def kind(self) -> str:
+        """The kind (a key of :data:`rfverify.kinds.KINDS`)."""
 
     @property
     def label(self) -> str:
@@ -207,8 +219,15 @@ class RunnableConfig(Protocol):
     def preflight(self) -> str | None:
         """Call the plug-in once; the problem, or None."""
 
-    def header(self) -> dict[str, Any]:
+    def header(self) -> dict[str, object]:
         """The report header."""
+
+
+class MeasuredConfig(RunnableConfig, Protocol):
+    """A configuration whose kind computes the report's ``metrics`` block (feature maps)."""
+
+    def metrics(self) -> dict[str, object]:
+        """The metrics block (kernel-approximation metrics of the plug-in at the profile's sizes)."""
 
 
 def effect(name: str, estimate: float, low: float, high: float, confidence: float,

@@ -10,15 +10,17 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping, SupportsFloat
 
 import numpy as np
 
 from rfverify.exit_status import is_ok, report_exit_code
+from rfverify.jsontypes import JSONRecord, JSONValue
 from rfverify.messages import format_interval
 from rfverify.text import plural
 
-__all__ = ["Effect", "CheckResult", "Report", "STATUSES", "SCHEMA_VERSION", "format_number", "kernel_label"]
+__all__ = ["Effect", "CheckResult", "Report", "STATUSES", "SCHEMA_VERSION", "format_number", "kernel_label",
+           "JSONValue", "JSONRecord"]
 
 STATUSES = ("pass", "fail", "error", "skip", "xfail")
 #: Version of the JSON layout written by :meth:`Report.to_json` (``docs/reports.md``, "Schema changes":
@@ -43,7 +45,7 @@ class Effect:
     detectable: float | None = None
     power: float | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "name": self.name,
             "estimate": _num(self.estimate),
@@ -72,7 +74,7 @@ class CheckResult:
     alpha: float | None = None
     seed: int | None = None
     reproduce: str = ""
-    details: Mapping[str, Any] = field(default_factory=dict)
+    details: JSONRecord = field(default_factory=dict)
     #: The plots the check declared for its ``details`` (:func:`rfverify.registry.register_check`).
     figures: tuple[str, ...] = ()
 
@@ -89,7 +91,7 @@ class CheckResult:
     def ok(self) -> bool:
         return is_ok(self.status)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "check": self.check,
             "status": self.status,
@@ -133,15 +135,15 @@ class Report:
     kind: str
     #: What the implementation is held to, for every kind: a feature map's or a kernel's kernel, a sampler's group
     #: (``Haar on O(8)``), a transform's matrix, a quadrature rule's integral (JSON key ``target``).
-    target: Mapping[str, Any]
+    target: JSONRecord
     seed: int
     profile: str
-    config: Mapping[str, Any]
+    config: JSONRecord
     results: tuple[CheckResult, ...]
     version: str
     #: Held-out kernel-approximation metrics with intervals over seeds (feature maps; see
     #: :mod:`rfverify.metrics`), or None when not computed.  A measurement: never a verdict.
-    metrics: Mapping[str, Any] | None = None
+    metrics: JSONRecord | None = None
 
     def __post_init__(self) -> None:
         from rfverify.text import NAME_LIMIT, clean
@@ -149,7 +151,7 @@ class Report:
         object.__setattr__(self, "implementation", clean(self.implementation, NAME_LIMIT, one_line=True))
 
     @property
-    def kernel(self) -> Mapping[str, Any]:
+    def kernel(self) -> JSONRecord:
         """The kernel a feature map or a kernel is held to: :attr:`target` under the name those kinds use."""
         return self.target
 
@@ -168,7 +170,7 @@ class Report:
                 return r
         raise KeyError(check)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "schema_version": SCHEMA_VERSION,
             "rfverify_version": self.version,
@@ -256,13 +258,13 @@ class Report:
         return lines
 
 
-def arrays_line(arrays: Any) -> str:
+def arrays_line(arrays: object) -> str:
     """The header line of a plug-in that takes or returns other libraries' arrays (``config["arrays"]``,
     :class:`rfverify.arrays.ArrayRecord`): ``arrays: in torch float32 on cpu; out torch float32 on cpu (judged
     with float32 round-off)``; empty for numpy in and out."""
     if not isinstance(arrays, Mapping):
         return ""
-    def one(seen: Any) -> str:
+    def one(seen: Iterable[object] | None) -> str:
         return ", ".join(f"{a.get('library')} {a.get('dtype')} on {a.get('device')}" for a in seen or ()
                          if isinstance(a, Mapping))
     ins, outs = one(arrays.get("inputs")), one(arrays.get("outputs"))
@@ -296,7 +298,7 @@ def _one_line(text: str, limit: int = 100) -> str:
     return text[:cut] + " …" if cut > limit // 3 else text[: limit - 1] + "…"
 
 
-def _metrics_line(metrics: Mapping[str, Any]) -> str:
+def _metrics_line(metrics: JSONRecord) -> str:
     """One line of the held-out metrics for the table (mean [interval] each)."""
     if "error" in metrics:
         return f"metrics: not computed ({metrics['error']})"
@@ -312,7 +314,7 @@ def _metrics_line(metrics: Mapping[str, Any]) -> str:
             + "; ".join(parts) + "\n")
 
 
-def kernel_label(k: Mapping[str, Any]) -> str:
+def kernel_label(k: JSONRecord) -> str:
     """A report's kernel as one label: ``rbf(gamma=0.5)``, or the bare name without parameters."""
     params = k.get("params") or {}
     if not params:
@@ -320,7 +322,7 @@ def kernel_label(k: Mapping[str, Any]) -> str:
     return f"{k.get('name')}(" + ", ".join(f"{a}={b!r}" for a, b in params.items()) + ")"
 
 
-def _num(v: Any) -> Any:
+def _num(v: SupportsFloat | None) -> float | str | None:
     if v is None:
         return None
     v = float(v)
@@ -331,7 +333,7 @@ def _num(v: Any) -> Any:
     return v
 
 
-def format_number(v: Any) -> str:
+def format_number(v: SupportsFloat | str | None) -> str:
     """A number as every table and page shows it: 4 significant digits in [1e-3, 1e4), 3 outside, "" for None."""
     if v is None:
         return ""
@@ -347,7 +349,7 @@ def format_number(v: Any) -> str:
     return f"{v:.3g}"
 
 
-def _jsonable(obj: Any) -> Any:
+def _jsonable(obj: object) -> object:
     if isinstance(obj, Mapping):
         return {str(k): _jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):

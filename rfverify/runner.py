@@ -8,15 +8,51 @@ header, and puts every call under the guard (:mod:`rfverify.guard`).
 from __future__ import annotations
 
 import contextvars
-from typing import Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Protocol, TypeVar, cast
 
 from rfverify.version import __version__
 from rfverify.errors import PLUGIN_RAISED, PluginError, UsageError
 from rfverify.guard import Limits, exhaustion, guarded
+from rfverify.jsontypes import JSONRecord
 from rfverify.messages import failure_message
-from rfverify.registry import CheckSpec
+from rfverify.registry import CheckSpec, MeasuredConfig, RunnableConfig
 from rfverify.results import CheckResult, Report
 from rfverify.validation import as_check_names, as_xfail, show
+
+if TYPE_CHECKING:
+    from rfverify.supervise import Supervisor
+
+T = TypeVar("T")
+
+
+class PluginProcess(Protocol):
+    """The plug-in's own process (:class:`rfverify.host.Host`) as :class:`Hosted` drives it: one scope of
+    operations per check."""
+
+    #: The last scope killed the process.
+    scope_crashed: bool
+
+    def set_limits(self, limits: Limits) -> None:
+        """The limits of every scope."""
+
+    def begin(self, what: str) -> None:
+        """Start the scope ``what``."""
+
+    def end(self) -> str | None:
+        """End the scope; what went wrong in it, or None."""
+
+    def close(self) -> None:
+        """End the process."""
+
+
+class HostedConfig(RunnableConfig, Protocol):
+    """A configuration whose plug-in may live in its own process (:mod:`rfverify.host`; feature maps)."""
+
+    #: The plug-in's process, or None when the plug-in runs in this process.
+    host: PluginProcess | None
+
+    def in_process(self) -> None:
+        """Bring the plug-in into this process (isolation off)."""
 
 __all__ = ["run_check", "run", "select", "preflight", "supervisor", "CHECK_HOOK", "apply_xfail", "bind_corner_xfail"]
 
@@ -47,11 +83,11 @@ def apply_xfail(result: CheckResult, reason: str | None) -> CheckResult:
     return result
 
 
-def _limits(config: Any, limits: Limits | None) -> Limits:
+def _limits(config: RunnableConfig, limits: Limits | None) -> Limits:
     return limits if limits is not None else Limits.resolve(config.profile.name)
 
 
-def preflight(config: Any, limits: Limits | None = None) -> str | None:
+def preflight(config: RunnableConfig, limits: Limits | None = None) -> str | None:
     """``config.preflight()`` (one call into the plug-in) under the guard; the problem, or None."""
     try:
         with guarded(config.plugin_name, "the preflight call", _limits(config, limits)):
@@ -65,7 +101,7 @@ def preflight(config: Any, limits: Limits | None = None) -> str | None:
         return _unexpected(exc, config.plugin_name, "the preflight call")
 
 
-def run_check(config: Any, spec: CheckSpec, preflight_error: str | None = None,
+def run_check(config: RunnableConfig, spec: CheckSpec, preflight_error: str | None = None,
               limits: Limits | None = None) -> CheckResult:
     """Run one check, turning plug-in misbehaviour into status ``error`` (never an exception).
 
@@ -135,7 +171,7 @@ def select(specs: list[CheckSpec], kind: str, checks: Iterable[str] | None,
     return specs
 
 
-def run(config: Any, *, checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
+def run(config: RunnableConfig, *, checks: Iterable[str] | None = None, xfail: Mapping[str, str] | None = None,
         time_limit: float | None = None, memory_limit: int | str | None = None,
         metrics: bool | None = None, isolate: bool | None = None, strict_space: bool | None = None) -> Report:
     """Run the selected checks of ``config.kind`` (any kind's :class:`~rfverify.kinds.base.KindConfig`).
@@ -162,7 +198,7 @@ def run(config: Any, *, checks: Iterable[str] | None = None, xfail: Mapping[str,
     limits = Limits.resolve(config.profile.name, time_limit, memory_limit)
     want_metrics = bool((checks is None if metrics is None else metrics) and hasattr(config, "metrics"))
     if getattr(config, "host", None) is not None and not isolation_wanted(isolate):
-        config.in_process()
+        cast(HostedConfig, config).in_process()
     if isolation_wanted(isolate):
         with supervisor(config, limits) as sup:
             problem = sup.preflight()
@@ -178,7 +214,8 @@ def run(config: Any, *, checks: Iterable[str] | None = None, xfail: Mapping[str,
     return report_of(config.header(), results, block)
 
 
-def report_of(header: Mapping[str, Any], results: tuple[CheckResult, ...], metrics: dict[str, Any] | None) -> Report:
+def report_of(header: JSONRecord, results: tuple[CheckResult, ...],
+              metrics: dict[str, object] | None) -> Report:
     """The report of a run from its configuration's header (:meth:`rfverify.kinds.base.KindConfig.header`): the
     header's ``target`` is the report's ``kernel`` field, the key it has had in the JSON schema since its first
     version, read back as :attr:`Report.target`."""
@@ -186,17 +223,17 @@ def report_of(header: Mapping[str, Any], results: tuple[CheckResult, ...], metri
     return Report(target=fields.pop("target"), **fields, results=results, version=__version__, metrics=metrics)
 
 
-def supervisor(config: Any, limits: Limits) -> Any:
+def supervisor(config: RunnableConfig, limits: Limits) -> Supervisor | Hosted:
     """A :class:`rfverify.supervise.Supervisor` for ``config``: its child runs this module's preflight,
     run_check and metrics (the pytest plugin's cases use it too)."""
     from rfverify.supervise import Supervisor
 
     if getattr(config, "host", None) is not None:
-        return Hosted(config, limits)
+        return Hosted(cast(HostedConfig, config), limits)
     return Supervisor(config, limits, config.plugin_name, (preflight, run_check, _metrics))
 
 
-def bind_corner_xfail(config: Any, xfail: Mapping[str, str] | None) -> dict[str, str] | None:
+def bind_corner_xfail(config: RunnableConfig, xfail: Mapping[str, str] | None) -> dict[str, str] | None:
     """The check-wide expected failures; the corner-scoped ones (``CHECK@KEY=VALUE``) are validated and handed to
     the configuration (``config.corner_xfail``), whose statistical checks judge them corner by corner."""
     from rfverify.corners import split_xfail
@@ -217,7 +254,7 @@ def bind_corner_xfail(config: Any, xfail: Mapping[str, str] | None) -> dict[str,
                              "narrow the space (--space KEY=LO:HI)")
         if plain and check in plain:
             raise UsageError(f"--xfail {check} is declared for the whole check and at a corner: keep one")
-    config.corner_xfail = scoped
+    setattr(config, "corner_xfail", scoped)  # the feature-map configuration's statistical checks read it
     return plain
 
 
@@ -232,12 +269,13 @@ class Hosted:
     (printing, a changed random state, a death, a hang) is that check's ``error``.  The same requests as
     :class:`rfverify.supervise.Supervisor` (preflight, run_check, iter_checks, finish, close)."""
 
-    def __init__(self, config: Any, limits: Limits) -> None:
+    def __init__(self, config: HostedConfig, limits: Limits) -> None:
+        assert config.host is not None
         self.config, self.host = config, config.host
         self.host.set_limits(limits)
         self.crashed = False
 
-    def _scoped(self, what: str, fn: Callable[[], Any]) -> tuple[Any, str | None]:
+    def _scoped(self, what: str, fn: Callable[[], T]) -> tuple[T, str | None]:
         self.host.begin(what)
         try:
             out = fn()
@@ -272,7 +310,7 @@ class Hosted:
             result = self.config.context(spec).result("error", problem, details={"error_source": PLUGIN_RAISED})
         return result
 
-    def iter_checks(self, specs: list[CheckSpec], preflight_error: str | None = None) -> Any:
+    def iter_checks(self, specs: list[CheckSpec], preflight_error: str | None = None) -> Iterator[CheckResult]:
         first = self.config.checks()[0].name
         for n, spec in enumerate(specs):
             if preflight_error is not None and self.crashed and n == 0 and first not in {s.name for s in specs}:
@@ -280,7 +318,7 @@ class Hosted:
             else:
                 yield self.run_check(spec, preflight_error)
 
-    def finish(self, metrics: bool) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    def finish(self, metrics: bool) -> tuple[dict[str, object], dict[str, object] | None]:
         block = None
         if metrics:
             block, problem = self._scoped("the metrics", lambda: _metrics(self.config, _HARNESS_LIMITS))
@@ -294,7 +332,7 @@ class Hosted:
     def __enter__(self) -> "Hosted":
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
@@ -313,11 +351,11 @@ def _run_all(specs: list[CheckSpec], xfail: Mapping[str, str] | None,
     return tuple(collected)
 
 
-def _metrics(config: Any, limits: Limits) -> dict[str, Any]:
+def _metrics(config: RunnableConfig, limits: Limits) -> dict[str, object]:
     """``config.metrics()`` under the guard; a misbehaving plug-in gives ``{"error": message}``."""
     try:
         with guarded(config.plugin_name, "the metrics", limits):
-            return config.metrics()
+            return cast(MeasuredConfig, config).metrics()
     except PluginError as exc:
         return {"error": str(exc)}
     except UsageError:

@@ -20,8 +20,23 @@ the report names the space searched.
 The other kinds' spaces live here too: a quadrature rule is held to d 1 … 64 (:func:`quadrature_dims`; keys
 ``d``, ``d_exp`` for powers of two only, ``seed``), a kernel to :class:`KernelSpace` (d 1 … 256, 1 … 128 points,
 three norm bands, every parameter over its search range; :func:`kernel_space`), narrowed the same way (the
-plug-in's ``rfverify_space``, the caller's ``space=``, then pins).
+plug-in's ``rfverify_space``, the caller's ``space=``, then pins).  An orthogonal sampler is held to
+:class:`OrthogonalSpace` (d 1 … 256, cut to the kind's range; key ``d``; :func:`orthogonal_space`), a transform
+to :class:`TransformSpace` (the widths 2^0 … 2^14, a user's dense matrix its declared d; keys ``d_exp``, ``d``;
+:func:`transform_space`).
 
+>>> narrowed(OrthogonalSpace(within=Range(1, 1024)), [{"d": (0, 5000)}, {"d": (None, 40)}]).describe()
+'d 1 … 40'
+>>> OrthogonalSpace().narrow({"d": (7, 8)}).explicit()
+[OrthExample(d=7, seed=0), OrthExample(d=8, seed=0)]
+>>> narrowed(TransformSpace(), [{"d_exp": (3, 5)}]).widths
+(8, 16, 32)
+>>> TransformSpace(structured=False, only=16).narrow({"d": (3, 40)}).describe()
+'d = 2^2 … 2^5, batches n d <= 2^18, float32/float64, layouts C/F/strided'
+>>> TransformSpace().narrow({"n": 3})
+Traceback (most recent call last):
+...
+rfverify.errors.UsageError: unknown configuration key 'n' for a transform; use d_exp or d
 >>> s = FeatureMapSpace.build([{"d": (8, 64)}, {"dtype": "float64"}])
 >>> s.describe()
 'd 8 … 64, n_components 1 … 4096, batch 1 … 10000 rows, random_state 0 … 4294967295, float64, layouts C/F/strided, norms typical/near-zero/large'
@@ -42,11 +57,13 @@ from hypothesis import strategies as st
 
 from rfverify.errors import UsageError
 from rfverify.strategies import (DTYPES, LAYOUTS, NORM_SCALES, Range, _param_strategy, dimensions, n_components,
-                                 random_states)
+                                 orthogonal_dimensions, random_states)
 
 __all__ = ["Space", "narrowed", "as_range", "FeatureMapSpace", "FMExample", "COST_CAP", "SPACE_ATTRIBUTE",
            "QUADRATURE_SPACE", "QuadratureSpace", "quadrature_dims", "KernelSpace", "kernel_space", "NORMS",
-           "declared_space"]
+           "declared_space", "ORTHOGONAL_SPACE", "OrthogonalSpace", "OrthExample", "orthogonal_space",
+           "TransformSpace", "TransformExample", "transform_space", "WIDTH_EXPONENTS", "DENSE_MAX_EXPONENT",
+           "TRANSFORM_COST_CAP", "JIT_BATCHES"]
 
 #: Name of the plug-in attribute declaring its configuration space.
 SPACE_ATTRIBUTE = "rfverify_space"
@@ -57,7 +74,9 @@ class Space(Protocol):
     """The shape of a kind's explored space: ``narrow(layer)`` applies one mapping of axis -> value or (lo, hi)
     (the plug-in's ``rfverify_space``, the caller's ``space=``, the pins, in that order: :func:`narrowed`) and
     ``describe()`` states it in one line; a space the search draws from directly also has ``strategy(...)`` (a
-    Hypothesis strategy) and ``explicit(...)`` (the one configuration left when every axis is pinned)."""
+    Hypothesis strategy) and ``explicit(...)`` (the configurations tried before the search: the one left when
+    every axis is pinned, or a kind's smallest cases — the four smallest d of an orthogonal sampler, one row at
+    the three smallest widths of a transform)."""
 
     def narrow(self, layer: Mapping[str, Any]) -> Any:
         """This space narrowed by ``layer`` (an unknown key or a value outside the space: a UsageError)."""
@@ -533,3 +552,197 @@ def kernel_space(config: Any) -> KernelSpace:
     return space
 
 
+# ------------------------------------------------------------------------------------------------ orthogonal samplers
+#: The dimensions an orthogonal sampler is held to by default (a plug-in narrows them with
+#: ``rfverify_space = {"d": (lo, hi)}``).
+ORTHOGONAL_SPACE = Range(1, 256)
+
+
+def _int_pair(key: str, value: Any, lo: int, hi: int, least: int | None = None) -> tuple[int, int]:
+    """The range rule of the orthogonal and transform spaces: an integer or a ``(lo, hi)`` pair of integers (an
+    open end, None, is ``lo``'s or ``hi``'s), not below ``least``; else a one-line UsageError.  Unlike
+    :func:`as_range`, a value beyond the kind's range is not refused here: the space cuts it to that range."""
+    a, b = value if isinstance(value, (tuple, list)) and len(value) == 2 else (value, value)
+    a, b = lo if a is None else a, hi if b is None else b
+    if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, (int, np.integer)) \
+            or not isinstance(b, (int, np.integer)) or a > b or (least is not None and a < least):
+        raise UsageError(f"{key} must be an integer or a (lo, hi) pair of integers, got {value!r}")
+    return int(a), int(b)
+
+
+@dataclass(frozen=True)
+class OrthExample:
+    """One explored sampler call: the dimension and the seed of the Generator it is given."""
+
+    d: int
+    seed: int
+
+    def describe(self) -> str:
+        return f"d = {self.d}, rng = numpy.random.default_rng({self.seed})"
+
+
+@dataclass(frozen=True)
+class OrthogonalSpace:
+    """The dimensions ``explore`` searches for an orthogonal sampler: ``bounds`` as narrowed (key ``d`` or
+    ``dim``: an integer or ``(lo, hi)``, an open end the current one's), cut to ``within`` (the kind's DIM_RANGE)
+    and never below 1 (:attr:`d`); every Generator seed in [0, 2**32)."""
+
+    bounds: tuple[int, int] = (ORTHOGONAL_SPACE.lo, ORTHOGONAL_SPACE.hi)
+    within: Range = Range(1, 4096)
+
+    @property
+    def d(self) -> Range:
+        """The dimensions searched."""
+        return Range(max(ORTHOGONAL_SPACE.lo, self.bounds[0]), min(self.within.hi, self.bounds[1]))
+
+    def narrow(self, layer: Mapping[str, Any]) -> "OrthogonalSpace":
+        for key in layer:
+            if key not in ("d", "dim"):
+                raise UsageError(f"unknown configuration key {key!r} for an orthogonal sampler; use d")
+        lo, hi = self.bounds
+        for key in ("d", "dim"):
+            if key in layer:
+                lo, hi = _int_pair(key, layer[key], lo, hi)
+        return replace(self, bounds=(lo, hi))
+
+    def describe(self) -> str:
+        return f"d {self.d}"
+
+    def strategy(self) -> st.SearchStrategy[OrthExample]:
+        """Hypothesis strategy of :class:`OrthExample`: a dimension of the space, any Generator seed."""
+        return st.builds(OrthExample, orthogonal_dimensions(self.d.lo, self.d.hi), st.integers(0, 2 ** 32 - 1))
+
+    def explicit(self) -> list[OrthExample]:
+        """The calls made before the search: the four smallest dimensions of the space (where special cases
+        live; the pinned one alone when d is pinned), each with the Generator seeded 0."""
+        d = self.d
+        return [OrthExample(k, 0) for k in range(d.lo, min(d.hi, d.lo + 3) + 1)]
+
+
+def orthogonal_space(config: Any) -> OrthogonalSpace:
+    """The sampler's explored space: d 1 … 256 narrowed by the ``d`` of its ``rfverify_space`` (other keys of a
+    declaration are not this kind's and are left alone), the caller's ``space`` (``{"d": (lo, hi)}``, ``--space
+    d=LO:HI``), then a pinned d (each later one wins); never below 1 nor above the kind's DIM_RANGE."""
+    declared = declared_space(config.sampler.obj)
+    declared = {k: v for k, v in declared.items() if k in ("d", "dim")} if isinstance(declared, Mapping) else None
+    pinned = (getattr(config, "pins", None) or {}).get("d")
+    pins = {"d": int(pinned)} if pinned is not None else None
+    space = OrthogonalSpace(within=Range(*config.DIM_RANGE))
+    return narrowed(space, (declared, getattr(config, "space", None), pins))
+
+
+# ------------------------------------------------------------------------------------------------ transforms
+#: Widths searched by default: d = 2^k for k in this range (a plug-in narrows it with
+#: ``rfverify_space = {"d_exp": (lo, hi)}``).
+WIDTH_EXPONENTS = (0, 14)
+#: Largest width exponent searched for a user's dense declared matrix (formed in float64 at each width).
+DENSE_MAX_EXPONENT = 10
+#: n * d of one explored batch (so 2^14-wide transforms are searched with up to 16 rows).
+TRANSFORM_COST_CAP = 2 ** 18
+#: The batch sizes a jit-compiled transform (``input="jax"``) is explored at: each new shape is a compilation.
+JIT_BATCHES = (1, 2, 3, 17, 64)
+
+
+@dataclass(frozen=True)
+class TransformExample:
+    """One explored call: width, batch rows, dtype, layout and the batch's seed."""
+
+    d: int
+    n: int
+    dtype: str
+    layout: str
+    seed: int
+
+    def describe(self) -> str:
+        return f"d = {self.d}, a batch of {self.n} row{'s' if self.n != 1 else ''}, {self.dtype}, {self.layout}-layout"
+
+
+@dataclass(frozen=True)
+class TransformSpace:
+    """The calls ``explore`` searches for a transform: the widths d = 2^k for k in ``exponents`` (cut at 2^14; a
+    user's dense matrix, not ``structured``, at 2^10 or the lower end), or the one width ``only``; batches of 1 …
+    4096 rows with n d <= 2^18, float32/float64, C/Fortran/strided layouts.
+
+    Keys: ``d_exp`` (an integer or ``(lo, hi)``: d = 2^lo … 2^hi); ``d`` (or ``dim``): ``(lo, hi)`` keeps the
+    powers of two in [lo, hi] (none there: a UsageError), one value that width alone."""
+
+    exponents: tuple[int, int] = WIDTH_EXPONENTS
+    structured: bool = True
+    only: int | None = None
+
+    @property
+    def widths(self) -> tuple[int, ...]:
+        """The widths searched, in order."""
+        if self.only is not None:
+            return (self.only,)
+        lo, hi = self.exponents
+        hi = min(hi, WIDTH_EXPONENTS[1])  # the kind's largest width
+        if not self.structured:  # a user's matrix is dense: d <= 2^10 keeps it at 8 MB per width
+            hi = max(lo, min(hi, DENSE_MAX_EXPONENT))
+        return tuple(2 ** k for k in range(lo, hi + 1))
+
+    def narrow(self, layer: Mapping[str, Any]) -> "TransformSpace":
+        for key in layer:
+            if key not in ("d", "dim", "d_exp"):
+                raise UsageError(f"unknown configuration key {key!r} for a transform; use d_exp or d")
+        space = self
+        if "d_exp" in layer:
+            space = replace(space, exponents=_int_pair("d_exp", layer["d_exp"], *WIDTH_EXPONENTS, least=0), only=None)
+        for key in ("d", "dim"):
+            if key in layer:
+                a, b = _int_pair("d", layer[key], 2 ** WIDTH_EXPONENTS[0], 2 ** WIDTH_EXPONENTS[1], least=0)
+                if a == b >= 1:  # one width (a user's matrix may exist where no power of two does)
+                    space = replace(space, only=a)
+                    continue
+                lo, hi = (a - 1).bit_length(), b.bit_length() - 1  # the powers of two within [a, b]
+                if lo > hi:
+                    raise UsageError(f"no width d = 2^k lies in d {a} … {b}: give a range holding a power of two")
+                space = replace(space, exponents=(lo, hi), only=None)
+        return space
+
+    def describe_widths(self) -> str:
+        """The widths in a few words: ``d = 16``, ``d = 2^3 … 2^4``."""
+        widths = self.widths
+        if len(widths) == 1:
+            return f"d = {widths[0]}"
+        return f"d = 2^{widths[0].bit_length() - 1} … 2^{widths[-1].bit_length() - 1}"
+
+    def describe(self) -> str:
+        return f"{self.describe_widths()}, batches n d <= 2^18, float32/float64, layouts C/F/strided"
+
+    def strategy(self, jit: bool = False) -> st.SearchStrategy[TransformExample]:
+        """Hypothesis strategy of :class:`TransformExample` over this space (``jit``: a jit-compiled transform,
+        its batch sizes from :data:`JIT_BATCHES`)."""
+        return _transform_examples(self.widths, jit)
+
+    def explicit(self) -> list[TransformExample]:
+        """The calls always made before the search: one float64 C-ordered row (batch seed 0) at each of the three
+        smallest widths — the special cases (d = 1, 2, 4; a single row) a transform most often gets wrong."""
+        return [TransformExample(d, 1, "float64", "C", 0) for d in self.widths[:3]]
+
+
+@st.composite
+def _transform_examples(draw: Any, widths: tuple[int, ...], jit: bool = False) -> TransformExample:
+    d = draw(st.sampled_from(widths))
+    n_hi = max(1, min(4096, TRANSFORM_COST_CAP // d))
+    if jit:
+        n = draw(st.sampled_from(sorted({min(n, n_hi) for n in JIT_BATCHES})))
+    else:
+        n = draw(st.one_of(st.integers(1, n_hi), st.sampled_from(sorted({1, min(2, n_hi), min(3, n_hi)}))))
+    return TransformExample(d, n, draw(st.sampled_from(DTYPES)), draw(st.sampled_from(LAYOUTS)),
+                            draw(st.integers(0, 2 ** 16)))
+
+
+def transform_space(config: Any) -> TransformSpace:
+    """The transform's explored space: 2^0 … 2^14 for a registry matrix (Hadamard); the declared d alone for a
+    user's matrix (a fixed array, or a callable M(d) given with a transform built for one width, e.g.
+    ``Butterfly(16).apply``) until a layer names ``d_exp`` or ``d``; narrowed by the ``d_exp`` of the transform's
+    ``rfverify_space`` (its other keys are left alone), the caller's ``space`` (``{"d_exp": (lo, hi)}``, ``{"d":
+    (lo, hi)}``), then a pinned d alone (each later one wins)."""
+    declared = declared_space(config.plugin.fn)
+    declared = {"d_exp": declared["d_exp"]} if isinstance(declared, Mapping) and "d_exp" in declared else None
+    pinned = (getattr(config, "pins", None) or {}).get("d")
+    pins = {"d": int(pinned)} if pinned is not None else None
+    structured = bool(config.matrix.structured)
+    space = TransformSpace(structured=structured, only=None if structured else int(config.dim))
+    return narrowed(space, (declared, getattr(config, "space", None), pins))

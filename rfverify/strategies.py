@@ -35,13 +35,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Container, Protocol, TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 from hypothesis import strategies as st
 
 from rfverify.errors import UsageError
 from rfverify.options import DTYPES, LAYOUTS
+from rfverify.jsontypes import JSONValue
 from rfverify.kernels import Kernel, as_kernel
 
 __all__ = ["dimensions", "n_components", "random_states", "kernel_params", "dtypes", "layouts", "norms",
@@ -70,6 +72,9 @@ class Range:
     def __str__(self) -> str:
         return str(self.lo) if self.lo == self.hi else f"{self.lo} … {self.hi}"
 
+
+#: A checks domain: "gaussian", "positive", "sphere", or a callable ``domain(n, d, rng)`` returning its points.
+Domain: TypeAlias = "str | Callable[[int, int, np.random.Generator], npt.ArrayLike]"
 
 def _ints(lo: int, hi: int, corners: tuple[int, ...] = ()) -> st.SearchStrategy[int]:
     """Integers in [lo, hi], the corners in range tried first (shrinking goes towards lo)."""
@@ -113,7 +118,19 @@ def random_states(hi: int = 2**32 - 1) -> st.SearchStrategy[int]:
     return _ints(0, hi, (0, 1, hi))
 
 
-def _param_strategy(name: str, spec: Any) -> st.SearchStrategy[Any]:
+class SearchRange(Protocol):
+    """A parameter's search range as :class:`rfverify.kernels.base.ParamSpec` declares it: ``(lo, hi)`` an integer
+    range, ``(lo, hi, "log" | "linear")`` a float one; ``kind`` its type."""
+
+    @property
+    def search(self) -> tuple[Any, ...] | None: ...
+
+    @property
+    def kind(self) -> type: ...
+
+
+def _param_strategy(name: str, spec: SearchRange) -> st.SearchStrategy[float]:
+    assert spec.search is not None  # only parameters with a search range are searched
     lo, hi, *scale = spec.search
     if spec.kind is int:
         return st.integers(int(lo), int(hi))
@@ -123,8 +140,8 @@ def _param_strategy(name: str, spec: Any) -> st.SearchStrategy[Any]:
     return st.floats(float(lo), float(hi)).map(lambda v: float(f"{v:.3g}"))
 
 
-def kernel_params(kernel: str | Kernel, *, names: Any = None,
-                  fixed: dict[str, Any] | None = None) -> st.SearchStrategy[dict[str, Any]]:
+def kernel_params(kernel: str | Kernel, *, names: Container[str] | None = None,
+                  fixed: dict[str, JSONValue] | None = None) -> st.SearchStrategy[dict[str, JSONValue]]:
     """A registry kernel's parameters drawn over their declared search ranges (:class:`ParamSpec` ``search``).
 
     ``names``: only these parameters are searched (default: every parameter with a search range); the others,
@@ -142,7 +159,7 @@ def kernel_params(kernel: str | Kernel, *, names: Any = None,
         raise UsageError(f"kernel_params needs a registry kernel (rfverify list kernels), got {k.describe()}")
     fixed = dict(fixed or {})
     base = {**dict(k.params), **fixed}
-    parts: dict[str, st.SearchStrategy[Any]] = {}
+    parts: dict[str, st.SearchStrategy[JSONValue]] = {}
     for name, ps in spec.params.items():
         if name in fixed or ps.search is None or (names is not None and name not in names):
             parts[name] = st.just(base.get(name, ps.default))
@@ -167,7 +184,7 @@ def norms() -> st.SearchStrategy[str]:
 
 
 def make_batch(n: int, d: int, *, seed: int = 0, dtype: str = "float64", layout: str = "C",
-               norm: str = "typical", length_scale: float = 1.0, domain: Any = "gaussian") -> np.ndarray:
+               norm: str = "typical", length_scale: float = 1.0, domain: Domain = "gaussian") -> np.ndarray:
     """An (n, d) input batch: deterministic in its arguments, in the dtype and memory layout asked for.
 
     ``domain``: ``gaussian`` (rows ~ N(0, I) times the norm factor times ``length_scale``), ``positive``
@@ -208,8 +225,8 @@ def make_batch(n: int, d: int, *, seed: int = 0, dtype: str = "float64", layout:
 
 
 @st.composite
-def batches(draw: Callable[..., Any], d: int, *, rows: tuple[int, int] = (1, 10_000),
-            domain: Any = "gaussian", length_scale: float = 1.0) -> np.ndarray:
+def batches(draw: st.DrawFn, d: int, *, rows: tuple[int, int] = (1, 10_000),
+            domain: Domain = "gaussian", length_scale: float = 1.0) -> np.ndarray:
     """Input batches of d columns: 1 … 10,000 rows, float32/float64, C/Fortran/strided, three norm bands.
 
     >>> from hypothesis import find

@@ -19,7 +19,6 @@ writer's.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 __all__ = ["plural", "clean", "plain", "type_name", "strip_paths", "markdown_inline", "markdown_code", "MESSAGE_LIMIT",
            "NAME_LIMIT"]
@@ -40,7 +39,7 @@ _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u20
 _ABS_PATH = re.compile(r"(?<![\w.~:/\\-])/(?:[^\s/'\"<>|:;,()\[\]]+/)+")
 
 
-def type_name(obj: Any, *, is_type: bool = False) -> str:
+def type_name(obj: object, *, is_type: bool = False) -> str:
     """The ``__name__`` of ``obj``'s type (of ``obj`` itself with ``is_type``), read from the type object in C: a
     metaclass property, a ``str`` subclass or anything else a plug-in defines never runs; never raises."""
     try:
@@ -51,7 +50,7 @@ def type_name(obj: Any, *, is_type: bool = False) -> str:
         return "?"
 
 
-def plain(obj: Any, what: str = "__str__") -> str:
+def plain(obj: object, what: str = "__str__") -> str:
     """``str(obj)`` (``what="__repr__"``: ``repr(obj)``) as an exact ``str``, never raising: an exception of any
     kind (a ``BaseException`` too) in the plug-in's ``__str__`` is described instead, and a ``str`` subclass it
     returns is copied into a plain ``str`` in C, so none of its methods ever runs."""
@@ -70,7 +69,7 @@ def strip_paths(text: str) -> str:
     return _ABS_PATH.sub("…/", text) if "/" in text else text
 
 
-def clean(text: Any, limit: int = MESSAGE_LIMIT, *, one_line: bool = False) -> str:
+def clean(text: object, limit: int = MESSAGE_LIMIT, *, one_line: bool = False) -> str:
     """``text`` as safe, valid, capped text (see the module doc); ``one_line`` also folds line breaks into
     spaces.  Non-strings are converted with :func:`plain` (an object whose ``__str__`` raises is described)."""
     text = plain(text)

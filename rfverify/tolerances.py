@@ -27,9 +27,9 @@ PSD                     n η max|K| + EIG_CONSTANT n u₆₄ ‖K‖₂ (Weyl; L
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 __all__ = ["unit_roundoff", "roundoff_inner_product", "ROUNDOFF_MARGIN", "contract_tolerance", "ORTHO_CONSTANT",
            "orthogonality_tolerance", "NORMALISATION_EXTRA", "transform_allowance", "transform_tolerance",
@@ -37,13 +37,13 @@ __all__ = ["unit_roundoff", "roundoff_inner_product", "ROUNDOFF_MARGIN", "contra
            "evaluation_tolerance", "psd_tolerance"]
 
 
-def _float_dtype(dtype: Any) -> np.dtype:
+def _float_dtype(dtype: DTypeLike) -> np.dtype:
     """``dtype`` if it is a real floating dtype, else float64 (integers and others are judged as float64)."""
     dt = np.dtype(dtype)
     return dt if dt.kind == "f" else np.dtype(np.float64)
 
 
-def unit_roundoff(dtype: Any = np.float64) -> float:
+def unit_roundoff(dtype: DTypeLike = np.float64) -> float:
     """u = eps / 2 of a floating dtype (float64 for anything else)."""
     return float(np.finfo(_float_dtype(dtype)).eps) / 2.0
 
@@ -78,7 +78,7 @@ def contract_tolerance(d: int, F: np.ndarray) -> float:
 PROPAGATION_MARGIN = 4.0
 
 
-def propagated_roundoff(d: int, dtype: Any, sensitivity: np.ndarray) -> np.ndarray:
+def propagated_roundoff(d: int, dtype: DTypeLike, sensitivity: np.ndarray) -> np.ndarray:
     """Bound on the difference of two computations of the same features in different summation orders (a batch
     and a single row), element by element, from the map's own sensitivity.
 
@@ -92,7 +92,7 @@ def propagated_roundoff(d: int, dtype: Any, sensitivity: np.ndarray) -> np.ndarr
     return 2.0 * PROPAGATION_MARGIN * roundoff_inner_product(d + 2, _float_dtype(dtype)) * np.asarray(sensitivity)
 
 
-def estimate_roundoff(d: int, m: int, dtype: Any, max_abs: float) -> float:
+def estimate_roundoff(d: int, m: int, dtype: DTypeLike, max_abs: float) -> float:
     """Absolute round-off bound of a kernel estimate k_hat = sum_i phi_i(x) phi_i(y) computed in ``dtype``.
 
     Each of the m features is a bounded nonlinearity of an inner product over d coordinates (plus a phase), so
@@ -143,7 +143,7 @@ def orthogonality_tolerance(d: int, dtype: np.dtype) -> float:
 NORMALISATION_EXTRA = 3
 
 
-def transform_allowance(comp: np.ndarray, x_norm: np.ndarray, m_norm: float, d: int, dtype: Any) -> np.ndarray:
+def transform_allowance(comp: np.ndarray, x_norm: np.ndarray, m_norm: float, d: int, dtype: DTypeLike) -> np.ndarray:
     """The plug-in's round-off allowance ``γ_{d+3}(u) max(|M| |x|, ‖x‖₂ ‖M‖₂)`` (elementwise).
 
     Higham (2002) Lemma 3.1 and eq. (3.5): a value computed by at most K
@@ -225,7 +225,7 @@ EVAL_CONSTANT = 8
 EIG_CONSTANT = 4
 
 
-def evaluation_tolerance(dtype: Any, d: int, r2: float, accuracy: float = 0.0) -> float:
+def evaluation_tolerance(dtype: DTypeLike, d: int, r2: float, accuracy: float = 0.0) -> float:
     """Relative error of one computed kernel value: ``EVAL_CONSTANT * gamma_{d+2}(u) * (1 + r2) + accuracy``.
 
     ``u`` is the unit round-off of the dtype the kernel returns (a float32 kernel is judged at
@@ -235,7 +235,7 @@ def evaluation_tolerance(dtype: Any, d: int, r2: float, accuracy: float = 0.0) -
     return EVAL_CONSTANT * roundoff_inner_product(d + 2, _float_dtype(dtype)) * (1.0 + r2) + accuracy
 
 
-def psd_tolerance(n: int, d: int, dtype: Any, r2: float, max_abs: float, norm2: float,
+def psd_tolerance(n: int, d: int, dtype: DTypeLike, r2: float, max_abs: float, norm2: float,
                   accuracy: float = 0.0) -> float:
     """Named bound on how negative the computed smallest eigenvalue of a PSD kernel's Gram can be.
 

@@ -16,7 +16,7 @@ from rfverify.kinds import KINDS, checks_for
 ROOT = Path(__file__).resolve().parents[1]
 DOCTEST_MODULES = ["rfverify.seeding", "rfverify.kernels", "rfverify.implementations.rff", "rfverify.implementations._base",
                    "rfverify.messages", "rfverify.studies.batch", "rfverify.param_map", "rfverify.tolerances",
-                   "rfverify.strategies", "rfverify.explore"]
+                   "rfverify.strategies", "rfverify.explore", "rfverify.spaces"]
 
 
 @pytest.mark.parametrize("name", DOCTEST_MODULES)

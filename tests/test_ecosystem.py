@@ -2,7 +2,8 @@
 
 The light entries (scikit-learn samplers, fht-cpu, scipy.stats ortho_group / special_ortho_group) run at the
 quick profile under the default seed: they are correct libraries, so every one must pass (a false alarm
-fails this test).  The full table (every library, default profile, many seeds) is ``rfverify ecosystem
+fails this test).  CI runs them all through the documented command ``rfverify ecosystem --light --profile quick``
+(tests/test_documented_commands.py: "false alarms 0/7 runs"); entry by entry, here, in the slow set.  The full table (every library, default profile, many seeds) is ``rfverify ecosystem
 --seeds 21 --out reports/`` and is committed.
 """
 
@@ -33,6 +34,7 @@ def test_entries_are_well_formed():
         eco.entries(["no-such-library"])
 
 
+@pytest.mark.slow  # CI: the same entries, seed and profile through the documented command
 @pytest.mark.parametrize("entry", eco.entries(light=True), ids=lambda e: e.name)
 def test_light_entry_passes_at_the_quick_profile(entry):
     if eco.missing(entry):

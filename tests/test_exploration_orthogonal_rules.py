@@ -10,7 +10,8 @@ import pytest
 
 from rfverify.implementations.orthogonal import haar_qr
 from rfverify.kinds.orthogonal import OrthogonalConfig
-from rfverify.properties.exploration_orthogonal import OrthExample, _explicit, _problem, _space
+from rfverify.properties.exploration_orthogonal import OrthExample, _problem
+from rfverify.spaces import OrthogonalSpace, orthogonal_space
 from rfverify.strategies import Range
 
 
@@ -34,13 +35,13 @@ def declaring(space):
     (haar_qr, {"pins": {"d": 7}}, Range(7, 7)),
 ])
 def test_the_dimensions_searched(sampler, kw, space):
-    assert _space(_ctx(sampler, **kw)) == space
+    assert orthogonal_space(_ctx(sampler, **kw).config).d == space
 
 
 def test_the_four_smallest_dimensions_are_always_tried():
-    assert _explicit(Range(1, 256)) == [OrthExample(d, 0) for d in (1, 2, 3, 4)]
-    assert _explicit(Range(7, 8)) == [OrthExample(7, 0), OrthExample(8, 0)]
-    assert _explicit(Range(5, 5)) == [OrthExample(5, 0)]
+    assert OrthogonalSpace().explicit() == [OrthExample(d, 0) for d in (1, 2, 3, 4)]
+    assert OrthogonalSpace((7, 8)).explicit() == [OrthExample(7, 0), OrthExample(8, 0)]
+    assert OrthogonalSpace((5, 5)).explicit() == [OrthExample(5, 0)]
 
 
 def test_an_example_is_a_value_named_with_its_generator():

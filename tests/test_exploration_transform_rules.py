@@ -11,7 +11,8 @@ import pytest
 
 from rfverify.implementations.structured import fwht, fwht_normalized
 from rfverify.kinds.transform import TransformConfig, verify_transform
-from rfverify.properties.exploration_transform import TransformExample, _describe_widths, _explicit, _widths
+from rfverify.properties.exploration_transform import TransformExample
+from rfverify.spaces import TransformSpace, transform_space
 
 
 def _ctx(fn, **kw):
@@ -41,15 +42,18 @@ def with_space(space):
     (with_space({"d_exp": (12, 13)}), {"matrix": _dense, "dim": 16}, (4096,)),  # the cap never below the floor
     (with_space({"d": (1, 8)}), {}, tuple(2 ** k for k in range(15))),  # a d range is no width exponent range
     (fwht, {"pins": {"d": 32}}, (32,)),  # a pinned d alone
+    (np.copy, {"matrix": np.eye, "dim": 12, "pins": {"d": 12}}, (12,)),  # ... a power of two or not
+    (np.copy, {"matrix": np.eye, "dim": 12, "space": {"d": 12}}, (12,)),  # the caller's one width, as a pin
+    (np.copy, {"matrix": np.eye, "dim": 12, "space": {"d": (3, 40)}}, (4, 8, 16, 32)),  # a range: its powers of two
 ])
 def test_the_widths_searched(fn, kw, widths):
-    assert _widths(_ctx(fn, **kw)) == widths
+    assert transform_space(_ctx(fn, **kw).config).widths == widths
 
 
 def test_widths_and_an_example_are_named_as_a_reader_would():
-    assert _describe_widths((16,)) == "d = 16"
-    assert _describe_widths((8, 16)) == "d = 2^3 … 2^4"
-    assert _describe_widths(tuple(2 ** k for k in range(15))) == "d = 2^0 … 2^14"
+    assert TransformSpace(only=16).describe_widths() == "d = 16"
+    assert TransformSpace((3, 4)).describe_widths() == "d = 2^3 … 2^4"
+    assert TransformSpace().describe_widths() == "d = 2^0 … 2^14"
     assert TransformExample(4, 1, "float64", "C", 0).describe() == "d = 4, a batch of 1 row, float64, C-layout"
     assert TransformExample(8, 3, "float32", "F", 9).describe() == "d = 8, a batch of 3 rows, float32, F-layout"
 
@@ -92,8 +96,8 @@ def test_a_call_that_fails_somewhere_in_the_space_is_the_problem_found():
 
 
 def test_the_smallest_widths_are_always_tried_with_one_row():
-    assert _explicit((1, 2, 4, 8)) == [TransformExample(d, 1, "float64", "C", 0) for d in (1, 2, 4)]
-    assert _explicit((16,)) == [TransformExample(16, 1, "float64", "C", 0)]
+    assert TransformSpace((0, 3)).explicit() == [TransformExample(d, 1, "float64", "C", 0) for d in (1, 2, 4)]
+    assert TransformSpace(only=16).explicit() == [TransformExample(16, 1, "float64", "C", 0)]
 
 
 def test_an_undeclared_in_place_write_is_a_problem_and_a_declared_one_is_not():

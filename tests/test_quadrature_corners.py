@@ -188,8 +188,10 @@ def test_leaving_the_heavy_tailed_integrands_out_does_not_blind_d_2():
     assert len(ok.details["left_out"]["integrands"]) == 3 and "E rho^-4 = inf" in ok.details["left_out"]["reason"]
 
 
-def test_each_corner_entry_records_what_ran_there():
-    """Per corner: d, status, p-value, the draws the body made and the bias it could detect per integrand."""
+def test_each_corner_entry_records_what_ran_there_and_the_pass_message_names_the_corners():
+    """Per corner: d, status, p-value, the draws the body made and the bias it could detect per integrand.  After the
+    declared d's own message: "; at the corner dimensions d = 1, 64 too" (one corner: singular).  One run of each
+    configuration serves both (each is a default-profile rule-unbiasedness run with its corners)."""
     res = _run(sr33_haar)
     assert res.status == "pass", res.message
     assert [(c["d"], c["status"], c["draws"]) for c in res.details["corners"]] == [(1, "pass", 2000), (64, "pass", 2000)]
@@ -197,18 +199,13 @@ def test_each_corner_entry_records_what_ran_there():
         assert 0 < c["pvalue"] <= 1 and c["detectable_bias"] and all(v > 0 for v in c["detectable_bias"].values())
     assert res.details["alpha_split"]["corners_in_design"] == 2
     assert not any("left_out" in c for c in res.details["corners"])
-    two = _run(sr33_haar, space={"d": (2, 8)}).details["corners"]  # at d = 2 the arc-cosine(0) integrands are not judged
-    assert [c["d"] for c in two] == [2]
-    assert two[0]["left_out"]["integrands"] == ["arccos0 theta=0.25pi", "arccos0 theta=0.5pi", "arccos0 theta=0.75pi"]
-    assert two[0]["left_out"]["reason"].startswith("infinite variance at d = 2 for a rule exact to degree 3")
-
-
-def test_the_pass_message_names_the_corners_that_ran():
-    """After the declared d's own message: "; at the corner dimensions d = 1, 64 too" (one corner: singular)."""
-    res = _run(sr33_haar)
     assert res.message.startswith("no bias on ") and " at d = 8; max |t| " in res.message, res.message
     assert res.message.endswith("(power 0.99); at the corner dimensions d = 1, 64 too"), res.message
     one = _run(sr33_haar, space={"d": (2, 8)})
+    two = one.details["corners"]  # at d = 2 the arc-cosine(0) integrands are not judged
+    assert [c["d"] for c in two] == [2]
+    assert two[0]["left_out"]["integrands"] == ["arccos0 theta=0.25pi", "arccos0 theta=0.5pi", "arccos0 theta=0.75pi"]
+    assert two[0]["left_out"]["reason"].startswith("infinite variance at d = 2 for a rule exact to degree 3")
     assert one.message.endswith("(power 0.99); at the corner dimension d = 2 too"), one.message
     assert _run(sr33_haar, pins={"d": 2}).message.endswith("(power 0.99)")  # a pinned d: no declared d, no note
 

@@ -106,14 +106,18 @@ def test_the_coverage_statement_warns_when_most_of_the_space_was_refused():
 
 
 # ---------------------------------------------------------------------------------------------- feature maps
+#: Each refusing map's explore at the quick profile (25 configurations of the same space) in CI, at the default
+#: profile (150) in the slow set; the default-profile explore of two of them runs in CI inside their whole suite
+#: (``test_maps_refusing_m_below_2_pass_the_default_suite_with_the_refusal_stated``).
+@pytest.mark.parametrize("profile", ["quick", pytest.param("default", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("impl, rule", [
     (rm.CosSinRefusesM1, "n_components < 2"), (rm.RFFRefusesM1, "n_components < 2"),
     (rm.ORFRefusesM1, "n_components < 2"), (rm.RefusesOddM, "odd n_components"), (rm.RefusesD1, "d = 1"),
     (rm.RefusesFloat32, "float32 input"), (rm.RefusesFortran, "Fortran-ordered input"),
     (rm.RefusesOneRow, "batches of 1 row"),
 ], ids=lambda x: getattr(x, "__name__", x))
-def test_a_correct_map_refusing_a_region_passes_explore_with_the_region_stated(impl, rule):
-    res = _verify(impl, profile="default").results[0]
+def test_a_correct_map_refusing_a_region_passes_explore_with_the_region_stated(impl, rule, profile):
+    res = _verify(impl, profile=profile).results[0]
     assert res.status == "pass", res.message
     assert any(r.startswith(rule) for r in _rules(res)), _rules(res)
     assert f"refuses {rule}" in res.message, res.message
@@ -124,7 +128,10 @@ def test_a_correct_map_refusing_a_region_passes_explore_with_the_region_stated(i
 @pytest.mark.parametrize("impl", [rm.CosSinRefusesM1, rm.RFFRefusesM1,
                                   pytest.param(rm.ORFRefusesM1, marks=pytest.mark.slow)],  # its explore runs in CI
                          ids=lambda c: getattr(c, "__name__", str(c)))
-def test_maps_refusing_m_below_2_pass_the_default_suite_with_the_refusal_stated(impl):
+def test_maps_refusing_m_below_2_pass_the_default_suite_with_the_refusal_stated(impl, tmp_path):
+    """The verdict, and the HTML page and the Markdown summary of the same run: they state where the verdict holds."""
+    from rfverify.report.writing import write_reports
+
     rep = _verify(impl, profile="default", checks=None)
     assert rep.exit_code == 0, rep.table()
     lines = rep.coverage_lines()
@@ -132,6 +139,12 @@ def test_maps_refusing_m_below_2_pass_the_default_suite_with_the_refusal_stated(
                "n_components must be >= 2)" in line for line in lines), lines
     corner = [c for c in rep["unbiasedness"].details["corners"] if c["d"] == 1][0]
     assert corner["status"] == "moved" and corner["to"].startswith("d = 1, n_components=2"), corner
+    write_reports(tmp_path, [("refusing", rep)], seed=rep.seed, profile="default", command="")
+    md = (tmp_path / "SUMMARY.md").read_text(encoding="utf-8")
+    assert "Where the verdicts hold" in md and "refuses n_components &lt; 2 (ValueError: " in md, md
+    page = (tmp_path / "refusing.html").read_text(encoding="utf-8")
+    assert "Where the verdict holds" in page and "n_components &lt; 2" in page
+    assert "was judged at" in page and "d = 1, n_components=2" in page
 
 
 def test_the_twin_that_crashes_in_the_region_is_still_caught():
@@ -234,18 +247,6 @@ def test_pytest_plugin_space_and_strict_space(pytester, how, wide):
     result.assert_outcomes(passed=2 if wide == "passed" else 1, failed=0 if wide == "passed" else 1)
     if wide == "failed":
         result.stdout.fnmatch_lines(["*strict space*", "*rerun: pytest *--rfverify-strict-space*"])
-
-
-def test_the_html_page_and_the_markdown_summary_state_where_the_verdict_holds(tmp_path):
-    from rfverify.report.writing import write_reports
-
-    rep = _verify(rm.CosSinRefusesM1, profile="default", checks=("explore", "unbiasedness"))
-    write_reports(tmp_path, [("refusing", rep)], seed=rep.seed, profile="default", command="")
-    md = (tmp_path / "SUMMARY.md").read_text(encoding="utf-8")
-    assert "Where the verdicts hold" in md and "refuses n_components &lt; 2 (ValueError: " in md, md
-    page = (tmp_path / "refusing.html").read_text(encoding="utf-8")
-    assert "Where the verdict holds" in page and "n_components &lt; 2" in page
-    assert "was judged at" in page and "d = 1, n_components=2" in page
 
 
 def test_a_refusal_tied_to_a_seeds_low_bits_is_caught_by_the_far_seed():

@@ -43,6 +43,43 @@ EXPECTED = {
 TWINS = {**km.SAMPLER_BUGS, **km.RULE_BUGS, **km.TRANSFORM_BUGS}
 
 
+def _a_module_cache_is_shown_by_a_program_that_runs(res):
+    # a function's module state is shared by the pristine reference: the declared matrix shows the stale rows, and
+    # the printed program (with the check's first call) reproduces them in a fresh interpreter
+    check = ("\nfrom tests.mutants.stateful_kinds_mutants import _fwht\n"
+             "print(np.array_equal(Y1, Y0), np.allclose(Y1, _fwht(np.rint(40 * X))))")
+    out = subprocess.run([sys.executable, "-c", res.details["program"] + check], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.split() == ["True", "False"]  # stale rows, in a fresh interpreter too
+
+
+def _the_program_runs_and_shows_the_defect(res):
+    env: dict = {}
+    exec(res.details["program"], env)  # noqa: S102 - our own generated program
+    assert env["P1"] is env["P2"]  # the first draw's points were overwritten by the second: one buffer
+
+
+def _confirmed_in_a_fresh_process(res):
+    """The sampler keeping a generator in a class attribute: its second call at seed 0 differs from the first in a
+    fresh interpreter too."""
+    assert res.details["fresh_process"] == {"replayed": True, "finding": "confirmed in a fresh Python process: "
+                                            "call 2 differs from the first there too"}
+    assert "confirmed in a fresh Python process" in res.message
+
+
+def _a_conversion_not_state(res):
+    """The truncating transform gives the same rows in a fresh interpreter (a conversion, not state)."""
+    assert res.details["fresh_process"]["replayed"] is True
+    assert "the conversion itself, not state" in res.message
+
+
+#: What more a mutant's finding must show (asserted on the same run: one default-profile run per mutant).
+MORE = {("transform", "shape_cached_transform"): _a_module_cache_is_shown_by_a_program_that_runs,
+        ("quadrature", "buffer_rule"): _the_program_runs_and_shows_the_defect,
+        ("orthogonal", "shared_generator_sampler"): _confirmed_in_a_fresh_process,
+        ("transform", "wrapping_transform"): _a_conversion_not_state}
+
+
 @pytest.mark.parametrize("kind,mutant", list(EXPECTED), ids=lambda v: v if isinstance(v, str) else None)
 def test_mutant_caught_with_its_program(kind, mutant):
     res = _stateful(kind, M + mutant)
@@ -54,6 +91,7 @@ def test_mutant_caught_with_its_program(kind, mutant):
     assert f"import {mutant} as " in program
     assert res.reproduce.endswith("--check stateful") and "replay: " + res.reproduce in res.message
     assert "copy.deepcopy" not in program or any(f"{n}." in program or f"{n}(" in program for n in "abc")
+    MORE.get((kind, mutant), lambda res: None)(res)
 
 
 @pytest.mark.parametrize("kind,mutant", list(EXPECTED), ids=lambda v: v if isinstance(v, str) else None)
@@ -75,37 +113,6 @@ def test_reference_implementations_pass(kind, impl):
     else:
         assert {"int32", "uint8", "bool", "list", "tuple"} <= set(res.details["judged"])
         assert "float16 input" in res.details["refused"]  # fwht refuses float16 cleanly: set aside, stated
-
-
-def test_a_module_cache_is_shown_by_a_program_that_runs():
-    # a function's module state is shared by the pristine reference: the declared matrix shows the stale rows, and
-    # the printed program (with the check's first call) reproduces them in a fresh interpreter
-    res = _stateful("transform", M + "shape_cached_transform")
-    assert res.status == "fail" and "the calls before it" in res.message, res.message
-    check = ("\nfrom tests.mutants.stateful_kinds_mutants import _fwht\n"
-             "print(np.array_equal(Y1, Y0), np.allclose(Y1, _fwht(np.rint(40 * X))))")
-    out = subprocess.run([sys.executable, "-c", res.details["program"] + check], capture_output=True, text=True,
-                         check=True)
-    assert out.stdout.split() == ["True", "False"]  # stale rows, in a fresh interpreter too
-
-
-def test_the_program_runs_and_shows_the_defect():
-    res = _stateful("quadrature", M + "buffer_rule")
-    env: dict = {}
-    exec(res.details["program"], env)  # noqa: S102 - our own generated program
-    assert env["P1"] is env["P2"]  # the first draw's points were overwritten by the second: one buffer
-
-
-def test_findings_are_confirmed_in_a_fresh_process():
-    """The sampler keeping a generator in a class attribute: its second call at seed 0 differs from the first in a
-    fresh interpreter too; the truncating transform gives the same rows there (a conversion, not state)."""
-    res = _stateful("orthogonal", M + "shared_generator_sampler")
-    assert res.details["fresh_process"] == {"replayed": True, "finding": "confirmed in a fresh Python process: "
-                                            "call 2 differs from the first there too"}
-    assert "confirmed in a fresh Python process" in res.message
-    res = _stateful("transform", M + "wrapping_transform")
-    assert res.details["fresh_process"]["replayed"] is True
-    assert "the conversion itself, not state" in res.message
 
 
 def test_a_polluted_reference_is_diagnosed_as_state_in_the_process():

@@ -6,7 +6,9 @@ Rendering only: nothing here runs a plug-in or a study.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from pathlib import Path
+
+from rfverify.results import JSONRecord
 
 __all__ = ["CALIBRATION_SCHEMA_VERSION", "CALIBRATION_FILES", "calibration_markdown", "calibration_summary",
            "load_calibration_summary", "write_calibration"]
@@ -32,7 +34,7 @@ def _flag(b: bool) -> str:
     return "**FLAG**" if b else ""
 
 
-def _rows(doc: Mapping[str, Any]) -> dict[str, list[list[str]]]:
+def _rows(doc: JSONRecord) -> dict[str, list[list[str]]]:
     """The tables of a calibration document as rows of text cells (shared by Markdown and HTML)."""
     pooled = [[p["kind"], p["check"], p["profile"], _g(p["design_alpha"]), f"{p['failures']}/{p['trials']}",
                _g(p["rate"]), _iv(p["interval95"]), _flag(p["flagged"])] for p in doc["by_kind"]]
@@ -73,7 +75,7 @@ HEADERS = {
 }
 
 
-def _settings_line(doc: Mapping[str, Any]) -> str:
+def _settings_line(doc: JSONRecord) -> str:
     s = doc["settings"]
     return (f"profiles {', '.join(s['profiles'])}; seeds {s['seed_base']}.. ({s['fa_seeds']} per reference, "
             f"{s['equivalent_seeds']} per equivalent mutant, {s['power_seeds']} per bug, the first "
@@ -82,7 +84,7 @@ def _settings_line(doc: Mapping[str, Any]) -> str:
             f"power target {s['power_target']:.0%}")
 
 
-def _timing_lines(doc: Mapping[str, Any]) -> list[str]:
+def _timing_lines(doc: JSONRecord) -> list[str]:
     t = doc.get("timing") or {}
     if not t:
         return []
@@ -92,7 +94,7 @@ def _timing_lines(doc: Mapping[str, Any]) -> list[str]:
             f"on {t.get('cpus')} CPUs; {t['units']} units; unit time by role: {roles}"]
 
 
-def calibration_markdown(doc: Mapping[str, Any]) -> str:
+def calibration_markdown(doc: JSONRecord) -> str:
     """The calibration document as Markdown (tables of false alarms, equivalent mutants, power; flags; timing)."""
     rows = _rows(doc)
 
@@ -120,7 +122,7 @@ def calibration_markdown(doc: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def calibration_summary(doc: Mapping[str, Any]) -> dict[str, Any]:
+def calibration_summary(doc: JSONRecord) -> dict[str, object]:
     """What the report index shows: per kind and profile, the family-wise false-alarm rate and the bugs caught.
 
     Holds no timings, so an index that embeds it stays byte-identical across runs.
@@ -141,7 +143,7 @@ def calibration_summary(doc: Mapping[str, Any]) -> dict[str, Any]:
             "rows": rows}
 
 
-def load_calibration_summary(out: Any) -> dict[str, Any] | None:
+def load_calibration_summary(out: Path | str) -> dict[str, object] | None:
     """The summary of ``out/calibration/calibration.json`` if a calibration has been written there, else None."""
     import json
     from pathlib import Path
@@ -156,7 +158,7 @@ def load_calibration_summary(out: Any) -> dict[str, Any] | None:
         return None
 
 
-def write_calibration(doc: Mapping[str, Any], out: Any) -> list[Any]:
+def write_calibration(doc: JSONRecord, out: Path | str) -> list[Path]:
     """Write ``calibration.json``, ``calibration.md`` and ``calibration.html`` into ``out``; returns the paths."""
     import json
     from pathlib import Path

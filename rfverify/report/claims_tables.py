@@ -17,7 +17,9 @@ from __future__ import annotations
 import re
 import textwrap
 import unicodedata
-from typing import Any, Mapping, Sequence
+from typing import Protocol, Sequence, TypeAlias, Union
+
+from rfverify.results import JSONRecord, JSONValue
 
 __all__ = ["VERDICT_ORDER", "LATEX_PREAMBLE", "claim_dicts", "verdict_counts", "counts_line", "first_sentence",
            "claims_terminal", "claims_markdown", "claims_latex", "claims_latex_document", "claim_qualifier", "tex_escape",
@@ -32,11 +34,23 @@ LATEX_PREAMBLE = ("\\usepackage[T1]{fontenc}\n\\usepackage{lmodern}\n\\usepackag
                   "\\usepackage{longtable}\n\\usepackage{array}\n")
 
 
-def claim_dicts(claims: Sequence[Any]) -> list[dict[str, Any]]:
+class Claim(Protocol):
+    """An evaluated claim as the tables read it (:class:`rfverify.studies.claims.Claim`, or one read
+    back from an earlier index): its JSON record."""
+
+    def to_dict(self) -> dict[str, object]:
+        """The claim's record (the keys of ``docs/claims.md``)."""
+
+
+#: A claim as every table takes it: an evaluated claim, or its record.
+ClaimLike: TypeAlias = Union[Claim, JSONRecord]
+
+
+def claim_dicts(claims: Sequence[ClaimLike]) -> list[dict[str, JSONValue]]:
     return [c.to_dict() if hasattr(c, "to_dict") else dict(c) for c in claims]
 
 
-def verdict_counts(claims: Sequence[Any]) -> dict[str, int]:
+def verdict_counts(claims: Sequence[ClaimLike]) -> dict[str, int]:
     """Claims per verdict, in :data:`VERDICT_ORDER` (verdicts with no claim omitted)."""
     rows = claim_dicts(claims)
     counts = {v: sum(r["verdict"] == v for r in rows) for v in VERDICT_ORDER}
@@ -45,7 +59,7 @@ def verdict_counts(claims: Sequence[Any]) -> dict[str, int]:
     return {v: n for v, n in counts.items() if n}
 
 
-def counts_line(claims: Sequence[Any]) -> str:
+def counts_line(claims: Sequence[ClaimLike]) -> str:
     return f"{len(claims)} claims: " + ", ".join(f"{n} {v}" for v, n in verdict_counts(claims).items())
 
 
@@ -59,11 +73,11 @@ def first_sentence(text: str) -> str:
     return head if head.endswith(".") else head + "."
 
 
-def _claim_text(c: Mapping[str, Any]) -> str:
+def _claim_text(c: JSONRecord) -> str:
     return f"{c['location']}: \u201c{c['statement']}\u201d"
 
 
-def claim_qualifier(c: Mapping[str, Any]) -> str:
+def claim_qualifier(c: JSONRecord) -> str:
     """' (condition: ...)', ' (correction: ...)', ' (counterexample: ...)', ': holds under reading X ..., fails under
     reading Y ...' or ' (why not checkable)'."""
     f = c.get("finding") or {}
@@ -82,20 +96,20 @@ def claim_qualifier(c: Mapping[str, Any]) -> str:
     return ""
 
 
-def _reading(r: Mapping[str, Any]) -> str:
+def _reading(r: JSONRecord) -> str:
     return f"{r['symbols']} as {r['meaning']} ({r['where']})"
 
 
-def _notes(c: Mapping[str, Any]) -> str:
+def _notes(c: JSONRecord) -> str:
     """The row's notation note (readings, extraction caveat, audit), '' when it has none."""
     return str(c.get("notes") or "")
 
 
-def _rule(c: Mapping[str, Any]) -> str:
+def _rule(c: JSONRecord) -> str:
     return f"{c.get('rule', '')}: {c.get('rule_text', '')}"
 
 
-def claims_terminal(claims: Sequence[Any], width: int = 120) -> str:
+def claims_terminal(claims: Sequence[ClaimLike], width: int = 120) -> str:
     """One block per claim: ``id  VERDICT`` then claim, method, evidence, notes, rule and reproduce, wrapped to
     ``width``."""
     out = []
@@ -128,7 +142,7 @@ def md_escape(t: str) -> str:
 MARKDOWN_HEADER = ("| id | claim | method | verdict (rule) | evidence | reproduce |", "|---|---|---|---|---|---|")
 
 
-def claims_markdown(claims: Sequence[Any]) -> str:
+def claims_markdown(claims: Sequence[ClaimLike]) -> str:
     """The claims as a Markdown table: id, claim (paper key, where, statement), method, verdict with its rule,
     one-sentence evidence with the notation note, and the command that re-runs the row."""
     lines = list(MARKDOWN_HEADER)
@@ -202,7 +216,7 @@ def _accented(ch: str) -> str:
 _tex = tex_escape
 
 
-def claims_latex(claims: Sequence[Any]) -> str:
+def claims_latex(claims: Sequence[ClaimLike]) -> str:
     """A ``longtable`` a reviewer can paste (preamble: :data:`LATEX_PREAMBLE`, stated in the first lines): id, claim
     (paper key, where, statement), method, verdict with its rule, evidence with the notation note, reproduce."""
     lines = ["% Needs, in the preamble:"] + [f"%   {line}" for line in LATEX_PREAMBLE.splitlines()] + [
@@ -223,7 +237,7 @@ def claims_latex(claims: Sequence[Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def claims_latex_document(claims: Sequence[Any], header: str = "") -> str:
+def claims_latex_document(claims: Sequence[ClaimLike], header: str = "") -> str:
     """The table as a standalone document (article, landscape-width margins, :data:`LATEX_PREAMBLE`): what the
     test compiles, and a reviewer's starting point."""
     return ("\\documentclass[10pt]{article}\n\\usepackage[margin=1.5cm]{geometry}\n" + LATEX_PREAMBLE

@@ -14,14 +14,17 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence, TypeGuard
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from rfverify.report.mathtext import math_html
 from rfverify.report.plots import plots_for
-from rfverify.results import Report, format_number, kernel_label, split_threshold
+from rfverify.results import CheckResult, JSONRecord, JSONValue, Report, format_number, kernel_label, split_threshold
+
+if TYPE_CHECKING:
+    from rfverify.report.claims_tables import ClaimLike
 
 __all__ = ["render_report_page", "render_index_page", "page_filename", "verdict", "template_environment"]
 
@@ -50,13 +53,13 @@ def verdict(report: Report) -> str:
     return {0: "passed", 1: "failed"}.get(report.exit_code, "error")
 
 
-def _target_str(target: Any) -> str:
+def _target_str(target: object) -> str:
     if isinstance(target, Mapping) and "name" in target:
         return kernel_label(target)
     return json.dumps(target, sort_keys=True, default=str)
 
 
-def _value(v: Any) -> str:
+def _value(v: object) -> str:
     """A detail value as short readable text."""
     if v is None:
         return "—"
@@ -83,24 +86,24 @@ def _value(v: Any) -> str:
     return str(v)
 
 
-def _is_record_list(v: Any) -> bool:
+def _is_record_list(v: object) -> TypeGuard[Sequence[JSONRecord]]:
     return (isinstance(v, Sequence) and not isinstance(v, str) and len(v) > 0
             and all(isinstance(x, Mapping) for x in v))
 
 
-def _is_plain_list(v: Any) -> bool:
+def _is_plain_list(v: object) -> TypeGuard[Sequence[JSONValue]]:
     return (isinstance(v, Sequence) and not isinstance(v, str) and len(v) >= 2
             and all(not isinstance(x, (Mapping, list, tuple)) for x in v))
 
 
-def _detail_tables(details: Mapping[str, Any]) -> tuple[list[tuple[str, str]], list[dict[str, Any]]]:
+def _detail_tables(details: JSONRecord) -> tuple[list[tuple[str, str]], list[dict[str, JSONValue]]]:
     """Scalars (key, text) and tables ({title, headers, rows}) from a details mapping.
 
     A list of records becomes a table; plain lists of the same length (per-pair or per-sub-test
     values: labels, exact, mean, half_width, p-values) become the columns of one table, labels first.
     """
     scalars: list[tuple[str, str]] = []
-    tables: list[dict[str, Any]] = []
+    tables: list[dict[str, JSONValue]] = []
     by_len: dict[int, list[str]] = {}
     for key, v in details.items():
         if _is_plain_list(v):
@@ -127,7 +130,7 @@ def _detail_tables(details: Mapping[str, Any]) -> tuple[list[tuple[str, str]], l
     return scalars, tables
 
 
-def _check_view(name: str, r: Any) -> dict[str, Any]:
+def _check_view(name: str, r: CheckResult) -> dict[str, object]:
     eff = r.effect
     effect = None
     if eff is not None:
@@ -165,7 +168,7 @@ def _check_view(name: str, r: Any) -> dict[str, Any]:
     }
 
 
-def _held_view(details: Mapping[str, Any]) -> dict[str, Any] | None:
+def _held_view(details: JSONRecord) -> dict[str, object] | None:
     """Where the verdict holds when the plug-in refused part of the space (:mod:`rfverify.refusals`): the space
     searched, each refused rule with the plug-in's own words, the warning when most of it was refused, and the
     statistical corners moved or set aside."""
@@ -175,7 +178,7 @@ def _held_view(details: Mapping[str, Any]) -> dict[str, Any] | None:
                and c.get("status") in ("refused", "moved")] if isinstance(details.get("corners"), list) else []
     if not rules and not corners:
         return None
-    out: dict[str, Any] = {"rules": [], "corners": [], "warning": "", "searched": ""}
+    out: dict[str, JSONValue] = {"rules": [], "corners": [], "warning": "", "searched": ""}
     if isinstance(space, Mapping) and rules:
         out["searched"] = str(space.get("searched", ""))
         out["rules"] = [{"rule": str(r.get("rule")), "said": f"{r.get('exception')}: {r.get('message')}",
@@ -190,7 +193,7 @@ def _held_view(details: Mapping[str, Any]) -> dict[str, Any] | None:
     return out
 
 
-def _coverage_view(rows: Any, space: Any) -> dict[str, Any] | None:
+def _coverage_view(rows: object, space: object) -> dict[str, object] | None:
     """An ``explore`` check's coverage (:func:`rfverify.explore.coverage`): where in the searched space the
     property held and where it broke — one row per cell (d band x dtype, norm, …), shown above the details."""
     if not _is_record_list(rows):
@@ -205,7 +208,7 @@ def _coverage_view(rows: Any, space: Any) -> dict[str, Any] | None:
             "broken": sum(1 for b in body if b["broken"]), "cells": len(body)}
 
 
-def _flatten(prefix: str, obj: Any, out: list[tuple[str, str]]) -> None:
+def _flatten(prefix: str, obj: object, out: list[tuple[str, str]]) -> None:
     if isinstance(obj, Mapping) and obj:
         for k, v in obj.items():
             _flatten(f"{prefix}.{k}" if prefix else str(k), v, out)
@@ -239,7 +242,7 @@ def render_report_page(name: str, report: Report, *, provenance: Mapping[str, st
     )
 
 
-def _claim_rows(claims: Sequence[Any] | None) -> tuple[list[dict[str, Any]], dict[str, str]]:
+def _claim_rows(claims: Sequence[ClaimLike] | None) -> tuple[list[dict[str, JSONValue]], dict[str, str]]:
     """The claims table's rows (every key the template reads, a short evidence, the qualifier) and the rules cited."""
     from rfverify.report.claims_tables import claim_dicts, claim_qualifier, first_sentence
 
@@ -257,15 +260,15 @@ def _claim_rows(claims: Sequence[Any] | None) -> tuple[list[dict[str, Any]], dic
 
 
 def render_index_page(entries: Iterable[tuple[str, Report]], *, seed: int, profile: str,
-                      provenance: Mapping[str, str], claims: Sequence[Any] | None = None,
+                      provenance: Mapping[str, str], claims: Sequence[ClaimLike] | None = None,
                       docs: Mapping[str, str] | None = None, command: str = "",
-                      calibration: Mapping[str, Any] | None = None,
-                      mutation: Mapping[str, Any] | None = None,
-                      ecosystem: Mapping[str, Any] | None = None) -> str:
+                      calibration: JSONRecord | None = None,
+                      mutation: JSONRecord | None = None,
+                      ecosystem: JSONRecord | None = None) -> str:
     """The index: verdict matrix (implementations x checks), the calibration summary (if any), the ecosystem
     table's summary and the link to the mutation-testing report (if any), and the claims table."""
     entries = list(entries)
-    groups: dict[str, dict[str, Any]] = {}  # one matrix per kind: kinds have different checks
+    groups: dict[str, dict[str, JSONValue]] = {}  # one matrix per kind: kinds have different checks
     rows = []
     for name, rep in entries:
         group = groups.setdefault(rep.kind, {"kind": rep.kind, "checks": [], "rows": []})

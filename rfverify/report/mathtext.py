@@ -17,7 +17,7 @@ import functools
 import hashlib
 import io
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import matplotlib
 from markupsafe import Markup, escape
@@ -71,7 +71,7 @@ def formula_svg(tex: str) -> str:
     from matplotlib.mathtext import MathTextParser
     from matplotlib.font_manager import FontProperties
 
-    rc: dict[RcKeyType, Any] = {"mathtext.fontset": "dejavusans", "font.family": "DejaVu Sans", "svg.fonttype": "path",
+    rc: dict[RcKeyType, object] = {"mathtext.fontset": "dejavusans", "font.family": "DejaVu Sans", "svg.fonttype": "path",
           "svg.hashsalt": "rfverify-math", "path.simplify": False}
     with matplotlib.rc_context(rc):
         parsed = MathTextParser("path").parse(f"${tex}$", dpi=72, prop=FontProperties(size=FONT_PT))

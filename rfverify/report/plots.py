@@ -33,19 +33,23 @@ import io
 import math
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence, Union
 
 import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 
+from rfverify.results import JSONRecord
+
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.axis import Axis
     from matplotlib.typing import RcKeyType
 
 __all__ = ["Plot", "register_plotter", "plots_for", "figures_for", "figure_to_svg", "PLOTTERS", "COLOUR_NAMES"]
 
 #: One plotter: ``details -> Figure | None`` (None: the keys it needs are not there).
-Plotter = Callable[[Mapping[str, Any]], "Figure | None"]
+Plotter = Callable[[JSONRecord], "Figure | None"]
 
 
 @dataclass(frozen=True)
@@ -59,10 +63,10 @@ class Plot:
 
 
 #: A caption: fixed text, or a function of the check's ``details`` (so it names only what is drawn).
-Caption = Any  # str, or caption(details) -> str
+Caption = Union[str, Callable[[JSONRecord], str]]
 
 #: name -> (title, caption, plotter), in display order.
-PLOTTERS: dict[str, tuple[str, Any, Plotter]] = {}
+PLOTTERS: dict[str, tuple[Caption, Caption, Plotter]] = {}
 
 # Palette: Okabe & Ito (2008), "Color Universal Design", safe for the common colour-vision deficiencies; shared
 # with the HTML stylesheet.  Captions name colours with COLOUR_NAMES (tests/test_figures.py holds them to it).
@@ -70,7 +74,7 @@ BLUE, ORANGE, GREEN, VERMILLION, SKY = "#0072B2", "#E69F00", "#009E73", "#D55E00
 GREY, INK = "#8a8f98", "#1f2328"
 COLOUR_NAMES = {BLUE: "blue", ORANGE: "orange", GREEN: "green", VERMILLION: "vermillion", SKY: "sky blue",
                 GREY: "grey", INK: "black"}
-_RC: dict[RcKeyType, Any] = {
+_RC: dict[RcKeyType, object] = {
     "font.family": "DejaVu Sans",
     "mathtext.fontset": "dejavusans",
     "font.size": 9,
@@ -96,7 +100,7 @@ _RC: dict[RcKeyType, Any] = {
 FIGSIZE = (4.8, 3.6)
 
 
-def register_plotter(name: str, title: Any, caption: Any, fn: Plotter) -> None:
+def register_plotter(name: str, title: Caption, caption: Caption, fn: Plotter) -> None:
     """Add (or replace) a plotter; it receives a check's ``details`` and returns a Figure or None.  ``title`` and
     ``caption`` are strings or functions of ``details`` (name only what the figure draws for these details)."""
     PLOTTERS[name] = (title, caption, fn)
@@ -105,7 +109,7 @@ def register_plotter(name: str, title: Any, caption: Any, fn: Plotter) -> None:
 def figure_to_svg(fig: Figure, salt: str) -> str:
     """The figure as SVG markup for inlining: deterministic bytes, ids unique per ``salt``."""
     buf = io.StringIO()
-    rc: dict[RcKeyType, Any] = {"svg.hashsalt": f"rfverify-{salt}", **_RC}
+    rc: dict[RcKeyType, object] = {"svg.hashsalt": f"rfverify-{salt}", **_RC}
     with matplotlib.rc_context(rc):
         fig.savefig(buf, format="svg", metadata={"Date": None})
     text = buf.getvalue()
@@ -123,7 +127,7 @@ def figure_to_svg(fig: Figure, salt: str) -> str:
     return text
 
 
-def figures_for(details: Mapping[str, Any], figures: Sequence[str]) -> list[tuple[str, str, str, Figure]]:
+def figures_for(details: JSONRecord, figures: Sequence[str]) -> list[tuple[str, str, str, Figure]]:
     """``(key, title, caption, figure)`` for each plot a check declared (``figures``, its registration's names, in
     that order) that its ``details`` have data for: a plotter returns None when they have none (a skipped check,
     a run without the optional measurement).  A declared name no plotter has is a ``KeyError``; a plotter that
@@ -143,7 +147,7 @@ def figures_for(details: Mapping[str, Any], figures: Sequence[str]) -> list[tupl
     return out
 
 
-def plots_for(details: Mapping[str, Any], figures: Sequence[str], *, salt: str) -> list[Plot]:
+def plots_for(details: JSONRecord, figures: Sequence[str], *, salt: str) -> list[Plot]:
     """The plots a check declared (``figures``) that its ``details`` have data for, in declared order."""
     return [Plot(key, title, caption, figure_to_svg(fig, f"{salt}-{key}"))
             for key, title, caption, fig in figures_for(details, figures)]
@@ -152,7 +156,7 @@ def plots_for(details: Mapping[str, Any], figures: Sequence[str], *, salt: str) 
 # --------------------------------------------------------------------------- helpers
 
 
-def _arr(details: Mapping[str, Any], *keys: str) -> np.ndarray | None:
+def _arr(details: JSONRecord, *keys: str) -> np.ndarray | None:
     for k in keys:
         v = details.get(k)
         if v is None:
@@ -166,7 +170,7 @@ def _arr(details: Mapping[str, Any], *keys: str) -> np.ndarray | None:
     return None
 
 
-def _plain_log_ticks(axis: Any, subs: tuple[float, ...]) -> None:
+def _plain_log_ticks(axis: Axis, subs: tuple[float, ...]) -> None:
     """Log-axis ticks labelled as plain numbers (16, 0.002) at 1, 2, 5 x 10^k, no crowded minor labels."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
@@ -175,13 +179,13 @@ def _plain_log_ticks(axis: Any, subs: tuple[float, ...]) -> None:
     axis.set_minor_formatter(NullFormatter())
 
 
-def _new(figsize: tuple[float, float] = FIGSIZE) -> tuple[Figure, Any]:
+def _new(figsize: tuple[float, float] = FIGSIZE) -> tuple[Figure, Axes]:
     fig = Figure(figsize=figsize, dpi=100, layout="constrained")
     ax = fig.add_subplot(1, 1, 1)
     return fig, ax
 
 
-def _legend(fig: Figure, ax: Any, ncols: int = 2) -> None:
+def _legend(fig: Figure, ax: Axes, ncols: int = 2) -> None:
     """The legend below the axes (never over the data)."""
     handles, labels = ax.get_legend_handles_labels()
     if handles:  # two columns while they fit the figure's width, else one
@@ -192,7 +196,7 @@ def _legend(fig: Figure, ax: Any, ncols: int = 2) -> None:
 # --------------------------------------------------------------------------- built-in plotters
 
 
-def _kernel_scatter(d: Mapping[str, Any]) -> Figure | None:
+def _kernel_scatter(d: JSONRecord) -> Figure | None:
     exact = _arr(d, "exact")
     if exact is None or exact.ndim != 1:
         return None
@@ -226,19 +230,19 @@ def _kernel_scatter(d: Mapping[str, Any]) -> Figure | None:
     return fig
 
 
-def _is_quadrature(d: Mapping[str, Any]) -> bool:
+def _is_quadrature(d: JSONRecord) -> bool:
     """Details of a quadrature rule's unbiasedness: integrands, not kernel pairs."""
     return isinstance(d.get("integrands"), Sequence) and not isinstance(d.get("integrands"), str)
 
 
-def _kernel_scatter_caption(d: Mapping[str, Any]) -> str:
+def _kernel_scatter_caption(d: JSONRecord) -> str:
     single = "grey dots: single estimates; " if _arr(d, "estimates") is not None else ""
     where = "integrand" if _is_quadrature(d) else "designed input pair"
     return (f"Blue dots: the mean estimate for each {where}; {single}on the dashed black identity line "
             "the estimate is exact.")
 
 
-def _bias(d: Mapping[str, Any]) -> Figure | None:
+def _bias(d: JSONRecord) -> Figure | None:
     exact, mean, hw = _arr(d, "exact", "expected"), _arr(d, "mean"), _arr(d, "half_width")
     if exact is None or mean is None or hw is None or not (exact.shape == mean.shape == hw.shape):
         return None
@@ -274,12 +278,12 @@ def _bias(d: Mapping[str, Any]) -> Figure | None:
     return fig
 
 
-def _target(d: Mapping[str, Any]) -> float | None:
+def _target(d: JSONRecord) -> float | None:
     target = d.get("target_bias")
     return float(target) if isinstance(target, (int, float)) and math.isfinite(target) and target > 0 else None
 
 
-def _bias_caption(d: Mapping[str, Any]) -> str:
+def _bias_caption(d: JSONRecord) -> str:
     exact, mean, hw = _arr(d, "exact", "expected"), _arr(d, "mean"), _arr(d, "half_width")
     where = "integrand" if _is_quadrature(d) else "designed input pair" if "exact" in d else "statistic"
     text = (f"Mean minus exact value at each {where}, with the test's simultaneous (Bonferroni-adjusted) interval: "
@@ -297,7 +301,7 @@ def _short_label(s: str) -> str:
     return s if len(s) <= 14 else s[:13] + "…"
 
 
-def _error_rate(d: Mapping[str, Any]) -> Figure | None:
+def _error_rate(d: JSONRecord) -> Figure | None:
     m = _arr(d, "m")
     quantity = str(d.get("quantity", "MSE"))
     y = _arr(d, "mse", "variance")
@@ -334,7 +338,7 @@ def _error_rate(d: Mapping[str, Any]) -> Figure | None:
     return fig
 
 
-def _error_rate_caption(d: Mapping[str, Any]) -> str:
+def _error_rate_caption(d: JSONRecord) -> str:
     fitted = isinstance(d.get("slope"), (int, float)) and isinstance(d.get("intercept"), (int, float))
     text = "Blue dots: the observed error at each m, on log–log axes"
     if fitted:
@@ -343,7 +347,7 @@ def _error_rate_caption(d: Mapping[str, Any]) -> str:
                                                                            else " through the first point.")
 
 
-def _tails(d: Mapping[str, Any]) -> Figure | None:
+def _tails(d: JSONRecord) -> Figure | None:
     tails = d.get("tails")
     if not isinstance(tails, Sequence) or not tails or not all(isinstance(t, Mapping) for t in tails):
         return None
@@ -380,7 +384,7 @@ def _tails(d: Mapping[str, Any]) -> Figure | None:
     return fig
 
 
-def _tails_caption(d: Mapping[str, Any]) -> str:
+def _tails_caption(d: JSONRecord) -> str:
     tails = d.get("tails") or []
     freqs = [np.asarray(t.get("frequencies", [t.get("max_frequency", np.nan)]), dtype=float) for t in tails]
     has_pos = any(np.any(f > 0) for f in freqs)
@@ -397,7 +401,7 @@ def _tails_caption(d: Mapping[str, Any]) -> str:
     return text + f"{curve}the Hoeffding bound 2·exp(−mε²/(2C⁴)), with orange squares at the tested ε."
 
 
-def _histograms(d: Mapping[str, Any]) -> Figure | None:
+def _histograms(d: JSONRecord) -> Figure | None:
     hs = _histogram_list(d)
     if hs is None:
         return None
@@ -426,11 +430,12 @@ def _histograms(d: Mapping[str, Any]) -> Figure | None:
         ax.set_xlabel(f"value of {name}" + (f" ({extra})" if extra else ""))
         ax.set_ylabel("probability density")
         first = first or ax
+    assert first is not None  # hs is not empty
     _legend(fig, first)
     return fig
 
 
-def _histogram_list(d: Mapping[str, Any]) -> list[Mapping[str, Any]] | None:
+def _histogram_list(d: JSONRecord) -> list[JSONRecord] | None:
     hs = d.get("histograms", d.get("histogram"))
     if isinstance(hs, Mapping):
         hs = [hs]
@@ -439,7 +444,7 @@ def _histogram_list(d: Mapping[str, Any]) -> list[Mapping[str, Any]] | None:
     return list(hs)[:6]
 
 
-def _histograms_caption(d: Mapping[str, Any]) -> str:
+def _histograms_caption(d: JSONRecord) -> str:
     hs = _histogram_list(d) or []
     exact = any("pdf" in h for h in hs)
     what = "the diagnostic statistic" if len(hs) == 1 else f"each of the {len(hs)} diagnostic statistics"
@@ -447,7 +452,7 @@ def _histograms_caption(d: Mapping[str, Any]) -> str:
                                                                    else "."))
 
 
-def _exactness(d: Mapping[str, Any]) -> Figure | None:
+def _exactness(d: JSONRecord) -> Figure | None:
     deg = _arr(d, "degrees")
     err = _arr(d, "errors", "exactness_errors")
     if deg is None or err is None or deg.shape != err.shape or deg.ndim != 1:
@@ -481,14 +486,14 @@ def _exactness(d: Mapping[str, Any]) -> Figure | None:
     return fig
 
 
-def _tolerances(d: Mapping[str, Any], err: np.ndarray) -> np.ndarray | None:
+def _tolerances(d: JSONRecord, err: np.ndarray) -> np.ndarray | None:
     tol = _arr(d, "tolerances")
     if tol is None and isinstance(d.get("tolerance"), (int, float)):
         tol = np.full(err.shape, float(d["tolerance"]))
     return tol if tol is not None and tol.shape == err.shape else None
 
 
-def _exactness_caption(d: Mapping[str, Any]) -> str:
+def _exactness_caption(d: JSONRecord) -> str:
     err = _arr(d, "errors", "exactness_errors")
     tol = _tolerances(d, err) if err is not None else None
     parts = []
@@ -519,7 +524,7 @@ register_plotter("histograms", "Histogram against the exact density",
 register_plotter("exactness", "Exactness error by polynomial degree", _exactness_caption, _exactness)
 
 
-def _adapted(d: Mapping[str, Any]) -> Figure | None:
+def _adapted(d: JSONRecord) -> Figure | None:
     ma, ea = _arr(d, "m_adapted"), _arr(d, "error_adapted")
     mr, er = _arr(d, "m_reference"), _arr(d, "error_reference")
     if ma is None or ea is None or mr is None or er is None:
@@ -544,7 +549,7 @@ def _adapted(d: Mapping[str, Any]) -> Figure | None:
     return fig
 
 
-def _adapted_caption(d: Mapping[str, Any]) -> str:
+def _adapted_caption(d: JSONRecord) -> str:
     text = ("Relative Frobenius error on points the map was not fitted to, mean over seeds (alber2017 Fig. 1, "
             "log–log): "
             "blue circles on a dashed line for the random basis it is compared with, orange squares on a solid line "

@@ -17,11 +17,14 @@ import json
 import os
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Sequence
 
 from rfverify.report.provenance import provenance
-from rfverify.results import Report
+from rfverify.results import JSONRecord, JSONValue, Report
 from rfverify.text import markdown_code, markdown_inline
+
+if TYPE_CHECKING:
+    from rfverify.report.claims_tables import ClaimLike
 
 __all__ = ["write_reports", "markdown_summary", "provenance", "report_document", "index_document",
            "INDEX_SCHEMA_VERSION", "atomic_write"]
@@ -63,7 +66,7 @@ def _locked(out: Path) -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
-def _report_from_document(doc: Mapping[str, Any]) -> Report:
+def _report_from_document(doc: JSONRecord) -> Report:
     """A report written earlier into the directory, read back for the index (verdicts, messages, ids)."""
     from dataclasses import fields
 
@@ -79,7 +82,7 @@ def _report_from_document(doc: Mapping[str, Any]) -> Report:
                   version=doc.get("rfverify_version", ""), metrics=doc.get("metrics"))
 
 
-def _earlier(out: Path) -> tuple[list[tuple[str, Report]], dict[str, str], list[Any] | None]:
+def _earlier(out: Path) -> tuple[list[tuple[str, Report]], dict[str, str], list[ClaimLike] | None]:
     """What an earlier run left in ``out``'s index: its reports in index order, their one-line descriptions
     and its claims (None if none).  Entries whose JSON is gone or unreadable are dropped."""
     try:
@@ -116,7 +119,7 @@ def _merged(earlier: list[tuple[str, Report]], new: list[tuple[str, Report]]) ->
 class _Claim(SimpleNamespace):
     """An evaluated claim read back from an earlier index (the renderers read attributes or ``to_dict()``)."""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return dict(vars(self))
 
 #: Version of the layout of ``index.json`` (the per-implementation files carry Report's ``schema_version``).
@@ -164,9 +167,9 @@ def _md(text: str) -> str:
     return markdown_inline(text)
 
 
-def report_document(report: Report, prov: Mapping[str, str] | None = None) -> dict[str, Any]:
+def report_document(report: Report, prov: Mapping[str, str] | None = None) -> dict[str, object]:
     """The per-implementation JSON document: :meth:`Report.to_dict` with ``provenance`` after the version."""
-    doc: dict[str, Any] = {}
+    doc: dict[str, JSONValue] = {}
     for key, value in report.to_dict().items():
         doc[key] = value
         if key == "rfverify_version":
@@ -175,9 +178,9 @@ def report_document(report: Report, prov: Mapping[str, str] | None = None) -> di
 
 
 def index_document(reports: Sequence[tuple[str, Report]], *, seed: int, profile: str,
-                   claims: Sequence[Any] | None = None, prov: Mapping[str, str] | None = None,
-                   calibration: Mapping[str, Any] | None = None, out: Path | None = None,
-                   docs: Mapping[str, str] | None = None) -> dict[str, Any]:
+                   claims: Sequence[ClaimLike] | None = None, prov: Mapping[str, str] | None = None,
+                   calibration: JSONRecord | None = None, out: Path | None = None,
+                   docs: Mapping[str, str] | None = None) -> dict[str, object]:
     """``index.json``: every implementation's verdict per check and one-line description (``docs``; kept for
     the next run into the same directory), the evaluated claims (or null), and the
     summary of a calibration found in ``calibration/`` (or null; see :func:`rfverify.report.calibration_pages.calibration_summary`)."""
@@ -205,7 +208,7 @@ def index_document(reports: Sequence[tuple[str, Report]], *, seed: int, profile:
     }
 
 
-def ecosystem_line(e: Mapping[str, Any]) -> str:
+def ecosystem_line(e: JSONRecord) -> str:
     """The Markdown section that links the ecosystem table."""
     caught = ", ".join(f"{k} {v}" for k, v in e["caught"].items()) or "none"
     return (f"## The ecosystem\n\nThe field's libraries as published: [{e['markdown']}]({e['markdown']}) — "
@@ -214,7 +217,7 @@ def ecosystem_line(e: Mapping[str, Any]) -> str:
             "a wrapper.")
 
 
-def load_ecosystem_summary(out: Path | str | None) -> dict[str, Any] | None:
+def load_ecosystem_summary(out: Path | str | None) -> dict[str, object] | None:
     """The summary of ``ecosystem.json`` in ``out`` (written by ``rfverify ecosystem --out OUT``), or None."""
     if out is None:
         return None
@@ -231,7 +234,7 @@ def load_ecosystem_summary(out: Path | str | None) -> dict[str, Any] | None:
             "wrappers": len(s.get("wrappers", [])), "not_installed": s.get("not_installed", [])}
 
 
-def _claims_section(claims: Sequence[Any]) -> str:
+def _claims_section(claims: Sequence[ClaimLike]) -> str:
     from rfverify.report.claims_tables import counts_line
 
     head = f"## Published claims\n\n{counts_line(claims)}"
@@ -240,7 +243,7 @@ def _claims_section(claims: Sequence[Any]) -> str:
 
 
 def write_reports(out: Path, reports: list[tuple[str, Report]], *, seed: int, profile: str,
-                  claims: Sequence[Any] | None = None, docs: Mapping[str, str] | None = None,
+                  claims: Sequence[ClaimLike] | None = None, docs: Mapping[str, str] | None = None,
                   html: bool = True, command: str = "", merge: bool = True) -> list[Path]:
     """Write every file of a report run into ``out`` (see the module docstring); returns the paths.
 
@@ -261,7 +264,7 @@ def write_reports(out: Path, reports: list[tuple[str, Report]], *, seed: int, pr
 
 
 def _write_reports(out: Path, reports: list[tuple[str, Report]], *, seed: int, profile: str,
-                   claims: Sequence[Any] | None, docs: Mapping[str, str] | None, html: bool,
+                   claims: Sequence[ClaimLike] | None, docs: Mapping[str, str] | None, html: bool,
                    command: str, merge: bool) -> list[Path]:
     written = []
     prov = provenance()
@@ -333,7 +336,7 @@ def mutation_summary(out: Path) -> dict[str, str] | None:
 
 
 
-def claims_markdown(claims: Sequence[Any]) -> str:
+def claims_markdown(claims: Sequence[ClaimLike]) -> str:
     """The claims table as Markdown: id, claim, method, verdict, one-sentence evidence
     (:func:`rfverify.report.claims_tables.claims_markdown`)."""
     from rfverify.report.claims_tables import claims_markdown as _markdown

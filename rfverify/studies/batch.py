@@ -15,10 +15,14 @@ whatever the executor (each check's randomness comes from the root seed and the 
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
 from rfverify.errors import UsageError
 from rfverify.seeding import DEFAULT_SEED
+
+if TYPE_CHECKING:
+    from rfverify.executors import Executor, Outcome, Task
+    from rfverify.results import Report
 
 __all__ = ["verify_many", "check_tasks", "zoo_tasks", "reports_from", "lost_report", "default_jobs"]
 
@@ -26,7 +30,7 @@ __all__ = ["verify_many", "check_tasks", "zoo_tasks", "reports_from", "lost_repo
 _CALLABLE_OPTIONS = ("kernel", "domain", "matrix", "feature_map")
 
 
-def _verifier(kind: str) -> Callable[..., Any]:
+def _verifier(kind: str) -> Callable[..., Report]:
     """The Python entry point of ``kind`` from the kind table (an unknown kind is a UsageError)."""
     from rfverify.kinds import get_kind
 
@@ -34,7 +38,7 @@ def _verifier(kind: str) -> Callable[..., Any]:
 
 
 def verify_one(kind: str, implementation: str, seed: int, profile: str, checks: tuple[str, ...] | None,
-               options: Mapping[str, Any]) -> Any:
+               options: Mapping[str, object]) -> Report:
     """One unit: verify ``implementation`` (``MODULE:ATTR``) with the verifier of ``kind``; a Report."""
     from rfverify.adapters import load_object
 
@@ -47,19 +51,19 @@ def verify_one(kind: str, implementation: str, seed: int, profile: str, checks: 
                            checks=None if checks is None else list(checks), **opts)
 
 
-def verify_zoo_entry(name: str, seed: int, profile: str) -> Any:
+def verify_zoo_entry(name: str, seed: int, profile: str) -> Report:
     """One unit: verify the zoo entry ``name``; a Report."""
     from rfverify.studies.zoo import verify_entry, zoo_entries
 
     return verify_entry(zoo_entries([name])[0], seed=seed, profile=profile)
 
 
-def _module_of(spec: Any) -> list[str]:
+def _module_of(spec: object) -> list[str]:
     return [spec] if isinstance(spec, str) and ":" in spec else []
 
 
 def check_tasks(implementations: Sequence[str], *, kind: str, seed: int, profile: str,
-                checks: Iterable[str] | None, options: Mapping[str, Any]) -> list[Any]:
+                checks: Iterable[str] | None, options: Mapping[str, object]) -> list[Task]:
     """The work units of a many-implementation check, one per implementation."""
     from rfverify.executors import Task
 
@@ -85,7 +89,7 @@ def default_jobs(units: int, scheduler: bool = False) -> int:
     return 1 if scheduler else max(1, min(usable_cores(), units))
 
 
-def zoo_tasks(names: Sequence[str], *, seed: int, profile: str) -> list[Any]:
+def zoo_tasks(names: Sequence[str], *, seed: int, profile: str) -> list[Task]:
     """The work units of a zoo report, one per entry (shipped by name), each with its cost hint
     (:data:`rfverify.studies.zoo.ZOO_COST_HINT`) so that pools start the costliest entries first."""
     from rfverify.executors import Task
@@ -96,7 +100,7 @@ def zoo_tasks(names: Sequence[str], *, seed: int, profile: str) -> list[Any]:
 
 
 def lost_report(kind: str, implementation: str, *, seed: int, profile: str, checks: Iterable[str] | None,
-                message: str) -> Any:
+                message: str) -> Report:
     """The report of a unit that produced none (its worker died twice, or it raised): every selected
     check with status ``error`` and the reason, so a lost unit is never a silent gap."""
     from rfverify.version import __version__
@@ -110,8 +114,8 @@ def lost_report(kind: str, implementation: str, *, seed: int, profile: str, chec
                   version=__version__)
 
 
-def reports_from(outcomes: Sequence[Any], units: Sequence[tuple[str, str]], *, seed: int, profile: str,
-                 checks: Iterable[str] | None = None) -> list[Any]:
+def reports_from(outcomes: Sequence[Outcome], units: Sequence[tuple[str, str]], *, seed: int, profile: str,
+                 checks: Iterable[str] | None = None) -> list[Report]:
     """Reports from outcomes; ``units`` gives each one's (kind, implementation) for :func:`lost_report`."""
     out = []
     for o, (kind, impl) in zip(outcomes, units):
@@ -122,8 +126,8 @@ def reports_from(outcomes: Sequence[Any], units: Sequence[tuple[str, str]], *, s
 
 def verify_many(implementations: Sequence[str], *, kind: str = "feature-map", seed: int = DEFAULT_SEED,
                 profile: str = "default", checks: Iterable[str] | None = None, jobs: int = 1,
-                scheduler: str | None = None, executor: Any = None,
-                progress: Callable[[int, int, float], None] | None = None, **options: Any) -> list[Any]:
+                scheduler: str | None = None, executor: Executor | None = None,
+                progress: Callable[[int, int, float], None] | None = None, **options: object) -> list[Report]:
     """Verify each of ``implementations`` (``MODULE:ATTR`` names) as ``kind`` with the same ``options``.
 
     ``options`` are the keywords of the kind's verifier (for feature maps those of

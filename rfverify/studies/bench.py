@@ -25,10 +25,12 @@ from __future__ import annotations
 import math
 import statistics
 import time
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
+from numpy.typing import DTypeLike
 
+from rfverify.results import JSONValue
 from rfverify.studies.bench_compare import naive_fwht  # the baseline (re-exported)
 
 __all__ = [
@@ -51,7 +53,7 @@ def register_benchmark(name: str, fn: Callable[[bool], list[dict]]) -> None:
     _EXTRA_BENCHMARKS[name] = fn
 
 
-def time_call(fn: Callable[[], Any], repeats: int) -> float:
+def time_call(fn: Callable[[], object], repeats: int) -> float:
     """Median wall time of ``fn()`` over ``repeats`` calls after one warm-up call."""
     fn()
     ts = []
@@ -62,8 +64,8 @@ def time_call(fn: Callable[[], Any], repeats: int) -> float:
     return statistics.median(ts)
 
 
-def _row(name: str, d: int, dtype: Any, n: int, seconds: float, ops: float,
-         baseline: str | None = None, base_seconds: float | None = None, **extra: Any) -> dict:
+def _row(name: str, d: int, dtype: DTypeLike, n: int, seconds: float, ops: float,
+         baseline: str | None = None, base_seconds: float | None = None, **extra: JSONValue) -> dict:
     return {
         "name": name,
         "d": d,
@@ -94,7 +96,7 @@ def _latency_rows(quick: bool) -> list[dict]:
     return rows
 
 
-def run_structured_benchmarks(quick: bool = False, progress: Any = None) -> list[dict]:
+def run_structured_benchmarks(quick: bool = False, progress: Callable[[int, int, str, float], None] | None = None) -> list[dict]:
     """The side-by-side comparisons (FWHT, butterfly, feature maps; :mod:`rfverify.studies.bench_compare`) and latency.
 
     ``quick=True`` shrinks sizes and repeats (seconds instead of about a minute).
@@ -113,20 +115,21 @@ def run_structured_benchmarks(quick: bool = False, progress: Any = None) -> list
     return rows
 
 
-def _run_all(quick: bool, progress: Any = None) -> list[dict]:
+def _run_all(quick: bool, progress: Callable[[int, int, str, float], None] | None = None) -> list[dict]:
     import importlib
 
     from rfverify.studies.bench_compare import run_comparisons
 
-    groups: list[tuple[str, Any]] = [("side-by-side comparisons", run_comparisons), ("latency", _latency_rows)]
+    groups: list[tuple[str, Callable[[bool], list[dict]]]] = [("side-by-side comparisons", run_comparisons),
+                                                             ("latency", _latency_rows)]
     for name, spec in BENCHMARK_GROUPS.items():
         mod, fn = spec.split(":")
         groups.append((name, getattr(importlib.import_module(mod), fn)))
     groups += list(_EXTRA_BENCHMARKS.items())
     rows: list[dict] = []
-    for i, (name, fn) in enumerate(groups, 1):
+    for i, (name, run_group) in enumerate(groups, 1):
         t0 = time.perf_counter()
-        rows.extend(fn(quick))
+        rows.extend(run_group(quick))
         if progress is not None:
             progress(i, len(groups), name, time.perf_counter() - t0)
     return rows

@@ -43,9 +43,18 @@ import platform
 import statistics
 import time
 from functools import partial
-from typing import Any, Callable, TypedDict
+from types import ModuleType
+from typing import TYPE_CHECKING, Callable, ContextManager, TypeVar, TypedDict
 
 import numpy as np
+from numpy.typing import DTypeLike
+
+from rfverify.results import JSONValue
+
+if TYPE_CHECKING:
+    from rfverify.implementations._base import FeatureMap
+
+T = TypeVar("T")
 
 __all__ = ["run_comparisons", "format_comparisons", "summarize", "environment", "BASELINES", "LEGEND"]
 
@@ -83,7 +92,7 @@ def naive_fwht(X: np.ndarray) -> np.ndarray:
     return Y
 
 
-def environment() -> dict[str, Any]:
+def environment() -> dict[str, object]:
     """Machine, load, date and versions printed above the tables."""
     model = platform.processor() or "?"
     try:
@@ -111,13 +120,13 @@ def environment() -> dict[str, Any]:
     return env
 
 
-def _blas_limit(k: int) -> Any:
+def _blas_limit(k: int) -> ContextManager[object]:
     from rfverify.threads import limit_threads
 
     return limit_threads(k, "blas")
 
 
-def _import_fht_cpu() -> Any:
+def _import_fht_cpu() -> ModuleType | None:
     try:
         import fht_cpu
     except Exception:
@@ -125,7 +134,7 @@ def _import_fht_cpu() -> Any:
     return fht_cpu
 
 
-def _import_ffht() -> Any:
+def _import_ffht() -> ModuleType | None:
     try:
         import ffht
     except Exception:
@@ -139,7 +148,7 @@ class _Samples(dict):
     cpu: dict[str, list[float]]
 
 
-def _time_group(impls: dict[str, tuple[Callable[[], Any], Callable[[], Any] | None]], repeats: int) -> _Samples:
+def _time_group(impls: dict[str, tuple[Callable[[], object], Callable[[], object] | None]], repeats: int) -> _Samples:
     """Round-robin times, one per round: ``impls[name] = (call, reset)``; ``reset`` runs untimed first.
 
     Besides wall time, the calling thread's CPU time (``time.thread_time``) of each call is kept:
@@ -165,7 +174,7 @@ def _time_group(impls: dict[str, tuple[Callable[[], Any], Callable[[], Any] | No
     return times
 
 
-def _ratio(mine: list[float], other: Any) -> float:
+def _ratio(mine: list[float], other: list[float] | float | None) -> float:
     """``mine ÷ other``: the median of per-round ratios when ``other`` was timed in the same rounds
     (paired: both calls of a round ran under the same load), else ratio of medians."""
     if isinstance(other, list) and len(other) == len(mine):
@@ -175,15 +184,15 @@ def _ratio(mine: list[float], other: Any) -> float:
     return statistics.median(mine) / other if other else float("nan")
 
 
-def _rows(section: str, samples: dict[str, list[float]], *, dtype: Any, d: int, n: int, threads: int,
-          ops: float, baselines: dict[str, Any], mem: list[float] | None,
+def _rows(section: str, samples: dict[str, list[float]], *, dtype: DTypeLike, d: int, n: int, threads: int,
+          ops: float, baselines: dict[str, list[float] | float | None], mem: list[float] | None,
           used: dict[str, int] | None = None, mem_cpu: list[float] | None = None) -> list[dict]:
     nbytes = 2 * n * d * np.dtype(dtype).itemsize
     out = []
     cpu = getattr(samples, "cpu", {})
     for name, ts in samples.items():
         sec = statistics.median(ts)
-        extra: dict[str, Any] = {}
+        extra: dict[str, JSONValue] = {}
         if name in cpu and (used or {}).get(name, threads) == 1:  # runs on the calling thread only
             extra = {"cpu_seconds": statistics.median(cpu[name]),
                      "cpu_vs": {b: _ratio(cpu[name], cpu[b]) for b in baselines if b in cpu and b != name
@@ -199,7 +208,7 @@ def _rows(section: str, samples: dict[str, list[float]], *, dtype: Any, d: int, 
     return out
 
 
-def _skip(section: str, name: str, reason: str, *, dtype: Any, d: int, n: int, threads: int) -> dict:
+def _skip(section: str, name: str, reason: str, *, dtype: DTypeLike, d: int, n: int, threads: int) -> dict:
     return {"section": section, "name": name, "dtype": np.dtype(dtype).name, "d": d, "n": n, "threads": threads,
             "seconds": float("nan"), "status": f"skipped: {reason}", "gops": float("nan"), "gbs": float("nan"),
             "mem_x": float("nan"), "rows_per_s": float("nan"), "vs": {}}
@@ -231,15 +240,15 @@ def _plan(quick: bool) -> Plan:
 
 
 def _fwht_impls(X: np.ndarray, X0: np.ndarray, Y: np.ndarray, H: np.ndarray | None, k: int, dense_max: int,
-                fc: Any, ff: Any, key: _RowKey, rows: list[dict]
-                ) -> tuple[dict[str, tuple[Callable[[], Any], Callable[[], Any] | None]], dict[str, int]]:
+                fc: ModuleType | None, ff: ModuleType | None, key: _RowKey, rows: list[dict]
+                ) -> tuple[dict[str, tuple[Callable[[], object], Callable[[], object] | None]], dict[str, int]]:
     """The transforms timed at k threads (each with its reset, or None) and the threads each uses; the ones that
     cannot run here are appended to ``rows`` as skips, with the reason."""
     from rfverify.implementations._fwht_numba import prange_kernel
     from rfverify.implementations.structured import fwht, fwht_threads, numba_available
 
     d = X.shape[1]
-    impls: dict[str, tuple[Callable[[], Any], Callable[[], Any] | None]] = {}
+    impls: dict[str, tuple[Callable[[], object], Callable[[], object] | None]] = {}
     reset = lambda: np.copyto(X, X0)  # noqa: E731
     impls["memory pass (numpy copy)"] = (lambda: np.copyto(Y, X), reset)
     impls[INPLACE_PASS] = (lambda: np.multiply(X, 1, out=X), reset)
@@ -310,7 +319,7 @@ def run_fwht_comparison(quick: bool = False) -> list[dict]:
     return rows
 
 
-def _aligned(shape: tuple[int, int], dtype: Any) -> np.ndarray:
+def _aligned(shape: tuple[int, int], dtype: DTypeLike) -> np.ndarray:
     """A 64-byte aligned array (FFHT needs 32-byte alignment; every implementation gets the same buffers)."""
     dt = np.dtype(dtype)
     nbytes = int(np.prod(shape)) * dt.itemsize
@@ -319,12 +328,12 @@ def _aligned(shape: tuple[int, int], dtype: Any) -> np.ndarray:
     return raw[off:off + nbytes].view(dt).reshape(shape)
 
 
-def _with(ctx: Any, fn: Callable[[], Any]) -> Any:
+def _with(ctx: ContextManager[object], fn: Callable[[], T]) -> T:
     with ctx:
         return fn()
 
 
-def _limited(k: int, fn: Callable[[], Any]) -> Callable[[], Any]:
+def _limited(k: int, fn: Callable[[], T]) -> Callable[[], T]:
     """``fn`` under a BLAS limit of ``k`` threads, entered at each call."""
     return lambda: _with(_blas_limit(k), fn)
 
@@ -332,13 +341,13 @@ def _limited(k: int, fn: Callable[[], Any]) -> Callable[[], Any]:
 class _RowKey(TypedDict):
     """The configuration of one timing row: the keywords of :func:`_rows` and :func:`_skip` it shares."""
 
-    dtype: Any
+    dtype: DTypeLike
     d: int
     n: int
     threads: int
 
 
-def _prange(kernel: Any, X: np.ndarray, k: int) -> None:
+def _prange(kernel: Callable[[np.ndarray, np.ndarray, int], object], X: np.ndarray, k: int) -> None:
     import numba
 
     old = numba.get_num_threads()
@@ -366,7 +375,7 @@ def run_butterfly_comparison(quick: bool = False) -> list[dict]:
             one: dict[str, float] = {}
             for k in thread_counts:
                 key: _RowKey = {"dtype": dtype, "d": d, "n": n, "threads": k}
-                impls: dict[str, tuple[Callable[[], Any], Callable[[], Any] | None]] = {
+                impls: dict[str, tuple[Callable[[], object], Callable[[], object] | None]] = {
                     "memory pass (numpy copy)": (lambda: np.copyto(Y, X0), None)}
                 used = {"memory pass (numpy copy)": 1, "ours (numpy backend)": 1, "dense BLAS": k}
                 if numba_available():
@@ -403,7 +412,7 @@ def run_feature_map_comparison(quick: bool = False) -> list[dict]:
                 "Fastfood (ours)": FastfoodFeatures(n_components=d, random_state=1, gamma=0.5 / d).fit(X[:2]),
                 "dense RFF (BLAS)": RandomFourierFeaturesCosSin(n_components=d, random_state=1, gamma=0.5 / d).fit(X[:2])}
         for k in p.threads:
-            def call(m: Any, k: int = k) -> Callable[[], Any]:
+            def call(m: FeatureMap, k: int = k) -> Callable[[], np.ndarray]:
                 return lambda: _with(fwht_default_threads(k), lambda: _with(_blas_limit(k), lambda: m.transform(X)))
             times = _time_group({name: (call(m), None) for name, m in maps.items()}, repeats)
             rows += _rows("feature map", times, dtype=np.float64, d=d, n=n, threads=k, ops=0,
@@ -422,11 +431,11 @@ def _fmt_time(sec: float) -> str:
     return f"{sec * 1e3:.3f} ms" if sec >= 1e-3 else f"{sec * 1e6:.1f} us"
 
 
-def _f(x: Any, spec: str) -> str:
+def _f(x: object, spec: str) -> str:
     return format(x, spec) if isinstance(x, (int, float)) and math.isfinite(x) else "-"
 
 
-def format_comparisons(rows: list[dict], env: dict[str, Any] | None = None) -> str:
+def format_comparisons(rows: list[dict], env: dict[str, JSONValue] | None = None) -> str:
     """The tables (one per section), each group's rows together, with the legend and the machine."""
     lines = []
     if env:

@@ -20,9 +20,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 from rfverify.report.calibration_pages import CALIBRATION_SCHEMA_VERSION
+from rfverify.registry import PluginObject
+from rfverify.results import JSONValue, Report
+
+if TYPE_CHECKING:
+    from rfverify.executors import Executor, Task
 
 __all__ = ["Mutant", "load_mutants", "calibrate", "Unit", "aggregate", "strip_timing", "CALIBRATION_REFERENCES"]
 
@@ -44,8 +50,9 @@ class Mutant:
 
     name: str
     kind: str
-    implementation: Any
-    options: Mapping[str, Any] = field(default_factory=dict)
+    #: The mutated plug-in (an object of its kind's contract, or its ``MODULE:ATTR`` name).
+    implementation: PluginObject
+    options: Mapping[str, object] = field(default_factory=dict)
     caught_by: tuple[str, ...] = ()
     category: str = ""
     doc: str = ""
@@ -54,7 +61,7 @@ class Mutant:
     #: Profiles whose budgets are claimed to catch the bug (the library's tests check these).
     profiles: tuple[str, ...] = ("quick", "default")
 
-    def verify(self, *, seed: int, profile: str, checks: Iterable[str] | None = None) -> Any:
+    def verify(self, *, seed: int, profile: str, checks: Iterable[str] | None = None) -> Report:
         """Run the kind's verifier on this mutant; returns its :class:`~rfverify.results.Report`."""
         from rfverify.kinds import get_kind
 
@@ -69,7 +76,7 @@ class Mutant:
 _LIBRARIES: dict[str, dict[str, Mutant]] = {}
 
 
-def _module_of_path(path: Any) -> tuple[str, str]:
+def _module_of_path(path: Path) -> tuple[str, str]:
     """(the sys.path entry, the dotted module name) that import the file or package directory ``path``.
 
     Inside a package (folders with ``__init__.py``) the name is the full dotted name from the
@@ -207,7 +214,7 @@ def plan_units(references: Iterable[str], mutants: Iterable[Mutant], profiles: I
     return units
 
 
-def run_unit(unit: Unit, library: str | None = None) -> dict[str, Any]:
+def run_unit(unit: Unit, library: str | None = None) -> dict[str, object]:
     """Verify one unit; a pure function of ``unit`` (and the library's code).  Never raises.
 
     Numerical libraries run single-threaded here, in-process or in a worker alike, so a result
@@ -240,7 +247,7 @@ def unit_key(unit: Unit) -> str:
     return f"calibrate-{unit.role}-{unit.name}-{unit.profile}-{unit.seed}{checks}"
 
 
-def unit_tasks(units: list[Unit], library: str | None = None) -> list[Any]:
+def unit_tasks(units: list[Unit], library: str | None = None) -> list[Task]:
     """The units as :class:`rfverify.executors.Task`: ``run_unit`` by name, the library shipped by its spec.
 
     A library given as a path is shipped as an absolute path (it must exist there on every worker).
@@ -270,7 +277,7 @@ def unit_tasks(units: list[Unit], library: str | None = None) -> list[Any]:
 
 
 def execute(units: list[Unit], library: str | None = None, *, jobs: int = 1,
-            progress: Callable[[int, int, float], None] | None = None, executor: Any = None) -> list[dict[str, Any]]:
+            progress: Callable[[int, int, float], None] | None = None, executor: Executor | None = None) -> list[dict[str, JSONValue]]:
     """Run ``units`` with ``executor`` (an :class:`rfverify.executors.Executor`; None: in-process for
     ``jobs == 1``, else a pool of ``jobs`` worker processes).
 
@@ -322,13 +329,13 @@ def _kind_of(role: str, name: str, library: str | None) -> str:
     return _mutant(library, name).kind if library else "?"
 
 
-def _false_alarm_entry(role: str, name: str, profile: str, kind: str, rs: list[dict[str, Any]],
-                       flags: list[str]) -> dict[str, Any]:
+def _false_alarm_entry(role: str, name: str, profile: str, kind: str, rs: list[dict[str, JSONValue]],
+                       flags: list[str]) -> dict[str, object]:
     """A correct implementation's (or an equivalent mutant's) failures per check and family-wise, over its seeds;
     a rate whose interval lies above the design alpha is flagged (``flags``)."""
     n = len(rs)
     fam, alphas = _design_alphas(kind, profile)
-    checks: dict[str, Any] = {}
+    checks: dict[str, JSONValue] = {}
     for check, alpha in alphas.items():
         st = [r["statuses"].get(check, r["statuses"].get("*", "missing")) for r in rs]
         k = sum(s == "fail" for s in st)
@@ -361,8 +368,8 @@ def _false_alarm_entry(role: str, name: str, profile: str, kind: str, rs: list[d
             "examples": examples, "seconds": round(sum(r["seconds"] for r in rs), 2)}
 
 
-def _power_entry(m: Any, name: str, profile: str, kind: str, rs: list[dict[str, Any]],
-                 flags: list[str]) -> dict[str, Any]:
+def _power_entry(m: Mutant, name: str, profile: str, kind: str, rs: list[dict[str, JSONValue]],
+                 flags: list[str]) -> dict[str, object]:
     """A mutant's catch rate by each check meant to catch it, by any of them, and what the other checks did; a
     power below POWER_TARGET is flagged (``flags``)."""
     n = len(rs)
@@ -394,15 +401,15 @@ def _power_entry(m: Any, name: str, profile: str, kind: str, rs: list[dict[str, 
             "other_checks": others, "scan_seeds": len(scans), "seconds": round(sum(r["seconds"] for r in rs), 2)}
 
 
-def aggregate(results: list[dict[str, Any]], library: str | None = None) -> dict[str, Any]:
+def aggregate(results: list[dict[str, JSONValue]], library: str | None = None) -> dict[str, object]:
     """False-alarm rates, power and timings from unit results (deterministic in everything but ``seconds``)."""
-    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    groups: dict[tuple[str, str, str], list[dict[str, JSONValue]]] = {}
     for r in results:
         u = r["unit"]
         groups.setdefault((u.role, u.name, u.profile), []).append(r)
-    false_alarms: list[dict[str, Any]] = []
-    equivalents: list[dict[str, Any]] = []
-    powers: list[dict[str, Any]] = []
+    false_alarms: list[dict[str, JSONValue]] = []
+    equivalents: list[dict[str, JSONValue]] = []
+    powers: list[dict[str, JSONValue]] = []
     flags: list[str] = []
     for (role, name, profile), rs in sorted(groups.items(), key=lambda kv: (ROLES.index(kv[0][0]), kv[0][1:])):
         kind = _kind_of(role, name, library)
@@ -421,9 +428,9 @@ def aggregate(results: list[dict[str, Any]], library: str | None = None) -> dict
             "flags": flags}
 
 
-def _pool_by_kind(false_alarms: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _pool_by_kind(false_alarms: list[dict[str, JSONValue]]) -> list[dict[str, JSONValue]]:
     """Failures pooled over the references of each kind (seed-trials, common random numbers across references)."""
-    pooled: dict[tuple[str, str, str], dict[str, Any]] = {}
+    pooled: dict[tuple[str, str, str], dict[str, JSONValue]] = {}
     for e in false_alarms:
         items = list(e["checks"].items()) + [("(family-wise)", e["family"])]
         for check, c in items:
@@ -469,8 +476,8 @@ def calibrate(*, references: Iterable[str] = CALIBRATION_REFERENCES, library: st
               mutants: Iterable[str] | None = None, profiles: Iterable[str] = ("quick", "default"),
               fa_seeds: int = 100, power_seeds: int = 100, scan_seeds: int = 2,
               equivalent_seeds: int | None = 20, seed_base: int = STUDY_BASE, jobs: int = 1,
-              progress: Callable[[int, int, float], None] | None = None, executor: Any = None,
-              order: Callable[[list[Unit]], list[Unit]] | None = None) -> dict[str, Any]:
+              progress: Callable[[int, int, float], None] | None = None, executor: Executor | None = None,
+              order: Callable[[list[Unit]], list[Unit]] | None = None) -> dict[str, object]:
     """Run a calibration study; returns the JSON-ready document (see :func:`write_calibration`).
 
     ``references``: zoo entry names; ``library``: a mutant library spec (:func:`load_mutants`) and
@@ -503,7 +510,7 @@ def calibrate(*, references: Iterable[str] = CALIBRATION_REFERENCES, library: st
     t0 = time.perf_counter()
     results = execute(run_order, library, jobs=jobs, progress=progress, executor=executor)
     wall = time.perf_counter() - t0
-    doc: dict[str, Any] = {
+    doc: dict[str, JSONValue] = {
         "schema_version": CALIBRATION_SCHEMA_VERSION,
         "settings": {"references": refs, "library": library, "mutants": [m.name for m in chosen],
                      "profiles": profiles, "fa_seeds": fa_seeds, "power_seeds": power_seeds,
@@ -524,7 +531,7 @@ def calibrate(*, references: Iterable[str] = CALIBRATION_REFERENCES, library: st
     return doc
 
 
-def strip_timing(doc: Any) -> Any:
+def strip_timing(doc: JSONValue) -> JSONValue:
     """``doc`` without its timing fields (what must be identical for any ``jobs`` and order)."""
     if isinstance(doc, dict):
         return {k: strip_timing(v) for k, v in doc.items() if k not in ("timing", "seconds")}

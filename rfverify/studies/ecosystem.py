@@ -17,7 +17,9 @@ from __future__ import annotations
 import importlib
 import json
 import time
-from typing import Any, Callable, Iterable, Mapping, Sequence
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence, TypeVar
 
 import numpy as np
 
@@ -25,6 +27,13 @@ from rfverify.errors import UsageError
 from rfverify.seeding import DEFAULT_SEED
 from rfverify.studies.ecosystem_entries import (COST_HINT, ENTRIES, NOT_RUN, TORCH_NOTE, Entry, brute_force_ffht,
                                                 brute_force_marginal, brute_force_rfflearn)
+from rfverify.results import JSONRecord, JSONValue, Report
+
+if TYPE_CHECKING:
+    from rfverify.executors import Executor, Outcome, Task
+
+#: The parser class of the CLI's sub-commands.
+P = TypeVar("P", bound=argparse.ArgumentParser)
 
 __all__ = ["Entry", "ENTRIES", "NOT_RUN", "COST_HINT", "TORCH_NOTE", "run_entry", "run_unit", "run_ecosystem",
            "write_ecosystem", "brute_force_rfflearn", "brute_force_marginal", "brute_force_ffht", "entries",
@@ -52,7 +61,7 @@ def missing(entry: Entry) -> str | None:
     return None
 
 
-def run_entry(entry: Entry, seed: int = DEFAULT_SEED, profile: str = "default") -> Any:
+def run_entry(entry: Entry, seed: int = DEFAULT_SEED, profile: str = "default") -> Report:
     """Verify one entry under ``seed`` with its declarations; the :class:`~rfverify.results.Report`."""
     from rfverify.kinds import get_kind
 
@@ -67,7 +76,7 @@ def run_entry(entry: Entry, seed: int = DEFAULT_SEED, profile: str = "default") 
 TIME_LIMIT = 7200.0
 
 
-def _verdict(entry: Entry, report: Any) -> str:
+def _verdict(entry: Entry, report: Report) -> str:
     statuses = {r.check: r.status for r in report.results}
     if any(s == "error" for s in statuses.values()):
         return "error"
@@ -77,7 +86,7 @@ def _verdict(entry: Entry, report: Any) -> str:
     return "caught" if caught else "missed"
 
 
-def run_unit(name: str, seed: int, profile: str) -> dict[str, Any]:
+def run_unit(name: str, seed: int, profile: str) -> dict[str, object]:
     """One work unit: entry ``name`` under ``seed``; its verdict, statuses and failure messages (picklable)."""
     import resource
 
@@ -96,7 +105,7 @@ def run_unit(name: str, seed: int, profile: str) -> dict[str, Any]:
                                for rule in _refused_rules(r)})}
 
 
-def _refused_rules(result: Any) -> list[Mapping[str, Any]]:
+def _refused_rules(result: object) -> list[JSONRecord]:
     """The regions a check's exploration found the plug-in refusing (:mod:`rfverify.refusals`)."""
     details = getattr(result, "details", None)
     space = details.get("space") if isinstance(details, Mapping) else None
@@ -117,7 +126,7 @@ def source_fingerprint() -> str:
     return h.hexdigest()[:16]
 
 
-def fingerprint_files() -> list[tuple[Any, str]]:
+def fingerprint_files() -> list[tuple[Path, str]]:
     """The files :func:`source_fingerprint` hashes, as (path, path relative to the repository), sorted."""
     from pathlib import Path
 
@@ -187,15 +196,15 @@ def _loadavg() -> list[float]:
         return []
 
 
-def _plan_entry(e: Entry, seeds: Sequence[int], profile: str, source: str, prev: Mapping[str, Any] | None,
-                tasks: list[Any]) -> tuple[dict[str, Any], int]:
+def _plan_entry(e: Entry, seeds: Sequence[int], profile: str, source: str, prev: JSONRecord | None,
+                tasks: list[Task]) -> tuple[dict[str, JSONValue], int]:
     """An entry's row of the table, with the seeds reused from ``prev`` (its row in a table written before, when
     the fingerprint is the same) and a task appended to ``tasks`` for each seed still to run; the count reused."""
     from rfverify.executors import Task
 
     reused = 0
     fp = fingerprint(e, profile, source)
-    row: dict[str, Any] = {"name": e.name, "library": e.library, "kind": e.kind, "target": e.target,
+    row: dict[str, JSONValue] = {"name": e.name, "library": e.library, "kind": e.kind, "target": e.target,
                            "package": e.package, "install": e.install, "expected": e.expected,
                            "declarations": _jsonable(e.options), "xfail": dict(e.xfail), "wrapper": e.wrapper,
                            "upstream": e.upstream, "note": e.note, "command": e.cli(), "light": e.light,
@@ -228,8 +237,8 @@ def _plan_entry(e: Entry, seeds: Sequence[int], profile: str, source: str, prev:
     return row, reused
 
 
-def _finish(rows: list[dict[str, Any]], seeds: Sequence[int], profile: str, run_info: dict[str, Any],
-            started: float, earlier: list[Any]) -> dict[str, Any]:
+def _finish(rows: list[dict[str, JSONValue]], seeds: Sequence[int], profile: str, run_info: dict[str, JSONValue],
+            started: float, earlier: list[JSONValue]) -> dict[str, object]:
     """The table so far: every row's seeds in the order asked for, the summary and this run's record."""
     for r in rows:  # seeds in the order asked for, whatever order the units finished in
         r["seeds"] = {str(s): r["seeds"][str(s)] for s in seeds if str(s) in r["seeds"]}
@@ -242,8 +251,8 @@ def _finish(rows: list[dict[str, Any]], seeds: Sequence[int], profile: str, run_
     return table
 
 
-def _with_kept(chosen: Mapping[str, Any], old: Mapping[str, Any], seeds: Sequence[int], profile: str,
-               source: str) -> list[dict[str, Any]]:
+def _with_kept(chosen: JSONRecord, old: JSONRecord, seeds: Sequence[int], profile: str,
+               source: str) -> list[dict[str, JSONValue]]:
     """The rows planned (``chosen``: name -> row) and, for every entry not selected (``--only``), its results from the previous table that are still
     valid (same fingerprint; nothing run): a run of some entries never drops the others from the table."""
     table = entries()
@@ -256,9 +265,9 @@ def _with_kept(chosen: Mapping[str, Any], old: Mapping[str, Any], seeds: Sequenc
 
 def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: str,
                   progress: Callable[[str], None] | None = None,
-                  checkpoint: Callable[[dict[str, Any]], Any] | None = None,
-                  executor: Any = None, previous: Mapping[str, Any] | None = None,
-                  run_missing: bool = True) -> dict[str, Any]:
+                  checkpoint: Callable[[dict[str, JSONValue]], object] | None = None,
+                  executor: Executor | None = None, previous: JSONRecord | None = None,
+                  run_missing: bool = True) -> dict[str, JSONValue]:
     """Run every installed entry under every seed; the table as a JSON-ready dict.
 
     Each (entry, seed) is a work unit on ``executor`` (default: in this process; ``--jobs N``: a local pool);
@@ -271,8 +280,8 @@ def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: s
     started, load_start = time.time(), _loadavg()
     source = source_fingerprint()
     old = {r["name"]: r for r in (previous or {}).get("entries", [])}
-    rows: list[dict[str, Any]] = []
-    tasks: list[Any] = []
+    rows: list[dict[str, JSONValue]] = []
+    tasks: list[Task] = []
     reused = 0
     for e in selected:
         row, n_reused = _plan_entry(e, seeds, profile, source, old.get(e.name), tasks)
@@ -280,15 +289,15 @@ def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: s
         reused += n_reused
     by_name = {r["name"]: r for r in rows}
     rows = _with_kept(by_name, old, seeds, profile, source)
-    prior: Mapping[str, Any] = previous or {}
+    prior: JSONRecord = previous or {}
     earlier = list(prior.get("runs") or ([prior["run"]] if prior.get("run") else []))
-    run_info: dict[str, Any] = {"units_planned": len(tasks), "units_run": 0, "units_reused": reused, "executor": getattr(executor, "description", "in process"),
+    run_info: dict[str, JSONValue] = {"units_planned": len(tasks), "units_run": 0, "units_reused": reused, "executor": getattr(executor, "description", "in process"),
                 "loadavg_start": load_start, "cores": usable_cores()}
 
-    def finish() -> dict[str, Any]:
+    def finish() -> dict[str, object]:
         return _finish(rows, seeds, profile, run_info, started, earlier)
 
-    def on_outcome(i: int, out: Any) -> None:
+    def on_outcome(i: int, out: Outcome) -> None:
         name, s = tasks[i].args[0], tasks[i].args[1]
         row = by_name[name]
         value = out.value if out.ok else {"verdict": "error", "statuses": {}, "messages": {"unit": out.error},
@@ -314,7 +323,7 @@ def run_ecosystem(selected: Sequence[Entry], *, seeds: Sequence[int], profile: s
     return finish()
 
 
-def _table(rows: list[dict[str, Any]], seeds: list[int], profile: str) -> dict[str, Any]:
+def _table(rows: list[dict[str, JSONValue]], seeds: list[int], profile: str) -> dict[str, JSONValue]:
     from rfverify.report.provenance import provenance
 
     for r in rows:
@@ -345,11 +354,11 @@ def _table(rows: list[dict[str, Any]], seeds: list[int], profile: str) -> dict[s
             "provenance": provenance()}
 
 
-def _jsonable(options: Mapping[str, Any]) -> dict[str, Any]:
+def _jsonable(options: Mapping[str, object]) -> dict[str, object]:
     return json.loads(json.dumps(dict(options), default=str))
 
 
-def markdown(table: Mapping[str, Any]) -> str:
+def markdown(table: JSONRecord) -> str:
     """The table as Markdown (committed as reports/ecosystem.md)."""
     s = table["summary"]
     lines = ["# The ecosystem table", "",
@@ -408,7 +417,7 @@ def markdown(table: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _other_failures(row: Mapping[str, Any]) -> str:
+def _other_failures(row: JSONRecord) -> str:
     """A defect entry's failures besides its expected ones (e.g. error-rate failing because of the bias
     unbiasedness found), with how many seeds: shown, never hidden by the verdict."""
     if row.get("expected") != "defect":
@@ -421,7 +430,7 @@ def _other_failures(row: Mapping[str, Any]) -> str:
     return ", ".join(f"{c} ({k} of {len(row['seeds'])})" for c, k in sorted(seen.items()))
 
 
-def _per_seed(row: Mapping[str, Any]) -> str:
+def _per_seed(row: JSONRecord) -> str:
     runs = list(row.get("seeds", {}).values())
     if not runs:
         return ""
@@ -430,7 +439,7 @@ def _per_seed(row: Mapping[str, Any]) -> str:
     return f"{wall:.0f}, {sum(cpu) / len(cpu):.0f}" if cpu else f"{wall:.0f}"
 
 
-def _run_line(run: Mapping[str, Any]) -> str:
+def _run_line(run: JSONRecord) -> str:
     load = lambda xs: "/".join(f"{x:g}" for x in xs) or "n/a"  # noqa: E731
     not_run = f", {run['units_not_run']} not run" if run.get("units_not_run") else ""
     if run.get("units_planned", run["units_run"]) > run["units_run"]:
@@ -447,7 +456,7 @@ def _seeds(seeds: Sequence[int]) -> str:
     return f"{seeds[0]} and {len(seeds) - 1} others" if len(seeds) > 1 else str(seeds[0])
 
 
-def write_ecosystem(table: Mapping[str, Any], out: str) -> list[str]:
+def write_ecosystem(table: JSONRecord, out: str) -> list[str]:
     """Write ecosystem.json and ecosystem.md into ``out``; the paths."""
     from pathlib import Path
 
@@ -468,7 +477,7 @@ def seed_list(n: int) -> list[int]:
     return [DEFAULT_SEED] + list(range(1, n))
 
 
-def add_cli(sub: Any) -> None:
+def add_cli(sub: argparse._SubParsersAction[P]) -> None:
     """The ``rfverify ecosystem`` sub-command (the CLI only registers it)."""
     eco = sub.add_parser(
         "ecosystem", help="verify the field's random-feature libraries as published; write the ecosystem table",
@@ -493,7 +502,7 @@ def add_cli(sub: Any) -> None:
     eco.add_argument("--debug", action="store_true", help="show tracebacks")
 
 
-def main(args: Any) -> int:
+def main(args: argparse.Namespace) -> int:
     """``rfverify ecosystem``: run, print the summary, write the table; exit 1 on a false alarm or a miss."""
     import sys
     from pathlib import Path

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
+
+from rfverify.results import JSONRecord, JSONValue
 
 __all__ = ["Entry", "ENTRIES", "NOT_RUN", "COST_HINT", "TORCH_NOTE", "brute_force_rfflearn", "brute_force_marginal",
            "brute_force_ffht"]
@@ -68,7 +70,7 @@ class Entry:
     package: str
     install: str
     #: Keywords of the kind's verify function (the declarations).
-    options: Mapping[str, Any] = field(default_factory=dict)
+    options: JSONRecord = field(default_factory=dict)
     #: "correct" (must pass) or "defect" (its expected failures must fail).
     expected: str = "correct"
     xfail: Mapping[str, str] = field(default_factory=dict)
@@ -124,7 +126,7 @@ class Entry:
 
 
 def brute_force_rfflearn(rand_type: str, *, d: int = 16, gamma: float = 0.5, draws: int = 300,
-                         m: int = 256, k: float = 0.25, seed: int = 0) -> dict[str, Any]:
+                         m: int = 256, k: float = 0.25, seed: int = 0) -> dict[str, object]:
     """Monte Carlo of E cos(w . delta) over rfflearn's own frequency generator, against exp(-gamma |delta|^2).
 
     Independent of the harness: the library's ``get_matrix_generator(rand_type, std, m)`` draws ``draws``
@@ -150,7 +152,7 @@ def brute_force_rfflearn(rand_type: str, *, d: int = 16, gamma: float = 0.5, dra
             "half_width_99.9": float(st.t.isf(0.0005, draws - 1) * se), "z": float((vals.mean() - k) / se)}
 
 
-def brute_force_marginal(rand_type: str, *, d: int = 16, m: int = 256, draws: int = 40, seed: int = 0) -> dict[str, Any]:
+def brute_force_marginal(rand_type: str, *, d: int = 16, m: int = 256, draws: int = 40, seed: int = 0) -> dict[str, object]:
     """Kolmogorov-Smirnov test of the pooled entries of rfflearn's frequency matrices (std 1) against N(0, 1).
 
     Random Fourier frequencies for exp(-|x - y|^2 / 2) are N(0, I): every entry is standard normal.  For
@@ -189,14 +191,14 @@ def _evidence(rand_type: str) -> Callable[[], str]:
     return kernel if rand_type == "orf" else marginal
 
 
-def brute_force_ffht(widths: Sequence[int] = (1, 2, 4, 8, 16, 1024), draws: int = 20, seed: int = 0) -> dict[str, Any]:
+def brute_force_ffht(widths: Sequence[int] = (1, 2, 4, 8, 16, 1024), draws: int = 20, seed: int = 0) -> dict[str, object]:
     """The largest |ffht.fht(x) - H_d x| over ``draws`` standard normal vectors per width and dtype, against the
     float64 Sylvester matrix (``scipy.linalg.hadamard``): independent of the harness."""
     import ffht
     from scipy.linalg import hadamard
 
     rng = np.random.default_rng(seed)
-    out: dict[str, Any] = {}
+    out: dict[str, JSONValue] = {}
     for dt in (np.float32, np.float64):
         for d in widths:
             H = hadamard(d).astype(np.float64)

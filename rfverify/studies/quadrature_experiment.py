@@ -22,7 +22,7 @@ Data sets (``DATASETS``): Gaussian, a Gaussian mixture, and points near a
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable
 
 import numpy as np
 from scipy import stats
@@ -30,6 +30,7 @@ from scipy.stats import qmc
 
 from rfverify.implementations.orthogonal import haar_qr
 from rfverify.implementations.quadrature import RULES, _phi
+from rfverify.results import JSONValue
 
 __all__ = ["DATASETS", "exact_gram", "frobenius_table", "format_table"]
 
@@ -107,7 +108,8 @@ KERNELS = ("rbf", "arccos0", "arccos1")
 
 def frobenius_table(*, datasets: Iterable[str] = ("gaussian", "mixture", "subspace"), d: int = 16,
                     n_points: int = 200, rules: Iterable[int] = (1, 2, 4, 8), kernels: Iterable[str] = KERNELS,
-                    methods: Iterable[str] = METHODS, runs: int = 10, rng: Any = 0) -> list[dict[str, Any]]:
+                    methods: Iterable[str] = METHODS, runs: int = 10,
+                    rng: int | np.random.Generator | np.random.SeedSequence | None = 0) -> list[dict[str, JSONValue]]:
     """Mean and standard error of ||K - K_hat||_F / ||K||_F over ``runs`` draws per setting."""
     gen = np.random.default_rng(rng)
     rows = []
@@ -129,7 +131,7 @@ def frobenius_table(*, datasets: Iterable[str] = ("gaussian", "mixture", "subspa
     return rows
 
 
-def format_table(rows: list[dict[str, Any]]) -> str:
+def format_table(rows: list[dict[str, JSONValue]]) -> str:
     """A plain-text table: one line per (dataset, kernel, rules), one column per method."""
     methods = list(dict.fromkeys(r["method"] for r in rows))
     keys = list(dict.fromkeys((r["dataset"], r["kernel"], r["rules"]) for r in rows))

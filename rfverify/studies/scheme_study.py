@@ -18,23 +18,27 @@ All feature maps use the paired form sqrt(1/m)[cos Wx, sin Wx] with m frequencie
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable
+from typing import Callable, Iterable
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import DTypeLike
 
 from rfverify.domains import make_pairs
 from rfverify.kernels import get_kernel
 from rfverify.seeding import DEFAULT_SEED, SeedSource
+from rfverify.implementations._base import FeatureMap
 from rfverify.implementations.orf import OrthogonalRandomFeatures
 from rfverify.implementations.qmc_features import HaltonFourierFeatures, SobolFourierFeatures
 from rfverify.implementations.rff import RandomFourierFeaturesCosSin
 from rfverify.implementations.structured_features import SORF1, SORF2, SORF3, FastfoodFeatures
+from rfverify.results import JSONValue
 
 __all__ = ["GAUSSIAN_SCHEMES", "mse_table", "hd_stall_table", "format_mse_table", "throughput_rows",
            "memory_rows"]
 
 #: The rbf schemes compared, by display name.
-GAUSSIAN_SCHEMES: dict[str, type] = {
+GAUSSIAN_SCHEMES: dict[str, type[FeatureMap]] = {
     "RFF": RandomFourierFeaturesCosSin,
     "ORF": OrthogonalRandomFeatures,
     "SORF-1": SORF1,
@@ -74,7 +78,7 @@ def axis_pairs(d: int, gamma: float, rng: np.random.Generator) -> tuple[np.ndarr
 
 def mse_table(d: int = 16, multiples: Iterable[int] = (1, 4, 16), *, trials: int = 200, gamma: float = 0.5,
               seed: int = DEFAULT_SEED, schemes: Iterable[str] | None = None,
-              pairs: str = "gaussian") -> list[dict[str, Any]]:
+              pairs: str = "gaussian") -> list[dict[str, JSONValue]]:
     """One row per (scheme, m): ``scheme, d, m, m_over_d, mse, mse_se, bias2, variance, vs_rff``.
 
     ``pairs``: ``"gaussian"`` — the harness's designed pairs (equal, antipodal, correlations
@@ -93,7 +97,7 @@ def mse_table(d: int = 16, multiples: Iterable[int] = (1, 4, 16), *, trials: int
     else:
         ps = make_pairs("gaussian", d, kernel, src.rng("study", "pairs", d))
         X, Y, exact = ps.X, ps.Y, ps.exact
-    rows: list[dict[str, Any]] = []
+    rows: list[dict[str, JSONValue]] = []
     for mult in multiples:
         m = int(mult) * d
         states = [src.random_state("study", "mse", d, m, trial=t) for t in range(trials)]
@@ -114,7 +118,7 @@ def mse_table(d: int = 16, multiples: Iterable[int] = (1, 4, 16), *, trials: int
 
 
 def hd_stall_table(d: int = 16, multiples: Iterable[int] = (1, 4, 16, 64), *, trials: int = 200,
-                   gamma: float = 0.5, seed: int = DEFAULT_SEED, pairs: str = "axis") -> list[dict[str, Any]]:
+                   gamma: float = 0.5, seed: int = DEFAULT_SEED, pairs: str = "axis") -> list[dict[str, JSONValue]]:
     """RFF and SORF with 1, 2, 3 HD blocks (alber2017 Fig. 4's stall), rows as :func:`mse_table`.
 
     Default ``pairs="axis"``: with one block every row is (1/sigma)(h_i ⊙ D_1), entries ±1/sigma,
@@ -124,7 +128,7 @@ def hd_stall_table(d: int = 16, multiples: Iterable[int] = (1, 4, 16, 64), *, tr
                      schemes=("RFF", "SORF-1", "SORF-2", "SORF-3"), pairs=pairs)
 
 
-def format_mse_table(rows: list[dict[str, Any]]) -> str:
+def format_mse_table(rows: list[dict[str, JSONValue]]) -> str:
     """Plain-text rendering (the reports module renders its own)."""
     ms = sorted({r["m"] for r in rows})
     schemes = list(dict.fromkeys(r["scheme"] for r in rows))
@@ -145,26 +149,26 @@ def format_mse_table(rows: list[dict[str, Any]]) -> str:
 # --------------------------------------------------------------------------
 
 
-def _dense_rff(m: int, dtype: Any) -> Any:
+def _dense_rff(m: int, dtype: type[np.generic]) -> type[RandomFourierFeaturesCosSin]:
     class DenseRFF(RandomFourierFeaturesCosSin):
-        def fit(self, X: Any = None, y: Any = None) -> Any:
+        def fit(self, X: npt.ArrayLike | None = None, y: object = None) -> DenseRFF:
             super().fit(X)
             self.W_ = self.W_.astype(dtype)
             return self
 
-        def transform(self, X: Any) -> np.ndarray:  # dense GEMM baseline in the requested dtype
+        def transform(self, X: npt.ArrayLike) -> np.ndarray:  # dense GEMM baseline in the requested dtype
             P = np.asarray(X, dtype=dtype) @ self.W_
             return np.hstack([np.cos(P), np.sin(P)]) * dtype(math.sqrt(1.0 / self.n_components))
 
     return DenseRFF
 
 
-def throughput_schemes(dtype: Any) -> dict[str, Any]:
+def throughput_schemes(dtype: DTypeLike) -> dict[str, Callable[[int, int], FeatureMap]]:
     """name -> factory(m, random_state) for the throughput benchmark (every scheme at ``dtype``)."""
     from rfverify.implementations.arccos import ArcCosineFeatures
 
     dt = np.dtype(dtype).type
-    out: dict[str, Any] = {"RFF (dense)": lambda m, rs: _dense_rff(m, dt)(m, rs, gamma=0.5)}
+    out: dict[str, Callable[[int, int], FeatureMap]] = {"RFF (dense)": lambda m, rs: _dense_rff(m, dt)(m, rs, gamma=0.5)}
     for name, cls in GAUSSIAN_SCHEMES.items():
         if name != "RFF":
             out[name] = (lambda c: lambda m, rs: c(m, rs, gamma=0.5, dtype=dt))(cls)
@@ -173,7 +177,7 @@ def throughput_schemes(dtype: Any) -> dict[str, Any]:
 
 
 def throughput_rows(quick: bool = False, *, d: int = 1024, m: int = 4096, n: int | None = None,
-                    dtypes: Iterable[Any] = (np.float64, np.float32), repeats: int | None = None) -> list[dict]:
+                    dtypes: Iterable[DTypeLike] = (np.float64, np.float32), repeats: int | None = None) -> list[dict]:
     """Rows/second of ``transform`` (after ``fit``) for every scheme vs dense RFF, in bench's row format."""
     from rfverify.studies.bench import time_call
 
@@ -196,13 +200,13 @@ def throughput_rows(quick: bool = False, *, d: int = 1024, m: int = 4096, n: int
     return rows
 
 
-def _n_parameters(fm: Any) -> int:
+def _n_parameters(fm: FeatureMap) -> int:
     if hasattr(fm, "n_parameters"):
         return int(fm.n_parameters())
     return int(sum(np.asarray(v).size for k, v in vars(fm).items() if k.endswith("_") and not k.startswith("_")))
 
 
-def memory_rows(d: int = 1024, m: int = 4096) -> list[dict[str, Any]]:
+def memory_rows(d: int = 1024, m: int = 4096) -> list[dict[str, JSONValue]]:
     """Random numbers each scheme stores after ``fit`` at (d, m): O(md) dense, O(m) structured."""
     rows = []
     for name, make in throughput_schemes(np.float64).items():

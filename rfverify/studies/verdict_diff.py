@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+
+from rfverify.results import JSONValue
 
 __all__ = ["RENAMED", "normalise", "diff_reports", "diff_claims", "main"]
 
@@ -29,7 +30,7 @@ IGNORED = {"provenance", "version", "schema_version", "timing", "seconds"}
 TEXT = {"message", "reproduce"}
 
 
-def normalise(doc: Any, *, _in_checks: bool = False) -> Any:
+def normalise(doc: JSONValue, *, _in_checks: bool = False) -> JSONValue:
     """``doc`` with renamed keys mapped to their new names and ignored fields dropped."""
     if isinstance(doc, dict):
         out = {}
@@ -44,7 +45,7 @@ def normalise(doc: Any, *, _in_checks: bool = False) -> Any:
     return doc
 
 
-def _walk(a: Any, b: Any, path: str, verdict: list[str], text: list[str]) -> None:
+def _walk(a: JSONValue, b: JSONValue, path: str, verdict: list[str], text: list[str]) -> None:
     if isinstance(a, dict) and isinstance(b, dict):
         for k in sorted(set(a) | set(b)):
             where = f"{path}.{k}"

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Mapping
+
+if TYPE_CHECKING:
+    from rfverify.results import Report
 
 __all__ = ["ZooEntry", "ZOO", "ZOO_COST_HINT", "cost_hint", "zoo_entries", "verify_entry"]
 
@@ -19,7 +22,7 @@ class ZooEntry:
 
     name: str
     implementation: str
-    options: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, object] = field(default_factory=dict)
     kind: str = "feature-map"
     third_party: bool = False
     doc: str = ""
@@ -198,7 +201,7 @@ def zoo_entries(names: list[str] | None = None) -> list[ZooEntry]:
     return [by[n] for n in names]
 
 
-def verify_entry(entry: ZooEntry, *, seed: int, profile: str) -> Any:
+def verify_entry(entry: ZooEntry, *, seed: int, profile: str) -> Report:
     """Verify one zoo entry with the verifier of its kind (from the kind table), called as
     ``verify(implementation, seed=, profile=, xfail=, **entry.options)`` -> Report."""
     from rfverify.kinds import get_kind
