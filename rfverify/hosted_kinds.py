@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import copy
 import itertools
-from typing import Any, Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
 from rfverify.errors import PluginError
+from rfverify.jsontypes import JSONValue
+from rfverify.registry import PluginObject
 
 __all__ = ["host_for", "detect", "HostedAdapter", "RngState", "HostGroup", "BATCH_DRAWS", "BATCH_BYTES"]
 
@@ -36,7 +38,7 @@ BATCH_DRAWS = 256
 BATCH_BYTES = 8 << 20
 
 
-def host_for(label: str, implementation: Any) -> Any:
+def host_for(label: str, implementation: PluginObject) -> PluginObject:
     """A :class:`rfverify.host.Host` for ``implementation`` (``"MODULE:ATTR"``, imported in the child only, or a live
     object inherited by fork), or None when the judge is off (``RFVERIFY_WHOLE_CHECKS=1``, ``RFVERIFY_INPROCESS=1``,
     no fork)."""
@@ -51,7 +53,7 @@ def host_for(label: str, implementation: Any) -> Any:
     return Host(label, root, load_object, to_numpy, BUILD_LIMITS)
 
 
-def detect(host: Any, fn: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
+def detect(host: PluginObject, fn: Callable[..., dict[str, JSONValue]], *args: PluginObject) -> dict[str, JSONValue]:
     """``fn(root, *args)`` (an rfverify function detecting the plug-in's form) in the child: its plain answer,
     validated (a dict of str keys whose values are None, bool, int, str or a tuple of them)."""
     found = host.run(fn, host.root_proxy(), *args)
@@ -84,7 +86,7 @@ class RngState:
         return np.random.Generator(bitgen)
 
 
-def _plain_state(state: Any, name: str, depth: int = 0) -> bool:
+def _plain_state(state: PluginObject, name: str, depth: int = 0) -> bool:
     """A bit generator's state as data: a dict of str keys whose values are int, str or such a dict (two levels)."""
     if type(state) is not dict or depth > 2 or len(state) > 16:
         return False
@@ -97,15 +99,15 @@ def _plain_state(state: Any, name: str, depth: int = 0) -> bool:
 class HostedAdapter:
     """What a kind's adapter needs to run its plug-in in the plug-in's process (see the module doc)."""
 
-    host: Any = None
+    host: PluginObject = None
     name: str = "plug-in"
-    obj: Any = None
+    obj: PluginObject = None
     #: What went in and came out (:class:`rfverify.arrays.ArrayRecord`), for the report.
-    arrays: Any = None
+    arrays: PluginObject = None
     #: The fields :meth:`_rebind` sets from ``obj`` (never copied on their own: a deep copy rebinds them).
     DERIVED: tuple[str, ...] = ("obj",)
 
-    def _rebind(self, obj: Any) -> None:
+    def _rebind(self, obj: PluginObject) -> None:
         """Set ``obj`` and the fields derived from it (an adapter with more overrides it)."""
         self.obj = obj
 
@@ -123,7 +125,7 @@ class HostedAdapter:
             self.__dict__["_light_of"] = cached
         return cached[1]
 
-    def _remote(self, op: str, *args: Any) -> Any:
+    def _remote(self, op: str, *args: PluginObject) -> PluginObject:
         """``self.<op>(*args)`` run on the light copy in the plug-in's process: its value (data).  A numpy
         ``Generator`` among ``args`` goes as its state and comes back advanced (set on it here); the arrays' record
         gained there is merged into this adapter's."""
@@ -138,7 +140,7 @@ class HostedAdapter:
         self._record(ins, outs)
         return value
 
-    def _draws(self, op: str, d: int, rngs: Iterable[np.random.Generator]) -> Iterator[Any]:
+    def _draws(self, op: str, d: int, rngs: Iterable[np.random.Generator]) -> Iterator[PluginObject]:
         """``self.<op>(d, rng)`` for each of ``rngs`` in order (a generator of the raw outputs): up to
         :data:`BATCH_DRAWS` draws (:data:`BATCH_BYTES` of output) per operation in the plug-in's process, each
         generator's advanced state set back; what a draw raised is raised when its turn comes, after the draws
@@ -165,7 +167,7 @@ class HostedAdapter:
             if failed is not None:
                 raise_record(failed, checked=False)
 
-    def _advance(self, rngs: list[np.random.Generator], states: list[Any]) -> None:
+    def _advance(self, rngs: list[np.random.Generator], states: list[PluginObject]) -> None:
         """Set each generator's state to the one its draw left in the plug-in's process (validated first)."""
         for rng, state in zip(rngs, states):
             name = rng.bit_generator.state["bit_generator"]
@@ -178,7 +180,7 @@ class HostedAdapter:
                 raise PluginError(self.name, f"its process sent back an invalid {name} state ({exc})",
                                   "a plug-in must not write to rfverify's channel") from None
 
-    def _record(self, ins: Any, outs: Any) -> None:
+    def _record(self, ins: PluginObject, outs: PluginObject) -> None:
         """What the plug-in's process saw go in and come out, merged into this adapter's record."""
         record = getattr(self, "arrays", None)
         for seen, got in ((getattr(record, "inputs", None), ins), (getattr(record, "outputs", None), outs)):
@@ -193,13 +195,13 @@ class HostedAdapter:
             self.__dict__.pop("_light_of", None)
             host.close()
 
-    def __getstate__(self) -> dict[str, Any]:
+    def __getstate__(self) -> dict[str, JSONValue]:
         state = dict(self.__dict__)
         state.pop("_light_of", None)
         state["host"] = None  # the process stays with the harness; the object goes by its handle (rfverify.host)
         return state
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> "HostedAdapter":
+    def __deepcopy__(self, memo: dict[int, PluginObject]) -> "HostedAdapter":
         """A deep copy; when hosted, its plug-in object is a deep copy made in the plug-in's process (a handle to it:
         :func:`copy.deepcopy` of a function is the function, the root's handle)."""
         new = object.__new__(type(self))
@@ -216,12 +218,12 @@ class HostedAdapter:
         return new
 
 
-def _deep_copied(obj: Any) -> Any:
+def _deep_copied(obj: PluginObject) -> PluginObject:
     """A deep copy of the plug-in's object in its process (what it raises comes back, as in one process)."""
     return copy.deepcopy(obj)
 
 
-def _in_plugin_batch(plug: HostedAdapter, op: str, d: int, states: list[RngState]) -> tuple[Any, ...]:
+def _in_plugin_batch(plug: HostedAdapter, op: str, d: int, states: list[RngState]) -> tuple[PluginObject, ...]:
     """:meth:`HostedAdapter._draws` where the plug-in lives: (outputs, the generators' advanced states, the first
     draw's error record or None, the record's inputs and outputs gained), stopping at the first error or at
     :data:`BATCH_BYTES`.  Each array is a copy: a plug-in returning one workspace for every draw is read as one
@@ -231,8 +233,8 @@ def _in_plugin_batch(plug: HostedAdapter, op: str, d: int, states: list[RngState
 
     record = getattr(plug, "arrays", None)
     had = (set(getattr(record, "inputs", ())), set(getattr(record, "outputs", ())))
-    outs: list[Any] = []
-    advanced: list[Any] = []
+    outs: list[PluginObject] = []
+    advanced: list[PluginObject] = []
     failed, size = None, 0
     for state in states:
         rng = state.rebuild()
@@ -252,7 +254,8 @@ def _in_plugin_batch(plug: HostedAdapter, op: str, d: int, states: list[RngState
             sorted(getattr(record, "outputs", set()) - had[1]))
 
 
-def _in_plugin_process(plug: HostedAdapter, op: str, *args: Any) -> tuple[Any, list[Any], list[Any], list[Any]]:
+def _in_plugin_process(plug: HostedAdapter, op: str,
+                       *args: PluginObject) -> tuple[PluginObject, list[JSONValue], list[JSONValue], list[JSONValue]]:
     """``plug.<op>(*args)`` where the plug-in lives (``plug.obj`` the real object there): (value, the generators'
     advanced states, the inputs and outputs the arrays' record gained)."""
     record = getattr(plug, "arrays", None)
@@ -275,7 +278,7 @@ class HostGroup:
     a scope begins in each and ends in each, the last begun ended first (their signal gates nest); the first
     problem is the scope's.  The interface :class:`rfverify.runner.Hosted` uses of a :class:`rfverify.host.Host`."""
 
-    def __init__(self, hosts: list[Any]) -> None:
+    def __init__(self, hosts: list[PluginObject]) -> None:
         self.hosts = [h for h in hosts if h is not None]
 
     @property
@@ -286,7 +289,7 @@ class HostGroup:
     def scope_crashed(self) -> bool:
         return any(h.scope_crashed for h in self.hosts)
 
-    def set_limits(self, limits: Any) -> None:
+    def set_limits(self, limits: PluginObject) -> None:
         for h in self.hosts:
             h.set_limits(limits)
 

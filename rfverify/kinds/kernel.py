@@ -40,6 +40,7 @@ from rfverify.hosted_kinds import HostedAdapter
 from rfverify.kernels.composition import CompositeKernel, declared_psd
 from rfverify.domains import DOMAINS, calibrate_scale
 from rfverify.errors import PluginError, UsageError
+from rfverify.jsontypes import JSONValue
 from rfverify.kernels import Kernel, as_kernel
 from rfverify.kinds import checks_for
 from rfverify.kinds.base import CliSpec, KindConfig, parse_int, pin_flag, pins_option, space_option
@@ -47,7 +48,7 @@ from rfverify.kinds.options import make_verify, option
 from rfverify.options import parse_param
 from rfverify.profiles import Profile, budget
 from rfverify.refusals import Refusal, is_refusal
-from rfverify.registry import BaseContext, CheckSpec
+from rfverify.registry import BaseContext, CheckSpec, PluginObject
 
 __all__ = ["KernelBudget", "PLAN", "PointSet", "KernelConfig", "KernelContext",
            "verify_kernel", "screen_reference_kernel", "KernelOverflow", "kernel_accuracy", "MAX_KERNEL_DIM"]
@@ -523,8 +524,8 @@ verify_kernel = make_verify(KernelConfig, "verify_kernel", """Verify a kernel: s
     """, target="kernel")
 
 
-def _resolve_kernel(kernel: Any, spec: str | None, params: Any,
-                    name: str | None) -> tuple[Kernel, Any, str | None, Any]:
+def _resolve_kernel(kernel: PluginObject, spec: str | None, params: PluginObject,
+                    name: str | None) -> tuple[Kernel, PluginObject, str | None, PluginObject]:
     """(the Kernel, the object the caller passed, its spec, the kernel's process or None).  A callable (or
     ``MODULE:ATTR`` naming one) lives in its own process when the judge is on (:mod:`rfverify.hosted_kinds`); a
     ``MODULE:ATTR`` naming a :class:`Kernel` (a composite built by rfverify's rules) is loaded here."""
@@ -555,7 +556,7 @@ def _resolve_kernel(kernel: Any, spec: str | None, params: Any,
     return resolved, kernel, spec, None
 
 
-def _given_feature_map(feature_map: Any) -> Any:
+def _given_feature_map(feature_map: PluginObject) -> PluginObject:
     """The feature map given to test a composite: with the judge on, a feature-map adapter whose plug-in lives in
     its own process (:func:`rfverify.adapters.as_feature_map`: imported and detected there); else the object
     (``MODULE:ATTR`` loaded here)."""
@@ -570,13 +571,13 @@ def _given_feature_map(feature_map: Any) -> Any:
     return load_object(feature_map) if isinstance(feature_map, str) else feature_map
 
 
-def _kernel_label(kernel: Any) -> str:
+def _kernel_label(kernel: PluginObject) -> str:
     name = getattr(kernel, "__qualname__", None) or type(kernel).__name__
     mod = getattr(kernel, "__module__", None)
     return f"{mod}:{name}" if mod else name
 
 
-def _detect_kernel(kernel: Any, spec: str | None) -> dict[str, Any]:
+def _detect_kernel(kernel: PluginObject, spec: str | None) -> dict[str, JSONValue]:
     """What the kernel the caller named is (plain data: run where it lives)."""
     from rfverify.text import NAME_LIMIT, clean
 
@@ -593,17 +594,17 @@ class _KernelCall(HostedAdapter):
     """A kernel callable as a :class:`Kernel`'s Gram function ``(X, Y, **params) -> (n_X, n_Y)``: called where it
     lives (this process, or its own: :mod:`rfverify.hosted_kinds`), its Gram matrix judged here."""
 
-    def __init__(self, kernel: Any, label: str, host: Any) -> None:
+    def __init__(self, kernel: PluginObject, label: str, host: PluginObject) -> None:
         self.obj, self.host, self.label = kernel, host, label
         self.name = f"kernel {label}"
         #: What the Gram matrices came back as (library, dtype, device), for the report.
         self.arrays = ArrayRecord()
 
-    def __call__(self, X: np.ndarray, Y: np.ndarray, **kw: Any) -> np.ndarray:
+    def __call__(self, X: np.ndarray, Y: np.ndarray, **kw: PluginObject) -> np.ndarray:
         out = self._remote("raw_gram", X, Y, kw) if self.host is not None else self.raw_gram(X, Y, kw)
         return guard.as_array(out, plugin=self.name, action="k(X, Y)", complex_ok=True)
 
-    def raw_gram(self, X: np.ndarray, Y: np.ndarray, kw: dict[str, Any]) -> Any:
+    def raw_gram(self, X: np.ndarray, Y: np.ndarray, kw: dict[str, JSONValue]) -> PluginObject:
         """The kernel's Gram matrix brought to numpy (where the kernel lives); its faults are PluginErrors."""
         out = guard.call(self.obj, X, Y, plugin=self.name, action=f"k(X, Y) on shapes {X.shape}, {Y.shape}",
                          hint="a kernel callable must be k(X, Y) -> (n_X, n_Y) Gram matrix", **kw)

@@ -30,12 +30,13 @@ from rfverify import guard
 from rfverify.adapters import load_object
 from rfverify.arrays import ArrayRecord, to_input, to_numpy, validate_input
 from rfverify.errors import PluginError, UsageError
+from rfverify.jsontypes import JSONValue
 from rfverify.hosted_kinds import HostedAdapter
 from rfverify.kinds.base import (CliSpec, KindConfig, call_kw_option, input_option, parse_int, pin_flag, pins_option,
                                  space_option)
 from rfverify.kinds.options import make_verify, option
 from rfverify.profiles import Profile, budget
-from rfverify.registry import BaseContext, CheckSpec
+from rfverify.registry import BaseContext, CheckSpec, PluginObject
 
 __all__ = ["OrthogonalBudget", "orthogonal_budget", "orthogonal_corners", "ORTHOGONAL_CORNER_D_MAX", "OrthogonalSampler", "OrthogonalConfig",
            "OrthogonalContext", "OrthogonalOptions", "verify_orthogonal", "KERNEL_NOTE", "GROUPS"]
@@ -116,7 +117,7 @@ class OrthogonalSampler(HostedAdapter):
             found = detect(self.host, _detect_sampler, implementation if isinstance(implementation, str) else None,
                            name, dict(self.call_kw))
             self.host.plugin = str(found["name"])
-            obj: Any = self.host.root_proxy()
+            obj: PluginObject = self.host.root_proxy()
         else:
             obj = load_object(implementation) if isinstance(implementation, str) else implementation
             found = _detect_sampler(obj, implementation if isinstance(implementation, str) else None, name,
@@ -139,7 +140,7 @@ class OrthogonalSampler(HostedAdapter):
         for out in self._draws("raw_draw", d, rngs):
             yield self._judge(d, out)
 
-    def _judge(self, d: int, out: Any) -> np.ndarray:
+    def _judge(self, d: int, out: PluginObject) -> np.ndarray:
         """The sampler's output for d (a numpy array, from wherever it ran), validated here."""
         action = f"sampling a {d}x{d} matrix"
         Q = guard.as_array(out, plugin=self.name, action=action, complex_ok=True)
@@ -153,7 +154,7 @@ class OrthogonalSampler(HostedAdapter):
         guard.check_finite(Q, plugin=self.name, action=action)
         return Q
 
-    def raw_draw(self, d: int, rng: np.random.Generator) -> Any:
+    def raw_draw(self, d: int, rng: np.random.Generator) -> PluginObject:
         """The sampler's output for (d, rng), brought to numpy (where the sampler lives)."""
         action = f"sampling a {d}x{d} matrix"
         hint = "the sampler must accept (d, rng) or rvs(dim=d, random_state=rng)"
@@ -169,7 +170,8 @@ class OrthogonalSampler(HostedAdapter):
         return to_numpy(out, plugin=self.name, action=action, record=self.arrays)
 
 
-def _detect_sampler(obj: Any, spec: str | None, name: str | None, call_kw: Mapping[str, Any]) -> dict[str, Any]:
+def _detect_sampler(obj: PluginObject, spec: str | None, name: str | None,
+                    call_kw: Mapping[str, PluginObject]) -> dict[str, JSONValue]:
     """The sampler's form, spec and name (plain data: run where the sampler lives)."""
     from rfverify.text import NAME_LIMIT, clean
 
@@ -262,7 +264,7 @@ class OrthogonalConfig(KindConfig):
     HOSTED = True
 
     @property
-    def host(self) -> Any:
+    def host(self) -> PluginObject:
         """The sampler's process (:class:`rfverify.host.Host`), or None when it runs in this process."""
         return self.sampler.host
 

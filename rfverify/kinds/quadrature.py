@@ -31,12 +31,13 @@ from rfverify import guard
 from rfverify.adapters import load_object
 from rfverify.arrays import ArrayRecord, to_input, to_numpy, validate_input
 from rfverify.errors import PluginError, UsageError
+from rfverify.jsontypes import JSONValue
 from rfverify.hosted_kinds import HostedAdapter
 from rfverify.kinds.base import (CliSpec, KindConfig, call_kw_option, input_option, parse_int, pin_flag, pins_option,
                                  space_option)
 from rfverify.kinds.options import make_verify, option
 from rfverify.profiles import Profile, budget
-from rfverify.registry import BaseContext, CheckSpec
+from rfverify.registry import BaseContext, CheckSpec, PluginObject
 
 __all__ = [
     "QuadraturePlugin",
@@ -152,7 +153,8 @@ class QuadraturePlugin(HostedAdapter):
     points and weights judged here."""
 
     def __init__(self, rule: Any, *, name: str | None = None, spec: str | None = None,
-                 call_kw: Mapping[str, Any] | None = None, input: str | None = None, hosted: bool = True) -> None:
+                 call_kw: Mapping[str, PluginObject] | None = None, input: str | None = None,
+                 hosted: bool = True) -> None:
         from rfverify.hosted_kinds import detect, host_for
         from rfverify.plugin_calls import as_call_kw
 
@@ -183,7 +185,7 @@ class QuadraturePlugin(HostedAdapter):
 
     DERIVED = ("obj", "declared", "rule")
 
-    def _rebind(self, obj: Any) -> None:
+    def _rebind(self, obj: PluginObject) -> None:
         import functools
 
         from rfverify.plugin_calls import with_call_kw
@@ -191,7 +193,7 @@ class QuadraturePlugin(HostedAdapter):
         #: The rule itself (loaded from ``MODULE:ATTR``): its declarations, e.g. ``deterministic``, are read from it.
         self.obj = self.declared = obj
         if self.host is not None:  # its keywords were checked against its signature where it lives
-            self.rule: Any = functools.partial(obj, **self.call_kw) if self.call_kw else obj
+            self.rule: PluginObject = functools.partial(obj, **self.call_kw) if self.call_kw else obj
         else:
             self.rule = with_call_kw(obj, self.call_kw, getattr(obj, "__qualname__", type(obj).__name__))
 
@@ -209,7 +211,7 @@ class QuadraturePlugin(HostedAdapter):
         for out in self._draws("raw_draw", d, rngs):
             yield self._judge(d, out)
 
-    def _judge(self, d: int, out: Any) -> tuple[np.ndarray, np.ndarray]:
+    def _judge(self, d: int, out: PluginObject) -> tuple[np.ndarray, np.ndarray]:
         """The rule's output for d (numpy arrays, from wherever it ran), validated here."""
         action = f"rule({d}, rng)"
         if not isinstance(out, (tuple, list)) or len(out) != 2:
@@ -227,7 +229,7 @@ class QuadraturePlugin(HostedAdapter):
         guard.check_finite(w, plugin=self.name, action=f"{action} (weights)", hint="points and weights must be finite")
         return P, w
 
-    def raw_draw(self, d: int, rng: np.random.Generator) -> Any:
+    def raw_draw(self, d: int, rng: np.random.Generator) -> PluginObject:
         """The rule's (points, weights) for (d, rng), each brought to numpy (where the rule lives)."""
         action = f"rule({d}, rng)"
         out = guard.call(self.rule, d, to_input(rng, self.input, record=self.arrays), plugin=self.name, action=action,
@@ -240,7 +242,7 @@ class QuadraturePlugin(HostedAdapter):
                      for a, what in zip(out, ("points", "weights")))
 
 
-def _detect_rule(rule: Any, name: str | None, call_kw: Mapping[str, Any]) -> dict[str, Any]:
+def _detect_rule(rule: PluginObject, name: str | None, call_kw: Mapping[str, PluginObject]) -> dict[str, JSONValue]:
     """The rule's name and declarations (plain data: run where the rule lives)."""
     import types
 
@@ -282,7 +284,7 @@ class QuadratureContext(BaseContext["QuadratureConfig"]):
         """Draw number ``trial`` of the rule on its own stream."""
         return self.plugin.draw(self.dim, self.rng("draw", *stream, trial=trial))
 
-    def draws(self, trials: Iterable[int], *stream: Any) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    def draws(self, trials: Iterable[int], *stream: PluginObject) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """Draws number ``trials`` of the rule on their own streams, in order (:meth:`draw` for each; batched where
         the rule lives in its own process)."""
         return self.plugin.draws(self.dim, (self.rng("draw", *stream, trial=t) for t in trials))
@@ -392,7 +394,7 @@ class QuadratureConfig(KindConfig):
     HOSTED = True
 
     @property
-    def host(self) -> Any:
+    def host(self) -> PluginObject:
         """The rule's process (:class:`rfverify.host.Host`), or None when it runs in this process."""
         return self.plugin.host
 

@@ -33,13 +33,14 @@ from rfverify import guard
 from rfverify.adapters import load_object
 from rfverify.arrays import ArrayRecord, handed_dtype, to_input, to_numpy, validate_input
 from rfverify.errors import PluginError, UsageError
+from rfverify.jsontypes import JSONValue
 from rfverify.hosted_kinds import HostedAdapter
 from rfverify.kinds.base import (CliSpec, KindConfig, call_kw_option, input_option, parse_int, pin_flag, pins_option,
                                  space_option)
 from rfverify.kinds.options import make_verify, option
 from rfverify.kinds.matrices import DenseOperator, HadamardOperator, MatrixOperator
 from rfverify.profiles import budget
-from rfverify.registry import BaseContext, CheckSpec
+from rfverify.registry import BaseContext, CheckSpec, PluginObject
 
 __all__ = ["TransformBudget", "TransformPlugin", "DeclaredMatrix", "TransformConfig",
            "TransformContext", "verify_transform", "MATRICES"]
@@ -173,7 +174,7 @@ class TransformPlugin(HostedAdapter):
         if self.host is not None:
             found = detect(self.host, _detect_transform, self.spec, name, dict(self.call_kw))
             self.host.plugin = str(found["name"])
-            obj: Any = self.host.root_proxy()
+            obj: PluginObject = self.host.root_proxy()
         else:
             obj = load_object(implementation) if isinstance(implementation, str) else implementation
             found = _detect_transform(obj, self.spec, name, self.call_kw)
@@ -183,15 +184,16 @@ class TransformPlugin(HostedAdapter):
 
     DERIVED = ("obj", "fn")
 
-    def _rebind(self, obj: Any) -> None:
+    def _rebind(self, obj: PluginObject) -> None:
         import functools
 
         from rfverify.plugin_calls import with_call_kw
 
         self.obj = obj
         if self.host is not None:  # its keywords were checked against its signature where it lives
-            fn: Any = _Method(obj, "apply") if self.form == "apply-method" else obj
-            self.fn: Callable[[np.ndarray], Any] = functools.partial(fn, **self.call_kw) if self.call_kw else fn
+            fn: PluginObject = _Method(obj, "apply") if self.form == "apply-method" else obj
+            self.fn: Callable[[np.ndarray], PluginObject] = (functools.partial(fn, **self.call_kw) if self.call_kw
+                                                             else fn)
         else:
             self.fn = with_call_kw(obj.apply if self.form == "apply-method" else obj, self.call_kw, self._who)
 
@@ -201,7 +203,7 @@ class TransformPlugin(HostedAdapter):
         out = self._remote("raw_out", X) if self.host is not None else self.raw_out(X)
         return guard.as_array(out, plugin=self.name, action="apply", complex_ok=True)
 
-    def raw_out(self, X: np.ndarray) -> Any:
+    def raw_out(self, X: np.ndarray) -> PluginObject:
         """``apply``'s output brought to numpy (where the transform lives); its exceptions propagate."""
         out = guard.call(self.fn, self._input(X), plugin=self.name, action=f"apply on shape {X.shape}",
                          passthrough=(Exception,))
@@ -227,7 +229,7 @@ class TransformPlugin(HostedAdapter):
         guard.check_finite(Y, plugin=self.name, action=f"apply on finite input of shape {X.shape}")
         return Y
 
-    def out(self, X: np.ndarray) -> Any:
+    def out(self, X: np.ndarray) -> PluginObject:
         """``apply``'s output on valid input brought to numpy (where the transform lives), under the guard."""
         # the plug-in's own UsageError is a fault too: it refused a valid input
         out = guard.call(self.fn, self._input(X), plugin=self.name,
@@ -240,19 +242,20 @@ class _Method:
     """``obj.NAME`` of an object in the plug-in's process, read anew at each use (a handle to the bound method would
     not outlive the process; the object's handle does)."""
 
-    def __init__(self, obj: Any, name: str) -> None:
+    def __init__(self, obj: PluginObject, name: str) -> None:
         self._obj, self._name = obj, name
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: PluginObject, **kwargs: PluginObject) -> PluginObject:
         return getattr(self._obj, self._name)(*args, **kwargs)
 
-    def __getattr__(self, attr: str) -> Any:
+    def __getattr__(self, attr: str) -> PluginObject:
         if attr.startswith("__") or attr in ("_obj", "_name"):
             raise AttributeError(attr)
         return getattr(getattr(self._obj, self._name), attr)
 
 
-def _detect_transform(obj: Any, spec: str | None, name: str | None, call_kw: Mapping[str, Any]) -> dict[str, Any]:
+def _detect_transform(obj: PluginObject, spec: str | None, name: str | None,
+                      call_kw: Mapping[str, PluginObject]) -> dict[str, JSONValue]:
     """The transform's form, spec and name (plain data: run where the transform lives)."""
     from rfverify.plugin_calls import check_accepts
     from rfverify.text import NAME_LIMIT, clean
@@ -347,7 +350,7 @@ class TransformConfig(KindConfig):
     HARNESS_IMPORTS = ("matrix",)
 
     @property
-    def host(self) -> Any:
+    def host(self) -> PluginObject:
         """The transform's process (:class:`rfverify.host.Host`), or None when it runs in this process."""
         return self.plugin.host
 
