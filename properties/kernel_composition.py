@@ -67,7 +67,7 @@ def check_composition(ctx: KernelContext) -> CheckResult:
         desc = plugin.name
     else:
         features, desc = ctx.reference_feature_map()
-        plugin = as_feature_map(features, name="composite feature map")
+        plugin = as_feature_map(features, name="composite feature map", hosted=False)  # rfverify's own map
     b = ctx.budget
     profile = replace(ctx.profile, unbiased_m=b.composition_m, max_trials=b.composition_max_trials)
     fm_ctx = CheckContext(ctx.check, profile, ctx.seeds, ctx.alpha, ctx.reproduce, config=None, plugin=plugin,

@@ -87,8 +87,7 @@ def rule_estimates(ctx: QuadratureContext, battery: list[Integrand], draws: int,
     """(draws, F) array of sum_i w_i f(x_i) per draw and integrand; also the points per draw."""
     vals = np.empty((draws, len(battery)))
     n = 0
-    for t in range(draws):
-        P, w = ctx.draw(t, stream)
+    for t, (P, w) in enumerate(ctx.draws(range(draws), stream)):
         n = P.shape[0]
         vals[t] = [float(w @ g.f(P)) for g in battery]
     return vals, n

@@ -169,7 +169,7 @@ class _DrawSession:
         self.ctx, self.plugin, self.kind, self.log = ctx, plugin, kind, log
         self.pristine, self.copied = _pristine(plugin)
         self.instance = getattr(plugin, "form", "") in ("sample-method", "rvs") or (
-            isinstance(plugin, QuadraturePlugin) and not _is_function(plugin.rule))
+            isinstance(plugin, QuadraturePlugin) and not getattr(plugin, "is_function", _is_function(plugin.rule)))
         self.deterministic = bool(getattr(ctx, "deterministic", False))
         d = int(getattr(ctx, "dim"))  # every sampler's and rule's context has the declared d
         declared = declared_space(plugin.obj if isinstance(plugin, OrthogonalSampler) else plugin.rule)

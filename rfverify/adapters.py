@@ -580,7 +580,7 @@ def _checked_init(init: Mapping[str, Any] | None, names: Mapping[str, str | None
 
 def as_feature_map(obj: Any, *, kernel_params: Mapping[str, Any] | None = None,
                    name: str | None = None, spec: str | None = None, param_map: Mapping[str, Any] | None = None,
-                   init: Mapping[str, Any] | None = None, global_seed: str | None = None,
+                   init: Mapping[str, Any] | None = None, global_seed: str | None = None, hosted: bool = True,
                    input: str | None = None, method: str | None = None, call_kw: Mapping[str, Any] | None = None,
                    width: str | None = None, feature_scale: str | None = None) -> FeatureMapPlugin:
     """Detect the form of ``obj`` (or load ``MODULE:ATTR``) and wrap it for the harness.
@@ -590,7 +590,7 @@ def as_feature_map(obj: Any, *, kernel_params: Mapping[str, Any] | None = None,
     ``init``: other constructor arguments; ``global_seed``: ``"numpy"`` or ``"torch"`` for a library seeded
     only through that global generator; ``input``: ``"torch"``, ``"jax"`` or ``"cupy"`` to hand over that
     library's arrays (:func:`rfverify.arrays.to_input`); ``method``, ``call_kw``, ``width``, ``feature_scale``:
-    how the features are called and judged (:mod:`rfverify.plugin_calls`).
+    how the features are called and judged (:mod:`rfverify.plugin_calls`); ``hosted=False``: here, judge or not.
     """
     if isinstance(obj, FeatureMapPlugin):
         return obj
@@ -603,7 +603,7 @@ def as_feature_map(obj: Any, *, kernel_params: Mapping[str, Any] | None = None,
     kernel_params = dict(kernel_params or {})
     from rfverify.containment.supervise import judge_wanted
 
-    if judge_wanted():  # its import, its form detection and every call into it in its own process
+    if hosted and judge_wanted():  # its import, its form detection and every call into it in its own process
         from rfverify.containment.host import Host
 
         label = name or (obj if isinstance(obj, str) else type_name(obj, is_type=isinstance(obj, type)))

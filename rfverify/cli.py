@@ -302,11 +302,12 @@ def _probe_import(cls: type[KindConfig], args: argparse.Namespace) -> None:
     if not isolation_wanted():
         return
     limits = Limits.resolve(args.profile, **_limits(args))
-    if getattr(cls, "HOSTED", False) and judge_wanted():  # the plug-in is imported in its own process (rfverify.containment.host)
-        from rfverify import adapters
+    from rfverify import adapters
 
-        adapters.BUILD_LIMITS = limits
-        return
+    adapters.BUILD_LIMITS = limits  # the plug-in's import and form detection in its own process (rfverify.containment.host)
+    declared = [getattr(args, k, None) for k in getattr(cls, "HARNESS_IMPORTS", ())]  # --matrix/--domain callables
+    if getattr(cls, "HOSTED", False) and judge_wanted() and not any(isinstance(v, str) and ":" in v for v in declared):
+        return  # nothing named is imported here
     problem = probe(lambda: cls.from_cli(args), f"importing {args.target} (and detecting its form)", limits.time,
                     GRACE)
     if problem is not None:

@@ -6,7 +6,8 @@ The imports are read with :mod:`ast` from every module of ``rfverify/``, ``prope
 inside functions, so a lazy import cannot hide an edge.  Layers, lowest first:
 
 * **core** — ``rfverify/*.py`` (errors, validation, seeding, profiles, stats, tolerances, results, registry,
-  runner, guard, adapters, domains, metrics, options, progress, executors), ``rfverify/kernels/``,
+  runner, adapters, domains, metrics, options, progress), ``rfverify/containment/`` (guard, supervisor, the
+  plug-in's process, executors), ``rfverify/kernels/``,
   ``rfverify/highprec/``: imports only core;
 * **implementations** — the reference schemes: core only;
 * **kinds** — ``rfverify/kinds/``: core, implementations (the reference schemes a kind hands its checks);

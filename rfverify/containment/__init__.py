@@ -4,7 +4,8 @@
   printing, no global random state), with :mod:`~rfverify.containment.import_watch` (the global-RNG baseline moved
   past a library's first import);
 * :mod:`~rfverify.containment.supervise` — the supervised child per implementation (death, hang, memory, signals);
-  :mod:`~rfverify.containment.host` — the plug-in's process serving operations, and
+  :mod:`~rfverify.containment.host` — the plug-in's process serving operations (every kind's plug-in:
+  :mod:`~rfverify.containment.hosted_kinds` for samplers, rules, transforms and kernels), and
   :mod:`~rfverify.containment.remote` — the data-only wire from it (the harness judges);
   :mod:`~rfverify.containment.sentinel` — the harness's defences while a child runs (signals, descendants,
   the watchdog); :mod:`~rfverify.containment.probe` — a named plug-in imported in a throw-away child first;

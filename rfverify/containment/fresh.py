@@ -43,11 +43,11 @@ def run_fresh(fn: Callable[..., Any], *args: Any, timeout: float = FRESH_TIMEOUT
     naming it.  An adapter among ``args`` whose plug-in lives in its own process (``host``, :mod:`rfverify.containment.host`)
     is replayed from there: that process starts the fresh interpreter and sends the result back as data (the
     harness never unpickles what a process that ran the plug-in wrote)."""
-    hosted = [dataclasses.is_dataclass(a) and not isinstance(a, type) and getattr(a, "host", None) is not None
-              for a in args]
+    hosted = [not isinstance(a, type) and getattr(a, "host", None) is not None for a in args]
     host = next((getattr(a, "host") for a, h in zip(args, hosted) if h), None)
-    if host is not None:
-        local = tuple(dataclasses.replace(a, host=None) if h else a for a, h in zip(args, hosted))
+    if host is not None:  # a kind's adapter (rfverify.containment.hosted_kinds) is pickled without its host
+        local = tuple(dataclasses.replace(a, host=None)  # type: ignore[type-var]
+                      if h and dataclasses.is_dataclass(a) else a for a, h in zip(args, hosted))
         status, value = host.run(_replayed, fn, local, timeout)
         if status != "ok":
             raise FreshUnavailable(clean(str(value), 400))

@@ -34,6 +34,9 @@ def _child(conn: Any, build: Callable[[], Any]) -> None:
         if hasattr(signal, "pthread_sigmask"):
             signal.pthread_sigmask(signal.SIG_UNBLOCK, sentinel.HARNESS_SIGNALS)
         sentinel.become_subreaper()
+        from rfverify.containment import supervise
+
+        supervise._IN_CHILD = True  # a throw-away process: the configuration is built here whole, no plug-in process
         try:
             build()
             reply = ""

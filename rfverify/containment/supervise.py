@@ -136,8 +136,8 @@ def isolation_wanted(isolate: bool | None = None) -> bool:
 
 
 def judge_wanted() -> bool:
-    """Whether a feature map's checks run in the harness, the plug-in served in its own process by operation
-    (:mod:`rfverify.containment.host`): whenever isolation is on, unless ``RFVERIFY_WHOLE_CHECKS=1`` asks for the earlier
+    """Whether a plug-in's checks run in the harness, the plug-in served in its own process by operation
+    (:mod:`rfverify.containment.host`, :mod:`rfverify.containment.hosted_kinds`): whenever isolation is on, unless ``RFVERIFY_WHOLE_CHECKS=1`` asks for the earlier
     protocol (whole checks in the child, the verdict computed next to the plug-in), kept to measure the cost."""
     return isolation_wanted() and _setting("RFVERIFY_WHOLE_CHECKS").strip() in ("", "0")
 

@@ -34,10 +34,13 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from rfverify.adapters import _spec_of, load_object
-from rfverify.arrays import to_numpy
+from rfverify.containment import guard
+from rfverify.arrays import ArrayRecord, to_numpy
+from rfverify.containment.hosted_kinds import HostedAdapter
 from rfverify.kernels.composition import CompositeKernel, declared_psd
 from rfverify.domains import DOMAINS, calibrate_scale
 from rfverify.errors import PluginError, UsageError
+from rfverify.jsontypes import JSONValue
 from rfverify.kernels import Kernel, as_kernel
 from rfverify.kinds import checks_for
 from rfverify.kinds.base import CliSpec, KindConfig, parse_int, pin_flag, pins_option, space_option
@@ -45,7 +48,7 @@ from rfverify.kinds.options import make_verify, option
 from rfverify.options import parse_param
 from rfverify.profiles import Profile, budget
 from rfverify.refusals import Refusal, is_refusal
-from rfverify.registry import BaseContext, CheckSpec
+from rfverify.registry import BaseContext, CheckSpec, PluginObject
 
 __all__ = ["KernelBudget", "PLAN", "PointSet", "KernelConfig", "KernelContext",
            "verify_kernel", "screen_reference_kernel", "KernelOverflow", "kernel_accuracy", "MAX_KERNEL_DIM"]
@@ -231,20 +234,10 @@ class KernelConfig(KindConfig):
         #: kernel parameter; :mod:`rfverify.properties.exploration_kernel`).
         self.space = self.caller_space = dict(o.space or {})
         self.pins = dict(o.pins or {})
-        spec = o.kernel_spec
-        if isinstance(kernel, str) and ":" in kernel:
-            spec = spec or kernel
-            kernel = load_object(kernel)
-        elif isinstance(kernel, str):
-            spec = spec or kernel
-        self.kernel: Kernel = as_kernel(kernel, kernel_params)
-        #: What the caller passed, loaded (a kernel callable may declare its space with ``rfverify_space``).
-        self.kernel_obj = kernel
-        if spec is None and isinstance(kernel, Kernel) and kernel._spec is not None:
-            spec = kernel.name  # a registry kernel (its parameters go with --param)
-        elif spec is None and callable(kernel) and not isinstance(kernel, Kernel):
-            spec = _spec_of(kernel)
-        self.kernel_spec = spec
+        #: What the caller passed, loaded (a kernel callable may declare its space with ``rfverify_space``; a
+        #: proxy of it when it lives in its own process).
+        self.kernel, self.kernel_obj, self.kernel_spec, self.host = _resolve_kernel(kernel, o.kernel_spec,
+                                                                                   kernel_params, name)
         self.dim = self.validate_dim(o.dim)
         if domain is None:
             domain = self.kernel._spec.domain if self.kernel._spec is not None else "gaussian"
@@ -271,15 +264,39 @@ class KernelConfig(KindConfig):
                          else "declared not positive semi-definite")
         self.budget = _budget(self.profile)
         self.name = name or self.kernel.describe()
-        self.feature_map = load_object(feature_map) if isinstance(feature_map, str) else feature_map
         self.feature_map_spec = feature_map if isinstance(feature_map, str) else (
             None if feature_map is None else _spec_of(feature_map))
+        self.feature_map = _given_feature_map(feature_map)
+        fm_host = getattr(self.feature_map, "host", None)
+        if fm_host is not None:  # its process and the kernel's: one scope per check in each
+            from rfverify.containment.hosted_kinds import HostGroup
+
+            self.host = HostGroup([self.host, fm_host]) if self.host is not None else fm_host
         self.accuracy = kernel_accuracy(self.kernel)
         self._scale: float | None = None
         self._sets: dict[int, PointSet] = {}
         self._dtype: np.dtype = np.dtype(np.float64)
         #: The space ``explore`` searches (validated now: a bad space is a UsageError at construction).
         self.explore_space = _spaces().kernel_space(self)
+
+    #: A kernel callable is imported, detected and called in its own process (rfverify.containment.hosted_kinds) when the
+    #: judge is on (a registry kernel or a composite is rfverify's own code and runs here).
+    HOSTED = True
+    #: Options naming code the harness imports (a domain callable named MODULE:ATTR: part of the reference); the
+    #: CLI probes it first.
+    HARNESS_IMPORTS = ("domain",)
+
+    def in_process(self) -> None:
+        """Run the kernel callable (and the feature map given) in this process from now on (``isolate=False``)."""
+        gram = self.kernel._gram
+        if getattr(gram, "host", None) is not None:
+            gram.in_process()  # type: ignore[union-attr]
+            self.kernel_obj = gram.obj  # type: ignore[union-attr]
+        fm = self.feature_map
+        if getattr(fm, "host", None) is not None:
+            fm.obj, host, fm.host = fm.host.local_root(), fm.host, None
+            host.close()
+        self.host = None
 
     # -- the runner's protocol ---------------------------------------------------------------
     @property
@@ -505,6 +522,94 @@ verify_kernel = make_verify(KernelConfig, "verify_kernel", """Verify a kernel: s
     The keywords are the fields of :class:`KernelOptions` and those of the run (``seed``, ``profile``, ``name``,
     ``checks``, ``xfail``, ``time_limit``, ``memory_limit``, ``strict_space``).
     """, target="kernel")
+
+
+def _resolve_kernel(kernel: PluginObject, spec: str | None, params: PluginObject,
+                    name: str | None) -> tuple[Kernel, PluginObject, str | None, PluginObject]:
+    """(the Kernel, the object the caller passed, its spec, the kernel's process or None).  A callable (or
+    ``MODULE:ATTR`` naming one) lives in its own process when the judge is on (:mod:`rfverify.containment.hosted_kinds`); a
+    ``MODULE:ATTR`` naming a :class:`Kernel` (a composite built by rfverify's rules) is loaded here."""
+    from rfverify.containment.hosted_kinds import detect, host_for
+    from rfverify.validation import as_params
+
+    host = None
+    if (isinstance(kernel, str) and ":" in kernel) or (callable(kernel) and not isinstance(kernel, (Kernel, str))):
+        host = host_for(name or (kernel if isinstance(kernel, str) else "the kernel"), kernel)
+    if host is not None:
+        found = detect(host, _detect_kernel, kernel if isinstance(kernel, str) else spec)
+        if found["callable"]:
+            host.plugin = f"kernel {found['label']}"
+            call = _KernelCall(host.root_proxy(), str(found["label"]), host)
+            return (Kernel(str(found["label"]), as_params(params), call, None), host.root_proxy(),
+                    spec or found["spec"], host)
+        host.close()  # a Kernel object: rfverify's own composition, evaluated here
+    if isinstance(kernel, str) and ":" in kernel:
+        spec = spec or kernel
+        kernel = load_object(kernel)
+    elif isinstance(kernel, str):
+        spec = spec or kernel
+    resolved = as_kernel(kernel, params)
+    if spec is None and isinstance(kernel, Kernel) and kernel._spec is not None:
+        spec = kernel.name  # a registry kernel (its parameters go with --param)
+    elif spec is None and callable(kernel) and not isinstance(kernel, Kernel):
+        spec = _spec_of(kernel)
+    return resolved, kernel, spec, None
+
+
+def _given_feature_map(feature_map: PluginObject) -> PluginObject:
+    """The feature map given to test a composite: with the judge on, a feature-map adapter whose plug-in lives in
+    its own process (:func:`rfverify.adapters.as_feature_map`: imported and detected there); else the object
+    (``MODULE:ATTR`` loaded here)."""
+    from rfverify.containment.supervise import judge_wanted
+
+    if feature_map is None:
+        return None
+    if judge_wanted():
+        from rfverify.adapters import as_feature_map
+
+        return as_feature_map(feature_map, name="the given composite feature map")
+    return load_object(feature_map) if isinstance(feature_map, str) else feature_map
+
+
+def _kernel_label(kernel: PluginObject) -> str:
+    name = getattr(kernel, "__qualname__", None) or type(kernel).__name__
+    mod = getattr(kernel, "__module__", None)
+    return f"{mod}:{name}" if mod else name
+
+
+def _detect_kernel(kernel: PluginObject, spec: str | None) -> dict[str, JSONValue]:
+    """What the kernel the caller named is (plain data: run where it lives)."""
+    from rfverify.text import NAME_LIMIT, clean
+
+    if isinstance(kernel, Kernel):
+        return {"callable": False}
+    if not callable(kernel):
+        raise UsageError(f"kernel must be a registry name or a callable k(X, Y), got {type(kernel).__name__}")
+    spec = spec or _spec_of(kernel)
+    return {"callable": True, "label": clean(_kernel_label(kernel), NAME_LIMIT, one_line=True),
+            "spec": spec if spec is None or len(spec) <= 10_000 else None}
+
+
+class _KernelCall(HostedAdapter):
+    """A kernel callable as a :class:`Kernel`'s Gram function ``(X, Y, **params) -> (n_X, n_Y)``: called where it
+    lives (this process, or its own: :mod:`rfverify.containment.hosted_kinds`), its Gram matrix judged here."""
+
+    def __init__(self, kernel: PluginObject, label: str, host: PluginObject) -> None:
+        self.obj, self.host, self.label = kernel, host, label
+        self.name = f"kernel {label}"
+        #: What the Gram matrices came back as (library, dtype, device), for the report.
+        self.arrays = ArrayRecord()
+
+    def __call__(self, X: np.ndarray, Y: np.ndarray, **kw: PluginObject) -> np.ndarray:
+        out = self._remote("raw_gram", X, Y, kw) if self.host is not None else self.raw_gram(X, Y, kw)
+        return guard.as_array(out, plugin=self.name, action="k(X, Y)", complex_ok=True)
+
+    def raw_gram(self, X: np.ndarray, Y: np.ndarray, kw: dict[str, JSONValue]) -> PluginObject:
+        """The kernel's Gram matrix brought to numpy (where the kernel lives); its faults are PluginErrors."""
+        out = guard.call(self.obj, X, Y, plugin=self.name, action=f"k(X, Y) on shapes {X.shape}, {Y.shape}",
+                         hint="a kernel callable must be k(X, Y) -> (n_X, n_Y) Gram matrix", **kw)
+        # any array library's Gram matrix (torch, JAX, CuPy, dask) comes to the host in its own dtype
+        return to_numpy(out, plugin=self.name, action="k(X, Y)", record=self.arrays)
 
 
 #: The checks run on a user-supplied reference kernel before the feature-map harness uses it.

@@ -22,7 +22,7 @@ kernel``: see :data:`KERNEL_NOTE`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -30,11 +30,13 @@ from rfverify.containment import guard
 from rfverify.adapters import load_object
 from rfverify.arrays import ArrayRecord, to_input, to_numpy, validate_input
 from rfverify.errors import PluginError, UsageError
+from rfverify.jsontypes import JSONValue
+from rfverify.containment.hosted_kinds import HostedAdapter
 from rfverify.kinds.base import (CliSpec, KindConfig, call_kw_option, input_option, parse_int, pin_flag, pins_option,
                                  space_option)
 from rfverify.kinds.options import make_verify, option
 from rfverify.profiles import Profile, budget
-from rfverify.registry import BaseContext, CheckSpec
+from rfverify.registry import BaseContext, CheckSpec, PluginObject
 
 __all__ = ["OrthogonalBudget", "orthogonal_budget", "orthogonal_corners", "ORTHOGONAL_CORNER_D_MAX", "OrthogonalSampler", "OrthogonalConfig",
            "OrthogonalContext", "OrthogonalOptions", "verify_orthogonal", "KERNEL_NOTE", "GROUPS"]
@@ -91,11 +93,14 @@ def _validate_group(group: Any) -> str:
     return str(group)
 
 
-class OrthogonalSampler:
-    """The plug-in, whatever its form: ``draw(d, rng) -> (d, d) ndarray`` with health checks."""
+class OrthogonalSampler(HostedAdapter):
+    """The plug-in, whatever its form: ``draw(d, rng) -> (d, d) ndarray`` with health checks.  With the judge on
+    (:mod:`rfverify.containment.hosted_kinds`) the sampler lives in its own process: its form is detected there and every draw
+    is made there, the matrix judged here."""
 
     def __init__(self, implementation: Any, *, name: str | None = None, call_kw: Mapping[str, Any] | None = None,
-                 input: str | None = None) -> None:
+                 input: str | None = None, hosted: bool = True) -> None:
+        from rfverify.containment.hosted_kinds import detect, host_for
         from rfverify.plugin_calls import as_call_kw
 
         self.spec: str | None = implementation if isinstance(implementation, str) else None
@@ -103,33 +108,54 @@ class OrthogonalSampler:
         self.input = validate_input(input)
         #: What went in and came out (library, dtype, device), for the report.
         self.arrays = ArrayRecord(self.input or "numpy")
-        obj = load_object(implementation) if isinstance(implementation, str) else implementation
-        self.obj = obj
         #: Extra keywords of every draw (``--call-kw``).
         self.call_kw = as_call_kw(call_kw)
-        if callable(getattr(obj, "rvs", None)) and not callable(getattr(obj, "sample", None)):
-            self.form = "rvs"
-        elif callable(getattr(obj, "sample", None)) and not isinstance(obj, type):
-            self.form = "sample-method"
-        elif callable(obj):
-            self.form = "function"
+        label = name or (implementation if isinstance(implementation, str) else "the sampler")
+        #: The sampler's process (:class:`rfverify.containment.host.Host`), or None when it runs in this process.
+        self.host = host_for(str(label), implementation) if hosted else None
+        if self.host is not None:
+            found = detect(self.host, _detect_sampler, implementation if isinstance(implementation, str) else None,
+                           name, dict(self.call_kw))
+            self.host.plugin = str(found["name"])
+            obj: PluginObject = self.host.root_proxy()
         else:
-            raise UsageError(f"{implementation!r} is neither sample(d, rng) -> (d, d) array nor an object "
-                             "with rvs(dim=..., random_state=...)")
-        if self.spec is None:
-            mod = getattr(obj, "__module__", None) or getattr(type(obj), "__module__", None)
-            qual = getattr(obj, "__qualname__", None)
-            if mod and qual and "<" not in qual:
-                self.spec = f"{mod}:{qual}"
-        self.name = name or getattr(obj, "__name__", None) or getattr(obj, "name", None) or type(obj).__name__
-        if self.call_kw:
-            from rfverify.plugin_calls import check_accepts
-
-            fn = {"rvs": getattr(obj, "rvs", None), "sample-method": getattr(obj, "sample", None)}.get(self.form, obj)
-            check_accepts(fn, self.call_kw, self.name)
+            obj = load_object(implementation) if isinstance(implementation, str) else implementation
+            found = _detect_sampler(obj, implementation if isinstance(implementation, str) else None, name,
+                                    self.call_kw)
+        self.obj = obj
+        self.form, self.name = str(found["form"]), str(found["name"])
+        self.spec = self.spec or found["spec"]
 
     def draw(self, d: int, rng: np.random.Generator) -> np.ndarray:
         """One matrix; a raising sampler, a wrong shape, a non-float or non-finite value is a PluginError."""
+        return self._judge(d, self._remote("raw_draw", d, rng) if self.host is not None else self.raw_draw(d, rng))
+
+    def draws(self, d: int, rngs: Iterable[np.random.Generator]) -> Iterator[np.ndarray]:
+        """:meth:`draw` for each of ``rngs`` in order (a generator); in the sampler's process a few operations for
+        all of them (:meth:`rfverify.containment.hosted_kinds.HostedAdapter._draws`)."""
+        if self.host is None:
+            for rng in rngs:
+                yield self.draw(d, rng)
+            return
+        for out in self._draws("raw_draw", d, rngs):
+            yield self._judge(d, out)
+
+    def _judge(self, d: int, out: PluginObject) -> np.ndarray:
+        """The sampler's output for d (a numpy array, from wherever it ran), validated here."""
+        action = f"sampling a {d}x{d} matrix"
+        Q = guard.as_array(out, plugin=self.name, action=action, complex_ok=True)
+        if np.iscomplexobj(Q):
+            raise PluginError(self.name, f"{action} returned a complex {Q.dtype} matrix: not supported (complex "
+                              "unitary samplers)", "the orthogonal checks hold real samplers to Haar measure on O(d) "
+                              "or SO(d); U(d) (scipy.stats.unitary_group) has other moments and is not verified here")
+        if Q.shape != (d, d):
+            raise PluginError(self.name, f"returned shape {Q.shape} for d={d}, expected ({d}, {d})",
+                              "return one square matrix per call")
+        guard.check_finite(Q, plugin=self.name, action=action)
+        return Q
+
+    def raw_draw(self, d: int, rng: np.random.Generator) -> PluginObject:
+        """The sampler's output for (d, rng), brought to numpy (where the sampler lives)."""
         action = f"sampling a {d}x{d} matrix"
         hint = "the sampler must accept (d, rng) or rvs(dim=d, random_state=rng)"
         # the plug-in's own UsageError is a fault too: it refused a valid d
@@ -141,17 +167,36 @@ class OrthogonalSampler:
             out = guard.call(self.obj.sample, d, rng, **self.call_kw, plugin=self.name, action=action, hint=hint)
         else:
             out = guard.call(self.obj, d, rng, **self.call_kw, plugin=self.name, action=action, hint=hint)
-        Q = guard.as_array(to_numpy(out, plugin=self.name, action=action, record=self.arrays), plugin=self.name,
-                           action=action, complex_ok=True)
-        if np.iscomplexobj(Q):
-            raise PluginError(self.name, f"{action} returned a complex {Q.dtype} matrix: not supported (complex "
-                              "unitary samplers)", "the orthogonal checks hold real samplers to Haar measure on O(d) "
-                              "or SO(d); U(d) (scipy.stats.unitary_group) has other moments and is not verified here")
-        if Q.shape != (d, d):
-            raise PluginError(self.name, f"returned shape {Q.shape} for d={d}, expected ({d}, {d})",
-                              "return one square matrix per call")
-        guard.check_finite(Q, plugin=self.name, action=action)
-        return Q
+        return to_numpy(out, plugin=self.name, action=action, record=self.arrays)
+
+
+def _detect_sampler(obj: PluginObject, spec: str | None, name: str | None,
+                    call_kw: Mapping[str, PluginObject]) -> dict[str, JSONValue]:
+    """The sampler's form, spec and name (plain data: run where the sampler lives)."""
+    from rfverify.text import NAME_LIMIT, clean
+
+    if callable(getattr(obj, "rvs", None)) and not callable(getattr(obj, "sample", None)):
+        form = "rvs"
+    elif callable(getattr(obj, "sample", None)) and not isinstance(obj, type):
+        form = "sample-method"
+    elif callable(obj):
+        form = "function"
+    else:
+        raise UsageError(f"{(spec if spec is not None else obj)!r} is neither sample(d, rng) -> (d, d) array nor an object "
+                         "with rvs(dim=..., random_state=...)")
+    if spec is None:
+        mod = getattr(obj, "__module__", None) or getattr(type(obj), "__module__", None)
+        qual = getattr(obj, "__qualname__", None)
+        if isinstance(mod, str) and isinstance(qual, str) and mod and qual and "<" not in qual:
+            spec = f"{mod}:{qual}"
+    label = name or getattr(obj, "__name__", None) or getattr(obj, "name", None) or type(obj).__name__
+    if call_kw:
+        from rfverify.plugin_calls import check_accepts
+
+        fn = {"rvs": getattr(obj, "rvs", None), "sample-method": getattr(obj, "sample", None)}.get(form, obj)
+        check_accepts(fn, call_kw, str(label))
+    return {"form": form, "spec": spec if spec is None or len(spec) <= 10_000 else None,
+            "name": clean(str(label), NAME_LIMIT, one_line=True)}
 
 
 @dataclass(frozen=True)
@@ -215,6 +260,18 @@ class OrthogonalConfig(KindConfig):
     def plugin(self) -> OrthogonalSampler:
         return self.sampler
 
+    #: The sampler is imported, detected and called in its own process (rfverify.containment.hosted_kinds) when the judge is on.
+    HOSTED = True
+
+    @property
+    def host(self) -> PluginObject:
+        """The sampler's process (:class:`rfverify.containment.host.Host`), or None when it runs in this process."""
+        return self.sampler.host
+
+    def in_process(self) -> None:
+        """Run the sampler in this process from now on (``isolate=False``)."""
+        self.sampler.in_process()
+
     def target(self) -> dict[str, Any]:
         return {"name": f"Haar on {self.group}({self.dim})", "params": {}}
 
@@ -243,8 +300,8 @@ class OrthogonalConfig(KindConfig):
         if key not in self._cache:
             d = self.dim
             out = np.empty((stop - start, d, d))
-            for i, t in enumerate(range(start, stop)):
-                Q = self.sampler.draw(d, self.seeds.rng("orthogonal", stream, d, self.group, trial=t))
+            rngs = (self.seeds.rng("orthogonal", stream, d, self.group, trial=t) for t in range(start, stop))
+            for i, Q in enumerate(self.sampler.draws(d, rngs)):
                 self._dtype = Q.dtype
                 out[i] = Q
             self._cache[key] = out

@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -31,11 +31,13 @@ from rfverify.containment import guard
 from rfverify.adapters import load_object
 from rfverify.arrays import ArrayRecord, to_input, to_numpy, validate_input
 from rfverify.errors import PluginError, UsageError
+from rfverify.jsontypes import JSONValue
+from rfverify.containment.hosted_kinds import HostedAdapter
 from rfverify.kinds.base import (CliSpec, KindConfig, call_kw_option, input_option, parse_int, pin_flag, pins_option,
                                  space_option)
 from rfverify.kinds.options import make_verify, option
 from rfverify.profiles import Profile, budget
-from rfverify.registry import BaseContext, CheckSpec
+from rfverify.registry import BaseContext, CheckSpec, PluginObject
 
 __all__ = [
     "QuadraturePlugin",
@@ -145,42 +147,77 @@ def quadrature_corners(profile: Profile | str) -> tuple[int, QuadratureBudget]:
     return n, QuadratureBudget(**kw)
 
 
-class QuadraturePlugin:
-    """A rule under test; :meth:`draw` calls it and validates what it returns."""
+class QuadraturePlugin(HostedAdapter):
+    """A rule under test; :meth:`draw` calls it and validates what it returns.  With the judge on
+    (:mod:`rfverify.containment.hosted_kinds`) the rule lives in its own process: detected there, every draw made there, the
+    points and weights judged here."""
 
     def __init__(self, rule: Any, *, name: str | None = None, spec: str | None = None,
-                 call_kw: Mapping[str, Any] | None = None, input: str | None = None) -> None:
-        from rfverify.plugin_calls import as_call_kw, with_call_kw
+                 call_kw: Mapping[str, PluginObject] | None = None, input: str | None = None,
+                 hosted: bool = True) -> None:
+        from rfverify.containment.hosted_kinds import detect, host_for
+        from rfverify.plugin_calls import as_call_kw
 
         #: None (numpy), "torch", "jax" or "cupy": the rule's rng is that library's random source.
         self.input = validate_input(input)
         #: What went in and came out (library, dtype, device), for the report.
         self.arrays = ArrayRecord(self.input or "numpy")
-        if isinstance(rule, str):
-            spec = rule
-            rule = load_object(rule)
-        #: The rule itself (loaded from ``MODULE:ATTR``): its declarations, e.g. ``deterministic``, are read from it.
-        self.declared: Any = rule
-        if not callable(rule):
-            raise UsageError(f"a quadrature rule must be callable as rule(d, rng), got {type(rule).__name__}")
         #: Extra keywords of every draw (``--call-kw``).
         self.call_kw = as_call_kw(call_kw)
-        self.rule = with_call_kw(rule, self.call_kw, getattr(rule, "__qualname__", type(rule).__name__))
+        if isinstance(rule, str):
+            spec = rule
+        #: The rule's process (:class:`rfverify.containment.host.Host`), or None when it runs in this process.
+        self.host = host_for(str(name or rule if isinstance(rule, str) else name or "the rule"), rule) \
+            if hosted else None
+        if self.host is not None:
+            found = detect(self.host, _detect_rule, name, dict(self.call_kw))
+            self.host.plugin = str(found["name"])
+            rule = self.host.root_proxy()
+        else:
+            rule = load_object(rule) if isinstance(rule, str) else rule
+            found = _detect_rule(rule, name, self.call_kw)
+        self._rebind(rule)
         self.spec = spec
-        self.name = name or getattr(rule, "name", None) or getattr(rule, "__qualname__", None) or type(rule).__name__
+        self.name = str(found["name"])
+        #: The rule is a plain function (a deep copy of it is itself) and declares ``deterministic = True``.
+        self.is_function, self.declares_deterministic = bool(found["function"]), bool(found["deterministic"])
         self.form = "rule"
+
+    DERIVED = ("obj", "declared", "rule")
+
+    def _rebind(self, obj: PluginObject) -> None:
+        import functools
+
+        from rfverify.plugin_calls import with_call_kw
+
+        #: The rule itself (loaded from ``MODULE:ATTR``): its declarations, e.g. ``deterministic``, are read from it.
+        self.obj = self.declared = obj
+        if self.host is not None:  # its keywords were checked against its signature where it lives
+            self.rule: PluginObject = functools.partial(obj, **self.call_kw) if self.call_kw else obj
+        else:
+            self.rule = with_call_kw(obj, self.call_kw, getattr(obj, "__qualname__", type(obj).__name__))
 
     def draw(self, d: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """One draw ``(points (n, d), weights (n,))``, validated; PluginError on misbehaviour."""
+        return self._judge(d, self._remote("raw_draw", d, rng) if self.host is not None else self.raw_draw(d, rng))
+
+    def draws(self, d: int, rngs: Iterable[np.random.Generator]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """:meth:`draw` for each of ``rngs`` in order (a generator); in the rule's process a few operations for
+        all of them (:meth:`rfverify.containment.hosted_kinds.HostedAdapter._draws`)."""
+        if self.host is None:
+            for rng in rngs:
+                yield self.draw(d, rng)
+            return
+        for out in self._draws("raw_draw", d, rngs):
+            yield self._judge(d, out)
+
+    def _judge(self, d: int, out: PluginObject) -> tuple[np.ndarray, np.ndarray]:
+        """The rule's output for d (numpy arrays, from wherever it ran), validated here."""
         action = f"rule({d}, rng)"
-        out = guard.call(self.rule, d, to_input(rng, self.input, record=self.arrays), plugin=self.name, action=action,
-                         passthrough=(UsageError, PluginError),
-                         hint="a rule must accept (d, rng) with rng a numpy Generator")
         if not isinstance(out, (tuple, list)) or len(out) != 2:
             raise PluginError(self.name, f"{action} returned {type(out).__name__}, not a pair",
                               "return (points of shape (n, d), weights of shape (n,))")
-        P, w = (guard.as_array(to_numpy(a, plugin=self.name, action=f"{action} ({what})", record=self.arrays),
-                               plugin=self.name, action=f"{action} ({what})").astype(float, copy=False)
+        P, w = (guard.as_array(a, plugin=self.name, action=f"{action} ({what})").astype(float, copy=False)
                 for a, what in zip(out, ("points", "weights")))
         guard.check_size(P, plugin=self.name, action=f"{action} (points)")
         if P.ndim != 2 or P.shape[1] != d or P.shape[0] < 1:
@@ -191,6 +228,34 @@ class QuadraturePlugin:
         guard.check_finite(P, plugin=self.name, action=f"{action} (points)", hint="points and weights must be finite")
         guard.check_finite(w, plugin=self.name, action=f"{action} (weights)", hint="points and weights must be finite")
         return P, w
+
+    def raw_draw(self, d: int, rng: np.random.Generator) -> PluginObject:
+        """The rule's (points, weights) for (d, rng), each brought to numpy (where the rule lives)."""
+        action = f"rule({d}, rng)"
+        out = guard.call(self.rule, d, to_input(rng, self.input, record=self.arrays), plugin=self.name, action=action,
+                         passthrough=(UsageError, PluginError),
+                         hint="a rule must accept (d, rng) with rng a numpy Generator")
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise PluginError(self.name, f"{action} returned {type(out).__name__}, not a pair",
+                              "return (points of shape (n, d), weights of shape (n,))")
+        return tuple(to_numpy(a, plugin=self.name, action=f"{action} ({what})", record=self.arrays)
+                     for a, what in zip(out, ("points", "weights")))
+
+
+def _detect_rule(rule: PluginObject, name: str | None, call_kw: Mapping[str, PluginObject]) -> dict[str, JSONValue]:
+    """The rule's name and declarations (plain data: run where the rule lives)."""
+    import types
+
+    from rfverify.plugin_calls import with_call_kw
+    from rfverify.text import NAME_LIMIT, clean
+
+    if not callable(rule):
+        raise UsageError(f"a quadrature rule must be callable as rule(d, rng), got {type(rule).__name__}")
+    wrapped = with_call_kw(rule, call_kw, getattr(rule, "__qualname__", type(rule).__name__))
+    label = name or getattr(rule, "name", None) or getattr(rule, "__qualname__", None) or type(rule).__name__
+    function = isinstance(wrapped, (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type))
+    return {"name": clean(str(label), NAME_LIMIT, one_line=True), "function": function,
+            "deterministic": getattr(rule, "deterministic", None) is True}
 
 
 @dataclass
@@ -218,6 +283,11 @@ class QuadratureContext(BaseContext["QuadratureConfig"]):
     def draw(self, trial: int, *stream: Any) -> tuple[np.ndarray, np.ndarray]:
         """Draw number ``trial`` of the rule on its own stream."""
         return self.plugin.draw(self.dim, self.rng("draw", *stream, trial=trial))
+
+    def draws(self, trials: Iterable[int], *stream: PluginObject) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Draws number ``trials`` of the rule on their own streams, in order (:meth:`draw` for each; batched where
+        the rule lives in its own process)."""
+        return self.plugin.draws(self.dim, (self.rng("draw", *stream, trial=t) for t in trials))
 
     def at_corner(self, d: int, alpha: float, budget: QuadratureBudget) -> "QuadratureContext":
         """This check at the corner dimension ``d`` with the corner ``budget`` and ``alpha``; its streams are keyed
@@ -311,16 +381,26 @@ class QuadratureConfig(KindConfig):
 
         self.unbiased = as_flag(o.unbiased, "unbiased")
         given = rule
-        if isinstance(rule, str):  # MODULE:ATTR: the rule's own declarations are read from the object it names
-            rule = QuadraturePlugin(rule, name=as_name(name), call_kw=o.call_kw, input=o.input)
-        declared = rule.declared if isinstance(given, str) else given
-        self.deterministic = as_flag(o.deterministic, "deterministic") or \
-            getattr(declared, "deterministic", None) is True
-        self.budget = budget_for(self.profile)
         self.plugin = rule if isinstance(rule, QuadraturePlugin) else QuadraturePlugin(rule, name=as_name(name),
                                                                                        call_kw=o.call_kw, input=o.input)
+        # the rule's own declarations (its attribute deterministic = True), read where it lives
+        self.deterministic = as_flag(o.deterministic, "deterministic") or (
+            not isinstance(given, QuadraturePlugin) and self.plugin.declares_deterministic)
+        self.budget = budget_for(self.profile)
         #: The dimensions ``explore`` searches (validated now: a bad space is a UsageError at construction).
         self.explored_dims = _spaces().quadrature_dims(self)
+
+    #: The rule is imported, detected and called in its own process (rfverify.containment.hosted_kinds) when the judge is on.
+    HOSTED = True
+
+    @property
+    def host(self) -> PluginObject:
+        """The rule's process (:class:`rfverify.containment.host.Host`), or None when it runs in this process."""
+        return self.plugin.host
+
+    def in_process(self) -> None:
+        """Run the rule in this process from now on (``isolate=False``)."""
+        self.plugin.in_process()
 
     def _context(self, spec: CheckSpec, alpha: float, reproduce: str) -> QuadratureContext:
         return QuadratureContext(spec.name, self.profile, self.seeds, alpha, reproduce, plugin=self.plugin,

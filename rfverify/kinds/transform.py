@@ -33,12 +33,14 @@ from rfverify.containment import guard
 from rfverify.adapters import load_object
 from rfverify.arrays import ArrayRecord, handed_dtype, to_input, to_numpy, validate_input
 from rfverify.errors import PluginError, UsageError
+from rfverify.jsontypes import JSONValue
+from rfverify.containment.hosted_kinds import HostedAdapter
 from rfverify.kinds.base import (CliSpec, KindConfig, call_kw_option, input_option, parse_int, pin_flag, pins_option,
                                  space_option)
 from rfverify.kinds.options import make_verify, option
 from rfverify.kinds.matrices import DenseOperator, HadamardOperator, MatrixOperator
 from rfverify.profiles import budget
-from rfverify.registry import BaseContext, CheckSpec
+from rfverify.registry import BaseContext, CheckSpec, PluginObject
 
 __all__ = ["TransformBudget", "TransformPlugin", "DeclaredMatrix", "TransformConfig",
            "TransformContext", "verify_transform", "MATRICES"]
@@ -149,43 +151,63 @@ class DeclaredMatrix:
         return M
 
 
-class TransformPlugin:
-    """``apply(X) -> (n, d)``; raising, NaN and wrong shapes become :class:`PluginError`."""
+class TransformPlugin(HostedAdapter):
+    """``apply(X) -> (n, d)``; raising, NaN and wrong shapes become :class:`PluginError`.  With the judge on
+    (:mod:`rfverify.containment.hosted_kinds`) the transform lives in its own process: detected there, applied there (what it
+    writes into its input written back here, as one process would see it), its output judged here."""
 
     def __init__(self, implementation: Any, *, name: str | None = None, call_kw: Mapping[str, Any] | None = None,
-                 input: str | None = None) -> None:
-        from rfverify.plugin_calls import as_call_kw, with_call_kw
+                 input: str | None = None, hosted: bool = True) -> None:
+        from rfverify.containment.hosted_kinds import detect, host_for
+        from rfverify.plugin_calls import as_call_kw
 
         self.spec: str | None = implementation if isinstance(implementation, str) else None
         #: None (numpy), "torch", "jax" or "cupy": the array library apply is handed (rfverify.arrays.to_input).
         self.input = validate_input(input)
         #: What went in and came out (library, dtype, device), for the report.
         self.arrays = ArrayRecord(self.input or "numpy")
-        obj = load_object(implementation) if isinstance(implementation, str) else implementation
-        if callable(getattr(obj, "apply", None)) and not isinstance(obj, type):
-            self.fn: Callable[[np.ndarray], Any] = obj.apply
-            self.form = "apply-method"
-        elif callable(obj):
-            self.fn = obj
-            self.form = "function"
-        else:
-            raise UsageError(f"{implementation!r} is not apply(X) -> (n, d) nor an object with an apply method")
         #: Extra keywords of every call (``--call-kw``: fht (2017)'s ``fht2(X, axes=1)``).
         self.call_kw = as_call_kw(call_kw)
-        self.fn = with_call_kw(self.fn, self.call_kw, f"{getattr(obj, '__qualname__', implementation)}")
-        if self.spec is None:
-            mod, qual = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
-            if mod and qual and "<" not in qual:
-                self.spec = f"{mod}:{qual}"
-        self.name = name or getattr(obj, "__name__", None) or type(obj).__name__
+        label = name or (implementation if isinstance(implementation, str) else "the transform")
+        #: The transform's process (:class:`rfverify.containment.host.Host`), or None when it runs in this process.
+        self.host = host_for(str(label), implementation) if hosted else None
+        if self.host is not None:
+            found = detect(self.host, _detect_transform, self.spec, name, dict(self.call_kw))
+            self.host.plugin = str(found["name"])
+            obj: PluginObject = self.host.root_proxy()
+        else:
+            obj = load_object(implementation) if isinstance(implementation, str) else implementation
+            found = _detect_transform(obj, self.spec, name, self.call_kw)
+        self.form, self.name, self._who = str(found["form"]), str(found["name"]), str(found["who"])
+        self.spec = self.spec or found["spec"]
+        self._rebind(obj)
+
+    DERIVED = ("obj", "fn")
+
+    def _rebind(self, obj: PluginObject) -> None:
+        import functools
+
+        from rfverify.plugin_calls import with_call_kw
+
+        self.obj = obj
+        if self.host is not None:  # its keywords were checked against its signature where it lives
+            fn: PluginObject = _Method(obj, "apply") if self.form == "apply-method" else obj
+            self.fn: Callable[[np.ndarray], PluginObject] = (functools.partial(fn, **self.call_kw) if self.call_kw
+                                                             else fn)
+        else:
+            self.fn = with_call_kw(obj.apply if self.form == "apply-method" else obj, self.call_kw, self._who)
 
     def raw(self, X: np.ndarray) -> np.ndarray:
         """Call ``apply``; its exceptions propagate (the dimension probe wants them), but ``sys.exit``,
         ``MemoryError`` and unconvertible output are :class:`PluginError`."""
+        out = self._remote("raw_out", X) if self.host is not None else self.raw_out(X)
+        return guard.as_array(out, plugin=self.name, action="apply", complex_ok=True)
+
+    def raw_out(self, X: np.ndarray) -> PluginObject:
+        """``apply``'s output brought to numpy (where the transform lives); its exceptions propagate."""
         out = guard.call(self.fn, self._input(X), plugin=self.name, action=f"apply on shape {X.shape}",
                          passthrough=(Exception,))
-        return guard.as_array(to_numpy(out, plugin=self.name, action="apply", record=self.arrays), plugin=self.name,
-                              action="apply", complex_ok=True)
+        return to_numpy(out, plugin=self.name, action="apply", record=self.arrays)
 
     def _input(self, X: np.ndarray) -> Any:
         """``X`` in the declared input form, in its own dtype (numpy: ``X`` itself, which apply may overwrite)."""
@@ -199,17 +221,62 @@ class TransformPlugin:
     def __call__(self, X: np.ndarray) -> np.ndarray:
         """Call ``apply`` on valid input; misbehaviour is a :class:`PluginError`."""
         n, d = X.shape
-        # the plug-in's own UsageError is a fault too: it refused a valid input
-        out = guard.call(self.fn, self._input(X), plugin=self.name,
-                         action=f"apply on a valid {X.dtype} input of shape {X.shape}",
-                         hint="apply must accept any (n, d) batch")
-        Y = guard.as_array(to_numpy(out, plugin=self.name, action="apply", record=self.arrays), plugin=self.name,
-                           action="apply", complex_ok=True)
+        out = self._remote("out", X) if self.host is not None else self.out(X)
+        Y = guard.as_array(out, plugin=self.name, action="apply", complex_ok=True)
         if Y.shape != (n, d):
             raise PluginError(self.name, f"apply returned shape {Y.shape} for input shape {X.shape}",
                               f"return the rows M x as an ({n}, {d}) array")
         guard.check_finite(Y, plugin=self.name, action=f"apply on finite input of shape {X.shape}")
         return Y
+
+    def out(self, X: np.ndarray) -> PluginObject:
+        """``apply``'s output on valid input brought to numpy (where the transform lives), under the guard."""
+        # the plug-in's own UsageError is a fault too: it refused a valid input
+        out = guard.call(self.fn, self._input(X), plugin=self.name,
+                         action=f"apply on a valid {X.dtype} input of shape {X.shape}",
+                         hint="apply must accept any (n, d) batch")
+        return to_numpy(out, plugin=self.name, action="apply", record=self.arrays)
+
+
+class _Method:
+    """``obj.NAME`` of an object in the plug-in's process, read anew at each use (a handle to the bound method would
+    not outlive the process; the object's handle does)."""
+
+    def __init__(self, obj: PluginObject, name: str) -> None:
+        self._obj, self._name = obj, name
+
+    def __call__(self, *args: PluginObject, **kwargs: PluginObject) -> PluginObject:
+        return getattr(self._obj, self._name)(*args, **kwargs)
+
+    def __getattr__(self, attr: str) -> PluginObject:
+        if attr.startswith("__") or attr in ("_obj", "_name"):
+            raise AttributeError(attr)
+        return getattr(getattr(self._obj, self._name), attr)
+
+
+def _detect_transform(obj: PluginObject, spec: str | None, name: str | None,
+                      call_kw: Mapping[str, PluginObject]) -> dict[str, JSONValue]:
+    """The transform's form, spec and name (plain data: run where the transform lives)."""
+    from rfverify.plugin_calls import check_accepts
+    from rfverify.text import NAME_LIMIT, clean
+
+    if callable(getattr(obj, "apply", None)) and not isinstance(obj, type):
+        form, fn = "apply-method", obj.apply
+    elif callable(obj):
+        form, fn = "function", obj
+    else:
+        raise UsageError(f"{(spec if spec is not None else obj)!r} is not apply(X) -> (n, d) nor an object with an "
+                         "apply method")
+    who = f"{getattr(obj, '__qualname__', spec if spec is not None else obj)}"
+    if call_kw:
+        check_accepts(fn, call_kw, who)
+    if spec is None:
+        mod, qual = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+        if isinstance(mod, str) and isinstance(qual, str) and mod and qual and "<" not in qual:
+            spec = f"{mod}:{qual}"
+    label = name or getattr(obj, "__name__", None) or type(obj).__name__
+    return {"form": form, "spec": spec if spec is None or len(spec) <= 10_000 else None,
+            "name": clean(str(label), NAME_LIMIT, one_line=True), "who": clean(who, NAME_LIMIT, one_line=True)}
 
 
 def _call_kw_options(call_kw: Mapping[str, Any]) -> list[str]:
@@ -275,6 +342,21 @@ class TransformConfig(KindConfig):
         self.inplace = as_flag(o.inplace, "inplace")
         self.budget = TransformBudget(**budget(self.profile, "transform"))
         self.plugin = TransformPlugin(implementation, name=as_name(name), call_kw=o.call_kw, input=o.input)
+
+    #: The transform is imported, detected and called in its own process (rfverify.containment.hosted_kinds) when the judge is on.
+    HOSTED = True
+    #: Options naming code the harness imports (a declared matrix named MODULE:ATTR: part of the reference); the
+    #: CLI probes it first.
+    HARNESS_IMPORTS = ("matrix",)
+
+    @property
+    def host(self) -> PluginObject:
+        """The transform's process (:class:`rfverify.containment.host.Host`), or None when it runs in this process."""
+        return self.plugin.host
+
+    def in_process(self) -> None:
+        """Run the transform in this process from now on (``isolate=False``)."""
+        self.plugin.in_process()
 
     @property
     def M(self) -> np.ndarray:
