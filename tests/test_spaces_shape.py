@@ -151,3 +151,29 @@ def test_the_transform_strategy_keeps_the_cost_cap_and_the_jit_batches():
     with pytest.raises(NoSuchExample):  # n d <= 2^18: at most 16 rows at d = 2^14
         find(wide.strategy(), lambda ex: ex.n > 16)
     assert find(TransformSpace().strategy(jit=True), lambda ex: ex.n > 3).n == 17  # JIT_BATCHES: 1, 2, 3, 17, 64
+
+
+@pytest.mark.parametrize("argv", [
+    ["orthogonal", "scipy.stats:ortho_group", "--space", "d=x"],
+    ["orthogonal", "scipy.stats:ortho_group", "--space", "d=5:3"],
+    ["transform", "rfverify.implementations.structured:fwht", "--space", "d=5:7"],
+    ["transform", "rfverify.implementations.structured:fwht", "--space", "d_exp=a"],
+])
+def test_a_bad_caller_space_is_a_usage_error_before_any_check(argv, capsys):
+    """The caller's space and pins are applied to the kind's whole space when the configuration is built: a bad
+    value exits 2 with the one-line usage error, it is not an ``explore`` error found after the other checks."""
+    from rfverify.cli import main
+
+    assert main(["check", *argv, "--profile", "quick", "--check", "explore"]) == 2
+    out, err = capsys.readouterr()
+    assert "rfverify: error:" in err and "configuration:" not in err, err  # not the check's error, re-raised
+    assert "ERROR: 1 check" not in out and "reproduce:" not in out, out  # no check ran
+
+
+def test_a_bad_caller_space_raises_from_the_api_before_any_check():
+    import rfverify
+    from rfverify.errors import UsageError
+
+    with pytest.raises(UsageError, match="empty range|pair of integers|lo <= hi|LO <= HI"):
+        rfverify.verify("scipy.stats:ortho_group", kind="orthogonal", space={"d": (5, 3)}, profile="quick",
+                        checks=["explore"])

@@ -199,6 +199,16 @@ def _detect_sampler(obj: PluginObject, spec: str | None, name: str | None,
             "name": clean(str(label), NAME_LIMIT, one_line=True)}
 
 
+def _caller_layers_valid(config: "OrthogonalConfig") -> None:
+    """The caller's ``space`` and pins applied to the kind's whole space now: a bad value is a UsageError at
+    construction (exit 2), not an ``explore`` error (the plug-in's own declaration is read when explore runs)."""
+    from rfverify.spaces import OrthogonalSpace, Range, narrowed
+
+    pinned = config.pins.get("d")
+    narrowed(OrthogonalSpace(within=Range(*config.DIM_RANGE)),
+             (config.space, {"d": parse_int(pinned, "d")} if pinned is not None else None))
+
+
 @dataclass(frozen=True)
 class OrthogonalOptions:
     """The options of an orthogonal sampler (``verify_orthogonal``, ``rfverify check orthogonal``), declared once."""
@@ -249,6 +259,7 @@ class OrthogonalConfig(KindConfig):
         for key in self.space:
             if key not in ("d", "dim"):
                 raise UsageError(f"unknown configuration key {key!r} for an orthogonal sampler; use d")
+        _caller_layers_valid(self)
         self.budget = orthogonal_budget(self.profile)
         from rfverify.validation import as_name
 

@@ -285,6 +285,17 @@ def _call_kw_options(call_kw: Mapping[str, Any]) -> list[str]:
     return call_kw_options(call_kw)
 
 
+def _caller_layers_valid(config: "TransformConfig") -> None:
+    """The caller's ``space`` and pins applied to the kind's whole space now: a bad value is a UsageError at
+    construction (exit 2), not an ``explore`` error (the plug-in's own declaration is read when explore runs)."""
+    from rfverify.spaces import TransformSpace, narrowed
+
+    structured = bool(config.matrix.structured)
+    pinned = config.pins.get("d")
+    narrowed(TransformSpace(structured=structured, only=None if structured else int(config.dim)),
+             (config.space, {"d": parse_int(pinned, "d")} if pinned is not None else None))
+
+
 @dataclass(frozen=True)
 class TransformOptions:
     """The options of a fast transform (``verify_transform``, ``rfverify check transform``), declared once."""
@@ -332,6 +343,7 @@ class TransformConfig(KindConfig):
             if key not in ("d", "dim", "d_exp"):
                 raise UsageError(f"unknown configuration key {key!r} for a transform; use d_exp or d")
         self.matrix = DeclaredMatrix(o.matrix)
+        _caller_layers_valid(self)
         self.operator = self.matrix.operator(self.dim)
         if self.operator is None:
             why = " (hadamard needs a power of two)" if self.matrix.name in MATRICES else ""
