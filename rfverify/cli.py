@@ -308,8 +308,9 @@ def _probe_import(cls: type[KindConfig], args: argparse.Namespace) -> None:
     declared = [getattr(args, k, None) for k in getattr(cls, "HARNESS_IMPORTS", ())]  # --matrix/--domain callables
     if getattr(cls, "HOSTED", False) and judge_wanted() and not any(isinstance(v, str) and ":" in v for v in declared):
         return  # nothing named is imported here
-    problem = probe(lambda: cls.from_cli(args), f"importing {args.target} (and detecting its form)", limits.time,
-                    GRACE)
+    named = [v for v in declared if isinstance(v, str) and ":" in v]
+    what = f"importing {' and '.join([str(args.target), *named])} (and detecting the plug-in's form)"
+    problem = probe(lambda: cls.from_cli(args), what, limits.time, GRACE)
     if problem is not None:
         raise PluginError(str(args.target), problem, "a module must import without exiting, crashing, hanging or "
                           "signalling (guard scripts with if __name__ == '__main__')")

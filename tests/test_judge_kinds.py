@@ -229,3 +229,18 @@ def test_a_declared_matrix_module_that_exits_at_import_is_probed_first(tmp_path)
     assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
     checks = json.loads((tmp_path / "r.json").read_text())["checks"]
     assert checks[0]["status"] == "error" and "exit code 0" in checks[0]["message"], checks
+
+
+@pytest.mark.parametrize("option", ["--kernel", "--domain"])
+def test_a_feature_maps_declared_kernel_or_domain_module_that_exits_at_import_is_probed_first(tmp_path, option):
+    """A feature map's ``--kernel`` / ``--domain MODULE:ATTR`` is part of the reference and imported by the harness:
+    the CLI builds that configuration in a throw-away child first, so a module exiting at import ends the run with
+    exit 2 and the module named, never exit 0 with nothing said."""
+    (tmp_path / "exitref.py").write_text("import os\nos._exit(0)\ndef f(*a):\n    return 1.0\n")
+    cmd = [sys.executable, "-m", "rfverify.cli", "check", "feature-map", "sklearn.kernel_approximation:RBFSampler",
+           option, "exitref:f", "--profile", "quick", "--check", "contract", "--json", str(tmp_path / "r.json")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=_env(), timeout=600)
+    assert proc.returncode == 2, (proc.returncode, proc.stdout[-1000:], proc.stderr[-2000:])
+    assert "exitref:f" in proc.stderr and "exit code 0" in proc.stderr, proc.stderr[-2000:]
+    checks = json.loads((tmp_path / "r.json").read_text())["checks"]
+    assert checks[0]["status"] == "error" and "exitref:f" in checks[0]["message"], checks

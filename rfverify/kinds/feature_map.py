@@ -512,6 +512,9 @@ class FeatureMapConfig(KindConfig):
 
     #: The plug-in is imported, detected and called in its own process (rfverify.containment.host) when isolation is on.
     HOSTED = True
+    #: Options naming code the harness imports (a kernel or domain callable named MODULE:ATTR: part of the
+    #: reference): the CLI builds such a configuration in a throw-away child first (rfverify.containment.probe).
+    HARNESS_IMPORTS = ("kernel", "domain")
 
     def in_process(self) -> None:
         """Run the plug-in in this process from now on (``isolate=False``): its object here, its process ended."""
