@@ -379,8 +379,13 @@ def _unbuilt(args: argparse.Namespace, exc: Exception) -> Report:
 
     seed = parse_seed(args.seed)
     label = str(args.target)
-    reproduce = " ".join(shlex.quote(a) for a in ["rfverify", "check", args.kind, label, "--seed", str(seed),
-                                                  "--profile", args.profile])
+    from rfverify.options import without_output_options
+
+    given = without_output_options(getattr(args, "argv", None) or ["check", args.kind, label])
+    named = {a.split("=", 1)[0] for a in given}
+    reproduce = " ".join(shlex.quote(a) for a in ["rfverify", *given,
+                                                  *([] if "--seed" in named else ["--seed", str(seed)]),
+                                                  *([] if "--profile" in named else ["--profile", args.profile])])
     names = [s.name for s in checks_for(args.kind) if not args.check or s.name in args.check]
     results = tuple(CheckResult(check=n, implementation=label, status="error", message=str(exc), seed=seed,
                                 reproduce=reproduce) for n in names)
@@ -727,6 +732,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        args.argv = argv  # a configuration that cannot be built is reproduced by the command as given
         _resolve_outputs(args)
         command = COMMANDS.get(args.command)
         if command is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Any
+from typing import Any, Sequence
 
 from rfverify.errors import UsageError
 from rfverify.profiles import PROFILES, budget
@@ -158,4 +158,23 @@ def parse_xfail(items: list[str] | None) -> dict[str, str] | None:
         if check.strip() in out:
             raise UsageError(f"--xfail {check.strip()} given twice")
         out[check.strip()] = reason.strip()
+    return out
+
+
+#: Options that choose where the output goes, left out of a reproduce command (with the value they take, if any).
+OUTPUT_OPTIONS = {"--json": 1, "--report": 1, "--quiet": 0, "--debug": 0}
+
+
+def without_output_options(argv: Sequence[str]) -> list[str]:
+    """``argv`` without the options that only choose outputs (``--json F``, ``--report DIR``, ``--quiet``)."""
+    out: list[str] = []
+    skip = 0
+    for a in argv:
+        name = a.split("=", 1)[0]
+        if skip:
+            skip -= 1
+        elif name in OUTPUT_OPTIONS:
+            skip = OUTPUT_OPTIONS[name] if "=" not in a else 0
+        else:
+            out.append(a)
     return out

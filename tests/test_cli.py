@@ -135,3 +135,11 @@ def test_check_json_has_one_shape_whatever_the_executor(in_tests_dir, capsys):
     both = json.loads(capsys.readouterr().out)
     assert code == 1, both
     assert isinstance(both, list) and [r["passed"] for r in both] == [False, True]
+
+
+def test_output_options_are_left_out_of_a_reproduce_command():
+    from rfverify.options import without_output_options
+
+    argv = ["check", "feature-map", "m:F", "--json", "r.json", "--report=out", "--quiet", "--kernel", "k:f",
+            "--report", "dir", "--debug", "--seed", "3"]
+    assert without_output_options(argv) == ["check", "feature-map", "m:F", "--kernel", "k:f", "--seed", "3"]

@@ -244,3 +244,4 @@ def test_a_feature_maps_declared_kernel_or_domain_module_that_exits_at_import_is
     assert "exitref:f" in proc.stderr and "exit code 0" in proc.stderr, proc.stderr[-2000:]
     checks = json.loads((tmp_path / "r.json").read_text())["checks"]
     assert checks[0]["status"] == "error" and "exitref:f" in checks[0]["message"], checks
+    assert f"{option} exitref:f" in checks[0]["reproduce"] and "--json" not in checks[0]["reproduce"], checks
