@@ -240,7 +240,8 @@ def error_record(exc: BaseException) -> dict[str, Any]:
             if ref is not None:
                 rec["refusal"] = [plain(getattr(ref, f))[:2000] for f in ("exception", "message", "action")]
     else:
-        rec["message"] = _one_line(exc)
+        said = _one_line(exc)
+        rec["message"] = "" if said == "(no message)" and not plain(exc).strip() else said  # empty stays empty
     if isinstance(exc, OSError) and type(exc.errno) is int:
         rec["errno"] = exc.errno
     if isinstance(exc, SystemExit):
