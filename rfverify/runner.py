@@ -276,12 +276,19 @@ class Hosted:
         self.crashed = False
 
     def _scoped(self, what: str, fn: Callable[[], T]) -> tuple[T, str | None]:
+        """``fn()`` as one scope in the plug-in's process, and what the scope did wrong.  What ``fn`` raised is
+        raised, never replaced by the scope's end: a Ctrl-C from outside closes the plug-in's process, whose end
+        would otherwise turn the user's interrupt into the check's error (exit 2)."""
         self.host.begin(what)
         try:
             out = fn()
-        finally:
-            problem = self.host.end()
-        return out, problem
+        except BaseException:
+            try:
+                self.host.end()
+            except Exception:  # noqa: BLE001 - the first fault is the one raised
+                pass
+            raise
+        return out, self.host.end()
 
     def preflight(self) -> str | None:
         problem, found = self._scoped("the preflight call", lambda: preflight(self.config, _HARNESS_LIMITS))

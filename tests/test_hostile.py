@@ -198,8 +198,8 @@ def test_a_signal_from_outside_is_still_honoured_and_leaves_no_child(sig, code, 
     assert children, "no child process appeared"
     time.sleep(1.0)
     proc.send_signal(sig)
-    proc.communicate(timeout=60)
-    assert proc.returncode == code
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == code, (out.decode()[-2000:], err.decode()[-3000:])
     for _ in range(100):
         if not any(_alive(c) for c in children):
             break
