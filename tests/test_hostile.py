@@ -397,3 +397,16 @@ def test_the_biased_twin_fails_and_never_exits_0(tmp_path):
     assert report["unbiasedness"].status == "fail" and report.exit_code == 1
     proc, _ = _cli("tests.hostile_plugins:HBiased", tmp_path, checks=["unbiasedness"])
     assert proc.returncode == 1 and _checks_of(tmp_path)["unbiasedness"]["status"] == "fail"
+
+
+def test_an_outside_sigint_still_blocked_at_redelivery_is_raised_at_once():
+    """A Ctrl-C redelivered while SIGINT is still blocked (a mask the harness inherited, another gate open) must
+    not wait: it is taken back and raised as KeyboardInterrupt at once, never left to fire after the plug-in's
+    process is gone (where the harness went on and blamed the plug-in: "'NoneType' object has no attribute
+    'join'").  In a process of its own: a KeyboardInterrupt here would touch the test worker."""
+    code = ("import signal\nfrom rfverify.containment import sentinel\n"
+            "signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])\n"
+            "try:\n    sentinel.redeliver([(signal.SIGINT, 1)])\n    print('waited')\n"
+            "except KeyboardInterrupt:\n    print('raised', signal.SIGINT in signal.sigpending())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), timeout=120)
+    assert out.stdout.split() == ["raised", "False"], (out.stdout, out.stderr[-2000:])

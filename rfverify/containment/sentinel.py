@@ -199,9 +199,18 @@ def _user_stop(page: mmap.mmap) -> None:
 
 
 def redeliver(signals: Iterable[tuple[int, int]]) -> None:
-    """Deliver again, to this process, signals that came from outside (after the gate is closed)."""
+    """Deliver again, to this process, signals that came from outside (after the gate is closed).  A signal still
+    blocked here (a mask the harness inherited, another gate open) would wait and let the harness go on with its
+    child already ended; it is taken back and acted on now: SIGINT as KeyboardInterrupt, another by its handler or
+    default action, unblocked."""
     for num, _sender in signals:
         signal.raise_signal(num)
+        if hasattr(signal, "sigpending") and num in signal.sigpending():
+            signal.sigtimedwait([num], 0)
+            if num == signal.SIGINT:
+                raise KeyboardInterrupt
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [num])
+            signal.raise_signal(num)
 
 
 #: Page layout: [0] a child is running, [1] the user stopped the harness, [2:6] resumes counted (little endian).
