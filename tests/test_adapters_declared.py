@@ -135,7 +135,7 @@ def test_cli_declarations_and_reproduce(capsys):
 
 def test_a_deterministic_map_with_its_own_size_parameter():
     """scikit-learn's AdditiveChi2Sampler: no n_components (sample_steps), no random_state, deterministic."""
-    skl = pytest.importorskip("sklearn.kernel_approximation")
+    skl = pytest.importorskip("sklearn.kernel_approximation", reason="scikit-learn is in the test extra: pip install -e '.[test]'")
     from rfverify.studies.ecosystem_entries import additive_chi2_kernel
 
     opts = dict(kernel=additive_chi2_kernel, domain="positive", profile="quick", unbiased=False,

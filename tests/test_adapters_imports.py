@@ -132,7 +132,7 @@ class LazyJax:
 @pytest.mark.parametrize("cls,lib", [("LazySklearn", "sklearn"), ("LazyJax", "jax")])
 def test_real_libraries_imported_lazily_in_fit_pass_from_the_cli(tmp_path, cls, lib):
     """A fresh interpreter (the first import really is the first): exit 0, not 2."""
-    pytest.importorskip(lib)
+    pytest.importorskip(lib, reason=f"{lib} is an optional install (the thirdparty extra or its own page in docs/ecosystem.md)")
     (tmp_path / "lazy_maps.py").write_text(LAZY_SKLEARN)
     out = subprocess.run([sys.executable, "-m", "rfverify.cli", "check", "feature-map", f"lazy_maps:{cls}", "--kernel",
                           "rbf", "--param", "gamma=0.5", "--profile", "quick", "--check", "contract", "--check",
