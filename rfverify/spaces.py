@@ -619,11 +619,12 @@ class OrthogonalSpace:
         return [OrthExample(k, 0) for k in range(d.lo, min(d.hi, d.lo + 3) + 1)]
 
 
-def orthogonal_space(config: Any) -> OrthogonalSpace:
+def orthogonal_space(config: Any, read_plugin: bool = True) -> OrthogonalSpace:
     """The sampler's explored space: d 1 … 256 narrowed by the ``d`` of its ``rfverify_space`` (other keys of a
     declaration are not this kind's and are left alone), the caller's ``space`` (``{"d": (lo, hi)}``, ``--space
-    d=LO:HI``), then a pinned d (each later one wins); never below 1 nor above the kind's DIM_RANGE."""
-    declared = declared_space(config.sampler.obj)
+    d=LO:HI``), then a pinned d (each later one wins); never below 1 nor above the kind's DIM_RANGE.  With
+    ``read_plugin=False`` the plug-in is not read (the caller's layers checked when the configuration is built)."""
+    declared = declared_space(config.sampler.obj) if read_plugin else None
     declared = {k: v for k, v in declared.items() if k in ("d", "dim")} if isinstance(declared, Mapping) else None
     pinned = (getattr(config, "pins", None) or {}).get("d")
     pins = {"d": int(pinned)} if pinned is not None else None
@@ -733,13 +734,13 @@ def _transform_examples(draw: Any, widths: tuple[int, ...], jit: bool = False) -
                             draw(st.integers(0, 2 ** 16)))
 
 
-def transform_space(config: Any) -> TransformSpace:
+def transform_space(config: Any, read_plugin: bool = True) -> TransformSpace:
     """The transform's explored space: 2^0 … 2^14 for a registry matrix (Hadamard); the declared d alone for a
     user's matrix (a fixed array, or a callable M(d) given with a transform built for one width, e.g.
     ``Butterfly(16).apply``) until a layer names ``d_exp`` or ``d``; narrowed by the ``d_exp`` of the transform's
     ``rfverify_space`` (its other keys are left alone), the caller's ``space`` (``{"d_exp": (lo, hi)}``, ``{"d":
-    (lo, hi)}``), then a pinned d alone (each later one wins)."""
-    declared = declared_space(config.plugin.fn)
+    (lo, hi)}``), then a pinned d alone (each later one wins).  With ``read_plugin=False`` the plug-in is not read."""
+    declared = declared_space(config.plugin.fn) if read_plugin else None
     declared = {"d_exp": declared["d_exp"]} if isinstance(declared, Mapping) and "d_exp" in declared else None
     pinned = (getattr(config, "pins", None) or {}).get("d")
     pins = {"d": int(pinned)} if pinned is not None else None

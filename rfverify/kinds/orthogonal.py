@@ -21,6 +21,7 @@ kernel``: see :data:`KERNEL_NOTE`.
 
 from __future__ import annotations
 
+import types
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping
 
@@ -50,6 +51,12 @@ KERNEL_NOTE = (
     "variance), so a non-Haar Q can still give an unbiased kernel, and a Haar Q with the wrong row norms "
     "does not; verify ORF feature maps with 'rfverify check feature-map'."
 )
+
+
+def _spaces_module() -> "types.ModuleType":  # imported when a configuration is made (Hypothesis), not when the CLI parser is built
+    import rfverify.spaces
+
+    return rfverify.spaces
 
 
 @dataclass(frozen=True)
@@ -199,16 +206,6 @@ def _detect_sampler(obj: PluginObject, spec: str | None, name: str | None,
             "name": clean(str(label), NAME_LIMIT, one_line=True)}
 
 
-def _caller_layers_valid(config: "OrthogonalConfig") -> None:
-    """The caller's ``space`` and pins applied to the kind's whole space now: a bad value is a UsageError at
-    construction (exit 2), not an ``explore`` error (the plug-in's own declaration is read when explore runs)."""
-    from rfverify.spaces import OrthogonalSpace, Range, narrowed
-
-    pinned = config.pins.get("d")
-    narrowed(OrthogonalSpace(within=Range(*config.DIM_RANGE)),
-             (config.space, {"d": parse_int(pinned, "d")} if pinned is not None else None))
-
-
 @dataclass(frozen=True)
 class OrthogonalOptions:
     """The options of an orthogonal sampler (``verify_orthogonal``, ``rfverify check orthogonal``), declared once."""
@@ -259,7 +256,7 @@ class OrthogonalConfig(KindConfig):
         for key in self.space:
             if key not in ("d", "dim"):
                 raise UsageError(f"unknown configuration key {key!r} for an orthogonal sampler; use d")
-        _caller_layers_valid(self)
+        _spaces_module().orthogonal_space(self, read_plugin=False)  # a bad space or pin: a UsageError now
         self.budget = orthogonal_budget(self.profile)
         from rfverify.validation import as_name
 

@@ -24,6 +24,7 @@ per call); a user's matrix is dense, its 2-norm computed once per width.
 
 from __future__ import annotations
 
+import types
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -47,6 +48,12 @@ __all__ = ["TransformBudget", "TransformPlugin", "DeclaredMatrix", "TransformCon
 
 MATRICES = ("hadamard", "hadamard-normalized")
 MAX_TRANSFORM_DIM = 1 << 14
+
+
+def _spaces_module() -> "types.ModuleType":  # imported when a configuration is made (Hypothesis), not when the CLI parser is built
+    import rfverify.spaces
+
+    return rfverify.spaces
 
 
 @dataclass(frozen=True)
@@ -285,17 +292,6 @@ def _call_kw_options(call_kw: Mapping[str, Any]) -> list[str]:
     return call_kw_options(call_kw)
 
 
-def _caller_layers_valid(config: "TransformConfig") -> None:
-    """The caller's ``space`` and pins applied to the kind's whole space now: a bad value is a UsageError at
-    construction (exit 2), not an ``explore`` error (the plug-in's own declaration is read when explore runs)."""
-    from rfverify.spaces import TransformSpace, narrowed
-
-    structured = bool(config.matrix.structured)
-    pinned = config.pins.get("d")
-    narrowed(TransformSpace(structured=structured, only=None if structured else int(config.dim)),
-             (config.space, {"d": parse_int(pinned, "d")} if pinned is not None else None))
-
-
 @dataclass(frozen=True)
 class TransformOptions:
     """The options of a fast transform (``verify_transform``, ``rfverify check transform``), declared once."""
@@ -343,7 +339,7 @@ class TransformConfig(KindConfig):
             if key not in ("d", "dim", "d_exp"):
                 raise UsageError(f"unknown configuration key {key!r} for a transform; use d_exp or d")
         self.matrix = DeclaredMatrix(o.matrix)
-        _caller_layers_valid(self)
+        _spaces_module().transform_space(self, read_plugin=False)  # a bad space or pin: a UsageError now
         self.operator = self.matrix.operator(self.dim)
         if self.operator is None:
             why = " (hadamard needs a power of two)" if self.matrix.name in MATRICES else ""
