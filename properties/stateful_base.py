@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 import numpy as np
 from hypothesis import HealthCheck, Phase, Verbosity, settings
@@ -152,12 +152,21 @@ class MachineBase(RuleBasedStateMachine):
             out.append(line)
         return tuple(out)
 
-    def fail(self, problem: str, cause: str = "", **kw: Any) -> None:
+    def fail(self, problem: str, cause: str = "", **kw: Any) -> NoReturn:
         f = Failure(problem, self.program_lines(), cause, **kw)
         self.log.last = f
         if self.log.first is None:
             self.log.first = f
         raise f
+
+    def pristine_failed(self, line: str, exc: PluginError, what: str = "the same call") -> NoReturn:
+        """A pristine copy (deep-copied before the sequence, never called since) failed where the object under test
+        did not: a finding (a copy carries state, such as a memo keyed by an array's identity, whose address a new
+        array can reuse), never an exception left to escape the machine."""
+        self.fail(f"`{line}` succeeded, but a pristine copy of the plug-in failed on {what}: {exc}",
+                  "state carried into copies of the object and keyed by something other than the call's values "
+                  "(a memo keyed by id(X): a new array can reuse a freed array's address)",
+                  headline="a pristine copy of the plug-in fails where the object under test does not")
 
     def keep(self, line: str, *arrays: object) -> None:
         """Keep the arrays a call returned (the objects themselves) with a copy, to compare after later calls."""
@@ -190,6 +199,8 @@ def run_machine(machine: type[MachineBase], log: Log, *, runs: int, steps: int, 
     except Failure:
         pass
     except Flaky:
+        if log.first is None:  # no finding of ours was ever raised: what failed is an error, never a pass
+            raise
         log.replayed = False
     except BaseException as exc:  # an exception group holding our failure
         if not _holds_failure(exc):

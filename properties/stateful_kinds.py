@@ -285,7 +285,10 @@ class DrawMachine(MachineBase):
         return new
 
     def _judge(self, name: str, d: int, seed: int, var: str, values: tuple[np.ndarray, ...]) -> None:
-        ref = self.s.draw(self.s.new_object(), d, np.random.default_rng(seed))  # a copy never called before
+        try:
+            ref = self.s.draw(self.s.new_object(), d, np.random.default_rng(seed))  # a copy never called before
+        except PluginError as exc:
+            self.pristine_failed(var, exc, f"seed {seed}, d = {d}")
         ref = tuple(np.array(a) for a in ref)
         tol = self.s.tolerance(ref, d)
         self.log.judge("replay")
@@ -551,9 +554,15 @@ class TransformMachine(MachineBase):
         if not (isinstance(Xin, np.ndarray) and np.shares_memory(Y, Xin)):
             self.keep(line, Y)  # an output that is the caller's own buffer changes with it: not kept
         Y = np.array(Y)
-        ref = np.array(self.s.apply(self.s.new_object(), X64.copy()))  # a copy never called before
         tol = self.s.tolerance(X64, Y.dtype if Y.dtype.kind == "f" else np.float64)
         against = "a pristine copy applied to the same values (float64, C-ordered)"
+        try:
+            ref = np.array(self.s.apply(self.s.new_object(), X64.copy()))  # a copy never called before
+        except PluginError as exc:  # judged against the declared matrix; if that agrees, the copy's failure is it
+            ref = self.s.operator.reference(X64)
+            if diff(Y, ref) <= tol:
+                self.pristine_failed(line, exc, "the same values as float64")
+            against = "the declared matrix applied to the same values (a pristine copy failed on them)"
         if self.s.exact_at_start and ref.shape == Y.shape and diff(ref, self.s.operator.reference(X64)) > tol:
             ref = self.s.operator.reference(X64)  # the pristine copy's rows are stale too: state in the module
             against = "the declared matrix applied to the same values (the first call, on X, matched it)"
