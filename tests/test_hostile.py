@@ -410,3 +410,51 @@ def test_an_outside_sigint_still_blocked_at_redelivery_is_raised_at_once():
             "except KeyboardInterrupt:\n    print('raised', signal.SIGINT in signal.sigpending())\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), timeout=120)
     assert out.stdout.split() == ["raised", "False"], (out.stdout, out.stderr[-2000:])
+
+
+def _blocked(pid):
+    """The signal mask of ``pid``'s main thread (Linux: SigBlk in /proc/PID/status), 0 when it cannot be read."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    return next((int(line.split()[1], 16) for line in status.splitlines() if line.startswith("SigBlk:")), 0)
+
+
+_OUTSIDE_RUN = """
+import json, signal, sys
+import rfverify
+from tests import hostile_plugins as hp
+signal.signal(signal.SIGHUP, signal.SIG_IGN if sys.argv[1] == "ignored" else (lambda *a: None))
+report = rfverify.verify(hp.HHangsAlways(), kernel="rbf", kernel_params={"gamma": 0.5}, dim=4, profile="quick",
+                         checks=["contract"], time_limit=float(sys.argv[2]))
+print(json.dumps({r.check: [r.status, r.message] for r in report.results}))
+"""
+
+
+@pytest.mark.parametrize("how", ["returns", "ignored"])
+def test_an_outside_signal_whose_handler_lets_the_run_go_on_is_not_blamed_on_the_plugin(how, tmp_path):
+    """SIGHUP from outside while a check hangs, in a caller whose handler returns or who ignores SIGHUP (nohup): an
+    ignored signal changes nothing (the check ends at its time limit, as without the gate); a handler that returns
+    leaves the check without its process, which is said as such — never an AttributeError of rfverify's own
+    blamed on the plug-in (it read "fit_transform raised AttributeError: 'NoneType' object has no attribute
+    'join'")."""
+    limit = 600 if how == "returns" else LIMIT
+    proc = subprocess.Popen([sys.executable, "-c", _OUTSIDE_RUN, how, str(limit)], cwd=tmp_path, env=_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    for _ in range(1200):  # until the harness waits on its child with the gate open (SIGHUP blocked): 120 s at most
+        if _blocked(proc.pid) & (1 << (signal.SIGHUP - 1)):
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("the harness never blocked SIGHUP")
+    proc.send_signal(signal.SIGHUP)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err.decode()[-3000:]
+    status, message = json.loads(out.decode().strip().splitlines()[-1])["contract"]
+    assert status == "error" and "AttributeError" not in message, message
+    if how == "returns":
+        assert f"was interrupted from outside (SIGHUP (Hangup) from pid {os.getpid()})" in message, message
+        assert "not the plug-in's fault" in message
+    else:
+        assert "did not finish within the time limit" in message and "interrupted from outside" not in message, message

@@ -541,11 +541,17 @@ class Supervisor:
         if proc is not None:
             self._seen.update(sentinel.descendants(proc.pid))
         mine = [(num, pid) for num, pid in sigs if pid in self._seen]
-        theirs = [(num, pid) for num, pid in sigs if pid not in self._seen]
+        # a signal the harness ignores was only kept because the gate blocked it: it has no effect, as without the gate
+        theirs = [(num, pid) for num, pid in sigs if pid not in self._seen and signal.getsignal(num) != signal.SIG_IGN]
         if theirs:  # the user's Ctrl-C, a CI timeout: honoured, once the children are gone
             self.close()
             self._gate.close()
             sentinel.redeliver(theirs)
+            # still here: a handler of the caller's returned; the child is gone, so this request has no answer
+            sent = ", ".join(f"{_signal_name(num)} from pid {pid}" for num, pid in theirs)
+            raise _Died(f"{what} was interrupted from outside ({sent}); its process was ended before the signal's "
+                        "handler ran, and the handler let the run go on: this request has no result (not the "
+                        "plug-in's fault)")
         if mine and proc is not None and self._proc is not None:
             self._end(signal.SIGKILL)
             num, pid = mine[0]
@@ -561,6 +567,8 @@ class Supervisor:
 
     def _death(self, what: str) -> str:
         proc = self._proc
+        if proc is None:  # ended here meanwhile (an outside signal, a scope's end): not the plug-in's doing
+            return f"{what} has no result: rfverify had ended its process"
         proc.join(TERM_WAIT)
         if proc.is_alive():  # the pipe closed but the process lives on: end it
             self._end(signal.SIGKILL)
