@@ -603,6 +603,9 @@ class OrthogonalSpace:
         for key in ("d", "dim"):
             if key in layer:
                 lo, hi = _int_pair(key, layer[key], lo, hi)
+        if max(ORTHOGONAL_SPACE.lo, lo) > min(self.within.hi, hi):  # cut to the kind's range, nothing is left
+            raise UsageError(f"d {lo if lo == hi else f'{lo} … {hi}'} lies outside the dimensions rfverify searches "
+                             f"for an orthogonal sampler ({ORTHOGONAL_SPACE.lo} … {self.within.hi})")
         return replace(self, bounds=(lo, hi))
 
     def describe(self) -> str:
@@ -698,7 +701,14 @@ class TransformSpace:
                 lo, hi = (a - 1).bit_length(), b.bit_length() - 1  # the powers of two within [a, b]
                 if lo > hi:
                     raise UsageError(f"no width d = 2^k lies in d {a} … {b}: give a range holding a power of two")
+                if lo > WIDTH_EXPONENTS[1]:
+                    raise UsageError(f"d {a} … {b} lies beyond the widths rfverify searches for a transform "
+                                     f"(2^{WIDTH_EXPONENTS[0]} … 2^{WIDTH_EXPONENTS[1]} = {2 ** WIDTH_EXPONENTS[1]})")
                 space = replace(space, exponents=(lo, hi), only=None)
+        if not space.widths:  # cut to the kind's widths, nothing is left
+            lo, hi = space.exponents
+            raise UsageError(f"d = 2^{lo if lo == hi else f'{lo} … 2^{hi}'} lies beyond the widths rfverify searches "
+                             f"for a transform (2^{WIDTH_EXPONENTS[0]} … 2^{WIDTH_EXPONENTS[1]})")
         return space
 
     def describe_widths(self) -> str:

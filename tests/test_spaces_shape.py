@@ -117,6 +117,9 @@ def test_the_orthogonal_dimensions():
     for bad in ({"d": 2.5}, {"d": (9, 2)}, {"d": True}, {"d": "3"}):
         with pytest.raises(UsageError, match="d must be an integer or a \\(lo, hi\\) pair of integers"):
             o.narrow(bad)
+    with pytest.raises(UsageError, match=r"d 5000 … 6000 lies outside the dimensions rfverify searches for an "
+                                         r"orthogonal sampler \(1 … 1024\)"):  # nothing left once cut
+        o.narrow({"d": (5000, 6000)})
     # the strategy: a dimension of the space and any seed, shrinking to the smallest d (seed 0)
     assert find(narrowed(o, [{"d": (5, 9)}]).strategy(), lambda ex: True) == OrthExample(5, 0)
     assert find(o.strategy(), lambda ex: ex.d > 100) == OrthExample(101, 0)
@@ -142,6 +145,13 @@ def test_the_transform_widths():
     for bad in ({"d_exp": -1}, {"d_exp": (5, 2)}, {"d": 1.0}):
         with pytest.raises(UsageError, match="must be an integer or a \\(lo, hi\\) pair of integers"):
             t.narrow(bad)
+    # beyond the kind's widths: said when the space is narrowed, never an empty search (an internal error of explore)
+    assert narrowed(t, [{"d_exp": (14, 20)}]).widths == (2 ** 14,)  # cut to the kind's range where some is left
+    with pytest.raises(UsageError, match=r"d = 2\^15 … 2\^16 lies beyond the widths rfverify searches for a "
+                                         r"transform \(2\^0 … 2\^14\)"):
+        t.narrow({"d_exp": (15, 16)})
+    with pytest.raises(UsageError, match=r"d 20000 … 40000 lies beyond the widths .* = 16384\)"):
+        t.narrow({"d": (20000, 40000)})
 
 
 def test_the_transform_strategy_keeps_the_cost_cap_and_the_jit_batches():
@@ -158,6 +168,8 @@ def test_the_transform_strategy_keeps_the_cost_cap_and_the_jit_batches():
     ["orthogonal", "scipy.stats:ortho_group", "--space", "d=5:3"],
     ["transform", "rfverify.implementations.structured:fwht", "--space", "d=5:7"],
     ["transform", "rfverify.implementations.structured:fwht", "--space", "d_exp=a"],
+    ["transform", "rfverify.implementations.structured:fwht", "--space", "d_exp=15:16"],
+    ["orthogonal", "scipy.stats:ortho_group", "--space", "d=5000:6000"],
 ])
 def test_a_bad_caller_space_is_a_usage_error_before_any_check(argv, capsys):
     """The caller's space and pins are applied to the kind's whole space when the configuration is built: a bad
