@@ -92,3 +92,40 @@ def test_an_option_without_its_reproduce_rendering_breaks_the_round_trip():
     assert bad.group == good.group == "SO"
     assert "--group SO" in " ".join(render(good)) and "--group" not in " ".join(render(bad))
     assert [f.name for f in fields(Forgetful)] == [f.name for f in fields(OrthogonalOptions)]
+
+
+def test_every_hook_a_kind_provides_is_abstract():
+    """A kind that forgets one of its hooks cannot be instantiated (it would otherwise inherit a hook that does
+    nothing and returns None)."""
+    from rfverify.kinds.base import KindConfig
+
+    assert KindConfig.__abstractmethods__ == frozenset({"_setup", "_context", "target", "as_dict", "preflight"})
+
+
+@pytest.mark.parametrize("kind", [k for k in KINDS if "input" in {f.name for f in public_fields(
+    get_kind(k).config_class().Options)}])
+def test_the_input_and_space_options_read_from_the_command_line(kind):
+    """--input: numpy (given or not) is None, another library its name; --space: the caller's narrowing, parsed."""
+    cls = get_kind(kind).config_class()
+    target = shlex.split(COMMANDS[kind])[:1]
+
+    def read(*argv):
+        return cls.cli_options(build_parser().parse_args(["check", kind, *target, *argv]))
+
+    assert read()["input"] is None and read("--input", "numpy")["input"] is None
+    assert read("--input", "torch")["input"] == "torch" and read("--input", "jax")["input"] == "jax"
+    assert not read()["space"]
+    assert read("--space", "d=3:5")["space"] == {"d": (3, 5)}
+
+
+def test_a_strict_space_is_in_every_context_and_reproduce_command():
+    """``strict_space`` (set by the run: --strict-space, ``strict_space=``) reaches each check's context and its
+    reproduce command; a check's figures reach its context."""
+    config = _config("orthogonal", shlex.split(COMMANDS["orthogonal"]))
+    spec = next(s for s in config.checks() if s.name == "explore")
+    assert config.context(spec).strict_space is False and "--strict-space" not in config.reproduce("explore")
+    config.strict_space = True
+    ctx = config.context(spec)
+    assert ctx.strict_space is True and "--strict-space" in shlex.split(config.reproduce("explore"))
+    drawn = next(s for s in config.checks() if s.figures)
+    assert config.context(drawn).figures == drawn.figures != ()
