@@ -143,3 +143,67 @@ def test_draws_seeded_alike_are_compared_entry_by_entry():
     _SecondDrawShifted.calls = 0
     msg = _problem(_ctx(_SecondDrawShifted()), OrthExample(3, 0))
     assert msg == "two draws with Generators seeded alike differ by up to 0.5 (randomness not drawn from the rng given)"
+
+
+class _RecordingGuard:
+    """Stands in for the SpaceGuard: records what a refusal is set aside with."""
+
+    def __init__(self):
+        self.rejected = []
+
+    def reject(self, exc, form, *, seed, other_seed, action):
+        self.rejected.append((form, seed, other_seed, action))
+
+    def accept(self, form):
+        pass
+
+
+class _RefusesCall:
+    """Refuses (ValueError) its ``n``-th call, which is the explored call's first, second or third draw."""
+
+    def __init__(self, n):
+        self.n, self.calls = n, 0
+
+    def __call__(self, d, rng):
+        self.calls += 1
+        if self.calls == self.n:
+            raise ValueError("not here")
+        return haar_qr(d, rng)
+
+
+class _RvsRefusing:
+    def rvs(self, dim, random_state=None):
+        raise ValueError("not here")
+
+
+@pytest.mark.parametrize("n,seed,other", [(1, 7, 8), (2, 7, 8), (3, 8, 7)])
+def test_a_refusal_is_set_aside_with_the_seed_it_happened_at(n, seed, other):
+    """The explored call draws at its seed twice, then at seed + 1: a refusal is confirmed with the seed of the draw
+    that refused and another one, and names the call as the sampler's form has it."""
+    guard = _RecordingGuard()
+    assert _problem(_ctx(_RefusesCall(n)), OrthExample(4, 7), guard).startswith("the sampler failed: ")
+    assert guard.rejected == [({"d": 4}, seed, other, "sample(d, rng)")]
+    guard = _RecordingGuard()
+    _problem(_ctx(_RvsRefusing()), OrthExample(4, 7), guard)
+    assert guard.rejected == [({"d": 4}, 7, 8, "rvs(dim=d, random_state=rng)")]
+
+
+def _refuses(at):
+    def sampler(d, rng):
+        if d == at:
+            raise ValueError(f"no d = {at}")
+        return haar_qr(d, rng)
+    return sampler
+
+
+def test_a_refusal_at_the_asked_dimension_is_never_set_aside_and_a_strict_failure_keeps_its_details():
+    """The declared d (or the pinned one) is the configuration asked for: a refusal there is not a narrowing of the
+    space (nothing could be judged); under strict_space a refusal elsewhere fails, with the space in its details."""
+    from rfverify.kinds import get_kind
+
+    verify = get_kind("orthogonal").verify_function()
+    assert verify(_refuses(16), dim=16, checks=["explore"]).results[0].status != "pass"
+    assert verify(_refuses(7), dim=16, pins={"d": 7}, checks=["explore"]).results[0].status != "pass"
+    assert verify(_refuses(5), dim=16, checks=["explore"]).results[0].status == "pass"
+    strict = verify(_refuses(5), dim=16, checks=["explore"], strict_space=True).results[0]
+    assert strict.status == "fail" and strict.details["space"]["refused"], strict.details
