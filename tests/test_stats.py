@@ -390,3 +390,60 @@ def test_required_trials_is_the_smallest_n_where_the_normal_start_overshoots(alp
     1804 instead of the minimum at alpha 0.2, delta/sigma 0.05, power 0.8)."""
     n = stats.required_trials(1.0, e, alpha, power)
     assert stats.t_test_power(n, e, alpha) >= power > stats.t_test_power(n - 1, e, alpha)
+
+
+# -- the small statistics the checks share (moved here from the checks) ------------------------------------------
+def test_t_interval_is_the_student_interval_over_the_finite_values():
+    v = [1.0, 2.5, 3.0, 7.0]
+    mean, lo, hi = stats.t_interval(v + [math.nan, math.inf])  # non-finite values left out
+    want = st.t.interval(0.95, len(v) - 1, loc=np.mean(v), scale=st.sem(v))
+    assert mean == pytest.approx(np.mean(v)) and (lo, hi) == pytest.approx(want, rel=1e-12)
+    assert stats.t_interval(v, 0.9)[1:] == pytest.approx(st.t.interval(0.9, 3, loc=np.mean(v), scale=st.sem(v)))
+    assert stats.t_interval([4.0]) == (4.0, -math.inf, math.inf)  # no interval from one seed
+    assert all(math.isnan(x) for x in stats.t_interval([math.nan])) and all(math.isnan(x) for x in stats.t_interval([]))
+    assert stats.t_interval([2.0, 2.0, 2.0]) == (2.0, 2.0, 2.0)  # zero spread: the point interval
+
+
+@pytest.mark.parametrize("x", [[0.3, -0.1, 0.8, 0.05, 0.4], [1.0, 3.0], [-2.0, -1.0, 0.5]])
+def test_one_sided_t_is_scipys_greater_alternative(x):
+    ref = st.ttest_1samp(x, 0.0, alternative="greater")
+    assert stats.one_sided_t(np.array(x)) == pytest.approx((ref.statistic, ref.pvalue), rel=1e-12)
+
+
+@pytest.mark.parametrize("x,want", [([1.0, 1.0, 1.0], (math.inf, 0.0)), ([-1.0, -1.0], (-math.inf, 1.0)),
+                                    ([0.0, 0.0], (0.0, 1.0)), ([5.0], (math.inf, 0.0)), ([-5.0], (-math.inf, 1.0))])
+def test_one_sided_t_decides_zero_spread_exactly_by_the_sign_of_the_mean(x, want):
+    assert stats.one_sided_t(np.array(x)) == want
+
+
+def test_cochrans_constant_is_25_at_its_level_and_grows_with_the_edgeworth_term():
+    def e(z):
+        return z * (2 * z * z + 1)
+
+    z0 = st.norm.isf(0.025)
+    assert stats.cochran_constant() == pytest.approx(25.0) and stats.cochran_constant(0.05) == pytest.approx(25.0)
+    assert stats.cochran_constant(0.2) == pytest.approx(25.0)  # never below Cochran's own
+    for alpha in (1e-3, 1.7e-6):
+        z = st.norm.isf(alpha / 2)
+        assert stats.cochran_constant(alpha) == pytest.approx(25.0 * (e(z) / e(z0)) ** 2, rel=1e-12)
+    assert 150 < stats.cochran_constant(1.7e-6) / 25.0 < 200  # "about 170 times larger" at z = 4.8
+
+
+def test_skewness_is_the_biased_moment_ratio_and_zero_for_a_constant_column():
+    rng = np.random.default_rng(3)
+    values = np.column_stack([rng.exponential(0.3, 40) + 5.0, rng.standard_normal(40) * 0.2 - 1.0,
+                              np.full(40, 2.5)])
+    np.testing.assert_allclose(stats.skewness(values)[:2], st.skew(values[:, :2], axis=0, bias=True), rtol=1e-10)
+    assert stats.skewness(values)[2] == 0.0
+
+
+def test_cochrans_rule_per_pair_and_the_seeds_it_asks_for():
+    rng = np.random.default_rng(4)
+    values = np.column_stack([rng.exponential(1.0, 30), rng.standard_normal(30), np.full(30, 1.0)])
+    g1 = st.skew(values[:, :2], axis=0, bias=True)
+    need = stats.cochran_constant(1e-3) * g1 ** 2
+    assert stats.too_skewed(values, 1e-3).tolist() == [30 <= need[0], 30 <= need[1], False]
+    assert stats.cochran_n(values, 1e-3) == math.ceil(max(need))
+    assert stats.cochran_n(values, 1e-3, cap=int(min(need)) + 1) == math.ceil(min(need))  # the pairs a cap can serve
+    assert stats.cochran_n(values, 1e-3, cap=0) == 0  # none can be served (the constant pair needs none)
+    assert stats.cochran_n(values[:, 2:], 1e-3, cap=-1) == 0
