@@ -447,3 +447,12 @@ def test_cochrans_rule_per_pair_and_the_seeds_it_asks_for():
     assert stats.cochran_n(values, 1e-3, cap=int(min(need)) + 1) == math.ceil(min(need))  # the pairs a cap can serve
     assert stats.cochran_n(values, 1e-3, cap=0) == 0  # none can be served (the constant pair needs none)
     assert stats.cochran_n(values[:, 2:], 1e-3, cap=-1) == 0
+
+
+def test_too_skewed_compares_the_seeds_with_the_squared_skewness():
+    """30 seeds at Cochran's level (K = 25): one outlier (G1 about 5.2, needs about 680) is too skewed; a Bernoulli
+    column with p = 1/3 (G1 = 1/sqrt(2), needs 12.5) and a symmetric one (needs 0) are not."""
+    values = np.column_stack([[0.0] * 29 + [1.0], [0.0] * 20 + [1.0] * 10, [-1.0, 1.0] * 15])
+    assert stats.skewness(values)[1] == pytest.approx(1 / math.sqrt(2))
+    assert stats.too_skewed(values, 0.05).tolist() == [True, False, False]
+    assert stats.too_skewed(np.array([[0.0]] * 8 + [[1.0]] * 4), 0.05).tolist() == [True]  # 12 seeds <= 12.5
