@@ -223,7 +223,10 @@ def test_dependent_tensor_product_draws_are_caught():
     k = kernel_product("rbf", "rbf")
     tree = C.feature_tree(k, nodes={**C.NODES, "product": M.DependentProduct})
     bad = lambda n, rs: C.CompositeFeatures(tree, n, rs)  # noqa: E731
-    assert _composition(k, bad, DEFAULT_SEED).status == "fail"
+    found = _composition(k, bad, DEFAULT_SEED)
+    assert found.status == "fail"
+    assert found.message.startswith("the given composite feature map does not estimate product(rbf(gamma=1.0), "
+                                    "rbf(gamma=1.0)): biased"), found.message  # an unnamed map: what it is
     assert _composition(k, None, DEFAULT_SEED).status == "pass"
 
 
