@@ -111,3 +111,38 @@ def test_an_undeclared_in_place_write_is_a_problem_and_a_declared_one_is_not():
     assert "observed: apply modified its input in place (not declared inplace)" in res.message, res.message
     assert _explore(in_place, inplace=True).status == "pass"
     assert _explore(fwht_normalized, matrix="hadamard-normalized").status == "pass"
+
+
+def _refusing(when, why):
+    def transform(X):
+        if when(np.asarray(X)):
+            raise ValueError(why)
+        return fwht(X)
+    return transform
+
+
+@pytest.mark.parametrize("when,why,said", [
+    (lambda X: X.dtype == np.float32, "no float32", "refuses float32 input (ValueError: no float32)"),
+    (lambda X: X.shape[0] == 3, "no 3 rows", "refuses batches of 3 rows (ValueError: no 3 rows)"),
+    (lambda X: not X.flags.c_contiguous, "C only", "(ValueError: C only)"),
+])
+def test_a_refused_region_away_from_the_main_call_is_set_aside_and_named_along_its_axis(when, why, said):
+    """The main call (the declared width, 2 rows, float64, C-ordered) is judged; a clean refusal elsewhere narrows the
+    space, named along the axis it lies on (dtype, batch, layout), and under strict_space fails with the space in
+    its details."""
+    res = _explore(_refusing(when, why))
+    assert res.status == "pass" and said in res.message, res.message
+    strict = _explore(_refusing(when, why), strict_space=True)
+    assert strict.status == "fail" and strict.details["space"]["refused"], strict.details
+
+
+@pytest.mark.parametrize("when,kw", [(lambda X: X.shape[1] == 16, {}), (lambda X: X.shape[1] == 8, {"pins": {"d": 8}}),
+                                     (lambda X: X.shape[0] == 2, {})])
+def test_a_refusal_at_the_main_call_is_never_set_aside(when, kw):
+    assert _explore(_refusing(when, "not this one"), **kw).status != "pass"
+
+
+def test_a_refusal_that_depends_on_the_values_is_an_error_naming_the_call():
+    res = _explore(_refusing(lambda X: X.dtype == np.float32 and X.flat[0] > 0, "positive float32"))
+    assert res.status == "error" and "a refusal must not depend on the seed" in res.message, res.message
+    assert "at apply(X))" in res.message, res.message
