@@ -124,7 +124,8 @@ def _refusing(when, why):
 @pytest.mark.parametrize("when,why,said", [
     (lambda X: X.dtype == np.float32, "no float32", "refuses float32 input (ValueError: no float32)"),
     (lambda X: X.shape[0] == 3, "no 3 rows", "refuses batches of 3 rows (ValueError: no 3 rows)"),
-    (lambda X: not X.flags.c_contiguous, "C only", "(ValueError: C only)"),
+    (lambda X: not X.flags.c_contiguous, "C only",
+     "refuses Fortran-ordered input or strided (non-contiguous) input (ValueError: C only)"),
 ])
 def test_a_refused_region_away_from_the_main_call_is_set_aside_and_named_along_its_axis(when, why, said):
     """The main call (the declared width, 2 rows, float64, C-ordered) is judged; a clean refusal elsewhere narrows the
@@ -140,6 +141,11 @@ def test_a_refused_region_away_from_the_main_call_is_set_aside_and_named_along_i
                                      (lambda X: X.shape[0] == 2, {})])
 def test_a_refusal_at_the_main_call_is_never_set_aside(when, kw):
     assert _explore(_refusing(when, "not this one"), **kw).status != "pass"
+
+
+def test_a_pinned_width_is_the_main_call_and_a_refusal_elsewhere_still_narrows():
+    res = _explore(_refusing(lambda X: X.dtype == np.float32, "no float32"), pins={"d": 8})
+    assert res.status == "pass" and "refuses float32 input" in res.message, res.message
 
 
 def test_a_refusal_that_depends_on_the_values_is_an_error_naming_the_call():
