@@ -620,8 +620,27 @@ def equivalents() -> dict[tuple[str, str, str], str]:
     return {(e["module"], e["line"], e["mutant"]): e["reason"] for e in data["equivalent"]}
 
 
+def measured_source_is_current(path: str, recorded: list[dict[str, Any]]) -> bool | None:
+    """Whether ``recorded`` (a run's mutants) are the mutants of ``path`` as it is now: the same number, each on a line
+    that still reads the same (None: mutmut is not installed, so it cannot be told)."""
+    try:
+        from mutmut import Context, list_mutations
+    except ImportError:
+        return None
+    file = ROOT / path
+    if not file.exists():
+        return False
+    source = file.read_text(encoding="utf-8")
+    lines = source.split("\n")
+    if len(list_mutations(Context(source=source, filename=path))) != len(recorded):
+        return False
+    return all(0 < m["line_number"] <= len(lines) and lines[m["line_number"] - 1].strip() == m["line"]
+               for m in recorded)
+
+
 def classify(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Per module: counts, and the survivors split into equivalent (with reason) and unexplained."""
+    """Per module: counts, the survivors split into equivalent (with reason) and unexplained, and whether the run
+    measured the module's current source."""
     eq = equivalents()
     out = {}
     for path, res in results["modules"].items():
@@ -640,7 +659,8 @@ def classify(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
                      "score": (len(killed) / denom) if denom else 1.0,
                      "seconds": res["seconds"] + res.get("rechecked", {}).get("seconds", 0.0),
                      "tests": res["tests"], "load": res.get("load", results.get("load", "?")),
-                     "when": res.get("when", results.get("when", "?"))}
+                     "when": res.get("when", results.get("when", "?")),
+                     "current": measured_source_is_current(path, res["mutants"])}
     return out
 
 

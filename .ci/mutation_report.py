@@ -14,6 +14,20 @@ def _span(cls: dict[str, dict[str, Any]]) -> str:
     return f"{whens[0]} to {whens[-1]}" if whens else "?"
 
 
+_CURRENT = {True: "yes", False: "**no**: changed since the run", None: "not checked (mutmut not installed)"}
+
+
+def _currency(cls: dict[str, dict[str, Any]]) -> list[str]:
+    """The sentence on which rows measure the code as it is now (a run's mutants against the module's current ones)."""
+    changed = [p for p, c in cls.items() if c.get("current") is False]
+    if not changed:
+        return []
+    return [f"Of the {len(cls)} modules run, {len(cls) - len(changed)} were run on their current source; "
+            f"{len(changed)} changed after their run (marked **no** in the last column: their rows describe the code "
+            f"as it was then, until `python .ci/mutation.py run --module M` re-runs them): "
+            + ", ".join(f"`{p}`" for p in changed) + ".", ""]
+
+
 def render(cfg: dict[str, Any], results: dict[str, Any], cls: dict[str, dict[str, Any]]) -> str:
     """The Markdown page: the headline against the target, one row per module run, every equivalent mutant with its
     reason, every survivor, and the configured modules not yet run."""
@@ -34,16 +48,18 @@ def render(cfg: dict[str, Any], results: dict[str, Any], cls: dict[str, dict[str
              + (f"all {len(cls)} configured modules." if len(cls) == len(cfg["modules"]) else
                 f"the {len(cls)} of {len(cfg['modules'])} configured modules run so far (the others are listed at "
                 "the end)."), "",
+             *_currency(cls),
              f"Runs: {_span(cls)}, mutmut {', '.join(sorted({str(r.get('mutmut', '?')) for r in results['modules'].values()}))}, "
              f"one run per module (its time and load average in the table) on {results.get('cpus', '?')} CPUs; the "
              f"per-mutant results are committed in `{cfg['results']}`.", "",
              "| module | tests | mutants | killed (timeouts) | equivalent | survived | score | run time | per mutant "
-             f"| run at (load average 1/5/15 min, {results.get('cpus', '?')} CPUs) |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+             f"| run at (load average 1/5/15 min, {results.get('cpus', '?')} CPUs) | current source |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|"]
     for path, c in cls.items():
         lines.append(f"| `{path}` | {_md_escape(' '.join(c['tests']))} | {c['total']} | {c['killed']} ({c['timeouts']}) | "
                      f"{len(c['equivalent'])} | {len(c['survived'])} | {100 * c['score']:.1f}% | {c['seconds']:.0f} s | "
-                     f"{c['seconds'] / max(1, c['total']):.1f} s | {c['when']} ({c['load']}) |")
+                     f"{c['seconds'] / max(1, c['total']):.1f} s | {c['when']} ({c['load']}) | "
+                     f"{_CURRENT[c.get('current')]} |")
     pending = [(p, c["pending"]) for p, c in cls.items() if c["pending"]]
     if pending:
         lines += ["", "Interrupted runs: " + "; ".join(

@@ -325,3 +325,15 @@ def test_in_session_tests_run_fastest_first_only_if_they_pass_in_that_order(tool
     else:
         assert ran[4:] == ["fast", "slow", "fast", "slow"], ran
         assert any("pass in that order too" in x for x in lines), lines
+
+
+def test_a_run_is_marked_stale_once_its_module_changed(tool):
+    """The report says which rows measure the code as it is now: a run's mutants are the module's current ones (the
+    same number, each on a line that still reads the same), else the row is marked as describing older code."""
+    path = "rfverify/exit_status.py"
+    now = [{k: m[k] for k in ("line_number", "line", "mutant")} for m in tool.mutants(path)]
+    assert tool.measured_source_is_current(path, now) is True
+    moved = [dict(m, line_number=m["line_number"] + 1) for m in now]
+    assert tool.measured_source_is_current(path, moved) is False  # the module gained a line above them
+    assert tool.measured_source_is_current(path, now[:-1]) is False  # a mutant more (or fewer) than the run had
+    assert tool.measured_source_is_current("rfverify/no_such_module.py", now) is False
