@@ -188,3 +188,15 @@ def test_a_context_carries_its_configuration_and_names_the_plugin_as_it_does(kin
     for spec in cfg.checks():
         ctx = cfg.context(spec)
         assert ctx.config is cfg and ctx.name == cfg.plugin_name
+
+
+def test_the_check_catalogue_has_its_columns_and_is_the_readmes(capsys):
+    """``rfverify list checks --format markdown`` prints the catalogue under its four headers; the README holds it."""
+    from pathlib import Path
+
+    from rfverify.cli import main
+
+    assert main(["list", "checks", "--format", "markdown"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "| check | kind | decided by | what it verifies |"
+    assert out.strip() in (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
