@@ -371,3 +371,73 @@ def test_a_rule_s_own_words_do_not_choose_the_cause():
     r = _explore(crashes)
     assert r.message.endswith("; likely cause: the rule does not handle this d: fix it, or declare its space "
                               "(rfverify_space)"), r.message
+
+
+# -- the rotation-invariance exemption and the refusal bookkeeping ------------------------------------------------
+E = np.finfo(np.float64).eps
+
+
+@pytest.mark.parametrize("P,w,invariant", [
+    (np.zeros((0, 2)), np.zeros(0), True),  # no point: nothing a rotation can move
+    (np.zeros((3, 3)), np.full(3, 1 / 3), True),  # every point at the origin, any d
+    (np.array([[1.0], [0.5]]), np.array([0.5, 0.5]), False),  # d = 1, not symmetric (largest |x| exactly 1)
+    (np.array([[1.0, 0.0], [-1.0, 0.0]]), np.array([0.5, 0.5]), False),  # d = 2: symmetric under one reflection only
+    (np.array([[-1.5], [0.2], [-0.2], [1.5]]), np.array([0.1, 0.4, 0.4, 0.1]), True),  # x -> -x, weights alike
+    (np.array([[-1.0], [1.0 + 1e-9]]), np.array([0.5, 0.5]), False),  # a mirror off by far more than round-off
+    (np.array([[-1e6], [1e6 * (1 + 2 * E)]]), np.array([0.5, 0.5]), True),  # off by round-off of the largest point
+    (np.array([[-1.0], [1.0]]), np.array([0.3, 0.7]), False),  # mirrored points, weights not
+    (np.array([[-1.0], [1.0]]), np.array([1e6, 1e6 * (1 + 2 * E)]), True),  # weights equal to their round-off
+])
+def test_a_draw_is_invariant_under_every_rotation_only_at_the_origin_or_mirrored_at_d_1(P, w, invariant):
+    assert eq.invariant_under_rotations(P, w) is invariant
+
+
+class _RecordingGuard:
+    def __init__(self):
+        self.rejected = []
+
+    def reject(self, exc, form, *, seed, other_seed, action):
+        self.rejected.append((form, seed, other_seed, action))
+
+    def accept(self, form):
+        pass
+
+
+class _RefusesCall:
+    """Refuses (ValueError) its ``n``-th call: the explored draw's first, second or third."""
+
+    def __init__(self, n):
+        self.n, self.calls = n, 0
+
+    def __call__(self, d, rng):
+        self.calls += 1
+        if self.calls == self.n:
+            raise ValueError("not here")
+        return Q.sr33_haar(d, rng)
+
+
+@pytest.mark.parametrize("n,seed,other", [(1, 7, 8), (2, 7, 8), (3, 8, 7)])
+def test_a_refusal_is_set_aside_with_the_seed_it_happened_at(n, seed, other):
+    rule = _RefusesCall(n)
+    ctx = _ctx(rule)
+    rule.calls = 0  # whatever building the configuration called
+    guard = _RecordingGuard()
+    assert eq._problem(ctx, QuadExample(4, 7), guard).startswith("the rule failed: ")
+    assert guard.rejected == [({"d": 4}, seed, other, "rule(d, rng)")]
+
+
+def _refusing(at):
+    def rule(d, rng):
+        if d == at:
+            raise ValueError(f"no d = {at}")
+        return Q.sr33_haar(d, rng)
+    return rule
+
+
+def test_a_refusal_at_the_asked_dimension_is_never_set_aside_and_a_strict_failure_keeps_its_details():
+    assert _explore(_refusing(4)).status != "pass"
+    assert _explore(_refusing(6), pins={"d": 6}).status != "pass"
+    elsewhere = _explore(_refusing(1))  # d = 1 is always tried
+    assert elsewhere.status == "pass" and "refuses d = 1 (ValueError: no d = 1)" in elsewhere.message, elsewhere.message
+    strict = _explore(_refusing(1), strict_space=True)
+    assert strict.status == "fail" and strict.details["space"]["refused"], strict.details
