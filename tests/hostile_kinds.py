@@ -66,10 +66,11 @@ def rbf_kernel(X, Y):
 
 
 class FailsAtCall:
-    """SR33 that raises ValueError at its ``k``-th call (counted on the object)."""
+    """A draw ``draw(d, rng)`` (SR33 by default) that raises ValueError at its ``k``-th call (counted on the
+    object)."""
 
-    def __init__(self, k):
-        self.k, self.calls = k, 0
+    def __init__(self, k, draw=None):
+        self.k, self.calls, self.draw = k, 0, draw
 
     def __call__(self, d, rng):
         from rfverify.implementations.quadrature import sr33_haar
@@ -77,4 +78,17 @@ class FailsAtCall:
         self.calls += 1
         if self.calls == self.k:
             raise ValueError(f"call {self.calls} refused")
-        return sr33_haar(d, rng)
+        return (self.draw or sr33_haar)(d, rng)
+
+
+class RecordingGuard:
+    """Stands in for an explore check's SpaceGuard: records what each refusal is set aside with."""
+
+    def __init__(self):
+        self.rejected = []
+
+    def reject(self, exc, form, *, seed, other_seed, action):
+        self.rejected.append((form, seed, other_seed, action))
+
+    def accept(self, form):
+        pass

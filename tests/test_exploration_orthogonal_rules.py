@@ -13,6 +13,7 @@ from rfverify.kinds.orthogonal import OrthogonalConfig
 from rfverify.properties.exploration_orthogonal import OrthExample, _problem
 from rfverify.spaces import OrthogonalSpace, orthogonal_space
 from rfverify.strategies import Range
+from tests.hostile_kinds import FailsAtCall, RecordingGuard
 
 
 def _ctx(sampler, group="O", **kw):
@@ -145,32 +146,6 @@ def test_draws_seeded_alike_are_compared_entry_by_entry():
     assert msg == "two draws with Generators seeded alike differ by up to 0.5 (randomness not drawn from the rng given)"
 
 
-class _RecordingGuard:
-    """Stands in for the SpaceGuard: records what a refusal is set aside with."""
-
-    def __init__(self):
-        self.rejected = []
-
-    def reject(self, exc, form, *, seed, other_seed, action):
-        self.rejected.append((form, seed, other_seed, action))
-
-    def accept(self, form):
-        pass
-
-
-class _RefusesCall:
-    """Refuses (ValueError) its ``n``-th call, which is the explored call's first, second or third draw."""
-
-    def __init__(self, n):
-        self.n, self.calls = n, 0
-
-    def __call__(self, d, rng):
-        self.calls += 1
-        if self.calls == self.n:
-            raise ValueError("not here")
-        return haar_qr(d, rng)
-
-
 class _RvsRefusing:
     def rvs(self, dim, random_state=None):
         raise ValueError("not here")
@@ -180,10 +155,10 @@ class _RvsRefusing:
 def test_a_refusal_is_set_aside_with_the_seed_it_happened_at(n, seed, other):
     """The explored call draws at its seed twice, then at seed + 1: a refusal is confirmed with the seed of the draw
     that refused and another one, and names the call as the sampler's form has it."""
-    guard = _RecordingGuard()
-    assert _problem(_ctx(_RefusesCall(n)), OrthExample(4, 7), guard).startswith("the sampler failed: ")
+    guard = RecordingGuard()
+    assert _problem(_ctx(FailsAtCall(n, haar_qr)), OrthExample(4, 7), guard).startswith("the sampler failed: ")
     assert guard.rejected == [({"d": 4}, seed, other, "sample(d, rng)")]
-    guard = _RecordingGuard()
+    guard = RecordingGuard()
     _problem(_ctx(_RvsRefusing()), OrthExample(4, 7), guard)
     assert guard.rejected == [({"d": 4}, 7, 8, "rvs(dim=d, random_state=rng)")]
 

@@ -20,6 +20,7 @@ import rfverify.properties.exploration_quadrature as eq
 from rfverify.implementations import quadrature as Q
 from rfverify.kinds.quadrature import QuadratureConfig, verify_quadrature
 from rfverify.properties.exploration_quadrature import QuadExample, _monomial, _moment_tensor, exactness_problem
+from tests.hostile_kinds import FailsAtCall, RecordingGuard
 
 NUM = r"[0-9.e+-]+"
 
@@ -392,36 +393,12 @@ def test_a_draw_is_invariant_under_every_rotation_only_at_the_origin_or_mirrored
     assert eq.invariant_under_rotations(P, w) is invariant
 
 
-class _RecordingGuard:
-    def __init__(self):
-        self.rejected = []
-
-    def reject(self, exc, form, *, seed, other_seed, action):
-        self.rejected.append((form, seed, other_seed, action))
-
-    def accept(self, form):
-        pass
-
-
-class _RefusesCall:
-    """Refuses (ValueError) its ``n``-th call: the explored draw's first, second or third."""
-
-    def __init__(self, n):
-        self.n, self.calls = n, 0
-
-    def __call__(self, d, rng):
-        self.calls += 1
-        if self.calls == self.n:
-            raise ValueError("not here")
-        return Q.sr33_haar(d, rng)
-
-
 @pytest.mark.parametrize("n,seed,other", [(1, 7, 8), (2, 7, 8), (3, 8, 7)])
 def test_a_refusal_is_set_aside_with_the_seed_it_happened_at(n, seed, other):
-    rule = _RefusesCall(n)
+    rule = FailsAtCall(n)
     ctx = _ctx(rule)
     rule.calls = 0  # whatever building the configuration called
-    guard = _RecordingGuard()
+    guard = RecordingGuard()
     assert eq._problem(ctx, QuadExample(4, 7), guard).startswith("the rule failed: ")
     assert guard.rejected == [({"d": 4}, seed, other, "rule(d, rng)")]
 
