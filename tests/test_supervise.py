@@ -444,3 +444,29 @@ def test_cpu_time_readings_come_from_psutil_per_process_and_main_thread():
         proc.kill()
         proc.wait()
     assert _cpu_seconds(proc.pid) is None and _statm(proc.pid, 1) is None  # gone: no reading, no exception
+
+
+_AT_EXIT = {  # a configuration of each kind (its plug-in's child process started) still referenced at exit
+    "feature-map": "from rfverify.kinds.feature_map import FeatureMapConfig\n"
+                   "from rfverify.implementations.rff import RandomFourierFeatures\n"
+                   "config = FeatureMapConfig(RandomFourierFeatures, kernel='rbf', kernel_params={'gamma': 0.5}, dim=4)",
+    "quadrature": "from rfverify.kinds.quadrature import QuadratureConfig\n"
+                  "from rfverify.implementations.quadrature import sr33_haar\n"
+                  "config = QuadratureConfig(sr33_haar, dim=4, degree=3)",
+    "orthogonal": "from rfverify.kinds.orthogonal import OrthogonalConfig\n"
+                  "from rfverify.implementations.orthogonal import haar_qr\n"
+                  "config = OrthogonalConfig(haar_qr, dim=4)",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_AT_EXIT))
+def test_a_configuration_alive_at_exit_does_not_keep_the_interpreter_waiting_for_its_child(kind):
+    """multiprocessing's exit handler waits for every child it started; rfverify's own exit handler must end the
+    plug-in's child first, whatever imported multiprocessing.util first (a script with a module-level
+    configuration, or a test failing with it in its traceback, hung at exit before)."""
+    script = f"{_AT_EXIT[kind]}\nprint('built', flush=True)\n"
+    try:
+        proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired as exc:  # a hang, not a slow exit: nothing is left to do after 'built'
+        pytest.fail(f"the interpreter did not exit (output so far: {exc.stdout!r})")
+    assert proc.returncode == 0 and proc.stdout == "built\n", proc.stderr[-2000:]

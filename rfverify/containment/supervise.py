@@ -64,6 +64,10 @@ import ctypes  # noqa: F401 - imported here, once, not in every child (prctl)
 import gc
 import mmap
 import multiprocessing
+# multiprocessing registers its exit handler (which waits for every child) when multiprocessing.util is first
+# imported; imported here, before _close_all below, so that _close_all runs first (atexit runs last-registered first)
+# and a configuration still alive at exit cannot leave the interpreter waiting on its child forever.
+import multiprocessing.util  # noqa: F401
 import os
 import signal
 import sys
