@@ -82,13 +82,14 @@ class FailsAtCall:
 
 
 class RecordingGuard:
-    """Stands in for an explore check's SpaceGuard: records what each refusal is set aside with."""
+    """Stands in for an explore check's SpaceGuard: records what each refusal is set aside with, and each
+    configuration accepted."""
 
     def __init__(self):
-        self.rejected = []
+        self.rejected, self.accepted = [], []
 
     def reject(self, exc, form, *, seed, other_seed, action):
         self.rejected.append((form, seed, other_seed, action))
 
     def accept(self, form):
-        pass
+        self.accepted.append(form)

@@ -418,3 +418,30 @@ def test_a_refusal_at_the_asked_dimension_is_never_set_aside_and_a_strict_failur
     assert elsewhere.status == "pass" and "refuses d = 1 (ValueError: no d = 1)" in elsewhere.message, elsewhere.message
     strict = _explore(_refusing(1), strict_space=True)
     assert strict.status == "fail" and strict.details["space"]["refused"], strict.details
+
+
+def test_an_accepted_draw_is_recorded_at_its_d_and_the_probe_names_the_call_refused():
+    guard = RecordingGuard()
+    assert eq._problem(_ctx(Q.sr33_haar), QuadExample(5, 3), guard) is None
+    assert guard.accepted == [{"d": 5}] and guard.rejected == []  # what a later refusal of d = 5 is checked against
+    probe = eq._probe(_ctx(_refusing(6)))
+    assert probe({"d": 5}, 0) is None
+    refusal = probe({"d": 6}, 0)
+    assert (refusal.exception, refusal.message, refusal.action) == ("ValueError", "no d = 6", "rule(d, rng)")
+
+
+def test_a_counterexample_hypothesis_left_at_a_corner_is_refined_to_the_smallest_failing_d(monkeypatch):
+    def rule(d, rng):  # weights off by 1 % from d = 21 on
+        P, w = Q.sr33_haar(d, rng)
+        return P, (w * 1.01 if d >= 21 else w)
+
+    real = eq.search
+
+    def stops_at_a_corner(*a, **kw):  # as when Hypothesis shrinks d along its corner values and stops at 31
+        found = real(*a, **kw)
+        assert not found.passed
+        return eq.replace(found, counterexample=QuadExample(31, found.counterexample.seed))
+
+    monkeypatch.setattr(eq, "search", stops_at_a_corner)
+    r = _explore(rule)
+    assert r.status == "fail" and r.details["minimal_example"]["d"] == 21, r.details["minimal_example"]
