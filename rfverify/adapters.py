@@ -93,8 +93,8 @@ def load_object(spec: str) -> Any:
     return obj
 
 
-def _spec_of(obj: Any) -> str | None:
-    """``module:qualname`` if importing it gives back ``obj``, else None."""
+def spec_of(obj: Any) -> str | None:
+    """``module:qualname`` if importing it gives back ``obj`` (a plug-in's name in any kind's commands), else None."""
     mod = getattr(obj, "__module__", None)
     qual = getattr(obj, "__qualname__", None)
     if not mod or not qual or "<" in qual:
@@ -709,7 +709,7 @@ def _detect(obj: Any, kernel_params: dict[str, Any], name: str | None, spec: str
     if clash:
         raise UsageError(f"{', '.join(clash)} set both by the kernel's parameters and by init; set it once")
     if spec is None and form != "instance":
-        spec = _spec_of(obj)
+        spec = spec_of(obj)
     return FeatureMapPlugin(obj, form, label, spec, passthrough)
 
 

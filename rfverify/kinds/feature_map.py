@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, cast
 
 import numpy as np
 
-from rfverify.adapters import FeatureMapPlugin, FittedMap, _spec_of, as_feature_map, load_object
+from rfverify.adapters import FeatureMapPlugin, FittedMap, spec_of, as_feature_map, load_object
 from rfverify.domains import DOMAINS, PairSet, make_pairs
 from rfverify.errors import PluginError, UsageError
 from rfverify.kernels import Kernel, as_kernel
@@ -297,7 +297,7 @@ def _domain_spec(domain: Any, spec: str | None) -> str | None:
                              "domain(n, d, rng) -> (n, d) array")
         return domain
     if callable(domain):
-        return spec if spec is not None else _spec_of(domain)
+        return spec if spec is not None else spec_of(domain)
     raise UsageError(f"domain must be a name or a callable, got {type(domain).__name__}")
 
 
@@ -461,7 +461,7 @@ class FeatureMapConfig(KindConfig):
         self.kernel_spec = kernel_spec if kernel_spec is not None else (kernel if isinstance(kernel, str) else None)
         if self.kernel_spec is None and callable(kernel) and not isinstance(kernel, Kernel):
             # an importable callable is named MODULE:ATTR in the reproduce command (None: not importable)
-            self.kernel_spec = _spec_of(kernel)
+            self.kernel_spec = spec_of(kernel)
         elif self.kernel_spec is None and self.kernel.name and ":" in self.kernel.name:
             self.kernel_spec = self.kernel.name
         self.dim = self.validate_dim(o.dim)

@@ -33,7 +33,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from rfverify.adapters import _spec_of, load_object
+from rfverify.adapters import spec_of, load_object
 from rfverify.containment import guard
 from rfverify.arrays import ArrayRecord, to_numpy
 from rfverify.containment.hosted_kinds import HostedAdapter
@@ -247,7 +247,7 @@ class KernelConfig(KindConfig):
                                  "domain(n, d, rng) -> (n, d) array")
             self.domain_spec: str | None = domain
         elif callable(domain):
-            self.domain_spec = domain_spec if domain_spec is not None else _spec_of(domain)
+            self.domain_spec = domain_spec if domain_spec is not None else spec_of(domain)
         else:
             raise UsageError(f"domain must be a name or a callable, got {type(domain).__name__}")
         self.domain = domain
@@ -265,7 +265,7 @@ class KernelConfig(KindConfig):
         self.budget = _budget(self.profile)
         self.name = name or self.kernel.describe()
         self.feature_map_spec = feature_map if isinstance(feature_map, str) else (
-            None if feature_map is None else _spec_of(feature_map))
+            None if feature_map is None else spec_of(feature_map))
         self.feature_map = _given_feature_map(feature_map)
         fm_host = getattr(self.feature_map, "host", None)
         if fm_host is not None:  # its process and the kernel's: one scope per check in each
@@ -552,7 +552,7 @@ def _resolve_kernel(kernel: PluginObject, spec: str | None, params: PluginObject
     if spec is None and isinstance(kernel, Kernel) and kernel._spec is not None:
         spec = kernel.name  # a registry kernel (its parameters go with --param)
     elif spec is None and callable(kernel) and not isinstance(kernel, Kernel):
-        spec = _spec_of(kernel)
+        spec = spec_of(kernel)
     return resolved, kernel, spec, None
 
 
@@ -585,7 +585,7 @@ def _detect_kernel(kernel: PluginObject, spec: str | None) -> dict[str, JSONValu
         return {"callable": False}
     if not callable(kernel):
         raise UsageError(f"kernel must be a registry name or a callable k(X, Y), got {type(kernel).__name__}")
-    spec = spec or _spec_of(kernel)
+    spec = spec or spec_of(kernel)
     return {"callable": True, "label": clean(_kernel_label(kernel), NAME_LIMIT, one_line=True),
             "spec": spec if spec is None or len(spec) <= 10_000 else None}
 

@@ -28,7 +28,7 @@ from typing import Any, Iterable, Iterator, Mapping
 import numpy as np
 
 from rfverify.containment import guard
-from rfverify.adapters import load_object
+from rfverify.adapters import load_object, spec_of
 from rfverify.arrays import ArrayRecord, to_input, to_numpy, validate_input
 from rfverify.errors import PluginError, UsageError
 from rfverify.jsontypes import JSONValue
@@ -192,10 +192,7 @@ def _detect_sampler(obj: PluginObject, spec: str | None, name: str | None,
         raise UsageError(f"{(spec if spec is not None else obj)!r} is neither sample(d, rng) -> (d, d) array nor an object "
                          "with rvs(dim=..., random_state=...)")
     if spec is None:
-        mod = getattr(obj, "__module__", None) or getattr(type(obj), "__module__", None)
-        qual = getattr(obj, "__qualname__", None)
-        if isinstance(mod, str) and isinstance(qual, str) and mod and qual and "<" not in qual:
-            spec = f"{mod}:{qual}"
+        spec = spec_of(obj)
     label = name or getattr(obj, "__name__", None) or getattr(obj, "name", None) or type(obj).__name__
     if call_kw:
         from rfverify.plugin_calls import check_accepts

@@ -28,7 +28,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 import numpy as np
 
 from rfverify.containment import guard
-from rfverify.adapters import load_object
+from rfverify.adapters import load_object, spec_of
 from rfverify.arrays import ArrayRecord, to_input, to_numpy, validate_input
 from rfverify.errors import PluginError, UsageError
 from rfverify.jsontypes import JSONValue
@@ -177,7 +177,7 @@ class QuadraturePlugin(HostedAdapter):
             rule = load_object(rule) if isinstance(rule, str) else rule
             found = _detect_rule(rule, name, self.call_kw)
         self._rebind(rule)
-        self.spec = spec
+        self.spec = spec or (str(found["spec"]) if found["spec"] else None)
         self.name = str(found["name"])
         #: The rule is a plain function (a deep copy of it is itself) and declares ``deterministic = True``.
         self.is_function, self.declares_deterministic = bool(found["function"]), bool(found["deterministic"])
@@ -254,8 +254,10 @@ def _detect_rule(rule: PluginObject, name: str | None, call_kw: Mapping[str, Plu
     wrapped = with_call_kw(rule, call_kw, getattr(rule, "__qualname__", type(rule).__name__))
     label = name or getattr(rule, "name", None) or getattr(rule, "__qualname__", None) or type(rule).__name__
     function = isinstance(wrapped, (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type))
+    spec = spec_of(rule)
     return {"name": clean(str(label), NAME_LIMIT, one_line=True), "function": function,
-            "deterministic": getattr(rule, "deterministic", None) is True}
+            "deterministic": getattr(rule, "deterministic", None) is True,
+            "spec": spec if spec is None or len(spec) <= 10_000 else None}
 
 
 @dataclass
