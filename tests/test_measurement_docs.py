@@ -108,6 +108,37 @@ def test_a_measurement_writes_declared_fields_and_refuses_an_undeclared_one():
         details_fields(_Undeclared)
 
 
+
+def _values() -> list[type]:
+    """Every plan and measurement dataclass of the checks (the values ``design`` and ``measure`` hand on)."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import rfverify.properties as props
+
+    found = []
+    for info in pkgutil.iter_modules(props.__path__):
+        mod = importlib.import_module(f"rfverify.properties.{info.name}")
+        found += [c for _, c in inspect.getmembers(mod, inspect.isclass)
+                  if c.__module__ == mod.__name__ and dataclasses.is_dataclass(c)
+                  and (issubclass(c, Measurement) or c.__name__.endswith("Plan"))]
+    return sorted(found, key=lambda c: f"{c.__module__}.{c.__name__}")
+
+
+def test_the_values_between_design_measure_and_verdict_are_frozen_and_measurements_are_built_by_keyword():
+    """A verdict is a function of its measurement alone: nothing may change a plan or a measurement once made
+    (frozen), and a measurement of 20 fields is never filled in by position (keyword-only)."""
+    values = _values()
+    assert {c.__name__ for c in values} >= {"UnbiasednessMeasurement", "UnbiasednessPlan", "AdaptedMeasurement",
+                                            "ContractMeasurement", "ErrorRateMeasurement"}, values
+    for cls in values:
+        assert cls.__dataclass_params__.frozen, f"{cls.__module__}.{cls.__name__} is not frozen"  # type: ignore[attr-defined]
+        if issubclass(cls, Measurement):
+            positional = [f.name for f in dataclasses.fields(cls) if not f.kw_only]
+            assert not positional, f"{cls.__name__}: fields that can be given by position: {positional}"
+
+
 if __name__ == "__main__":
     PAGE.write_text(page(), encoding="utf-8")
     sys.stdout.write(f"wrote {PAGE.relative_to(ROOT)}\n")
