@@ -38,7 +38,7 @@ import numpy as np
 from rfverify.containment import guard
 from rfverify.arrays import ArrayRecord, to_input, to_numpy, validate_input
 from rfverify.errors import PluginError, UsageError
-from rfverify.plugin_calls import RESERVED, CallSpec
+from rfverify.plugin_calls import RESERVED, CallSpec, spec_of
 from rfverify.text import type_name
 
 __all__ = ["FeatureMapPlugin", "FittedMap", "load_object", "as_feature_map", "to_numpy", "to_input"]
@@ -91,21 +91,6 @@ def load_object(spec: str) -> Any:
             raise PluginError(spec, f"reading {attr} raised {type_name(exc)}: {guard._one_line(exc)}",
                               "fix the module") from None
     return obj
-
-
-def spec_of(obj: Any) -> str | None:
-    """``module:qualname`` if importing it gives back ``obj`` (a plug-in's name in any kind's commands), else None."""
-    mod = getattr(obj, "__module__", None)
-    qual = getattr(obj, "__qualname__", None)
-    if not mod or not qual or "<" in qual:
-        return None
-    try:
-        target: Any = importlib.import_module(mod)
-        for part in qual.split("."):
-            target = getattr(target, part)
-    except Exception:
-        return None
-    return f"{mod}:{qual}" if target is obj else None
 
 
 def _accepted_names(fn: Any) -> tuple[set[str], bool]:

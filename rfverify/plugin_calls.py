@@ -21,8 +21,10 @@ method the object does not have) is a one-line :class:`~rfverify.errors.UsageErr
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import keyword
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -192,3 +194,22 @@ class CallSpec:
 
     def declared(self) -> bool:
         return bool(self.method or self.call_kw or self.width or self.feature_scale or self.names)
+
+
+def spec_of(obj: Any, instances: bool = False) -> str | None:
+    """``module:qualname`` if importing it gives back ``obj`` (a plug-in's name in any kind's commands), else None;
+    ``instances``: an instance is named by the public name its class's module binds it to (``quadrature:sr33_haar``)."""
+    mod = getattr(obj, "__module__", None)
+    qual = getattr(obj, "__qualname__", None)
+    if instances and isinstance(mod, str) and not isinstance(qual, str):
+        names = [k for k, v in list(vars(sys.modules.get(mod, object)).items()) if v is obj and not k.startswith("_")]
+        return f"{mod}:{names[0]}" if names else None
+    if not mod or not qual or "<" in qual:
+        return None
+    try:
+        target: Any = importlib.import_module(mod)
+        for part in qual.split("."):
+            target = getattr(target, part)
+    except Exception:
+        return None
+    return f"{mod}:{qual}" if target is obj else None

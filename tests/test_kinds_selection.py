@@ -202,29 +202,23 @@ def test_the_check_catalogue_has_its_columns_and_is_the_readmes(capsys):
     assert out.strip() in (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 
 
-def sr33(d, rng):
-    """A rule that is a module-level function (the reference rules are instances, named only by their name)."""
-    from rfverify.implementations.quadrature import sr33_haar
-
-    return sr33_haar(d, rng)
-
-
 def _kind_configs(plugin_of):
-    from rfverify.implementations import structured
+    from rfverify.implementations import quadrature, structured
     from rfverify.kinds.quadrature import QuadratureConfig
     from rfverify.kinds.transform import TransformConfig
 
     return {"orthogonal": OrthogonalConfig(plugin_of(haar_qr), dim=4, profile="quick"),
-            "quadrature": QuadratureConfig(plugin_of(sr33), dim=4, degree=3, profile="quick"),
+            "quadrature": QuadratureConfig(plugin_of(quadrature.sr33_haar), dim=4, degree=3, profile="quick"),
             "transform": TransformConfig(plugin_of(structured.fwht), dim=8, profile="quick")}
 
 
 def test_every_kind_names_an_importable_plug_in_in_its_reproduce_command_and_nothing_else():
-    """A function passed as an object (the pytest plug-in's way, and the Python API's) is named MODULE:ATTR in
-    the reproduce command when importing that gives it back; a lambda, which no command can name, is not."""
+    """A function or a module-level instance passed as an object (the pytest plug-in's way, and the Python API's)
+    is named MODULE:ATTR in the reproduce command when importing that gives it back; a lambda, which no command
+    can name, is not."""
     named = _kind_configs(lambda f: f)
     expected = {"orthogonal": "rfverify.implementations.orthogonal:haar_qr",
-                "quadrature": "tests.test_kinds_selection:sr33",
+                "quadrature": "rfverify.implementations.quadrature:sr33_haar",  # an instance
                 "transform": "rfverify.implementations.structured:fwht"}
     for kind, cfg in named.items():
         assert cfg.target_spec == cfg.label == expected[kind], kind

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, cast
 
 import numpy as np
 
-from rfverify.adapters import FeatureMapPlugin, FittedMap, spec_of, as_feature_map, load_object
+from rfverify.adapters import FeatureMapPlugin, FittedMap, as_feature_map, load_object
+from rfverify.plugin_calls import spec_of
 from rfverify.domains import DOMAINS, PairSet, make_pairs
 from rfverify.errors import PluginError, UsageError
 from rfverify.kernels import Kernel, as_kernel

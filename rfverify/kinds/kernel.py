@@ -33,7 +33,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from rfverify.adapters import spec_of, load_object
+from rfverify.adapters import load_object
+from rfverify.plugin_calls import spec_of
 from rfverify.containment import guard
 from rfverify.arrays import ArrayRecord, to_numpy
 from rfverify.containment.hosted_kinds import HostedAdapter

@@ -28,7 +28,8 @@ from typing import Any, Iterable, Iterator, Mapping
 import numpy as np
 
 from rfverify.containment import guard
-from rfverify.adapters import load_object, spec_of
+from rfverify.adapters import load_object
+from rfverify.plugin_calls import spec_of
 from rfverify.arrays import ArrayRecord, to_input, to_numpy, validate_input
 from rfverify.errors import PluginError, UsageError
 from rfverify.jsontypes import JSONValue
@@ -192,7 +193,7 @@ def _detect_sampler(obj: PluginObject, spec: str | None, name: str | None,
         raise UsageError(f"{(spec if spec is not None else obj)!r} is neither sample(d, rng) -> (d, d) array nor an object "
                          "with rvs(dim=..., random_state=...)")
     if spec is None:
-        spec = spec_of(obj)
+        spec = spec_of(obj, instances=True)
     label = name or getattr(obj, "__name__", None) or getattr(obj, "name", None) or type(obj).__name__
     if call_kw:
         from rfverify.plugin_calls import check_accepts

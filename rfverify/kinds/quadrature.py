@@ -28,7 +28,8 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 import numpy as np
 
 from rfverify.containment import guard
-from rfverify.adapters import load_object, spec_of
+from rfverify.adapters import load_object
+from rfverify.plugin_calls import spec_of
 from rfverify.arrays import ArrayRecord, to_input, to_numpy, validate_input
 from rfverify.errors import PluginError, UsageError
 from rfverify.jsontypes import JSONValue
@@ -254,7 +255,7 @@ def _detect_rule(rule: PluginObject, name: str | None, call_kw: Mapping[str, Plu
     wrapped = with_call_kw(rule, call_kw, getattr(rule, "__qualname__", type(rule).__name__))
     label = name or getattr(rule, "name", None) or getattr(rule, "__qualname__", None) or type(rule).__name__
     function = isinstance(wrapped, (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type))
-    spec = spec_of(rule)
+    spec = spec_of(rule, instances=True)
     return {"name": clean(str(label), NAME_LIMIT, one_line=True), "function": function,
             "deterministic": getattr(rule, "deterministic", None) is True,
             "spec": spec if spec is None or len(spec) <= 10_000 else None}

@@ -31,7 +31,8 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from rfverify.containment import guard
-from rfverify.adapters import load_object, spec_of
+from rfverify.adapters import load_object
+from rfverify.plugin_calls import spec_of
 from rfverify.arrays import ArrayRecord, handed_dtype, to_input, to_numpy, validate_input
 from rfverify.errors import PluginError, UsageError
 from rfverify.jsontypes import JSONValue
@@ -278,7 +279,7 @@ def _detect_transform(obj: PluginObject, spec: str | None, name: str | None,
     if call_kw:
         check_accepts(fn, call_kw, who)
     if spec is None:
-        spec = spec_of(obj)
+        spec = spec_of(obj, instances=True)
     label = name or getattr(obj, "__name__", None) or type(obj).__name__
     return {"form": form, "spec": spec if spec is None or len(spec) <= 10_000 else None,
             "name": clean(str(label), NAME_LIMIT, one_line=True), "who": clean(who, NAME_LIMIT, one_line=True)}
