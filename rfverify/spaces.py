@@ -407,7 +407,7 @@ def length_scale_of(kernel: Any, d: int, params: Mapping[str, Any]) -> float:
 
 
 # ------------------------------------------------------------------------------------------------ quadrature rules
-#: The dimensions a quadrature rule is held to by default (issue 15; a rule narrows them with
+#: The dimensions a quadrature rule is held to by default (a rule narrows them with
 #: ``rfverify_space = {"d": (lo, hi)}`` or ``{"d_exp": (lo, hi)}`` for powers of two only).
 QUADRATURE_SPACE = Range(1, 64)
 

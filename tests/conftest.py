@@ -1,6 +1,6 @@
 """Session set-up shared by every test module.
 
-BLAS on one thread (issue 18): the main job already runs every unit so (``rfverify.containment.executors.run_task``), but a
+BLAS on one thread: the main job already runs every unit so (``rfverify.containment.executors.run_task``), but a
 test calling ``rfverify.verify`` or the CLI in-process used OpenBLAS's default of one thread per core, whose
 helper threads spin between the many small products of a check (48 x 16 @ 16 x 342 and the like).  Measured on
 the 2-core machine at load 14: 100 unbiasedness trials of arccos-deep-3 took 45 ms of CPU each with the default

@@ -1,4 +1,4 @@
-"""The corner study (issue 15, item 3 second bullet and item 6): the planted corner bugs of
+"""The corner study: the planted corner bugs of
 :mod:`tests.mutants.corner_mutants` under the default seed and 20 others, and their correct twins' false alarms at
 the corner configurations over 200 seeds, at the default profile.
 

@@ -1,4 +1,4 @@
-"""The nested comparison's calibration on the zoo's feature maps without a declared bound (issue 15).
+"""The nested comparison's calibration on the zoo's feature maps without a declared bound.
 
     python -m tests.error_rate_nested_study --out reports/calibration/error-rate-nested.jsonl \\
         --entries arccos-1,arccos-2,maxout-q2,maxout-q4,sklearn-PolynomialCountSketch --seeds 1000000:1000030

@@ -472,7 +472,7 @@ def k_prints(X, Y):
 
 
 # ---------------------------------------------------------------------------------------------------
-# faults only a supervised child process contains (issue 16; tests/test_supervise.py)
+# faults only a supervised child process contains (tests/test_supervise.py)
 # ---------------------------------------------------------------------------------------------------
 # Each feature map misbehaves in ``transform`` when n_components == 64 (the contract, reproducibility and
 # error-rate checks ask for 64; the preflight asks for 16 and unbiasedness for 256), so the preflight passes,

@@ -10,8 +10,8 @@ Equal ``exact`` parts and sketches within round-off (``sqrt(eps)`` of the array'
 draws in the same order and the same arithmetic.  The sketch, not the bytes, is compared because numpy's
 ``cos``/``exp`` and the BLAS kernels take different code paths on different CPUs (AVX2 vs AVX-512) and
 round differently in the last bit; a changed draw order or formula moves the sketch by O(1).
-``tests/data/fm_fingerprints.json`` was first recorded *before* the feature-map template (issue 14,
-item 5) replaced the six base classes; the test in ``tests/test_feature_map_template.py`` keeps every map
+``tests/data/fm_fingerprints.json`` was first recorded *before* the feature-map template
+replaced the six base classes; the test in ``tests/test_feature_map_template.py`` keeps every map
 equal to it.
 
 Re-record (only for a deliberate change of a scheme's output, said so in the commit)::

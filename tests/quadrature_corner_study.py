@@ -1,4 +1,4 @@
-"""The quadrature corner study (issue 15, item 3 second bullet): rule-unbiasedness at the corner dimensions.
+"""The quadrature corner study: rule-unbiasedness at the corner dimensions.
 
 * **Bugs** — each planted corner bug of :data:`tests.mutants.corner_mutants.QUADRATURE_CORNER_BUGS` through the
   whole check at the default profile (declared d = 8, then the corners d = 1 and 64, as ``rfverify check`` runs it)

@@ -1,4 +1,4 @@
-"""Bad input from users (issue 9.4), fuzzed with hypothesis over the CLI and the Python API.
+"""Bad input from users, fuzzed with hypothesis over the CLI and the Python API.
 
 The CLI must answer every wrong command with exactly one line on stderr, ``rfverify: error: ...``, exit
 code 2 and no traceback; the Python API (``verify``, ``verify_orthogonal``, ``verify_transform``,

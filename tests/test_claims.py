@@ -504,7 +504,7 @@ def test_verdict_follows_the_numbers_not_fixed_text(monkeypatch):
     assert bad.verdict == FALSE and bad.rule == "R4" and "1.0e-02" in bad.finding["counterexample"]
 
 
-# ------------------------------------------------------------------------------------ speed (issue 18)
+# ------------------------------------------------------------------------------------ speed
 def test_forked_workers_give_the_same_claims_in_table_order():
     """``jobs`` > 1 evaluates in a local process pool (rfverify.containment.executors.ProcessPool); the claims (everything but ``seconds``) and their order are those
     of ``jobs=1``, and progress is called once per claim."""

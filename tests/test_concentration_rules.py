@@ -1,4 +1,4 @@
-"""The concentration check's decision rules, pinned directly (issue 22: its mutants that the suite let survive).
+"""The concentration check's decision rules, pinned directly (its mutants that the suite let survive).
 
 * the tail counts are per designed pair (over the seeds), and each pair's p-value is the exact binomial one;
 * the sup-norm's round-off slack is 16 float32 ulps, as documented: 16.5 ulps over C fails, 15.5 passes;

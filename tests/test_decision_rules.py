@@ -1,4 +1,4 @@
-"""The decision rules pinned directly (issue 22): each test here kills a mutation of the code that decides a
+"""The decision rules pinned directly: each test here kills a mutation of the code that decides a
 verdict which the rest of the suite let survive.
 
 Each test names the mutation it kills (``Kills:``); every one was checked to FAIL with that mutation applied

@@ -125,3 +125,27 @@ def test_readme_gives_the_two_setup_commands_and_ci_runs_the_test_one():
     assert "rfverify-reports/" in readme and "rfverify report --all --out reports/" in readme  # maintainers
     m = re.search(r"python -m pytest -n 2 -q", readme)
     assert m and "python -m pytest -n 2 -q" in ci
+
+
+#: In source, comments and data notes: the organisation words that cannot be code ("session" and "lead" can be:
+#: a pytest session, a lead-in), and issue numbers.
+SOURCE_ORGANISATION = re.compile(r"\bissues? #?\d|\bhouse rules\b|\bother engineers\b|\bthis branch\b|\bbranch `|"
+                                 r"\bwt-[a-z]|\bthe lead\b", re.I)
+
+
+def test_source_and_notes_speak_of_the_software_only():
+    """Every tracked text file (code, tests, configuration, the reports' notes) — not only the documentation —
+    names what the software does, never the work item or the arrangement it came from."""
+    import subprocess
+
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: the tracked files are not known")
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    texts = [p for p in tracked if re.search(r"\.(py|md|toml|cfg|sh|txt|ya?ml)$", p) or p == ".ci/run"]
+    assert len(texts) > 100, texts
+    found = [f"{p}: {m.group(0)!r}" for p in texts if p != "tests/test_docs.py"
+             for m in SOURCE_ORGANISATION.finditer((ROOT / p).read_text(encoding="utf-8"))]
+    assert not found, "text that speaks of how the project is organised:\n" + "\n".join(found)
+    assert [m.group(0) for m in SOURCE_ORGANISATION.finditer(
+        "see issue 22, branch `wt-x`, the lead; a pytest session, pytest-xdist#1386")] == ["issue 2", "branch `", "wt-x",
+                                                                                         "the lead"]

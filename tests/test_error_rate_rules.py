@@ -1,4 +1,4 @@
-"""Error rate: the exact-map threshold pinned at both sides (issue 22: EXACT_MSE survived its mutation run).
+"""Error rate: the exact-map threshold pinned at both sides (EXACT_MSE survived its mutation run).
 
 A map whose mean squared error is below ``EXACT_MSE`` (1e-24) — or below the round-off of the estimate squared,
 whichever is larger — is exact: there is no 1/m law to fit.  The kernel here is scaled so that its round-off

@@ -1,4 +1,4 @@
-"""The exit-status decision (rfverify/exit_status.py) pinned case by case (issue 22: exit codes of the CLI and
+"""The exit-status decision (rfverify/exit_status.py) pinned case by case (exit codes of the CLI and
 the pytest plugin under mutation testing).  Pure functions, exact expected values, milliseconds.
 
 Each case names the mutation it kills in a comment; ``.ci/mutation.py run --module rfverify/exit_status.py``

@@ -1,4 +1,4 @@
-"""The orthogonal exploration's rules, pinned (issue 22): the dimensions it searches (default, declared, pinned,
+"""The orthogonal exploration's rules, pinned: the dimensions it searches (default, declared, pinned,
 capped), the calls it always makes, and each deterministic property it judges at one explored call."""
 
 from __future__ import annotations

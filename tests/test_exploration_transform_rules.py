@@ -1,4 +1,4 @@
-"""The transform exploration's rules, pinned (issue 22): which widths it searches (registry matrix, user matrix,
+"""The transform exploration's rules, pinned: which widths it searches (registry matrix, user matrix,
 declared ``d_exp``, the dense cap, a pinned d), how it names them and an example, and what counts as a problem
 at one explored call (a failing call, an undeclared in-place write)."""
 

@@ -1,4 +1,4 @@
-"""Fault tolerance (issue 9.3): a misbehaving plug-in of any kind gives status ``error`` with a message
+"""Fault tolerance: a misbehaving plug-in of any kind gives status ``error`` with a message
 naming the plug-in, what it did and the fix; the other checks still run; the report is still written;
 the harness never crashes and restores everything it changed (signal handler, timer, rlimit, streams,
 global random states).  The plug-ins are in tests/faulty_plugins.py.

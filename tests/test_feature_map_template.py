@@ -1,4 +1,4 @@
-"""The feature-map template (issue 14, item 5): one base class, one validation, outputs equal to the recorded fingerprints.
+"""The feature-map template: one base class, one validation, outputs equal to the recorded fingerprints.
 
 * every reference feature map in ``rfverify.implementations`` derives from
   :class:`~rfverify.implementations._base.FeatureMap` (found by walking the package, so a new scheme
@@ -33,7 +33,7 @@ from rfverify.implementations.rff import RandomFourierFeatures
 from rfverify.studies.zoo import ZOO
 from tests import fm_fingerprints as fp
 
-#: Modules the lead is moving (issue 14) and that define no feature map of their own.
+#: Modules that define no feature map of their own.
 _SKIP_MODULES = ("_claims", "scheme_study", "quadrature_experiment")
 
 

@@ -1,4 +1,4 @@
-"""The kernel kind (issue 10): registry kernels pass, planted kernel bugs are caught by the right check,
+"""The kernel kind: registry kernels pass, planted kernel bugs are caught by the right check,
 user callables are screened before the feature-map harness uses them, the composition rules hold.
 
 The symmetry, PSD and normalisation checks are deterministic (derived round-off tolerances): a correct

@@ -1,4 +1,4 @@
-"""The kinds' check selection and alpha split, pinned (issue 22: mutation testing of rfverify/kinds).
+"""The kinds' check selection and alpha split, pinned (mutation testing of rfverify/kinds).
 
 Every statistical check's alpha is ``profile.family_alpha / statistical_count(kind)``, fixed by the kind
 table and the registry — never by the selection or the order — and the checks come in the table's order.

@@ -1,4 +1,4 @@
-"""Issue 6 conformance: maxout features through the harness, the paper's Theorem 1 as a target,
+"""Maxout conformance: maxout features through the harness, the paper's Theorem 1 as a target,
 and broken maxout maps caught — or shown harmless."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The mutation-testing tool (.ci/mutation.py) and its report's place in the index (issue 22).
+"""The mutation-testing tool (.ci/mutation.py) and its report's place in the index.
 
 Cheap parts only: module names, mutant enumeration, the forked runner on a tiny mutant, classification
 against the equivalents list (a survivor not listed fails ``check``, a listed one that is now killed is

@@ -1,4 +1,4 @@
-"""The orthogonality check's decision rule pinned with stubbed samplers of known error (issue 22, mutation testing
+"""The orthogonality check's decision rule pinned with stubbed samplers of known error (mutation testing
 of properties/orthogonality.py).  Deterministic: no alpha, no false alarms; each sampler returns one fixed matrix.
 
 Q = I with Q[0, 1] = a has Q^T Q - I and Q Q^T - I both with largest entry exactly a (the off-diagonal a; the

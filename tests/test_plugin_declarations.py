@@ -1,4 +1,4 @@
-"""Declarations and adapters that let third-party code plug in without wrappers (issue 17).
+"""Declarations and adapters that let third-party code plug in without wrappers.
 
 Parameter maps, constructor arguments, global-generator seeding, the torch input adapter (with a fake
 tensor module: torch is not installed here, so real torch entries are unverified), deterministic maps and

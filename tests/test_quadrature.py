@@ -1,4 +1,4 @@
-"""Issue 5: quadrature rules — exact moments, reference rules, checks that fail on planted bugs,
+"""Quadrature rules — exact moments, reference rules, checks that fail on planted bugs,
 feature maps from rules, the paper's formulas, the CLI.  Long studies are marked slow."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The quadrature rule contract's decision rules, pinned (issue 22): two draws from equal rng states are
+"""The quadrature rule contract's decision rules, pinned: two draws from equal rng states are
 identical, a draw from another state differs (the same, for a rule declared deterministic), and a rule that
 touches numpy's global state is a plug-in error (the guard's verdict around every check); and the exactness
 check's messages, whose exact moments are integers (Isserlis)."""

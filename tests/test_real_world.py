@@ -1,5 +1,5 @@
 """Real libraries as published: the defects rfverify reports are real (brute force agrees) and correct
-libraries pass (issue 17).  Needs the thirdparty extra (rfflearn, scikit-learn-extra); skipped without it.
+libraries pass.  Needs the thirdparty extra (rfflearn, scikit-learn-extra); skipped without it.
 
 Measured on the default seed and others in reports/ecosystem.md.  The brute-force checks run in CI (seconds);
 the full default-profile runs of the libraries (minutes on a loaded 2-core machine) are marked slow, like the

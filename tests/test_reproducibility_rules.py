@@ -1,4 +1,4 @@
-"""The reproducibility check's decision rules, pinned (issue 22): equal random_state -> identical features,
+"""The reproducibility check's decision rules, pinned: equal random_state -> identical features,
 different -> different beyond round-off (the same, for a map declared deterministic), and numpy's global
 generator neither read, drawn from nor reseeded.  Each planted map is a real way ``random_state`` goes wrong.
 """

@@ -1,4 +1,4 @@
-"""Round-off by dtype (no false alarm on correct float32 maps) and diagnoses that name the cause (issue 17).
+"""Round-off by dtype (no false alarm on correct float32 maps) and diagnoses that name the cause.
 
 Every diagnostic hint is pinned against a planted bug of its cause and against a planted bug of a different
 cause (tests/ecosystem_maps.py): a scale error (a bias), a halved frequency variance (a bias of the k^a kind)

@@ -1,4 +1,4 @@
-"""rfverify.seeding pinned (issue 22: mutation testing): stable keys, the trial word, validation."""
+"""rfverify.seeding pinned (mutation testing): stable keys, the trial word, validation."""
 
 from __future__ import annotations
 

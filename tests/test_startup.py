@@ -1,4 +1,4 @@
-"""What a CLI start-up imports (issue 18): every ``rfverify`` command builds the whole parser, so the parser must
+"""What a CLI start-up imports: every ``rfverify`` command builds the whole parser, so the parser must
 not pull in the heavy libraries that only some commands use.  Measured at load 14 on the 2-core machine:
 ``rfverify --help`` took 1.7-2.1 s CPU while building the parser imported scipy.stats (1.4 s) and Hypothesis
 (0.4 s); 0.33 s without them.  The test checks the module list, not the time."""

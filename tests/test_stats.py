@@ -177,7 +177,7 @@ def test_hoeffding_edges():
     assert stats.hoeffding_epsilon(100, 0.1, 2.0) == pytest.approx(4 * math.sqrt(2 * math.log(20) / 100))
 
 
-# ---------------------------------------------------------------- decision rules pinned exactly (mutation, issue 22)
+# ---------------------------------------------------------------- decision rules pinned exactly (mutation)
 # Each test below kills mutmut mutants of rfverify/stats.py that the tests above let survive (named in `Kills:`);
 # stubbed inputs with exact expected numbers, milliseconds each.
 

@@ -1,4 +1,4 @@
-"""Fault injection (issue 16): what only a supervised child process contains, through the Python API, the
+"""Fault injection: what only a supervised child process contains, through the Python API, the
 CLI and the pytest plugin.
 
 Every hostile plug-in (tests/faulty_plugins.py, ``H*``) misbehaves in ``transform`` when asked for 64
@@ -101,7 +101,7 @@ def test_python_api_contains_the_fault(impl, needles):
     if impl in HANGS - {fp.HCSpin}:  # ended within the time limit + 10 s (the target); here: limit + grace + TERM_WAIT
         assert elapsed < LIMIT + GRACE + TERM_WAIT + 10, elapsed
     elif impl is fp.HCSpin:  # CPU-bound: ended at LIMIT + GRACE s of CPU, which a loaded machine gives more slowly;
-        # the wall-clock backstop bounds it whatever the load (issue 18)
+        # the wall-clock backstop bounds it whatever the load
         assert elapsed < WALL_FACTOR * LIMIT + GRACE + TERM_WAIT + 10, elapsed
 
 

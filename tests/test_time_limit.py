@@ -1,4 +1,4 @@
-"""The time limit counts CPU time, not wall time (issue 18).
+"""The time limit counts CPU time, not wall time.
 
 At load 14 on the 2-core machine, ``arccos-deep-3``'s unbiasedness check reached the default profile's 600 s
 wall-clock limit after 129 s of CPU and was reported ``error``: the verdict depended on the load.  The limit is

@@ -1,4 +1,4 @@
-"""Every round-off bound of rfverify.tolerances pinned to its cited formula (issue 22: mutation testing).
+"""Every round-off bound of rfverify.tolerances pinned to its cited formula (mutation testing).
 
 Each value is recomputed here from the inequality in the module's docstring with the unit round-off
 written out (2^-53 for float64, 2^-24 for float32), so a changed constant, dtype or term fails; the
@@ -140,7 +140,7 @@ def test_estimate_roundoff_is_the_stated_bound(d, m, dtype, s):
     """m s^2 (2 ROUNDOFF_MARGIN gamma_{d+2} + gamma_m) with gamma_n = n u / (1 - n u) at the features' dtype
     (float64 for integer features), exactly as documented.
 
-    Kills (mutation, issue 22): every operator and constant of the formula, the dtype dropped (float32 judged as
+    Kills (mutation): every operator and constant of the formula, the dtype dropped (float32 judged as
     float64), gamma_m taken at max(m, 2) (visible at m = 1).
     """
     u = float(np.finfo(np.float32 if dtype is np.float32 else np.float64).eps) / 2

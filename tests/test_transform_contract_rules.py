@@ -1,4 +1,4 @@
-"""The transform contract's decision rules, pinned directly (issue 22): which inputs the input check looks at,
+"""The transform contract's decision rules, pinned directly: which inputs the input check looks at,
 what an in-place declaration allows, and which widths the dimension probe tries.
 
 Each test names the hostile transform it plants; every one of them is a real way a fast transform goes wrong

@@ -1,5 +1,5 @@
-"""Transform exactness: the decision at 1x the round-off bound and the factor diagnosis, pinned directly (issue 22:
-their mutants survived the check's scenarios, which sit far from the bound and at unit scale)."""
+"""Transform exactness: the decision at 1x the round-off bound and the factor diagnosis, pinned directly (their
+mutants survived the check's scenarios, which sit far from the bound and at unit scale)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The transform kind's declared-matrix operators (issue 18, item 1): a Hadamard matrix judged from its structure.
+"""The transform kind's declared-matrix operators: a Hadamard matrix judged from its structure.
 
 * :func:`reference_fwht` is exact where it must be and within its derived bound everywhere (checked against
   exact integer arithmetic), and a broken reference (fewer levels, float32) is caught by the same comparison;

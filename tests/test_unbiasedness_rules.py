@@ -1,4 +1,4 @@
-"""Unbiasedness: its helpers pinned directly (issue 22: the survivors of its mutation run).
+"""Unbiasedness: its helpers pinned directly (the survivors of its mutation run).
 
 The diagnosis behind a bias (a constant factor, 1/m, a power of the RBF kernel), the classification of a bias
 reported for schemes biased by design, and the t-test at a corner (constant and too-skewed pairs untested) —

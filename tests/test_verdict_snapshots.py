@@ -1,4 +1,4 @@
-"""Pinned verdicts (issue 22): each check's scenarios re-run at their fixed seed reproduce the recorded result.
+"""Pinned verdicts: each check's scenarios re-run at their fixed seed reproduce the recorded result.
 
 The scenarios (:mod:`tests.verdict_snapshots`) reach each branch of a check's decision — pass, fail with each
 likely cause, skip, a declared bias bound, a failing and a passing corner — so a change to the code that

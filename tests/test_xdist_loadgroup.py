@@ -2,7 +2,7 @@
 
 Verified with the releases pip installs today (pytest 9.0, pytest-xdist 3.8): ``parametrize_with_checks`` marks
 each item ``xdist_group("rfverify:<label>")`` and xdist's LoadGroupScheduling sends a group to one worker.
-pytest-xdist issue 1386 (groups split across workers) was reported against pytest's development branch; it does
+pytest-xdist#1386 (groups split across workers) was reported against pytest's development branch; it does
 not affect the released pytest 9.0.x (this test ran green on it), so no upper pin is needed.
 """
 

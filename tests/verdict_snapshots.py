@@ -1,4 +1,4 @@
-"""Pinned verdicts (issue 22): one check on one plug-in at a fixed seed, its whole result recorded.
+"""Pinned verdicts: one check on one plug-in at a fixed seed, its whole result recorded.
 
 A scenario runs one check through the public entry point (the kind's ``verify``) at a fixed seed and profile
 and records everything a user sees: status, message, p-value, statistic, threshold, effect and details.

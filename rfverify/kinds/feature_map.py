@@ -580,7 +580,7 @@ class FeatureMapConfig(KindConfig):
         """Build, fit and transform once (a health check); the problem, or None.
 
         A user-supplied kernel callable (not a registry kernel) is screened first: the cheap
-        deterministic ``kernel-symmetry`` and ``kernel-psd`` checks (issue 10); a kernel that is
+        deterministic ``kernel-symmetry`` and ``kernel-psd`` checks; a kernel that is
         not symmetric PSD cannot be estimated by any feature map, so every check then errors.
         """
         if self.kernel._spec is None:

@@ -150,7 +150,7 @@ ZOO += [
              doc="Algorithm 1 on the 1-D deep skeleton (length 24: width 5 stride 2 exp, width 4 stride 2 ReLU, FC ReLU)"),
 ]
 
-# Issue 5: stochastic spherical-radial quadrature rules (kind "quadrature") and feature maps built on them.
+# Stochastic spherical-radial quadrature rules (kind "quadrature") and feature maps built on them.
 _QR = _IMPL + "quadrature:"
 ZOO += [
     ZooEntry(f"rule-{attr.replace('_', '-')}", _QR + attr, {"dim": 8, "degree": deg, "unbiased": unb},

@@ -1,4 +1,4 @@
-"""Planted bugs for the kernel checks (issue 10): kernels and composite feature maps broken on purpose.
+"""Planted bugs for the kernel checks: kernels and composite feature maps broken on purpose.
 
 Each is a realistic mistake: a copy-paste in a distance, a sign error, a truncated series, a claim
 that does not hold, a missing square root.  Importable as ``tests.mutants.kernel_mutants:NAME`` from the

@@ -1,4 +1,4 @@
-"""Deliberately broken quadrature rules, each with the check that must catch it (issue 5, item 5).
+"""Deliberately broken quadrature rules, each with the check that must catch it.
 
 Each differs from SR^{3,3} (eq. 5, Haar Q, rho ~ chi(d+2)) by one realistic bug and is verified
 with SR^{3,3}'s declarations (degree 3, unbiased).  ``CAUGHT_BY`` maps each to its check.
