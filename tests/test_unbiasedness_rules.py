@@ -227,3 +227,30 @@ def test_cochran_n_is_zero_when_no_pair_is_within_the_cap():
     skewed = np.where(np.arange(100) % 10 == 0, 9.0, 0.0)[:, None]  # needs 178 seeds at 0.05
     assert cochran_n(skewed, 0.05, cap=100) == 0
     assert cochran_n(skewed, 0.05) == 178
+
+
+# ---------------------------------------------------------------- the interval a failure states
+
+
+def test_a_failure_states_its_interval_at_the_level_of_one_look():
+    """Each of the two looks is tested at alpha / 2 (Bonferroni over them): the interval a failure quotes, and the
+    count of rejecting pairs, are at that level — 1 - alpha / 2, not 1 - alpha — whether the map claims to be
+    unbiased or declares a bias bound (whose verdict carries no alpha of its own: the check's is the claimed one's)."""
+    import re
+
+    import rfverify
+    from tests.mutants import rff_mutants
+
+    def run(**declared):
+        r = rfverify.verify(rff_mutants.HalfScale, kernel_params={"gamma": 0.5}, bound=2 ** 0.5, profile="quick",
+                            checks=["unbiasedness"], **declared)["unbiasedness"]
+        assert r.status == "fail", r.message
+        return r, float(re.search(r"\(([0-9.]+)% interval", r.message).group(1))  # six significant digits
+
+    claimed, level = run()
+    alpha = claimed.alpha
+    assert level == pytest.approx(100 * (1 - alpha / 2), abs=1e-4), (level, alpha)
+    rejecting = int(re.search(r"(\d+) of \d+ pairs reject", claimed.message).group(1))
+    assert rejecting == int(np.sum(np.asarray(claimed.details["p_adjusted"]) < alpha / 2))
+    _, level = run(unbiased=False, bias_bound=0.05)
+    assert level == pytest.approx(100 * (1 - alpha / 2), abs=1e-4), (level, alpha)
