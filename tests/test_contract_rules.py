@@ -38,6 +38,11 @@ def test_rows_are_judged_in_the_smallest_batch_the_map_accepts_and_the_pass_says
     assert r.message.endswith("; " + note) and r.details["small_batch_refused"] == note, r.message
 
 
+def test_a_map_refusing_no_batch_has_no_refusal_note():
+    r = _contract(RandomFourierFeatures)
+    assert r.status == "pass" and "small_batch_refused" not in r.details and "refuses" not in r.message, r.message
+
+
 def test_a_map_refusing_every_batch_up_to_the_largest_tried_is_not_passed():
     r = _contract(_refusing_below(SMALL_BATCH_MAX + 1))
     assert r.status != "pass" and f"at least {SMALL_BATCH_MAX + 1} rows" in r.message, r.message
