@@ -78,3 +78,17 @@ def test_the_corners_keep_the_declared_kernel_parameters():
     corners = r.details["corners"]
     assert r.status == "pass" and len(corners) >= 2
     assert all(c["params"] == {} for c in corners), corners
+
+
+def test_the_details_say_what_the_deviations_are_taken_about_only_for_a_map_declared_biased():
+    import rfverify
+    from rfverify.implementations.rff import RandomFourierFeatures
+
+    def run(**declared):
+        r = rfverify.verify(RandomFourierFeatures, kernel_params={"gamma": 0.5}, bound=2 ** 0.5, profile="quick",
+                            checks=["concentration"], **declared)["concentration"]
+        assert r.status == "pass", r.message
+        return r.details
+
+    assert "about" not in run()  # about the exact kernel: the default, not stated
+    assert run(unbiased=False, bias_bound=0.05)["about"] == "the per-pair mean over seeds (the map is declared biased)"
