@@ -12,6 +12,7 @@ import math
 import re
 
 import numpy as np
+import pytest
 
 import rfverify
 from rfverify.implementations.rff import RandomFourierFeatures
@@ -92,3 +93,20 @@ def test_the_details_say_what_the_deviations_are_taken_about_only_for_a_map_decl
 
     assert "about" not in run()  # about the exact kernel: the default, not stated
     assert run(unbiased=False, bias_bound=0.05)["about"] == "the per-pair mean over seeds (the map is declared biased)"
+
+
+@pytest.mark.parametrize("declared, headline, deviation, reading", [
+    ({}, "tail frequency above the Hoeffding bound — ", "P(|k_hat - k| >= ", "(rejected at alpha = 0.000333); "),
+    ({"unbiased": False, "bias_bound": 0.05}, "tail frequency above the Hoeffding bound about the mean estimate — ",
+     "P(|k_hat - mean k_hat| >= ", "; the map is declared biased, so its deviations are taken about its own mean); "),
+], ids=["about-k", "about-the-mean"])
+def test_a_tail_failure_says_what_the_deviations_are_taken_about(declared, headline, deviation, reading):
+    """Features sharing one draw do not concentrate about k, nor about their own mean when declared biased: the
+    failure names which (the headline, the observed deviation, the expected bound's reading)."""
+    import rfverify
+    from tests.mutants import rff_mutants
+
+    r = rfverify.verify(rff_mutants.SharedDraw, kernel_params={"gamma": 0.5}, bound=2 ** 0.5, profile="quick",
+                        checks=["concentration"], **declared)["concentration"]
+    assert r.status == "fail" and r.message.startswith(headline), r.message
+    assert deviation in r.message and reading in r.message, r.message
