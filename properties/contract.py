@@ -41,7 +41,7 @@ class ContractMeasurement(Measurement):
     n_components: int = detail("n_components asked for (CONTRACT_M)")
     tolerance: float = detail("round-off tolerance 256 gamma_{d+2} max|Phi| (tolerances.contract_tolerance)")
     repeat_max_abs_diff: float = detail("largest difference between two transforms of the same rows")
-    small_batch_refused: str | None = detail("the plug-in refused one-row batches: the smallest batch judged instead",
+    small_batch_refused: str | None = detail("the plug-in refused small batches: which, and the batch judged instead",
                                              optional=True)
     single_row_max_abs_diff: float = detail("largest difference between a row of transform(X) and the same row "
                                             "transformed alone")
