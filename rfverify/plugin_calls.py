@@ -202,7 +202,8 @@ def spec_of(obj: Any, instances: bool = False) -> str | None:
     mod = getattr(obj, "__module__", None)
     qual = getattr(obj, "__qualname__", None)
     if instances and isinstance(mod, str) and not isinstance(qual, str):
-        names = [k for k, v in list(vars(sys.modules.get(mod, object)).items()) if v is obj and not k.startswith("_")]
+        module = sys.modules.get(mod)  # the class is defined there, so it is imported
+        names = [k for k, v in list(vars(module).items()) if v is obj and not k.startswith("_")] if module else []
         return f"{mod}:{names[0]}" if names else None
     if not mod or not qual or "<" in qual:
         return None
